@@ -1,0 +1,76 @@
+/**
+ * The base of every chatdoctor command: shared flags, colour, the exit-status rules and error handling.
+ *
+ * oclif turns `this.error`/`this.exit` codes into 1 under `--json` (prior-art.md §4.1), so commands never
+ * call them: they set `process.exitCode` and return the report. Usage errors (bad flags, arguments) exit 16
+ * with a one-line message (and one JSON object under `--json`); unexpected errors exit 8 with a one-line
+ * message, the stack only with `DEBUG=chatdoctor`.
+ */
+import {Command, Flags, type Interfaces} from '@oclif/core'
+import {EXIT_OPERATIONAL, EXIT_USAGE} from '../lib/exit-codes.js'
+import {makeChalk, useColor} from '../lib/render/style.js'
+import {usageErrorReport} from '../lib/report.js'
+import os from 'node:os'
+
+/** Thrown for a usage error a command detects itself (exit 16). */
+export class UsageError extends Error {
+  readonly exit = EXIT_USAGE
+}
+
+export abstract class BaseCommand extends Command {
+  static override enableJsonFlag = true
+
+  static override baseFlags = {
+    quiet: Flags.boolean({char: 'q', description: 'Print only what needs attention (no summary, no healthy chats).'}),
+    verbose: Flags.boolean({char: 'v', description: 'Show every finding under each chat, and skipped folders.'}),
+    color: Flags.boolean({allowNo: true, description: 'Colour the output (default: on a TTY unless NO_COLOR or TERM=dumb).'}),
+  }
+
+  /** The user's home: `HOME` (so tests and sandboxes can point it elsewhere), else the OS's. */
+  protected home(): string {
+    return process.env.HOME || os.homedir()
+  }
+
+  /** A chalk instance for stdout, honouring --no-color, NO_COLOR, TERM=dumb and non-TTY output. */
+  protected chalkFor(flag: boolean | undefined) {
+    return makeChalk(useColor({flag, env: process.env, isTTY: Boolean(process.stdout.isTTY)}))
+  }
+
+  /** Writes a message line to stderr (never data). */
+  protected note(line: string): void {
+    if (line) process.stderr.write(line.endsWith('\n') ? line : line + '\n')
+  }
+
+  /** Writes data to stdout. */
+  protected out(text: string): void {
+    if (text) process.stdout.write(text.endsWith('\n') ? text : text + '\n')
+  }
+
+  protected override async catch(err: Interfaces.CommandError & {exit?: number; oclif?: {exit?: number}}): Promise<unknown> {
+    const exit = err.exit ?? err.oclif?.exit
+    const isUsage = exit === EXIT_USAGE || err instanceof UsageError
+    const message = firstLine(err.message)
+    if (isUsage) {
+      process.exitCode = EXIT_USAGE
+      if (this.jsonEnabled()) {
+        this.out(JSON.stringify(usageErrorReport(this.id ?? 'chatdoctor', this.config.version, message), null, 2))
+      } else {
+        this.note(`chatdoctor: ${message}`)
+        this.note(`Try: chatdoctor ${this.id ?? ''} --help`.replace(/  +/g, ' '))
+      }
+      return undefined
+    }
+    process.exitCode = EXIT_OPERATIONAL
+    if (process.env.DEBUG?.includes('chatdoctor')) this.note(err.stack ?? message)
+    const text = `chatdoctor: unexpected error: ${message}. This is a bug; please report it with the command you ran (set DEBUG=chatdoctor for details).`
+    if (this.jsonEnabled()) {
+      this.out(JSON.stringify({...usageErrorReport(this.id ?? 'chatdoctor', this.config.version, text), exitCode: EXIT_OPERATIONAL}, null, 2))
+    } else this.note(text)
+    return undefined
+  }
+}
+
+function firstLine(s: string): string {
+  // oclif's messages sometimes carry "See more help with --help" on later lines.
+  return (s ?? '').split('\n')[0].trim()
+}

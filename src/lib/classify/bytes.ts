@@ -1,0 +1,128 @@
+/**
+ * Byte-level facts about a file, checked before any JSON syntax: blank, all NUL, BOM, NUL runs, UTF-8.
+ * All offsets are byte offsets into the buffer; `end` bounds are exclusive.
+ */
+
+/** The UTF-8 byte order mark EF BB BF. */
+export const UTF8_BOM = Uint8Array.of(0xef, 0xbb, 0xbf)
+
+/** True for the four JSON whitespace bytes (RFC 8259 §2): space, tab, LF, CR. */
+export function isJsonWhitespace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09
+}
+
+/** True when the buffer is 0 bytes or holds only JSON whitespace (class `empty`). */
+export function isBlank(buf: Uint8Array): boolean {
+  for (let i = 0; i < buf.length; i++) if (!isJsonWhitespace(buf[i])) return false
+  return true
+}
+
+/** True when the buffer is non-empty and every byte is NUL (class `zero-filled`). */
+export function isAllNul(buf: Uint8Array): boolean {
+  if (buf.length === 0) return false
+  for (let i = 0; i < buf.length; i++) if (buf[i] !== 0) return false
+  return true
+}
+
+/** True when the buffer starts with the UTF-8 BOM. */
+export function hasBom(buf: Uint8Array): boolean {
+  return buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf
+}
+
+/**
+ * Offset where the trailing run of NUL bytes starts (equal to `buf.length` when the last byte is not NUL).
+ * The unwritten tail that delayed allocation leaves after a crash looks like this.
+ */
+export function nulTailStart(buf: Uint8Array): number {
+  let end = buf.length
+  while (end > 0 && buf[end - 1] === 0) end--
+  return end
+}
+
+/** A run of NUL bytes: offset and length in bytes. */
+export interface NulRun {
+  offset: number
+  length: number
+}
+
+/** Every run of NUL bytes in `[start, end)`, in order. Stops after `limit` runs (default 1000). */
+export function nulRuns(buf: Uint8Array, start = 0, end = buf.length, limit = 1000): NulRun[] {
+  const runs: NulRun[] = []
+  let i = start
+  while (i < end && runs.length < limit) {
+    const at = indexOfByte(buf, 0, i, end)
+    if (at < 0) break
+    let j = at
+    while (j < end && buf[j] === 0) j++
+    runs.push({offset: at, length: j - at})
+    i = j
+  }
+  return runs
+}
+
+/** First index of `byte` in `[start, end)`, or -1. */
+export function indexOfByte(buf: Uint8Array, byte: number, start: number, end: number): number {
+  const at = buf.indexOf(byte, start)
+  return at >= 0 && at < end ? at : -1
+}
+
+const fatalDecoder = new TextDecoder('utf-8', {fatal: true, ignoreBOM: true})
+
+/**
+ * Decodes strictly: throws `TypeError` (code `ERR_ENCODING_INVALID_ENCODED_DATA`) on any invalid UTF-8,
+ * where Node's default decoding silently turns bad bytes into U+FFFD. A leading BOM is kept as U+FEFF.
+ */
+export function decodeUtf8Strict(buf: Uint8Array): string {
+  return fatalDecoder.decode(buf)
+}
+
+/** The result of a UTF-8 check over a byte range. */
+export type Utf8Check =
+  | {ok: true}
+  /** The range is valid except for an incomplete multi-byte sequence that runs into `end` (a cut inside a character). */
+  | {ok: false; kind: 'torn'; offset: number}
+  /** An invalid byte or sequence at `offset`. */
+  | {ok: false; kind: 'invalid'; offset: number}
+
+/**
+ * Validates UTF-8 over `[start, end)` (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF) and
+ * locates the first problem. Uses the native decoder first, so valid input costs one native pass.
+ */
+export function checkUtf8(buf: Uint8Array, start = 0, end = buf.length): Utf8Check {
+  try {
+    fatalDecoder.decode(buf.subarray(start, end))
+    return {ok: true}
+  } catch {
+    // Fall through to locate the problem.
+  }
+  let i = start
+  while (i < end) {
+    const b = buf[i]
+    if (b < 0x80) {
+      i++
+      continue
+    }
+    let need: number
+    let lo = 0x80
+    let hi = 0xbf
+    if (b >= 0xc2 && b <= 0xdf) need = 1
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2
+      if (b === 0xe0) lo = 0xa0
+      if (b === 0xed) hi = 0x9f
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3
+      if (b === 0xf0) lo = 0x90
+      if (b === 0xf4) hi = 0x8f
+    } else return {ok: false, kind: 'invalid', offset: i}
+    for (let k = 1; k <= need; k++) {
+      if (i + k >= end) return {ok: false, kind: 'torn', offset: i}
+      const c = buf[i + k]
+      const min = k === 1 ? lo : 0x80
+      const max = k === 1 ? hi : 0xbf
+      if (c < min || c > max) return {ok: false, kind: 'invalid', offset: i}
+    }
+    i += need + 1
+  }
+  return {ok: true}
+}

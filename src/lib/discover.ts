@@ -1,0 +1,107 @@
+/**
+ * Discovery: from the user's PATHs (or each adapter's default roots) to the chat dirs to diagnose.
+ *
+ * Rules (issue #2): a directory is a chat dir when an adapter recognises it; otherwise the search goes below
+ * it, never following symbolic links, up to `MAX_DEPTH` levels, skipping dot-folders other than the agents'
+ * own roots (`.config/manicode*`, `.claude`, `.codex`, `.local/share/opencode`) and `node_modules`. A chat
+ * reached twice (same real path) is reported once. Read-only: only `readdir`, `lstat`, `realpath`.
+ */
+import {lstat, readdir, realpath, stat} from 'node:fs/promises'
+import path from 'node:path'
+import type {FormatAdapter} from './formats/adapter.js'
+import type {OperationalError, Skipped} from './model.js'
+
+/** How deep below a PATH the search goes (levels of folders). */
+export const MAX_DEPTH = 12
+
+/** A chat dir found by discovery, with the adapter that recognised it. */
+export interface FoundChat {
+  /** Absolute real path. */
+  dir: string
+  adapter: FormatAdapter
+}
+
+export interface Discovery {
+  chats: FoundChat[]
+  errors: OperationalError[]
+  skipped: Skipped[]
+}
+
+/** Whether the search may enter `name` inside `parent`. */
+export function mayEnter(parent: string, name: string): boolean {
+  if (name === 'node_modules') return false
+  const base = path.basename(parent)
+  if (base === '.config') return name.startsWith('manicode') || name === 'opencode'
+  if (base === '.local') return name === 'share'
+  if (base === 'share' && path.basename(path.dirname(parent)) === '.local') return name === 'opencode'
+  if (name.startsWith('.')) return name === '.config' || name === '.local' || name === '.claude' || name === '.codex'
+  return true
+}
+
+function errMessage(e: unknown): string {
+  const err = e as NodeJS.ErrnoException
+  if (err && err.code === 'ENOENT') return 'no such file or directory'
+  if (err && (err.code === 'EACCES' || err.code === 'EPERM')) return 'permission denied (run as a user who can read it)'
+  if (err && err.code === 'ENOTDIR') return 'not a directory'
+  return err?.message ?? String(e)
+}
+
+/**
+ * Finds chat dirs under each PATH. With `paths` empty, searches the adapters' default roots that exist
+ * (none present: an empty result, no error). A PATH that is a file stands for the folder holding it.
+ * Never throws: unreadable paths become `errors`.
+ */
+export async function discover(paths: string[], adapters: readonly FormatAdapter[], home: string, env: NodeJS.ProcessEnv): Promise<Discovery> {
+  const result: Discovery = {chats: [], errors: [], skipped: []}
+  const seen = new Set<string>()
+  let roots: Array<{p: string; explicit: boolean}>
+  if (paths.length === 0) roots = adapters.flatMap((a) => a.defaultRoots(home, env)).map((p) => ({p, explicit: false}))
+  else roots = paths.map((p) => ({p: path.resolve(p), explicit: true}))
+
+  for (const {p, explicit} of roots) {
+    let real: string
+    try {
+      real = await realpath(p)
+      const st = await stat(real)
+      if (!st.isDirectory()) real = path.dirname(real)
+    } catch (e) {
+      if (explicit) result.errors.push({path: p, message: errMessage(e)})
+      continue
+    }
+    await walk(real, 0, adapters, result, seen)
+  }
+  return result
+}
+
+async function walk(dir: string, depth: number, adapters: readonly FormatAdapter[], out: Discovery, seen: Set<string>): Promise<void> {
+  let entries
+  try {
+    entries = await readdir(dir, {withFileTypes: true})
+  } catch (e) {
+    out.errors.push({path: dir, message: errMessage(e)})
+    return
+  }
+  const names = entries.map((e) => e.name)
+  const adapter = adapters.find((a) => a.isChatDir(dir, names))
+  if (adapter) {
+    if (!seen.has(dir)) {
+      seen.add(dir)
+      out.chats.push({dir, adapter})
+    }
+    return
+  }
+  if (depth >= MAX_DEPTH) return
+  for (const e of entries) {
+    const child = path.join(dir, e.name)
+    if (e.isSymbolicLink()) {
+      if (!mayEnter(dir, e.name)) continue
+      try {
+        if ((await stat(child)).isDirectory() && (await lstat(child)).isSymbolicLink()) out.skipped.push({path: child, reason: 'symbolic link to a folder: not followed'})
+      } catch {
+        // A dangling link: nothing to search.
+      }
+      continue
+    }
+    if (e.isDirectory() && mayEnter(dir, e.name)) await walk(child, depth + 1, adapters, out, seen)
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The closed list of finding ids. CI formats (SARIF rule ids, JUnit, GitHub annotations) use these ids, so
+ * they are a contract: add new ones, never rename. The README's table is generated from this list
+ * (`test/readme.test.ts` keeps them in step).
+ */
+import type {Finding, Severity} from './model.js'
+
+/** A finding kind: its id, its default severity and a one-line description for rule lists. */
+export interface FindingKind {
+  id: string
+  severity: Severity
+  description: string
+}
+
+export const FINDING_KINDS = {
+  'primary-missing': {severity: 'error', description: 'The primary state file is absent (e.g. a crash between rotating it to .bak and writing the new one).'},
+  'primary-damaged': {severity: 'error', description: 'The primary state file is truncated, empty, zero-filled or corrupt: the agent cannot load it.'},
+  'primary-contextless': {severity: 'error', description: "The primary parses but holds no agent context (e.g. the loader's \"Previous run state could not be restored.\" stand-in)."},
+  'primary-behind': {severity: 'error', description: 'The primary is usable but another generation covers more transcript turns.'},
+  'fresh-chat': {severity: 'info', description: "The primary is the SDK's stand-in written before a new chat's first answer; normal while the chat has no agent turn."},
+  'context-lost': {severity: 'error', description: 'No usable generation of the agent context exists: the agent context of this chat is lost.'},
+  'backup-damaged': {severity: 'warning', description: 'The rotated backup generation is not usable.'},
+  'temp-leftover': {severity: 'info', description: 'A complete temp file left by a process that died between write and rename.'},
+  'temp-damaged': {severity: 'warning', description: 'A torn or unusable temp file left by an interrupted write.'},
+  'transcript-missing': {severity: 'warning', description: 'The transcript is absent, so turns cannot be counted against it.'},
+  'transcript-damaged': {severity: 'error', description: 'The transcript the user sees is torn or corrupt; the agent would load it as empty.'},
+  'transcript-temp-leftover': {severity: 'info', description: 'A temp file of the transcript left by an interrupted write.'},
+  'meta-damaged': {severity: 'info', description: 'The chat-meta.json sidecar is unusable; the agent recomputes it.'},
+  'transcript-capped': {severity: 'info', description: 'The context holds prompts older than the transcript, which keeps only its last 100 messages. Not damage.'},
+  'prompts-without-transcript': {severity: 'warning', description: 'The winning generation holds prompts that match no transcript turn (the transcript lost them).'},
+  'context-behind-transcript': {severity: 'info', description: "The transcript has turns after the last one in the agent's memory."},
+  'unknown-file': {severity: 'info', description: 'A file the format does not know; listed, never touched.'},
+  'unreadable': {severity: 'error', description: 'A file could not be read (permission or I/O error).'},
+  'chat-id-nonstandard': {severity: 'info', description: "The chat dir's name does not follow the agent's id pattern."},
+} as const satisfies Record<string, Omit<FindingKind, 'id'>>
+
+export type FindingId = keyof typeof FINDING_KINDS
+
+/** All finding kinds, in a stable order, for rule lists (SARIF, README). */
+export function findingKinds(): FindingKind[] {
+  return Object.entries(FINDING_KINDS).map(([id, k]) => ({id, severity: k.severity, description: k.description}))
+}
+
+/** Makes a finding with the kind's default severity unless one is given. */
+export function finding(id: FindingId, file: string | null, message: string, severity?: Severity): Finding {
+  return {id, severity: severity ?? FINDING_KINDS[id].severity, file, message}
+}
+
+const ORDER: Record<Severity, number> = {error: 0, warning: 1, info: 2}
+
+/** The worst severity among findings, or null when there are none. */
+export function worstSeverity(findings: Finding[]): Severity | null {
+  let worst: Severity | null = null
+  for (const f of findings) if (worst === null || ORDER[f.severity] < ORDER[worst]) worst = f.severity
+  return worst
+}
+
+/** True when `severity` is at least as bad as `level` (error > warning > info). */
+export function reaches(severity: Severity, level: Severity): boolean {
+  return ORDER[severity] <= ORDER[level]
+}

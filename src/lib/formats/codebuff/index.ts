@@ -1,0 +1,227 @@
+/**
+ * The Codebuff adapter: diagnoses one Codebuff CLI chat dir (`~/.config/manicode/projects/<p>/chats/<id>/`).
+ * Classify every file, measure each intact run-state generation against the transcript, rank, decide the
+ * chat's status and findings. Pure over a `ChatDirSnapshot`; never throws.
+ */
+import {createHash} from 'node:crypto'
+import path from 'node:path'
+import {classifyJsonBytes} from '../../classify/index.js'
+import {finding} from '../../findings.js'
+import type {ChatStatus, Classification, ContextMeasure, Finding, Generation, Role} from '../../model.js'
+import {rankCandidates, type Candidate} from '../../rank.js'
+import type {ChatDirSnapshot, Diagnosis, FileEntry, FormatAdapter} from '../adapter.js'
+import {CHAT_ID_PATTERN, KNOWN_OTHER, LEGACY_MESSAGES, PRIMARY, TRANSCRIPT, defaultRoots, isChatDir, roleOf, wantsContent} from './layout.js'
+import {ChatMetaSchema, runStateShape} from './schema.js'
+import {endsInterrupted, livePrompts, matchPrompts, transcriptTurns, type TranscriptTurn} from './turns.js'
+
+/** The CLI keeps only the last 100 transcript messages (codebuff-format.md §3.1, cli/src/utils/run-state-storage.ts). */
+export const TRANSCRIPT_CAP = 100
+
+const ROLE_ORDER: Role[] = ['primary', 'backup', 'temp', 'embedded', 'transcript', 'transcript-temp', 'meta', 'other']
+
+/** Names inside a chat dir that are chatdoctor's own and never part of the chat. */
+const OWN_NAMES = /^\.chatdoctor(?:$|[.-])/
+
+function sha256(buf: Buffer): string {
+  return createHash('sha256').update(buf).digest('hex')
+}
+
+/** Classifies one file by role: syntax first, then the shape its role needs. */
+function classifyFile(role: Role, data: Buffer): Classification {
+  const c = classifyJsonBytes(data)
+  if (c.class !== 'intact') return c
+  if (role === 'primary' || role === 'backup' || role === 'temp' || role === 'embedded') {
+    const shape = runStateShape(c.value)
+    return {...c, class: shape.class, reasons: shape.reasons}
+  }
+  if (role === 'transcript' || role === 'transcript-temp') {
+    return Array.isArray(c.value) ? c : {class: 'corrupt', reasons: ['wrong-shape']}
+  }
+  if (role === 'meta') return ChatMetaSchema.safeParse(c.value).success ? c : {class: 'corrupt', reasons: ['wrong-shape']}
+  return c
+}
+
+/** Measures an intact RunState value against the transcript turns (null when the transcript is unusable). */
+export function measureRunState(value: unknown, turns: TranscriptTurn[] | null): ContextMeasure {
+  const rs = value as {sessionState: {mainAgentState: {messageHistory: unknown[]}}; traceSessionId?: unknown; output?: unknown}
+  const history = rs.sessionState.mainAgentState.messageHistory
+  const prompts = livePrompts(history)
+  let newestPromptAt: number | null = null
+  for (const p of prompts) if (p.sentAt !== null && (newestPromptAt === null || p.sentAt > newestPromptAt)) newestPromptAt = p.sentAt
+  const base = {
+    prompts: prompts.length,
+    newestPromptAt,
+    historyLength: history.length,
+    traceSessionId: typeof rs.traceSessionId === 'string' ? rs.traceSessionId : null,
+    interrupted: endsInterrupted(history, rs.output),
+  }
+  if (turns === null) return {...base, turns: prompts.length, unmatchedPrompts: 0, unmatchedBeforeFirst: 0, firstMatchedTurn: null}
+  const pairs = matchPrompts(prompts, turns)
+  const firstPrompt = pairs.length > 0 ? pairs[0][0] : prompts.length
+  return {
+    ...base,
+    turns: pairs.length > 0 ? pairs[pairs.length - 1][1] + 1 : 0,
+    unmatchedPrompts: prompts.length - pairs.length,
+    unmatchedBeforeFirst: firstPrompt,
+    firstMatchedTurn: pairs.length > 0 ? pairs[0][1] + 1 : null,
+  }
+}
+
+function describeClass(g: Generation): string {
+  const why = g.reasons.length > 0 ? ` (${g.reasons.join(', ')})` : ''
+  const at = g.damage ? `, damage from byte ${g.damage.offset} of ${g.bytes}` : ''
+  return `${g.class}${why}${at}`
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`
+}
+
+/** Diagnoses one Codebuff chat dir. */
+export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
+  const entries = snapshot.files.filter((f) => !OWN_NAMES.test(f.name))
+  const generations: Generation[] = []
+  const values = new Map<string, unknown>()
+  const findings: Finding[] = []
+
+  for (const f of entries) {
+    const role = roleOf(f.name)
+    if (role === 'other' || f.kind !== 'file') {
+      generations.push({file: f.name, role: 'other', class: null, reasons: [], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null})
+      continue
+    }
+    generations.push(classifyEntry(f, role, values))
+  }
+  if (!generations.some((g) => g.role === 'primary')) {
+    generations.push({file: PRIMARY, role: 'primary', class: 'missing', reasons: [], bytes: 0, mtimeMs: null, sha256: null, turns: null})
+  }
+  generations.sort((a, b) => ROLE_ORDER.indexOf(a.role) - ROLE_ORDER.indexOf(b.role) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))
+
+  const primary = generations.find((g) => g.role === 'primary')!
+  const transcript = generations.find((g) => g.role === 'transcript')
+  const transcriptValue = transcript?.class === 'intact' ? (values.get(transcript.file) as unknown[]) : null
+  const turns = transcriptValue ? transcriptTurns(transcriptValue) : null
+  const M = turns ? turns.length : null
+  const stateGens = generations.filter((g) => g.role === 'primary' || g.role === 'backup' || g.role === 'temp')
+
+  // Skipped: nothing of the agent context was ever saved and the transcript has no agent turn.
+  const hasStateFile = stateGens.some((g) => g.class !== 'missing')
+  if (!hasStateFile && (M === null || M === 0)) {
+    const names = entries.map((f) => f.name)
+    if (names.includes(LEGACY_MESSAGES)) return {kind: 'skipped', reason: "legacy npm-app chat (messages.json, Codebuff's 2025 CLI): not supported yet"}
+    if (transcript === undefined || transcript.class === 'intact') {
+      return {kind: 'skipped', reason: transcript ? 'no agent turn and no run-state file (a new chat)' : `no run-state file and no transcript (${names.length === 0 ? 'empty folder' : names.join(', ')})`}
+    }
+  }
+
+  // Measure every intact run-state generation.
+  const candidates: Candidate[] = []
+  for (const g of stateGens) {
+    if (g.class !== 'intact') continue
+    g.measure = measureRunState(values.get(g.file), turns)
+    g.turns = g.measure.turns
+    candidates.push({file: g.file, measure: g.measure, mtimeMs: g.mtimeMs})
+  }
+
+  const primaryUsable = primary.class === 'intact'
+  const {order, entries: ranking} = rankCandidates(candidates, primaryUsable ? primary.file : undefined)
+  const best = order[0]
+  let status: ChatStatus
+  let winner: string | null
+  let contextTurns: number | null
+  const freshChat = primary.class === 'contextless' && primary.reasons.includes('fresh-chat')
+  if (best === undefined) {
+    if (freshChat && (M === null || M === 0)) {
+      status = 'healthy'
+      winner = primary.file
+      contextTurns = 0
+    } else {
+      status = 'unrecoverable'
+      winner = null
+      contextTurns = null
+    }
+  } else {
+    winner = best.file
+    contextTurns = best.measure.turns
+    status = primaryUsable && best.file === primary.file ? 'healthy' : 'repairable'
+  }
+
+  // Findings about the primary.
+  if (primary.class === 'missing') findings.push(finding('primary-missing', primary.file, `${PRIMARY} is missing`))
+  else if (primary.class === 'contextless') {
+    if (freshChat && status === 'healthy') findings.push(finding('fresh-chat', primary.file, "the SDK's fresh-chat stand-in; the chat has no agent turn yet"))
+    else findings.push(finding('primary-contextless', primary.file, `${PRIMARY} holds no agent context (${primary.reasons.join(', ')})`))
+  } else if (primary.class !== 'intact') findings.push(finding('primary-damaged', primary.file, `${PRIMARY} is ${describeClass(primary)}`))
+  else if (status === 'repairable' && best) {
+    findings.push(finding('primary-behind', primary.file, `${PRIMARY} covers turn ${primary.turns}${M !== null ? ` of ${M}` : ''}; ${best.file} covers turn ${best.measure.turns}`))
+  }
+
+  // Findings about the other generations.
+  for (const g of generations) {
+    if (g.role === 'backup' && g.class !== 'intact') findings.push(finding('backup-damaged', g.file, `backup is ${describeClass(g)}`))
+    if (g.role === 'temp') {
+      if (g.class === 'intact') findings.push(finding('temp-leftover', g.file, `complete leftover temp (covers turn ${g.turns}${M !== null ? ` of ${M}` : ''})`))
+      else findings.push(finding('temp-damaged', g.file, `leftover temp is ${describeClass(g)}`))
+    }
+    if (g.role === 'transcript' && g.class !== 'intact') findings.push(finding('transcript-damaged', g.file, `transcript is ${describeClass(g)}; the agent would load it as empty`))
+    if (g.role === 'transcript-temp') findings.push(finding('transcript-temp-leftover', g.file, `leftover transcript temp, ${describeClass(g)}`))
+    if (g.role === 'meta' && g.class !== 'intact') findings.push(finding('meta-damaged', g.file, `sidecar is ${describeClass(g)}; the agent recomputes it`))
+    if (g.role === 'other' && !KNOWN_OTHER.has(g.file)) findings.push(finding('unknown-file', g.file, 'not a Codebuff file; left untouched'))
+    if (g.reasons.includes('unreadable')) findings.push(finding('unreadable', g.file, `could not read ${g.file}`))
+  }
+  if (!transcript) findings.push(finding('transcript-missing', TRANSCRIPT, `${TRANSCRIPT} is missing; turns cannot be counted against it`))
+
+  // Findings about the winning context against the transcript.
+  if (status === 'unrecoverable') {
+    const survives = M !== null ? `the transcript survives with ${plural(M, 'agent turn')}` : 'no intact transcript survives either'
+    findings.push(finding('context-lost', null, `no usable generation of the agent context: the agent's memory of this chat is lost; ${survives}`))
+  } else if (best && M !== null) {
+    const m = best.measure
+    if (m.unmatchedBeforeFirst > 0 && transcriptValue!.length >= TRANSCRIPT_CAP) {
+      findings.push(finding('transcript-capped', winner, `${plural(m.unmatchedBeforeFirst, 'prompt')} older than the transcript's first turn (the transcript keeps only its last ${TRANSCRIPT_CAP} messages)`))
+    }
+    const unexplained = transcriptValue!.length >= TRANSCRIPT_CAP ? m.unmatchedPrompts - m.unmatchedBeforeFirst : m.unmatchedPrompts
+    if (unexplained > 0) findings.push(finding('prompts-without-transcript', winner, `${plural(unexplained, 'prompt')} in ${winner} ${unexplained === 1 ? 'matches' : 'match'} no transcript turn`))
+    if (m.turns < M) {
+      const gap = M - m.turns
+      const sev = gap > 1 ? 'warning' : 'info'
+      const range = gap === 1 ? `turn ${M} is` : `turns ${m.turns + 1}–${M} are`
+      findings.push(finding('context-behind-transcript', winner, `${range} in the transcript but not in the agent's memory`, sev))
+    }
+  }
+  const id = path.basename(snapshot.dir)
+  if (!CHAT_ID_PATTERN.test(id)) findings.push(finding('chat-id-nonstandard', null, `chat dir name "${id}" is not a Codebuff chat id`))
+
+  return {
+    kind: 'chat',
+    report: {format: 'codebuff', id, status, winner, transcriptTurns: M, contextTurns, findings, generations, ranking},
+  }
+}
+
+/** Classifies one entry, keeping parsed values of intact files for measuring. */
+function classifyEntry(f: FileEntry, role: Role, values: Map<string, unknown>): Generation {
+  const g: Generation = {file: f.name, role, class: null, reasons: [], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null}
+  if (f.data === undefined) {
+    g.class = 'corrupt'
+    g.reasons = ['unreadable']
+    return g
+  }
+  const c = classifyFile(role, f.data)
+  g.class = c.class
+  g.reasons = c.reasons
+  g.bytes = f.data.length
+  g.sha256 = sha256(f.data)
+  if (c.damage) g.damage = c.damage
+  if (c.class === 'intact') values.set(f.name, c.value)
+  return g
+}
+
+/** The Codebuff format adapter. */
+export const codebuff: FormatAdapter = {
+  name: 'codebuff',
+  defaultRoots: (home) => defaultRoots(home),
+  isChatDir,
+  wantsContent,
+  diagnose: diagnoseChat,
+}
+

@@ -1,0 +1,59 @@
+/**
+ * Codebuff CLI chat-dir layout: which file plays which role, where chat dirs live.
+ * Source: codebuff-format.md §1 (CodebuffAI/freebuff cli/src/utils/run-state-storage.ts,
+ * write-file-atomic.ts, config-dir.ts, project-files.ts; PR #1195 for `.bak`).
+ */
+import path from 'node:path'
+import type {Role} from '../../model.js'
+
+export const PRIMARY = 'run-state.json'
+export const BACKUP = 'run-state.json.bak'
+export const TRANSCRIPT = 'chat-messages.json'
+export const META = 'chat-meta.json'
+/** The legacy `npm-app` CLI's single state file (2025, removed 2025-12-10); not supported yet. */
+export const LEGACY_MESSAGES = 'messages.json'
+
+/** Files Codebuff writes that are not state generations: listed as `other`, not reported as unknown. */
+export const KNOWN_OTHER = new Set(['log.jsonl', 'trace.jsonl', LEGACY_MESSAGES, 'screenshots'])
+
+// `<file>.<pid>.tmp` (builds 92624321…315eec26, 2026-07) and `<file>.<pid>.<uuid>.tmp` (since 315eec26, 2026-07-09).
+const TEMP_SUFFIX = String.raw`\.\d+(?:\.[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})?\.tmp`
+const RUN_STATE_TEMP = new RegExp(String.raw`^run-state\.json${TEMP_SUFFIX}$`)
+const TRANSCRIPT_TEMP = new RegExp(String.raw`^chat-messages\.json${TEMP_SUFFIX}$`)
+
+/** Chat ids: the UTC creation time with `:` replaced by `-` (cli/src/__tests__/project-files-chat-id.test.ts). */
+export const CHAT_ID_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}Z$/
+
+/** The role of a file in a Codebuff chat dir, by name. */
+export function roleOf(name: string): Role {
+  if (name === PRIMARY) return 'primary'
+  if (name === BACKUP) return 'backup'
+  if (RUN_STATE_TEMP.test(name)) return 'temp'
+  if (name === TRANSCRIPT) return 'transcript'
+  if (TRANSCRIPT_TEMP.test(name)) return 'transcript-temp'
+  if (name === META) return 'meta'
+  return 'other'
+}
+
+/** Roles whose content a diagnosis needs. */
+export function wantsContent(name: string): boolean {
+  return roleOf(name) !== 'other'
+}
+
+/**
+ * A folder is a Codebuff chat dir when it directly holds a `run-state.json*`, `chat-messages.json*` or legacy
+ * `messages.json` file, or when it sits in a `chats/` folder (a dir holding only `log.jsonl` is made by
+ * every CLI start; it is found here and then skipped).
+ */
+export function isChatDir(dir: string, names: string[]): boolean {
+  if (path.basename(path.dirname(dir)) === 'chats' && path.basename(path.dirname(path.dirname(path.dirname(dir)))) === 'projects') return true
+  return names.some((n) => n.startsWith(PRIMARY) || n.startsWith(TRANSCRIPT) || n === LEGACY_MESSAGES)
+}
+
+/**
+ * Codebuff's config roots: `<home>/.config/manicode`, `-dev`, `-test`; the same on every OS, and XDG is not
+ * honoured (codebuff-format.md §1.1).
+ */
+export function defaultRoots(home: string): string[] {
+  return ['manicode', 'manicode-dev', 'manicode-test'].map((d) => path.join(home, '.config', d))
+}

@@ -1,0 +1,10 @@
+/** Every format adapter chatdoctor knows, in detection order. */
+import type {FormatAdapter} from './adapter.js'
+import {codebuff} from './codebuff/index.js'
+
+export const ADAPTERS: readonly FormatAdapter[] = [codebuff]
+
+/** The adapter with this format id, or undefined. */
+export function adapterByName(name: string): FormatAdapter | undefined {
+  return ADAPTERS.find((a) => a.name === name)
+}

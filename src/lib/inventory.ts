@@ -1,0 +1,44 @@
+/**
+ * Inventory: reads one chat dir into a `ChatDirSnapshot` (lstat of every entry, bytes of the files the adapter
+ * needs). The only step of a scan that reads file contents. Read-only; never follows symbolic links.
+ */
+import {lstat, readdir, readFile} from 'node:fs/promises'
+import path from 'node:path'
+import type {ChatDirSnapshot, FileEntry, FormatAdapter} from './formats/adapter.js'
+
+function kindOf(st: {isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean}): FileEntry['kind'] {
+  if (st.isSymbolicLink()) return 'symlink'
+  if (st.isFile()) return 'file'
+  if (st.isDirectory()) return 'directory'
+  return 'other'
+}
+
+/**
+ * Reads a chat dir. Throws only when the dir itself cannot be listed (the caller reports it); a file that
+ * cannot be read gets `readError` and no `data`.
+ */
+export async function readChatDir(dir: string, adapter: FormatAdapter): Promise<ChatDirSnapshot> {
+  const dirStat = await lstat(dir)
+  const names = await readdir(dir)
+  names.sort()
+  const files: FileEntry[] = []
+  for (const name of names) {
+    const p = path.join(dir, name)
+    let st
+    try {
+      st = await lstat(p)
+    } catch {
+      continue // vanished between readdir and lstat
+    }
+    const entry: FileEntry = {name, kind: kindOf(st), bytes: st.size, mtimeMs: st.mtimeMs}
+    if (entry.kind === 'file' && adapter.wantsContent(name)) {
+      try {
+        entry.data = await readFile(p)
+      } catch (e) {
+        entry.readError = (e as Error).message
+      }
+    }
+    files.push(entry)
+  }
+  return {dir, dirMtimeMs: dirStat.mtimeMs, files}
+}

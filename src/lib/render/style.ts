@@ -1,0 +1,26 @@
+/**
+ * Colour for human output. chalk 5 ignores `NO_COLOR` on a TTY, so the level is decided here:
+ * off with `--no-color`, a non-empty `NO_COLOR`, `TERM=dumb`, or a stream that is not a TTY.
+ */
+import {Chalk, type ChalkInstance} from 'chalk'
+
+export interface ColorContext {
+  /** `--color` / `--no-color`; undefined when not given. */
+  flag?: boolean
+  env: NodeJS.ProcessEnv
+  isTTY: boolean
+}
+
+/** True when colour should be used for a stream. */
+export function useColor(ctx: ColorContext): boolean {
+  if (ctx.flag === false) return false
+  if (ctx.env.NO_COLOR !== undefined && ctx.env.NO_COLOR !== '') return false
+  if (ctx.env.TERM === 'dumb') return false
+  if (ctx.flag === true) return true
+  return ctx.isTTY
+}
+
+/** A chalk instance with colour on (level 1, 16 colours) or off. */
+export function makeChalk(color: boolean): ChalkInstance {
+  return new Chalk({level: color ? 1 : 0})
+}

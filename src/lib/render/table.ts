@@ -1,0 +1,90 @@
+/**
+ * Human rendering of a report: one table row per chat (chat, status, primary class, winner, turns N/M),
+ * findings under each chat with `verbose`, a summary line. Never prints message or file content: counts,
+ * sizes, ids, times and hashes only (reports get pasted into bug trackers).
+ */
+import Table from 'cli-table3'
+import type {ChalkInstance} from 'chalk'
+import type {ChatReport, ChatStatus, Report, Severity} from '../model.js'
+
+export interface TableOptions {
+  chalk: ChalkInstance
+  verbose: boolean
+  /** Only chats that are not healthy; no summary line. */
+  quiet: boolean
+}
+
+function statusText(status: ChatStatus, c: ChalkInstance): string {
+  switch (status) {
+    case 'healthy':
+      return c.green(status)
+    case 'repairable':
+      return c.yellow(status)
+    case 'unrecoverable':
+      return c.red(status)
+  }
+}
+
+function severityText(s: Severity, c: ChalkInstance): string {
+  return s === 'error' ? c.red(s) : s === 'warning' ? c.yellow(s) : c.dim(s)
+}
+
+/** "N/M", "N/–" when the transcript is unusable, "–" when no context survives. */
+export function turnsText(chat: Pick<ChatReport, 'contextTurns' | 'transcriptTurns'>): string {
+  if (chat.contextTurns === null) return `–/${chat.transcriptTurns ?? '–'}`
+  return `${chat.contextTurns}/${chat.transcriptTurns ?? '–'}`
+}
+
+/** The one-line summary: counts per status, skipped and errors. */
+export function summaryLine(report: Report): string {
+  const s = report.summary
+  const parts = [`${s.chats} chat${s.chats === 1 ? '' : 's'}: ${s.healthy} healthy, ${s.repairable} repairable, ${s.unrecoverable} unrecoverable`]
+  if (s.skipped > 0) parts.push(`${s.skipped} skipped`)
+  if (report.errors.length > 0) parts.push(`${report.errors.length} error${report.errors.length === 1 ? '' : 's'}`)
+  return parts.join('; ') + ` (exit ${report.exitCode})`
+}
+
+/** Renders the chats table (empty string when there is nothing to show). */
+export function renderChatTable(chats: ChatReport[], opts: TableOptions): string {
+  const c = opts.chalk
+  const shown = opts.quiet ? chats.filter((x) => x.status !== 'healthy') : chats
+  if (shown.length === 0) return ''
+  const table = new Table({
+    head: ['chat', 'status', 'primary', 'winner', 'turns N/M'],
+    style: {head: c.level > 0 ? ['bold'] : [], border: c.level > 0 ? ['grey'] : []},
+    wordWrap: true,
+  })
+  for (const chat of shown) {
+    const primary = chat.generations.find((g) => g.role === 'primary')
+    table.push([chat.path, statusText(chat.status, c), primary?.class ?? '–', chat.winner ?? c.red('none'), turnsText(chat)])
+  }
+  return table.toString()
+}
+
+/** Findings grouped under each chat: a heading line with the chat's path, then one line per finding. */
+export function renderFindings(chats: ChatReport[], opts: TableOptions): string[] {
+  const c = opts.chalk
+  const lines: string[] = []
+  for (const chat of chats) {
+    if (chat.findings.length === 0 || (opts.quiet && chat.status === 'healthy')) continue
+    lines.push('', c.bold(chat.path))
+    for (const f of chat.findings) lines.push(`  ${severityText(f.severity, c)} ${f.id}${f.file ? ` ${c.dim(f.file)}` : ''}: ${f.message}`)
+  }
+  return lines
+}
+
+/** Renders the whole human report: table, skipped dirs (verbose), errors, summary. */
+export function renderHuman(report: Report, opts: TableOptions): {stdout: string; stderr: string} {
+  const out: string[] = []
+  const err: string[] = []
+  const table = renderChatTable(report.chats, opts)
+  if (table) out.push(table)
+  if (opts.verbose) out.push(...renderFindings(report.chats, opts))
+  if (opts.verbose) for (const s of report.skipped) out.push(opts.chalk.dim(`skipped ${s.path}: ${s.reason}`))
+  for (const e of report.errors) err.push(`${opts.chalk.red('error')} ${e.path}: ${e.message}`)
+  if (!opts.quiet) {
+    if (report.chats.length === 0 && report.errors.length === 0) out.push('No chats found.')
+    out.push(summaryLine(report))
+  }
+  return {stdout: out.join('\n'), stderr: err.join('\n')}
+}

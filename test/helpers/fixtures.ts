@@ -1,0 +1,151 @@
+/**
+ * Test fixtures built from real agent output (`../shared/realdata/`), damaged by code here so the repository
+ * keeps no hundreds of broken copies. Git keeps no mtimes: tests that depend on them set them.
+ */
+import {spawnSync} from 'node:child_process'
+import {createHash} from 'node:crypto'
+import {cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, utimesSync, chmodSync} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+/** The repository root (the folder holding package.json), found from this compiled file. */
+export const REPO_ROOT = (() => {
+  let d = path.dirname(fileURLToPath(import.meta.url))
+  while (!existsSync(path.join(d, 'package.json'))) d = path.dirname(d)
+  return d
+})()
+
+/** `shared/realdata` beside the repository (CI lays a copy of shared/ beside the clone). */
+export const REALDATA = path.resolve(REPO_ROOT, '..', 'shared', 'realdata')
+
+/** The three real Codebuff chats (see shared/realdata/README.md). */
+export const REAL_CHATS = {
+  /** 1 turn, pretty JSON, older style: run-state.json + chat-messages.json. */
+  small: '2025-11-03T09-14-30.000Z',
+  /** 10 turns, compact: primary, .bak (turn 9), a complete leftover temp (turn 11 prompt appended), transcript, meta. */
+  tenTurns: '2025-11-04T14-01-15.000Z',
+  /** 180 turns, 5.5 MB run-state; transcript capped to its last 100 messages (50 turns). */
+  large: '2025-11-06T08-29-40.000Z',
+} as const
+
+/** The leftover temp of the 10-turn chat. */
+export const TEN_TURN_TEMP = 'run-state.json.41231.c7e25b0f-9d14-4a3e-8f6b-2b9a0d5e1c48.tmp'
+
+/** A fresh temp folder, removed by `cleanup()`. */
+export function tempDir(prefix = 'chatdoctor-test-'): string {
+  return mkdtempSync(path.join(os.tmpdir(), prefix))
+}
+
+export function cleanup(dir: string): void {
+  rmSync(dir, {recursive: true, force: true})
+}
+
+/**
+ * Copies a real Codebuff chat into `root/<layout>/<chatId>` (default layout: the Codebuff config tree
+ * `.config/manicode/projects/demo-app/chats`), makes it writable, and gives the files distinct mtimes in
+ * a fixed order (primary newest). Returns the chat dir.
+ */
+export function copyRealChat(chatId: string, root: string, parent = path.join('.config', 'manicode', 'projects', 'demo-app', 'chats'), newName = chatId): string {
+  const dest = path.join(root, parent, newName)
+  cpSync(path.join(REALDATA, 'codebuff', chatId), dest, {recursive: true})
+  chmodSync(dest, 0o755)
+  const base = Date.UTC(2026, 7, 30, 9, 0, 0)
+  const order = ['chat-meta.json', 'run-state.json.bak', TEN_TURN_TEMP, 'chat-messages.json', 'run-state.json']
+  for (const name of readdirSync(dest)) {
+    const p = path.join(dest, name)
+    chmodSync(p, 0o644)
+    const i = order.indexOf(name)
+    setMtime(p, base + (i < 0 ? 0 : i) * 1000)
+  }
+  return dest
+}
+
+/** Sets a file's atime and mtime (ms since epoch). */
+export function setMtime(p: string, ms: number): void {
+  utimesSync(p, ms / 1000, ms / 1000)
+}
+
+export function sha256(buf: Uint8Array): string {
+  return createHash('sha256').update(buf).digest('hex')
+}
+
+/** Every entry under `dir` (not following links): relative path → type, size, mtime, sha256 of content. */
+export function hashTree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  const walk = (d: string) => {
+    const st = lstatSync(d)
+    const rel = path.relative(dir, d) || '.'
+    if (st.isSymbolicLink()) out[rel] = `link ${readlinkSync(d)} ${st.mtimeMs}`
+    else if (st.isDirectory()) {
+      out[rel] = `dir ${st.mtimeMs} ${st.mode}`
+      for (const n of readdirSync(d).sort()) walk(path.join(d, n))
+    } else out[rel] = `file ${st.size} ${st.mtimeMs} ${st.mode} ${sha256(readFileSync(d))}`
+  }
+  walk(dir)
+  return out
+}
+
+// ---- damage, applied to bytes -------------------------------------------------------------------------
+
+/** The first `n` bytes. */
+export const cutAt = (buf: Buffer, n: number): Buffer => Buffer.from(buf.subarray(0, n))
+/** Same size, every byte NUL. */
+export const zeroFill = (buf: Buffer): Buffer => Buffer.alloc(buf.length)
+/** The first `n` bytes, then NULs up to the original size (delayed allocation after a crash). */
+export const nulTailAt = (buf: Buffer, n: number): Buffer => Buffer.concat([buf.subarray(0, n), Buffer.alloc(buf.length - n)])
+/** The whole document followed by `k` NULs. */
+export const nulPadded = (buf: Buffer, k: number): Buffer => Buffer.concat([buf, Buffer.alloc(k)])
+/** A UTF-8 BOM in front. */
+export const withBom = (buf: Buffer): Buffer => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), buf])
+/** `k` NULs overwriting bytes from offset `at` (size kept). */
+export const nulRunAt = (buf: Buffer, at: number, k: number): Buffer => {
+  const b = Buffer.from(buf)
+  b.fill(0, at, at + k)
+  return b
+}
+/** Replaces the byte at `at` with 0xFF (never valid in UTF-8). */
+export const invalidByteAt = (buf: Buffer, at: number): Buffer => {
+  const b = Buffer.from(buf)
+  b[at] = 0xff
+  return b
+}
+
+/**
+ * Inserts text (multi-byte characters, escapes) into the first message text of a compact or pretty JSON file,
+ * keeping it valid: finds the first `"text":"` and splices escaped UTF-8 right after it. Returns the new bytes
+ * and the byte offset where the insertion starts.
+ */
+export function insertIntoFirstText(buf: Buffer, text = 'héllo — 日本語 🎉 \\"q\\" \\\\ \\n end'): {buf: Buffer; at: number} {
+  const marker = Buffer.from('"text":"')
+  let at = buf.indexOf(marker)
+  let len = marker.length
+  if (at < 0) {
+    const pretty = Buffer.from('"text": "')
+    at = buf.indexOf(pretty)
+    len = pretty.length
+  }
+  if (at < 0) throw new Error('no "text" field to insert into')
+  const pos = at + len
+  return {buf: Buffer.concat([buf.subarray(0, pos), Buffer.from(text, 'utf8'), buf.subarray(pos)]), at: pos}
+}
+
+// ---- the built CLI, as a user runs it --------------------------------------------------------------
+
+export interface CliResult {
+  status: number
+  stdout: string
+  stderr: string
+}
+
+/** Runs `bin/run.js` in a child process (the build must exist: `npm test` builds first). */
+export function runCli(args: string[], opts: {env?: NodeJS.ProcessEnv; cwd?: string; input?: string} = {}): CliResult {
+  const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'run.js'), ...args], {
+    cwd: opts.cwd ?? REPO_ROOT,
+    env: {...process.env, NO_COLOR: '1', ...opts.env},
+    input: opts.input ?? '',
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  })
+  return {status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr}
+}
