@@ -1,0 +1,33 @@
+/**
+ * The published contract, generated from code so it cannot drift: the JSON Schema of the `--json` report and
+ * the README's table of finding ids. `npm run schema` writes both; `test/contract.test.ts` fails when either
+ * is out of step with the code.
+ */
+import {z} from 'zod'
+import {findingKinds} from './findings.js'
+import {ReportSchema} from './model.js'
+
+/** The JSON Schema (draft 2020-12) of the report, as pretty JSON text with a trailing newline. */
+export function reportJsonSchemaText(): string {
+  const schema = z.toJSONSchema(ReportSchema, {target: 'draft-2020-12'})
+  return JSON.stringify({$id: 'https://chatdoctor.dev/schemas/report.schema.json', title: 'chatdoctor report', ...schema}, null, 2) + '\n'
+}
+
+/** The Markdown rows of the finding-id table (without header). */
+export function findingTableRows(): string {
+  return findingKinds()
+    .map((k) => `| \`${k.id}\` | ${k.severity} | ${k.description.replace(/\|/g, '\\|')} |`)
+    .join('\n')
+}
+
+const START = '<!-- findings:start -->'
+const END = '<!-- findings:end -->'
+
+/** README text with the finding table between its markers replaced by the generated one. */
+export function withFindingTable(readme: string): string {
+  const a = readme.indexOf(START)
+  const b = readme.indexOf(END)
+  if (a < 0 || b < a) throw new Error('README.md lacks the findings markers')
+  const table = `${START}\n| id | severity | meaning |\n|---|---|---|\n${findingTableRows()}\n${END}`
+  return readme.slice(0, a) + table + readme.slice(b + END.length)
+}
