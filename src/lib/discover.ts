@@ -8,16 +8,15 @@
  */
 import {lstat, readdir, realpath, stat} from 'node:fs/promises'
 import path from 'node:path'
-import type {FormatAdapter} from './formats/adapter.js'
+import type {ChatUnit, FormatAdapter} from './formats/adapter.js'
 import type {OperationalError, Skipped} from './model.js'
 
 /** How deep below a PATH the search goes (levels of folders). */
 export const MAX_DEPTH = 12
 
-/** A chat dir found by discovery, with the adapter that recognised it. */
+/** A chat found by discovery, with the adapter that recognised it. */
 export interface FoundChat {
-  /** Absolute real path. */
-  dir: string
+  unit: ChatUnit
   adapter: FormatAdapter
 }
 
@@ -47,9 +46,9 @@ function errMessage(e: unknown): string {
 }
 
 /**
- * Finds chat dirs under each PATH. With `paths` empty, searches the adapters' default roots that exist
- * (none present: an empty result, no error). A PATH that is a file stands for the folder holding it.
- * Never throws: unreadable paths become `errors`.
+ * Finds chats under each PATH. With `paths` empty, searches the adapters' default roots that exist
+ * (none present: an empty result, no error). A PATH that is a file stands for the chats of its folder that
+ * hold that file (for Codebuff, the chat dir it is in). Never throws: unreadable paths become `errors`.
  */
 export async function discover(paths: string[], adapters: readonly FormatAdapter[], home: string, env: NodeJS.ProcessEnv): Promise<Discovery> {
   const result: Discovery = {chats: [], errors: [], skipped: []}
@@ -60,20 +59,24 @@ export async function discover(paths: string[], adapters: readonly FormatAdapter
 
   for (const {p, explicit} of roots) {
     let real: string
+    let onlyFile: string | undefined
     try {
       real = await realpath(p)
       const st = await stat(real)
-      if (!st.isDirectory()) real = path.dirname(real)
+      if (!st.isDirectory()) {
+        onlyFile = path.basename(real)
+        real = path.dirname(real)
+      }
     } catch (e) {
       if (explicit) result.errors.push({path: p, message: errMessage(e)})
       continue
     }
-    await walk(real, 0, adapters, result, seen)
+    await walk(real, onlyFile === undefined ? 0 : MAX_DEPTH, adapters, result, seen, onlyFile)
   }
   return result
 }
 
-async function walk(dir: string, depth: number, adapters: readonly FormatAdapter[], out: Discovery, seen: Set<string>): Promise<void> {
+async function walk(dir: string, depth: number, adapters: readonly FormatAdapter[], out: Discovery, seen: Set<string>, onlyFile?: string): Promise<void> {
   let entries
   try {
     entries = await readdir(dir, {withFileTypes: true})
@@ -82,15 +85,19 @@ async function walk(dir: string, depth: number, adapters: readonly FormatAdapter
     return
   }
   const names = entries.map((e) => e.name)
-  const adapter = adapters.find((a) => a.isChatDir(dir, names))
-  if (adapter) {
-    if (!seen.has(dir)) {
-      seen.add(dir)
-      out.chats.push({dir, adapter})
+  let descend = true
+  for (const adapter of adapters) {
+    const found = adapter.chatsIn(dir, names)
+    if (!found) continue
+    descend &&= found.descend
+    for (const unit of found.chats) {
+      if (onlyFile !== undefined && unit.files !== undefined && !unit.files.includes(onlyFile)) continue
+      if (seen.has(unit.path)) continue
+      seen.add(unit.path)
+      out.chats.push({unit, adapter})
     }
-    return
   }
-  if (depth >= MAX_DEPTH) return
+  if (!descend || depth >= MAX_DEPTH) return
   for (const e of entries) {
     const child = path.join(dir, e.name)
     if (e.isSymbolicLink()) {

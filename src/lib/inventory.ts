@@ -4,7 +4,7 @@
  */
 import {lstat, readdir, readFile} from 'node:fs/promises'
 import path from 'node:path'
-import type {ChatDirSnapshot, FileEntry, FormatAdapter} from './formats/adapter.js'
+import type {ChatDirSnapshot, ChatUnit, FileEntry, FormatAdapter} from './formats/adapter.js'
 
 function kindOf(st: {isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean}): FileEntry['kind'] {
   if (st.isSymbolicLink()) return 'symlink'
@@ -14,12 +14,17 @@ function kindOf(st: {isFile(): boolean; isDirectory(): boolean; isSymbolicLink()
 }
 
 /**
- * Reads a chat dir. Throws only when the dir itself cannot be listed (the caller reports it); a file that
+ * Reads one chat's entries. Throws only when its folder cannot be listed (the caller reports it); a file that
  * cannot be read gets `readError` and no `data`.
  */
-export async function readChatDir(dir: string, adapter: FormatAdapter): Promise<ChatDirSnapshot> {
+export async function readChat(unit: ChatUnit, adapter: FormatAdapter): Promise<ChatDirSnapshot> {
+  const dir = unit.dir
   const dirStat = await lstat(dir)
-  const names = await readdir(dir)
+  let names = await readdir(dir)
+  if (unit.files !== undefined) {
+    const wanted = new Set(unit.files)
+    names = names.filter((n) => wanted.has(n))
+  }
   names.sort()
   const files: FileEntry[] = []
   for (const name of names) {
@@ -40,5 +45,5 @@ export async function readChatDir(dir: string, adapter: FormatAdapter): Promise<
     }
     files.push(entry)
   }
-  return {dir, dirMtimeMs: dirStat.mtimeMs, files}
+  return {dir, unit, dirMtimeMs: dirStat.mtimeMs, files}
 }

@@ -3,9 +3,9 @@
  * `check` and `inspect` all go through `scanPaths`, so they agree on every verdict. Read-only.
  */
 import {discover} from './discover.js'
-import type {ChatDirSnapshot, FormatAdapter} from './formats/adapter.js'
+import type {ChatDirSnapshot, ChatUnit, FormatAdapter} from './formats/adapter.js'
 import {ADAPTERS} from './formats/index.js'
-import {readChatDir} from './inventory.js'
+import {readChat} from './inventory.js'
 import type {ChatReport, OperationalError, Skipped} from './model.js'
 import {tildify} from './paths.js'
 
@@ -30,19 +30,19 @@ export interface ScanResult {
   errors: OperationalError[]
 }
 
-/** Diagnoses one chat dir that discovery found. Never throws: an unreadable dir becomes an error. */
-export async function scanChatDir(dir: string, adapter: FormatAdapter, home: string): Promise<ScannedChat | {skipped: Skipped} | {error: OperationalError}> {
+/** Diagnoses one chat that discovery found. Never throws: an unreadable folder becomes an error. */
+export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: string): Promise<ScannedChat | {skipped: Skipped} | {error: OperationalError}> {
   let snapshot: ChatDirSnapshot
   try {
-    snapshot = await readChatDir(dir, adapter)
+    snapshot = await readChat(unit, adapter)
   } catch (e) {
     const err = e as NodeJS.ErrnoException
-    const why = err.code === 'ENOENT' ? 'the chat dir disappeared during the scan' : err.message
-    return {error: {path: tildify(dir, home), message: why}}
+    const why = err.code === 'ENOENT' ? 'the chat disappeared during the scan' : err.message
+    return {error: {path: tildify(unit.path, home), message: why}}
   }
   const d = adapter.diagnose(snapshot)
-  if (d.kind === 'skipped') return {skipped: {path: tildify(dir, home), reason: d.reason}}
-  return {report: {path: tildify(dir, home), ...d.report}, snapshot, adapter}
+  if (d.kind === 'skipped') return {skipped: {path: tildify(unit.path, home), reason: d.reason}}
+  return {report: {path: tildify(unit.path, home), ...d.report}, snapshot, adapter}
 }
 
 /** Runs discovery and diagnosis over PATHs (or the default roots when `paths` is empty). */
@@ -54,13 +54,13 @@ export async function scanPaths(paths: string[], opts: ScanOptions): Promise<Sca
     skipped: found.skipped.map((s) => ({...s, path: tildify(s.path, opts.home)})),
     errors: found.errors.map((e) => ({...e, path: tildify(e.path, opts.home)})),
   }
-  for (const {dir, adapter} of found.chats) {
-    const r = await scanChatDir(dir, adapter, opts.home)
+  for (const {unit, adapter} of found.chats) {
+    const r = await scanChat(unit, adapter, opts.home)
     if ('error' in r) result.errors.push(r.error)
     else if ('skipped' in r) result.skipped.push(r.skipped)
     else {
       result.chats.push(r)
-      for (const f of r.snapshot.files) if (f.readError) result.errors.push({path: tildify(`${dir}/${f.name}`, opts.home), message: f.readError})
+      for (const f of r.snapshot.files) if (f.readError) result.errors.push({path: tildify(`${unit.dir}/${f.name}`, opts.home), message: f.readError})
     }
   }
   const byPath = (a: {path: string}, b: {path: string}) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)

@@ -19,12 +19,36 @@ export interface FileEntry {
   readError?: string
 }
 
-/** Everything the inventory read from one chat dir: the only input an adapter's diagnosis gets. */
-export interface ChatDirSnapshot {
-  /** Absolute real path of the chat dir. */
+/**
+ * One chat as discovery found it. Codebuff keeps one chat per folder (`files` undefined: every entry of `dir`
+ * belongs to it); agents with one-file sessions (Claude Code, Codex) keep many chats per folder, each a few
+ * named files (the session file and its sibling generations).
+ */
+export interface ChatUnit {
+  /** Absolute real path of the folder holding the chat's files. */
   dir: string
-  /** The chat dir's own mtime, ms since epoch. */
+  /** Absolute path that names the chat in reports: the chat dir, or the session file. */
+  path: string
+  /** Names (relative to `dir`) of the entries that belong to this chat; undefined for all of them. */
+  files?: string[]
+}
+
+/** What an adapter sees in one folder: the chats it holds, and whether discovery should search below it. */
+export interface FolderChats {
+  chats: ChatUnit[]
+  /** True to keep searching the folder's subfolders (e.g. a Claude Code project dir with subagent folders). */
+  descend: boolean
+}
+
+/** Everything the inventory read for one chat: the only input an adapter's diagnosis gets. */
+export interface ChatDirSnapshot {
+  /** Absolute real path of the folder holding the chat. */
+  dir: string
+  /** The chat as discovery found it. */
+  unit: ChatUnit
+  /** The folder's own mtime, ms since epoch. */
   dirMtimeMs: number
+  /** The chat's entries (all of `dir`'s for a chat-dir format), sorted by name. */
   files: FileEntry[]
 }
 
@@ -40,10 +64,11 @@ export interface FormatAdapter {
    */
   defaultRoots(home: string, env: NodeJS.ProcessEnv): string[]
   /**
-   * Whether a folder is a chat dir of this format, from the names of the entries directly inside it and
-   * the folder's own path (some layouts are recognised by their parent, e.g. Codebuff's `chats/<id>/`).
+   * The chats of this format held directly in a folder, from the names of its entries and the folder's own
+   * path (some layouts are recognised by their parent, e.g. Codebuff's `chats/<id>/`); null when the folder
+   * holds none. Must not touch the disk.
    */
-  isChatDir(dir: string, names: string[]): boolean
+  chatsIn(dir: string, names: string[]): FolderChats | null
   /** Whether the inventory must read a file's bytes (otherwise it only stats it). */
   wantsContent(name: string): boolean
   /** The whole diagnosis of one chat dir: classify, measure, rank, status, findings. Pure; never throws. */

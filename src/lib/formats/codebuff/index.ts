@@ -220,7 +220,7 @@ function classifyEntry(f: FileEntry, role: Role, values: Map<string, unknown>): 
 export const codebuff: FormatAdapter = {
   name: 'codebuff',
   defaultRoots: (home) => defaultRoots(home),
-  isChatDir,
+  chatsIn: (dir, names) => (isChatDir(dir, names) ? {chats: [{dir, path: dir}], descend: false} : null),
   wantsContent,
   diagnose: diagnoseChat,
 }
