@@ -16,8 +16,18 @@ export const REPO_ROOT = (() => {
   return d
 })()
 
-/** `shared/realdata` beside the repository (CI lays a copy of shared/ beside the clone). */
-export const REALDATA = path.resolve(REPO_ROOT, '..', 'shared', 'realdata')
+/**
+ * `shared/realdata`: `$CHATDOCTOR_REALDATA` when set, else the nearest `shared/realdata` in a folder above the
+ * repository (CI lays a copy of shared/ beside the clone).
+ */
+export const REALDATA = (() => {
+  if (process.env.CHATDOCTOR_REALDATA) return path.resolve(process.env.CHATDOCTOR_REALDATA)
+  for (let d = path.dirname(REPO_ROOT); ; d = path.dirname(d)) {
+    const candidate = path.join(d, 'shared', 'realdata')
+    if (existsSync(candidate)) return candidate
+    if (path.dirname(d) === d) throw new Error('shared/realdata not found above the repository; set CHATDOCTOR_REALDATA')
+  }
+})()
 
 /** The three real Codebuff chats (see shared/realdata/README.md). */
 export const REAL_CHATS = {
