@@ -173,6 +173,52 @@ export interface ChatReport {
   findings: Finding[]
   generations: Generation[]
   ranking: RankEntry[]
+  /** (`repair`) The chat's actions: planned (dry run) or executed. */
+  actions?: ActionReport[]
+  /** (`repair`) What the repair did with the chat. */
+  repair?: ChatRepair
+}
+
+// ---- repair (issue #3) -----------------------------------------------------------------------------------
+
+/**
+ * Kinds of repair action. `preserve`: keep a file as evidence before it is replaced (`to` is its name inside
+ * the evidence folder); `restore`: write the bytes of a generation (`from`) as `to`; `restore-mtime`: put the
+ * chat dir's own mtime back (`to` is `.`), so the agent's "newest chat" choice does not change. Later issues
+ * add kinds (e.g. restoring an embedded copy or salvaged bytes).
+ */
+export const ACTION_TYPES = ['preserve', 'restore', 'restore-mtime'] as const
+export type ActionType = (typeof ACTION_TYPES)[number]
+
+/** An action as the report shows it. Names are relative to the chat dir. */
+export interface ActionReport {
+  type: ActionType
+  /** The file (or labelled byte source) the bytes come from; null for `restore-mtime`. */
+  from: string | null
+  to: string
+  /** sha256 of the bytes written (`restore`) or preserved (`preserve`); null for `restore-mtime`. */
+  sha256: string | null
+  /** Path of the evidence the action left (the preserved copy); null in a dry run or when none. */
+  evidence: string | null
+}
+
+/**
+ * What a repair did with one chat: `repaired`; `planned` (dry run); `refused` (live chat or locked, bit 8);
+ * `failed` (a write failed, bit 8; evidence says what was kept); `not-attempted` (the user declined or
+ * stopped the run first); `not-needed` (healthy); `not-repairable` (unrecoverable: nothing written).
+ */
+export const REPAIR_OUTCOMES = ['repaired', 'planned', 'refused', 'failed', 'not-attempted', 'not-needed', 'not-repairable'] as const
+export type RepairOutcome = (typeof REPAIR_OUTCOMES)[number]
+
+export interface ChatRepair {
+  outcome: RepairOutcome
+  /** One line: why refused or failed, and what to do next; null otherwise. */
+  message: string | null
+  /** The evidence folder (home as `~`); null when nothing was preserved. */
+  evidence: string | null
+  /** The command that undoes this repair; null when nothing was written. */
+  undo: string | null
+  warnings: string[]
 }
 
 /** A folder that looked like a chat dir but holds nothing to diagnose. */
@@ -231,6 +277,22 @@ export const RankEntrySchema = z.looseObject({
   lostBecause: z.string().nullable(),
 })
 
+export const ActionSchema = z.looseObject({
+  type: z.enum(ACTION_TYPES),
+  from: z.string().nullable(),
+  to: z.string(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+  evidence: z.string().nullable(),
+})
+
+export const ChatRepairSchema = z.looseObject({
+  outcome: z.enum(REPAIR_OUTCOMES),
+  message: z.string().nullable(),
+  evidence: z.string().nullable(),
+  undo: z.string().nullable(),
+  warnings: z.array(z.string()),
+})
+
 export const ChatReportSchema = z.looseObject({
   path: z.string(),
   format: z.string(),
@@ -242,6 +304,8 @@ export const ChatReportSchema = z.looseObject({
   findings: z.array(FindingSchema),
   generations: z.array(GenerationSchema),
   ranking: z.array(RankEntrySchema),
+  actions: z.array(ActionSchema).optional(),
+  repair: ChatRepairSchema.optional(),
 })
 
 export const SummarySchema = z.looseObject({
@@ -262,6 +326,11 @@ export const ReportSchema = z.looseObject({
   errors: z.array(z.looseObject({path: z.string(), message: z.string()})),
   skipped: z.array(z.looseObject({path: z.string(), reason: z.string()})),
   chats: z.array(ChatReportSchema),
+  repairId: z.string().nullable().optional(),
+  dryRun: z.boolean().optional(),
+  interrupted: z.boolean().optional(),
+  repairs: z.array(z.looseObject({repairId: z.string(), time: z.string(), chats: z.array(z.string()), undone: z.boolean()})).optional(),
+  undone: z.array(z.looseObject({chat: z.string(), file: z.string(), outcome: z.string(), sha256: z.string().nullable()})).optional(),
 })
 
 /** Counts per chat status, plus skipped dirs. */
@@ -279,4 +348,14 @@ export interface Report {
   errors: OperationalError[]
   skipped: Skipped[]
   chats: ChatReport[]
+  /** (`repair`) The id of this repair (`undo <repairId>`); null in a dry run or when nothing was written. */
+  repairId?: string | null
+  /** (`repair`) True for `--dry-run`. */
+  dryRun?: boolean
+  /** (`repair`) True when Ctrl-C stopped the run between chats. */
+  interrupted?: boolean
+  /** (`undo --list`) Past repairs. */
+  repairs?: Array<{repairId: string; time: string; chats: string[]; undone: boolean}>
+  /** (`undo`) What undo did with each file. */
+  undone?: Array<{chat: string; file: string; outcome: string; sha256: string | null}>
 }

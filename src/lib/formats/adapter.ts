@@ -73,4 +73,11 @@ export interface FormatAdapter {
   wantsContent(name: string): boolean
   /** The whole diagnosis of one chat dir: classify, measure, rank, status, findings. Pure; never throws. */
   diagnose(snapshot: ChatDirSnapshot): Diagnosis
+  /**
+   * (repair) The pid of the process that wrote a leftover temp, from its name; null when the name carries
+   * none. With `agentProcess`, lets `repair` refuse a chat whose agent is still running.
+   */
+  tempWriterPid?(name: string): number | null
+  /** (repair) Matches an argv element of the agent's own process (e.g. /codebuff|freebuff/i). */
+  readonly agentProcess?: RegExp
 }

@@ -10,7 +10,7 @@ import {finding} from '../../findings.js'
 import type {ChatStatus, Classification, ContextMeasure, Finding, Generation, Role} from '../../model.js'
 import {rankCandidates, type Candidate} from '../../rank.js'
 import type {ChatDirSnapshot, Diagnosis, FileEntry, FormatAdapter} from '../adapter.js'
-import {CHAT_ID_PATTERN, KNOWN_OTHER, LEGACY_MESSAGES, PRIMARY, TRANSCRIPT, defaultRoots, isChatDir, roleOf, wantsContent} from './layout.js'
+import {AGENT_PROCESS, CHAT_ID_PATTERN, KNOWN_OTHER, LEGACY_MESSAGES, PRIMARY, TRANSCRIPT, defaultRoots, isChatDir, roleOf, tempWriterPid, wantsContent} from './layout.js'
 import {ChatMetaSchema, runStateShape} from './schema.js'
 import {endsInterrupted, livePrompts, matchPrompts, transcriptTurns, type TranscriptTurn} from './turns.js'
 
@@ -223,5 +223,7 @@ export const codebuff: FormatAdapter = {
   chatsIn: (dir, names) => (isChatDir(dir, names) ? {chats: [{dir, path: dir}], descend: false} : null),
   wantsContent,
   diagnose: diagnoseChat,
+  tempWriterPid,
+  agentProcess: AGENT_PROCESS,
 }
 

@@ -35,6 +35,18 @@ export function roleOf(name: string): Role {
   return 'other'
 }
 
+/**
+ * The writer's pid in a temp's name (`<file>.<pid>[.<uuid>].tmp`, write-file-atomic.ts); null for other names.
+ */
+export function tempWriterPid(name: string): number | null {
+  if (!RUN_STATE_TEMP.test(name) && !TRANSCRIPT_TEMP.test(name)) return null
+  const m = /\.(\d+)(?:\.[0-9a-fA-F-]{36})?\.tmp$/.exec(name)
+  return m ? Number(m[1]) : null
+}
+
+/** The Codebuff CLI's process names (the Freebuff build included), as they appear in its argv. */
+export const AGENT_PROCESS = /codebuff|freebuff/i
+
 /** Roles whose content a diagnosis needs. */
 export function wantsContent(name: string): boolean {
   return roleOf(name) !== 'other'

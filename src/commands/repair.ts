@@ -1,0 +1,104 @@
+import {Args, Flags} from '@oclif/core'
+import {createInterface} from 'node:readline/promises'
+import {BaseCommand} from '../cli/base.js'
+import {applyChat} from '../lib/apply.js'
+import {nodeFileSystem} from '../lib/fsio/fs.js'
+import {stateDir} from '../lib/fsio/repair-log.js'
+import type {Report} from '../lib/model.js'
+import {planRepairs, type ChatPlan} from '../lib/plan.js'
+import {renderRepair} from '../lib/render/repair.js'
+import {buildRepairReport, newRepairId, type ChatResult} from '../lib/repair-report.js'
+import {scanPaths} from '../lib/scan.js'
+
+export default class Repair extends BaseCommand {
+  static override summary = 'Put the best generation of each damaged chat back as its primary, keeping the originals as evidence.'
+
+  static override description = `Finds chats as scan does (same PATH rules, same verdicts). For each repairable chat: keeps the
+primary as evidence under <chat dir>/.chatdoctor/<repairId>/, writes the winner's exact bytes as the primary
+(temp, fsync, rename, fsync dir, verify), and puts the chat folder's mtime back. Unrecoverable chats are
+reported; nothing is written for them. A chat whose files change during the run, or whose leftover temp
+belongs to a running codebuff/freebuff process, is refused (--force writes anyway).
+
+Asks once before repairing more than one chat on a terminal (-y skips; never asks with --json or when
+stdin is not a terminal). Ctrl-C stops between chats. Every repair can be undone: chatdoctor undo <repairId>.
+
+Exit status (a bitmask): 0 nothing to repair, 1 repaired, 2 repairable damage left unrepaired (dry run,
+refused), 4 agent context lost in a chat, 8 a path could not be read or a chat was refused or failed,
+16 usage error.`
+
+  static override examples = [
+    '<%= config.bin %> repair --dry-run',
+    '<%= config.bin %> repair ~/.config/manicode/projects/my-app/chats/2025-11-04T14-01-15.000Z',
+    '<%= config.bin %> repair --yes --json > repair.json',
+  ]
+
+  static override args = {
+    path: Args.string({description: "Chat dirs or folders to search (default: the agents' config roots).", required: false}),
+  }
+
+  static override strict = false
+
+  static override flags = {
+    'dry-run': Flags.boolean({char: 'n', description: 'Write nothing; print the exact plan.'}),
+    yes: Flags.boolean({char: 'y', description: 'Do not ask before repairing more than one chat.'}),
+    force: Flags.boolean({description: 'Repair a chat even if it looks live (files changed since the scan, agent process running).'}),
+  }
+
+  async run(): Promise<Report> {
+    const {argv, flags} = await this.parse(Repair)
+    const home = this.home()
+    const result = await scanPaths(argv as string[], {home, env: process.env})
+    const plans = planRepairs(result.chats)
+    const todo = plans.filter((p) => p.actions.length > 0)
+    const dryRun = flags['dry-run']
+    const repairId = newRepairId()
+    const results = new Map<ChatPlan, ChatResult>()
+    let interrupted = false
+
+    if (!dryRun && todo.length > 0) {
+      let proceed = true
+      if (todo.length > 1 && !flags.yes && !this.jsonEnabled() && process.stdin.isTTY) proceed = await this.confirm(todo.length)
+      if (!proceed) for (const p of todo) results.set(p, 'not-attempted')
+      else {
+        const fs = nodeFileSystem()
+        const ctx = {fs, repairId, version: this.config.version, stateDir: stateDir(home, process.env), force: flags.force}
+        const onSigint = () => {
+          if (!interrupted) this.note('chatdoctor: stopping after the chat being repaired (Ctrl-C again does not hurry it)…')
+          interrupted = true
+        }
+        process.on('SIGINT', onSigint)
+        try {
+          for (const p of todo) {
+            if (interrupted) {
+              results.set(p, 'not-attempted')
+              continue
+            }
+            results.set(p, await applyChat(p, ctx))
+          }
+        } finally {
+          process.off('SIGINT', onSigint)
+        }
+      }
+    }
+
+    const report = buildRepairReport({version: this.config.version, home, dryRun, repairId, plans, results, skipped: result.skipped, errors: result.errors, interrupted})
+    process.exitCode = report.exitCode
+    if (!this.jsonEnabled()) {
+      const {stdout, stderr} = renderRepair(report, {chalk: this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet})
+      this.note(stderr)
+      this.out(stdout)
+    }
+    return report
+  }
+
+  /** Asks once on the terminal; anything but y/yes declines. */
+  private async confirm(n: number): Promise<boolean> {
+    const rl = createInterface({input: process.stdin, output: process.stderr})
+    try {
+      const answer = await rl.question(`Repair ${n} chats (originals are kept as evidence; undo is possible)? [y/N] `)
+      return /^y(es)?$/i.test(answer.trim())
+    } finally {
+      rl.close()
+    }
+  }
+}

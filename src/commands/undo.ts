@@ -1,0 +1,71 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand, UsageError} from '../cli/base.js'
+import {EXIT_OPERATIONAL, EXIT_USAGE} from '../lib/exit-codes.js'
+import {nodeFileSystem} from '../lib/fsio/fs.js'
+import {listRepairs, readLog, stateDir} from '../lib/fsio/repair-log.js'
+import type {Report} from '../lib/model.js'
+import {tildify} from '../lib/paths.js'
+import {buildReport} from '../lib/report.js'
+import {undoRepair} from '../lib/undo.js'
+
+export default class Undo extends BaseCommand {
+  static override summary = 'Put back the files a repair replaced, byte for byte, from its evidence.'
+
+  static override description = `Finds the repair in chatdoctor's log ($XDG_STATE_HOME/chatdoctor/, default ~/.local/state/chatdoctor/)
+and restores every file it replaced to its exact pre-repair bytes and mtime. A file that changed since the
+repair wrote it (the agent ran again) is refused unless --force; the current bytes are always kept as
+evidence first, under <chat dir>/.chatdoctor/<repairId>/undo-<time>/.
+
+Exit status: 0 undone, 8 refused or failed, 16 unknown repair id or usage error.`
+
+  static override examples = ['<%= config.bin %> undo --list', '<%= config.bin %> undo 20260830T090000Z-3fa91c']
+
+  static override args = {
+    repairId: Args.string({description: 'The id a repair printed (see undo --list).', required: false}),
+  }
+
+  static override flags = {
+    list: Flags.boolean({description: 'List past repairs.'}),
+    force: Flags.boolean({description: 'Undo even files that changed since the repair (their current bytes are kept as evidence).'}),
+  }
+
+  async run(): Promise<Report> {
+    const {args, flags} = await this.parse(Undo)
+    const home = this.home()
+    const dir = stateDir(home, process.env)
+    const version = this.config.version
+    if (flags.list) {
+      const repairs = listRepairs(readLog(dir)).map((r) => ({...r, chats: r.chats.map((c) => tildify(c, home))}))
+      const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors: [], exitCode: 0}), repairs}
+      process.exitCode = 0
+      if (!this.jsonEnabled()) {
+        if (repairs.length === 0) this.out(`No repairs in ${tildify(dir, home)}.`)
+        for (const r of repairs) this.out(`${r.repairId}  ${r.time}  ${r.chats.length} chat${r.chats.length === 1 ? '' : 's'}${r.undone ? '  (undone)' : ''}\n${r.chats.map((c) => `  ${c}`).join('\n')}`)
+      }
+      return report
+    }
+    if (!args.repairId) throw new UsageError('give a repair id (chatdoctor undo --list shows them)')
+    const result = await undoRepair(args.repairId, {fs: nodeFileSystem(), stateDir: dir, version, force: flags.force})
+    if (!result.found) {
+      const message = `unknown repair id "${args.repairId}"; chatdoctor undo --list shows past repairs`
+      process.exitCode = EXIT_USAGE
+      const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors: [], exitCode: EXIT_USAGE}), error: message}
+      if (!this.jsonEnabled()) this.note(`chatdoctor: ${message}`)
+      return report
+    }
+    const bad = result.files.filter((f) => f.outcome === 'refused' || f.outcome === 'failed')
+    const code = bad.length > 0 ? EXIT_OPERATIONAL : 0
+    const undone = result.files.map((f) => ({chat: tildify(f.chat, home), file: f.file, outcome: f.outcome, sha256: f.sha256}))
+    const errors = bad.map((f) => ({path: tildify(`${f.chat}/${f.file}`, home), message: f.message ?? f.outcome}))
+    const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors, exitCode: code}), repairId: args.repairId, undone}
+    process.exitCode = code
+    if (!this.jsonEnabled()) {
+      const words: Record<string, string> = {restored: 'restored', removed: 'removed', 'already-undone': 'already as before the repair:', refused: 'refused', failed: 'failed'}
+      for (const f of result.files) this.out(`${words[f.outcome]} ${tildify(`${f.chat}/${f.file}`, home)}${f.message && f.outcome !== 'refused' && f.outcome !== 'failed' ? ` (${f.message})` : ''}`)
+      for (const e of errors) this.note(`chatdoctor: ${e.path}: ${e.message}`)
+      for (const w of result.warnings) this.note(`warning: ${w}`)
+      this.out(code === 0 ? `Undid repair ${args.repairId}.` : `Repair ${args.repairId} was not fully undone (exit ${code}).`)
+    }
+    return report
+  }
+}

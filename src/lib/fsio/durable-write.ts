@@ -1,0 +1,130 @@
+/**
+ * The durable write (prior-art.md §2.5; PostgreSQL's durable_rename): chatdoctor's own temp in the target's
+ * directory → write → fsync the file → close → rename over the target → fsync the directory → re-read the
+ * target and compare its sha256 with the planned bytes.
+ *
+ * The temp name is chatdoctor's own (`.chatdoctor-<tag>-<target name>.tmp`): dot-named, so it never matches an
+ * agent's temp patterns (Codebuff: `run-state.json.*.tmp`) and never becomes a candidate generation itself.
+ * A rename that fails with EPERM/EBUSY (Windows scanners and indexers holding the target) is retried with
+ * backoff for a bounded time (`RENAME_RETRY_MS`).
+ */
+import {createHash} from 'node:crypto'
+import path from 'node:path'
+import type {FileSystem} from './fs.js'
+
+/** How long a rename failing with EPERM/EBUSY is retried, in ms (prior-art.md §7.1 S4). */
+export const RENAME_RETRY_MS = 2000
+
+/** sha256 of bytes, lower-case hex. */
+export function sha256Hex(data: Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex')
+}
+
+/** The read-back after a durable write did not give the planned bytes. */
+export class VerifyError extends Error {
+  readonly code = 'EVERIFY'
+  constructor(
+    readonly target: string,
+    readonly expected: string,
+    readonly actual: string,
+  ) {
+    super(`read-back of ${path.basename(target)} does not match the bytes written (sha256 ${actual.slice(0, 12)}…, expected ${expected.slice(0, 12)}…)`)
+  }
+}
+
+/** chatdoctor's temp name for a target: dot-named, never an agent temp pattern. */
+export function ownTempName(target: string, tag: string): string {
+  return `.chatdoctor-${tag}-${path.basename(target)}.tmp`
+}
+
+export interface DurableWriteOptions {
+  /** A tag that makes the temp name unique to this run (the repair id). */
+  tag: string
+  /** Permission bits of the new file (subject to the umask); default 0o644. */
+  mode?: number
+  /** Retry budget for EPERM/EBUSY renames, ms; default `RENAME_RETRY_MS`. */
+  retryMs?: number
+  /** How to wait between rename attempts (tests pass a no-op). */
+  sleep?: (ms: number) => Promise<void>
+}
+
+export interface DurableWriteResult {
+  /** sha256 of the bytes now in the target (equal to the planned bytes'). */
+  sha256: string
+  bytes: number
+  /** Rename attempts made (1 when the first succeeded). */
+  renameAttempts: number
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
+
+/**
+ * Writes `data` to `target` durably and verifies it. Throws the underlying errno error (EACCES, EROFS,
+ * ENOSPC, …) when a step fails, after removing its own temp (best effort); throws `VerifyError` when the
+ * read-back differs. Never leaves the target half-written: the target is either untouched or replaced whole.
+ */
+export async function durableWrite(fs: FileSystem, target: string, data: Uint8Array, opts: DurableWriteOptions): Promise<DurableWriteResult> {
+  const dir = path.dirname(target)
+  const temp = path.join(dir, ownTempName(target, opts.tag))
+  const expected = sha256Hex(data)
+  let fd: number | undefined
+  let renamed = false
+  let attempts = 0
+  try {
+    fd = await fs.open(temp, 'wx', opts.mode ?? 0o644)
+    await fs.write(fd, data)
+    await fs.fsync(fd)
+    const f = fd
+    fd = undefined
+    await fs.close(f)
+    const budget = opts.retryMs ?? RENAME_RETRY_MS
+    const sleep = opts.sleep ?? defaultSleep
+    let waited = 0
+    let delay = 10
+    for (;;) {
+      attempts++
+      try {
+        await fs.rename(temp, target)
+        renamed = true
+        break
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code
+        if ((code !== 'EPERM' && code !== 'EBUSY') || waited >= budget) throw e
+        await sleep(delay)
+        waited += delay
+        delay = Math.min(delay * 2, 250)
+      }
+    }
+    await fs.fsyncDir(dir)
+  } catch (e) {
+    if (fd !== undefined) await fs.close(fd).catch(() => undefined)
+    if (!renamed) await fs.unlink(temp).catch(() => undefined)
+    throw e
+  }
+  const actual = sha256Hex(await fs.readFile(target))
+  if (actual !== expected) throw new VerifyError(target, expected, actual)
+  return {sha256: actual, bytes: data.length, renameAttempts: attempts}
+}
+
+/**
+ * Appends one line to a log file durably: open for append (creating it), write, fsync, close; fsync the
+ * directory when the file was new. The log's directory is created when missing.
+ */
+export async function durableAppend(fs: FileSystem, file: string, line: string): Promise<void> {
+  const dir = path.dirname(file)
+  await fs.mkdir(dir, {recursive: true})
+  let existed = true
+  try {
+    await fs.lstat(file)
+  } catch {
+    existed = false
+  }
+  const fd = await fs.open(file, 'a', 0o600)
+  try {
+    await fs.write(fd, Buffer.from(line.endsWith('\n') ? line : line + '\n'))
+    await fs.fsync(fd)
+  } finally {
+    await fs.close(fd)
+  }
+  if (!existed) await fs.fsyncDir(dir)
+}

@@ -1,0 +1,284 @@
+/**
+ * The write seam: every file operation of `repair` and `undo` goes through a `FileSystem`, so a test can
+ * record the exact operation trace, inject errors (EACCES, EROFS, EPERM, EBUSY, …) and (issue #6) replay
+ * every prefix of the trace under crash models. Nothing outside `src/lib/fsio/` and `apply.ts`/`undo.ts`
+ * writes files.
+ *
+ * - `nodeFileSystem`: the real one, over `node:fs/promises`.
+ * - `RecordingFileSystem`: wraps another, records every call (arguments, written bytes, result or error code)
+ *   in `trace`, and throws injected errors before the call reaches the wrapped one.
+ *
+ * File descriptors are plain numbers (the OS's fd for the real one). Paths are absolute. Times are ms since
+ * epoch. Errors are Node `ErrnoException`s (with `code`), as `node:fs` throws them.
+ */
+import {constants, type Stats} from 'node:fs'
+import {open as fsOpen, link, copyFile, mkdir, readFile, rename, rmdir, unlink, lstat, utimes, type FileHandle} from 'node:fs/promises'
+
+/** Open modes the seam supports: `wx` create exclusively for writing, `a` append (create), `r` read. */
+export type OpenFlags = 'wx' | 'a' | 'r'
+
+/** What `lstat` gives: enough to compare sizes and times and to keep a file's mode. */
+export interface StatInfo {
+  kind: 'file' | 'directory' | 'symlink' | 'other'
+  /** Size in bytes. */
+  size: number
+  /** ms since epoch, fractional as the OS gives it. */
+  mtimeMs: number
+  atimeMs: number
+  /** Permission bits (`mode & 0o7777`). */
+  mode: number
+  /** Number of hard links. */
+  nlink: number
+  ino: number
+}
+
+/** The file operations chatdoctor may perform. All paths absolute. */
+export interface FileSystem {
+  /** Opens a file; returns its descriptor. `mode` (permission bits) applies when the file is created. */
+  open(path: string, flags: OpenFlags, mode?: number): Promise<number>
+  /** Writes all of `data` at the descriptor's current position. */
+  write(fd: number, data: Uint8Array): Promise<void>
+  /** Flushes the file's data and metadata to stable storage (F_FULLFSYNC on macOS, through libuv). */
+  fsync(fd: number): Promise<void>
+  close(fd: number): Promise<void>
+  /** Atomically replaces `to` with `from` (same filesystem). */
+  rename(from: string, to: string): Promise<void>
+  /** Makes a hard link `newPath` to `existing`. */
+  link(existing: string, newPath: string): Promise<void>
+  /** Copies bytes to a new file; fails with EEXIST when `to` exists. */
+  copyFile(from: string, to: string): Promise<void>
+  /** Creates a directory (with `recursive`, its missing parents too; no error when it exists). */
+  mkdir(path: string, opts?: {recursive?: boolean}): Promise<void>
+  /** Sets access and modification times (ms since epoch). */
+  utimes(path: string, atimeMs: number, mtimeMs: number): Promise<void>
+  unlink(path: string): Promise<void>
+  /** Removes an empty directory. */
+  rmdir(path: string): Promise<void>
+  readFile(path: string): Promise<Buffer>
+  /** Stats without following a symbolic link. */
+  lstat(path: string): Promise<StatInfo>
+  /**
+   * Flushes a directory's entries (a rename or a new name in it) to stable storage. A no-op where the
+   * platform cannot open a directory for fsync (Windows) or the filesystem does not support it (EINVAL).
+   */
+  fsyncDir(path: string): Promise<void>
+}
+
+function statInfo(st: Stats): StatInfo {
+  return {
+    kind: st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other',
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+    atimeMs: st.atimeMs,
+    mode: st.mode & 0o7777,
+    nlink: st.nlink,
+    ino: st.ino,
+  }
+}
+
+const FLAGS: Record<OpenFlags, number> = {
+  wx: constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
+  a: constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND,
+  r: constants.O_RDONLY,
+}
+
+/** The real file system (node:fs). */
+export function nodeFileSystem(): FileSystem {
+  const handles = new Map<number, FileHandle>()
+  const handle = (fd: number): FileHandle => {
+    const h = handles.get(fd)
+    if (!h) throw Object.assign(new Error(`EBADF: bad file descriptor ${fd}`), {code: 'EBADF'})
+    return h
+  }
+  return {
+    async open(p, flags, mode = 0o644) {
+      const h = await fsOpen(p, FLAGS[flags], mode)
+      handles.set(h.fd, h)
+      return h.fd
+    },
+    async write(fd, data) {
+      const h = handle(fd)
+      let off = 0
+      while (off < data.length) {
+        const {bytesWritten} = await h.write(data, off, data.length - off, null)
+        off += bytesWritten
+      }
+    },
+    async fsync(fd) {
+      await handle(fd).sync()
+    },
+    async close(fd) {
+      const h = handle(fd)
+      handles.delete(fd)
+      await h.close()
+    },
+    rename: (a, b) => rename(a, b),
+    link: (a, b) => link(a, b),
+    copyFile: (a, b) => copyFile(a, b, constants.COPYFILE_EXCL),
+    async mkdir(p, opts) {
+      await mkdir(p, {recursive: opts?.recursive ?? false})
+    },
+    utimes: (p, a, m) => utimes(p, a / 1000, m / 1000),
+    unlink: (p) => unlink(p),
+    rmdir: (p) => rmdir(p),
+    readFile: (p) => readFile(p),
+    lstat: async (p) => statInfo(await lstat(p)),
+    async fsyncDir(p) {
+      if (process.platform === 'win32') return
+      let h: FileHandle | undefined
+      try {
+        h = await fsOpen(p, constants.O_RDONLY)
+        await h.sync()
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code
+        if (code !== 'EINVAL' && code !== 'ENOTSUP' && code !== 'EISDIR') throw e
+      } finally {
+        await h?.close()
+      }
+    },
+  }
+}
+
+/** The name of every `FileSystem` operation. */
+export type OpName = keyof FileSystem
+
+/** Operations that change the file system (the rest only read). */
+export const MUTATING_OPS: ReadonlySet<OpName> = new Set<OpName>(['open', 'write', 'fsync', 'close', 'rename', 'link', 'copyFile', 'mkdir', 'utimes', 'unlink', 'rmdir', 'fsyncDir'])
+
+/**
+ * One recorded call. `args` holds the call's arguments as given (paths, flags, mode, times); `data` the bytes
+ * of a `write` (a copy); `result` the descriptor of an `open`, the size of a `readFile`; `error` the errno
+ * code when the call failed (injected or real). A replay needs only `op`, `args` and `data`.
+ */
+export interface TraceEntry {
+  seq: number
+  op: OpName
+  args: Array<string | number | boolean | null>
+  data?: Buffer
+  result?: number
+  error?: string
+}
+
+/**
+ * A rule for error injection: when an operation matches, it throws `code` instead of running.
+ * `path` matches any path argument (substring or RegExp). `times` limits how often it fires (default: always).
+ */
+export interface Injection {
+  op: OpName | OpName[]
+  path?: string | RegExp
+  code: string
+  times?: number
+}
+
+/** An error like the ones node:fs throws. */
+export function errnoError(code: string, op: string, p: string): NodeJS.ErrnoException {
+  const messages: Record<string, string> = {
+    EACCES: 'permission denied',
+    EROFS: 'read-only file system',
+    EPERM: 'operation not permitted',
+    EBUSY: 'resource busy or locked',
+    ENOSPC: 'no space left on device',
+    EIO: 'i/o error',
+    EXDEV: 'cross-device link not permitted',
+    ENOENT: 'no such file or directory',
+  }
+  return Object.assign(new Error(`${code}: ${messages[code] ?? 'injected error'}, ${op} '${p}'`), {code, syscall: op, path: p})
+}
+
+/**
+ * A `FileSystem` that records every call in `trace` and throws injected errors. `onOp` (optional) runs
+ * before each call, after injection is decided: tests use it to change a file "mid-run".
+ */
+export class RecordingFileSystem implements FileSystem {
+  readonly trace: TraceEntry[] = []
+  private seq = 0
+  private fdPaths = new Map<number, string>()
+
+  constructor(
+    private readonly inner: FileSystem,
+    public injections: Injection[] = [],
+    public onOp?: (op: OpName, args: Array<string | number | boolean | null>) => void | Promise<void>,
+  ) {}
+
+  /** Only the calls that change the file system. */
+  mutations(): TraceEntry[] {
+    return this.trace.filter((t) => MUTATING_OPS.has(t.op))
+  }
+
+  private async call<T>(op: OpName, args: Array<string | number | boolean | null>, paths: string[], run: () => Promise<T>, data?: Uint8Array): Promise<T> {
+    const entry: TraceEntry = {seq: this.seq++, op, args}
+    if (data) entry.data = Buffer.from(data)
+    this.trace.push(entry)
+    if (this.onOp) await this.onOp(op, args)
+    for (const inj of this.injections) {
+      const ops = Array.isArray(inj.op) ? inj.op : [inj.op]
+      if (!ops.includes(op)) continue
+      if (inj.path !== undefined && !paths.some((p) => (typeof inj.path === 'string' ? p.includes(inj.path) : inj.path!.test(p)))) continue
+      if (inj.times !== undefined) {
+        if (inj.times <= 0) continue
+        inj.times--
+      }
+      entry.error = inj.code
+      throw errnoError(inj.code, op, paths[0] ?? '')
+    }
+    try {
+      const r = await run()
+      if (typeof r === 'number') entry.result = r
+      else if (Buffer.isBuffer(r)) entry.result = r.length
+      return r
+    } catch (e) {
+      entry.error = (e as NodeJS.ErrnoException).code ?? 'ERROR'
+      throw e
+    }
+  }
+
+  private fdPath(fd: number): string {
+    return this.fdPaths.get(fd) ?? ''
+  }
+
+  async open(p: string, flags: OpenFlags, mode = 0o644) {
+    const fd = await this.call('open', [p, flags, mode], [p], () => this.inner.open(p, flags, mode))
+    this.fdPaths.set(fd, p)
+    return fd
+  }
+  write(fd: number, data: Uint8Array) {
+    return this.call('write', [fd, this.fdPath(fd)], [this.fdPath(fd)], () => this.inner.write(fd, data), data)
+  }
+  fsync(fd: number) {
+    return this.call('fsync', [fd, this.fdPath(fd)], [this.fdPath(fd)], () => this.inner.fsync(fd))
+  }
+  async close(fd: number) {
+    await this.call('close', [fd, this.fdPath(fd)], [this.fdPath(fd)], () => this.inner.close(fd))
+    this.fdPaths.delete(fd)
+  }
+  rename(a: string, b: string) {
+    return this.call('rename', [a, b], [a, b], () => this.inner.rename(a, b))
+  }
+  link(a: string, b: string) {
+    return this.call('link', [a, b], [a, b], () => this.inner.link(a, b))
+  }
+  copyFile(a: string, b: string) {
+    return this.call('copyFile', [a, b], [a, b], () => this.inner.copyFile(a, b))
+  }
+  mkdir(p: string, opts?: {recursive?: boolean}) {
+    return this.call('mkdir', [p, opts?.recursive ?? false], [p], () => this.inner.mkdir(p, opts))
+  }
+  utimes(p: string, a: number, m: number) {
+    return this.call('utimes', [p, a, m], [p], () => this.inner.utimes(p, a, m))
+  }
+  unlink(p: string) {
+    return this.call('unlink', [p], [p], () => this.inner.unlink(p))
+  }
+  rmdir(p: string) {
+    return this.call('rmdir', [p], [p], () => this.inner.rmdir(p))
+  }
+  readFile(p: string) {
+    return this.call('readFile', [p], [p], () => this.inner.readFile(p))
+  }
+  lstat(p: string) {
+    return this.call('lstat', [p], [p], () => this.inner.lstat(p))
+  }
+  fsyncDir(p: string) {
+    return this.call('fsyncDir', [p], [p], () => this.inner.fsyncDir(p))
+  }
+}

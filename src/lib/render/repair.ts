@@ -1,0 +1,131 @@
+/**
+ * Human rendering of a `repair` report, in words a user understands: per chat, which file was restored from
+ * which generation, how much agent context came back ("turns 1–9 of 10"), what is lost, where the evidence
+ * is and how to undo. Never prints message text or file contents.
+ */
+import type {ChalkInstance} from 'chalk'
+import type {ChatReport, Report} from '../model.js'
+import {renderFindings} from './table.js'
+
+export interface RepairRenderOptions {
+  chalk: ChalkInstance
+  verbose: boolean
+  quiet: boolean
+}
+
+/** "turns 1–9 of 10", "turn 1 of 1", "3 prompts (no usable transcript to count turns against)". */
+export function contextText(chat: Pick<ChatReport, 'contextTurns' | 'transcriptTurns'>): string {
+  const n = chat.contextTurns ?? 0
+  const m = chat.transcriptTurns
+  if (m === null) return `${n} prompt${n === 1 ? '' : 's'} (no usable transcript to count turns against)`
+  if (n === 0) return `no turn of ${m}`
+  return `${n === 1 ? 'turn 1' : `turns 1–${n}`} of ${m}`
+}
+
+/** What of the transcript the agent's memory lacks after the repair, in words; null when nothing. */
+export function lostText(chat: Pick<ChatReport, 'contextTurns' | 'transcriptTurns'>): string | null {
+  const n = chat.contextTurns ?? 0
+  const m = chat.transcriptTurns
+  if (m === null || n >= m) return null
+  if (m - n === 1) return `turn ${m}'s prompt and answer are in the transcript but not in the agent's memory`
+  return `turns ${n + 1}–${m}: their prompts and answers are in the transcript but not in the agent's memory`
+}
+
+function primaryState(chat: ChatReport): string {
+  const p = chat.generations.find((g) => g.role === 'primary')
+  if (!p) return ''
+  if (p.class === 'missing') return `${p.file} was missing`
+  if (p.class === 'intact') return `${p.file} covered only turn ${p.turns ?? 0}${chat.transcriptTurns !== null ? ` of ${chat.transcriptTurns}` : ''}`
+  return `${p.file} was ${p.class}${p.reasons.length ? ` (${p.reasons.join(', ')})` : ''}`
+}
+
+function chatLines(chat: ChatReport, c: ChalkInstance): string[] {
+  const r = chat.repair
+  if (!r) return []
+  const restore = chat.actions?.find((a) => a.type === 'restore')
+  const lines: string[] = []
+  const short = (h: string | null) => (h ? h.slice(0, 12) + '…' : '–')
+  switch (r.outcome) {
+    case 'repaired':
+    case 'planned': {
+      const did = r.outcome === 'repaired'
+      lines.push(`${did ? c.green('repaired') : c.yellow('would repair')} ${chat.path}`)
+      lines.push(`  ${primaryState(chat)}`)
+      for (const a of chat.actions ?? []) {
+        if (a.type === 'preserve') lines.push(`  ${did ? 'kept' : 'would keep'} ${a.from} as evidence${a.evidence ? ` (${a.evidence})` : ''}`)
+        if (a.type === 'restore') lines.push(`  ${did ? 'restored' : 'would restore'} ${a.to} from ${a.from} (sha256 ${short(a.sha256)})`)
+        if (a.type === 'restore-mtime') lines.push(`  ${did ? 'put back' : 'would put back'} the chat folder's mtime (so --continue still picks the same chat)`)
+      }
+      lines.push(`  agent context ${did ? 'restored' : 'would be restored'}: ${contextText(chat)}`)
+      const lost = lostText(chat)
+      lines.push(`  ${lost ? `lost: ${lost}` : "nothing lost: the agent's memory covers every transcript turn"}`)
+      if (did && r.evidence) lines.push(`  originals kept in ${r.evidence}/`)
+      if (did && r.undo) lines.push(`  to undo: ${r.undo}`)
+      break
+    }
+    case 'refused':
+    case 'failed':
+      lines.push(`${c.red(r.outcome)} ${chat.path}`)
+      if (r.message) lines.push(`  ${r.message}`)
+      if (r.evidence) lines.push(`  evidence kept in ${r.evidence}/${r.undo ? ` (${r.undo})` : ''}`)
+      break
+    case 'not-attempted':
+      lines.push(`${c.yellow('not repaired')} ${chat.path}${r.message ? `: ${r.message}` : ''}`)
+      if (restore) lines.push(`  would restore ${restore.to} from ${restore.from}`)
+      break
+    case 'not-repairable': {
+      lines.push(`${c.red('not repairable')} ${chat.path}`)
+      const survives = chat.transcriptTurns !== null ? `the transcript survives with ${chat.transcriptTurns} agent turn${chat.transcriptTurns === 1 ? '' : 's'}` : 'no intact transcript survives either'
+      lines.push(`  no usable generation of the agent context: the agent's memory of this chat is lost; ${survives}; nothing written`)
+      break
+    }
+    case 'not-needed':
+      return []
+  }
+  for (const w of r.warnings) lines.push(`  ${c.yellow('warning')} ${w}`)
+  return lines
+}
+
+/** The summary line of a repair run. */
+export function repairSummaryLine(report: Report): string {
+  const count = (o: string) => report.chats.filter((ch) => ch.repair?.outcome === o).length
+  const parts: string[] = []
+  const n = report.chats.length
+  parts.push(`${n} chat${n === 1 ? '' : 's'}`)
+  if (report.dryRun) parts.push(`${count('planned')} would be repaired`)
+  else parts.push(`${count('repaired')} repaired`)
+  for (const [o, word] of [['refused', 'refused'], ['failed', 'failed'], ['not-attempted', 'not repaired'], ['not-repairable', 'not repairable'], ['not-needed', 'healthy']] as const) {
+    const k = count(o)
+    if (k > 0 || o === 'not-needed') parts.push(`${k} ${word}`)
+  }
+  if (report.summary.skipped > 0) parts.push(`${report.summary.skipped} skipped`)
+  if (report.errors.length > 0) parts.push(`${report.errors.length} error${report.errors.length === 1 ? '' : 's'}`)
+  return `${parts.join(', ')}${report.dryRun ? ' (dry run: nothing written)' : ''} (exit ${report.exitCode})`
+}
+
+/** Renders the whole human report of `repair`. */
+export function renderRepair(report: Report, opts: RepairRenderOptions): {stdout: string; stderr: string} {
+  const out: string[] = []
+  const err: string[] = []
+  const c = opts.chalk
+  for (const chat of report.chats) {
+    const lines = chatLines(chat, c)
+    if (lines.length === 0) continue
+    if (opts.quiet && chat.repair?.outcome === 'repaired') continue
+    if (out.length > 0) out.push('')
+    out.push(...lines)
+  }
+  if (opts.verbose) out.push(...renderFindings(report.chats, {chalk: c, verbose: true, quiet: opts.quiet}))
+  if (opts.verbose) for (const s of report.skipped) out.push(c.dim(`skipped ${s.path}: ${s.reason}`))
+  for (const e of report.errors) err.push(`${c.red('error')} ${e.path}: ${e.message}`)
+  if (!opts.quiet) {
+    if (report.chats.length === 0 && report.errors.length === 0) out.push('No chats found.')
+    else if (out.length === 0) out.push('Nothing to repair.')
+    if (out.length > 0) out.push('')
+    out.push(repairSummaryLine(report))
+    if (report.repairId) out.push(`To undo this repair: chatdoctor undo ${report.repairId}`)
+    if (report.dryRun && report.chats.some((ch) => ch.repair?.outcome === 'planned')) out.push('Run without --dry-run to repair.')
+    if (report.interrupted) out.push('Stopped by Ctrl-C between chats: every chat above is either fully repaired or untouched.')
+  }
+  return {stdout: out.join('\n'), stderr: err.join('\n')}
+}

@@ -1,0 +1,86 @@
+/**
+ * The report of `repair` (and `repair --dry-run`): the `scan` report plus, per chat, its `actions` and what
+ * the repair did (`repair`), and at the top `repairId` and `dryRun`. Pure.
+ *
+ * Exit status: the `scan` bitmask, where a repaired chat contributes 1 instead of 2; a chat left repairable
+ * (dry run, declined, stopped) contributes 2; a refused or failed chat 2 + 8.
+ */
+import {randomBytes} from 'node:crypto'
+import type {ChatOutcome} from './apply.js'
+import {EXIT_CONTEXT_LOST, EXIT_OPERATIONAL, EXIT_REPAIRABLE, EXIT_REPAIRED} from './exit-codes.js'
+import type {ActionReport, ChatReport, ChatRepair, OperationalError, Report, Skipped} from './model.js'
+import {tildify} from './paths.js'
+import type {ChatPlan} from './plan.js'
+import {buildReport} from './report.js'
+
+/** A new repair id: the UTC time and 6 random hex digits, e.g. `20260830T090000Z-3fa91c` (sortable, unique). */
+export function newRepairId(now = new Date()): string {
+  const t = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
+  return `${t}-${randomBytes(3).toString('hex')}`
+}
+
+/** What became of one chat: an outcome of `applyChat`, or a state that never reached it. */
+export type ChatResult = ChatOutcome | 'planned' | 'not-attempted'
+
+/** The exit bit(s) one chat contributes to a `repair` run. */
+export function repairExitBits(chat: ChatReport): number {
+  const r = chat.repair
+  if (!r) return 0
+  switch (r.outcome) {
+    case 'repaired':
+      return EXIT_REPAIRED
+    case 'planned':
+    case 'not-attempted':
+      return EXIT_REPAIRABLE
+    case 'refused':
+    case 'failed':
+      return EXIT_REPAIRABLE | EXIT_OPERATIONAL
+    case 'not-repairable':
+      return EXIT_CONTEXT_LOST
+    case 'not-needed':
+      return 0
+  }
+}
+
+/** Assembles the report of a `repair` run. `results` holds an entry for each plan with actions. */
+export function buildRepairReport(args: {
+  version: string
+  home: string
+  dryRun: boolean
+  repairId: string
+  plans: ChatPlan[]
+  results: Map<ChatPlan, ChatResult>
+  skipped: Skipped[]
+  errors: OperationalError[]
+  interrupted: boolean
+}): Report {
+  const t = (p: string | null) => (p === null ? null : tildify(p, args.home))
+  let anyWritten = false
+  const chats: ChatReport[] = args.plans.map((plan) => {
+    const report = plan.chat.report
+    const res = args.results.get(plan)
+    let repair: ChatRepair
+    let evidence: Array<string | null> = plan.actions.map(() => null)
+    if (report.status === 'healthy') repair = {outcome: 'not-needed', message: null, evidence: null, undo: null, warnings: []}
+    else if (report.status === 'unrecoverable') repair = {outcome: 'not-repairable', message: 'no usable generation of the agent context: nothing to restore, nothing written', evidence: null, undo: null, warnings: []}
+    else if (plan.actions.length === 0) repair = {outcome: 'failed', message: "the winner's bytes could not be read; nothing written", evidence: null, undo: null, warnings: []}
+    else if (res === undefined || res === 'planned') repair = {outcome: args.dryRun ? 'planned' : 'not-attempted', message: null, evidence: null, undo: null, warnings: []}
+    else if (res === 'not-attempted') repair = {outcome: 'not-attempted', message: args.interrupted ? 'stopped (Ctrl-C) before this chat; nothing written' : 'not confirmed; nothing written', evidence: null, undo: null, warnings: []}
+    else {
+      evidence = res.evidence
+      const wrote = res.evidenceDir !== null
+      anyWritten ||= wrote
+      repair = {outcome: res.outcome, message: res.message, evidence: t(res.evidenceDir), undo: wrote ? `chatdoctor undo ${args.repairId}` : null, warnings: res.warnings}
+    }
+    const actions: ActionReport[] = plan.actions.map((a, i) => ({type: a.type, from: a.from, to: a.to, sha256: a.sha256, evidence: t(evidence[i])}))
+    return {...report, actions, repair}
+  })
+  let code = args.errors.length > 0 ? EXIT_OPERATIONAL : 0
+  for (const c of chats) code |= repairExitBits(c)
+  return {
+    ...buildReport({command: 'repair', version: args.version, chats, skipped: args.skipped, errors: args.errors, exitCode: code}),
+    repairId: args.dryRun || !anyWritten ? null : args.repairId,
+    dryRun: args.dryRun,
+    interrupted: args.interrupted,
+  }
+}
