@@ -43,11 +43,13 @@ export function diagnoseDatabaseSession(snapshot: ChatDirSnapshot, facts: Databa
   }
   const integrityOk = facts.integrity.length === 1 && facts.integrity[0] === 'ok'
   if (!integrityOk) findings.push(finding('database-damaged', facts.file, `integrity check failed: ${facts.integrity.slice(0, 3).join('; ')}${facts.integrity.length > 3 ? ` (+${facts.integrity.length - 3} more)` : ''}`))
+  for (const q of facts.queryErrors) findings.push(finding('database-damaged', facts.file, `reading a table stopped part-way: ${q}; the counts of ${s.id} are incomplete`))
   if (s.unreadableRows > 0) findings.push(finding('database-damaged', facts.file, `${plural(s.unreadableRows, 'row')} of ${s.id} whose data is not a JSON object`))
   if (s.orphanParts > 0) findings.push(finding('orphan-parts', facts.file, `${plural(s.orphanParts, 'part row')} of ${s.id} whose message row is gone`))
-  findings.push(...issueFindings(s.issues, () => facts.file))
+  // With a table read cut short, missing parts are the damage already reported, not separate losses.
+  if (facts.queryErrors.length === 0) findings.push(...issueFindings(s.issues, () => facts.file))
   let status: ChatStatus
-  if (!integrityOk || s.unreadableRows > 0) status = 'repairable'
+  if (!integrityOk || s.unreadableRows > 0 || facts.queryErrors.length > 0) status = 'repairable'
   else if (s.orphanParts > 0 || s.issues.length > 0) status = 'degraded'
   else status = 'healthy'
   return {

@@ -69,7 +69,9 @@ export const ToolStateSchema = z.discriminatedUnion('status', [
   z.looseObject({
     status: z.literal('completed'),
     input: openRecord,
-    output: z.string(),
+    // Always written by OpenCode; optional here so a missing output is reported as lost context
+    // (`tool-output-missing`, degraded), not as an unreadable export.
+    output: z.string().optional(),
     title: z.string().optional(),
     metadata: openRecord.optional(),
     time: z.looseObject({start: ms, end: ms}),

@@ -46,6 +46,11 @@ export interface DatabaseFacts {
   orphanPartsNoSession: number
   /** The newest `version` among session rows (the OpenCode version that last created a session), or null. */
   newestVersion: string | null
+  /**
+   * Queries of the `message` or `part` table that failed part-way (e.g. `database disk image is malformed`):
+   * the counts above then hold only the rows read before the failure. One line each.
+   */
+  queryErrors: string[]
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -81,7 +86,7 @@ function oneLine(e: unknown): string {
  * before returning.
  */
 export async function readDatabase(dataDir: string, file: string): Promise<DatabaseFacts> {
-  const facts: DatabaseFacts = {file, error: null, integrity: [], sessions: [], orphanMessages: 0, orphanPartsNoSession: 0, newestVersion: null}
+  const facts: DatabaseFacts = {file, error: null, integrity: [], sessions: [], orphanMessages: 0, orphanPartsNoSession: 0, newestVersion: null, queryErrors: []}
   let tmp: string | undefined
   try {
     tmp = await mkdtemp(path.join(os.tmpdir(), 'chatdoctor-opencode-db-'))
@@ -110,6 +115,15 @@ export async function readDatabase(dataDir: string, file: string): Promise<Datab
 
 type Db = import('better-sqlite3').Database
 
+/** Runs a table read; a failure part-way (a damaged page) is recorded, and the rows read so far are kept. */
+function tolerate(facts: DatabaseFacts, read: () => void): void {
+  try {
+    read()
+  } catch (e) {
+    facts.queryErrors.push(oneLine(e))
+  }
+}
+
 function queryInto(db: Db, facts: DatabaseFacts): void {
   try {
     facts.integrity = (db.prepare('PRAGMA integrity_check(20)').pluck().all() as unknown[]).map(String)
@@ -126,42 +140,46 @@ function queryInto(db: Db, facts: DatabaseFacts): void {
     msgs.set(id, new Map())
     if (version && (facts.newestVersion === null || compareVersions(version, facts.newestVersion) > 0)) facts.newestVersion = version
   }
-  for (const row of db.prepare('SELECT id, session_id, data FROM message ORDER BY id').iterate() as Iterable<Record<string, unknown>>) {
-    const id = String(row.id)
-    const sid = String(row.session_id)
-    const s = sessions.get(sid)
-    if (!s) {
-      facts.orphanMessages++
-      continue
+  tolerate(facts, () => {
+    for (const row of db.prepare('SELECT id, session_id, data FROM message ORDER BY id').iterate() as Iterable<Record<string, unknown>>) {
+      const id = String(row.id)
+      const sid = String(row.session_id)
+      const s = sessions.get(sid)
+      if (!s) {
+        facts.orphanMessages++
+        continue
+      }
+      const info = parseData(row.data)
+      s.messages++
+      if (!info) s.unreadableRows++
+      msgSession.set(id, sid)
+      msgs.get(sid)!.set(id, {id, info, parts: [], unreadableParts: 0})
     }
-    const info = parseData(row.data)
-    s.messages++
-    if (!info) s.unreadableRows++
-    msgSession.set(id, sid)
-    msgs.get(sid)!.set(id, {id, info, parts: [], unreadableParts: 0})
-  }
-  for (const row of db.prepare('SELECT id, message_id, session_id, data FROM part ORDER BY id').iterate() as Iterable<Record<string, unknown>>) {
-    const mid = String(row.message_id)
-    const sid = msgSession.get(mid)
-    if (sid === undefined) {
-      const s = sessions.get(String(row.session_id))
-      if (s) s.orphanParts++
-      else facts.orphanPartsNoSession++
-      continue
+  })
+  tolerate(facts, () => {
+    for (const row of db.prepare('SELECT id, message_id, session_id, data FROM part ORDER BY id').iterate() as Iterable<Record<string, unknown>>) {
+      const mid = String(row.message_id)
+      const sid = msgSession.get(mid)
+      if (sid === undefined) {
+        const s = sessions.get(String(row.session_id))
+        if (s) s.orphanParts++
+        else facts.orphanPartsNoSession++
+        continue
+      }
+      const s = sessions.get(sid)!
+      s.parts++
+      const m = msgs.get(sid)!.get(mid)!
+      const data = parseData(row.data)
+      if (!data) {
+        s.unreadableRows++
+        m.unreadableParts++
+        continue
+      }
+      // Keep only what measuring needs (never the text).
+      const st = isObj(data.state) ? data.state : null
+      m.parts.push({id: String(row.id), type: data.type, ...(st ? {state: {status: st.status, ...(typeof st.output === 'string' ? {output: ''} : {})}} : {})})
     }
-    const s = sessions.get(sid)!
-    s.parts++
-    const m = msgs.get(sid)!.get(mid)!
-    const data = parseData(row.data)
-    if (!data) {
-      s.unreadableRows++
-      m.unreadableParts++
-      continue
-    }
-    // Keep only what measuring needs (never the text).
-    const st = isObj(data.state) ? data.state : null
-    m.parts.push({id: String(row.id), type: data.type, ...(st ? {state: {status: st.status, ...(typeof st.output === 'string' ? {output: ''} : {})}} : {})})
-  }
+  })
   for (const s of sessions.values()) {
     const {context, issues} = measureSession([...msgs.get(s.id)!.values()])
     s.context = context

@@ -33,6 +33,8 @@ export interface DatabaseSessionFacts {
   file: string
   error: string | null
   integrity: string[]
+  /** Reads of the message/part tables that failed part-way (the session's counts are then incomplete). */
+  queryErrors: string[]
   /** Null when the database could not be read at all (the chat then stands for the whole file). */
   session: DbSession | null
   /** Relative path of the same session's file in the legacy tree (an older generation), when there is one. */
@@ -141,7 +143,7 @@ export async function listStore(dataDir: string): Promise<StoreListing> {
 
   const dbFiles = dbName ? [dbName, `${dbName}-wal`, `${dbName}-shm`].filter((n) => entries.includes(n)) : []
   if (db && db.error !== null) {
-    chats.push({dir: dataDir, path: path.join(dataDir, db.file), members: dbFiles, facts: {kind: 'database', file: db.file, error: db.error, integrity: db.integrity, session: null, treeSessionFile: null} satisfies DatabaseSessionFacts})
+    chats.push({dir: dataDir, path: path.join(dataDir, db.file), members: dbFiles, facts: {kind: 'database', file: db.file, error: db.error, integrity: db.integrity, queryErrors: db.queryErrors, session: null, treeSessionFile: null} satisfies DatabaseSessionFacts})
   } else if (db) {
     for (const s of db.sessions) {
       const project = idx?.sessionFiles.get(s.id)
@@ -150,7 +152,7 @@ export async function listStore(dataDir: string): Promise<StoreListing> {
         dir: dataDir,
         path: `${path.join(dataDir, db.file)}#${s.id}`,
         members: treeSessionFile ? [...dbFiles, treeSessionFile] : dbFiles,
-        facts: {kind: 'database', file: db.file, error: null, integrity: db.integrity, session: s, treeSessionFile} satisfies DatabaseSessionFacts,
+        facts: {kind: 'database', file: db.file, error: null, integrity: db.integrity, queryErrors: db.queryErrors, session: s, treeSessionFile} satisfies DatabaseSessionFacts,
       })
     }
   }
