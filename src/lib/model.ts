@@ -20,8 +20,10 @@ export const SCHEMA_VERSION = 1
  * - `transcript`, `transcript-temp`: the transcript the user sees and its leftover temps.
  * - `meta`: a sidecar summary (`chat-meta.json`).
  * - `other`: anything else; never classified, never touched.
+ * - `message`, `part`: (OpenCode JSON tree) one message info file, one part file of a session.
+ * - `database`: (OpenCode ≥ 1.2) the SQLite store and its `-wal`/`-shm`, stat only (never opened in place).
  */
-export const ROLES = ['primary', 'backup', 'temp', 'embedded', 'transcript', 'transcript-temp', 'meta', 'other'] as const
+export const ROLES = ['primary', 'backup', 'temp', 'embedded', 'transcript', 'transcript-temp', 'meta', 'other', 'message', 'part', 'database'] as const
 export type Role = (typeof ROLES)[number]
 
 /** Roles whose files are generations of the agent context (candidates for the winner). */
@@ -66,8 +68,11 @@ export type Reason = (typeof REASONS)[number]
 export const SEVERITIES = ['error', 'warning', 'info'] as const
 export type Severity = (typeof SEVERITIES)[number]
 
-/** Chat verdicts. `degraded` is reserved for amnesia detection (a later issue). */
-export const STATUSES = ['healthy', 'repairable', 'unrecoverable'] as const
+/**
+ * Chat verdicts. `degraded`: the agent loads the chat, but its structure has lost part of the context (e.g. an
+ * OpenCode completed tool part without its output, a message whose parts are gone); exit bit 4.
+ */
+export const STATUSES = ['healthy', 'repairable', 'unrecoverable', 'degraded'] as const
 export type ChatStatus = (typeof STATUSES)[number]
 
 /**
@@ -156,6 +161,29 @@ export interface RankEntry {
   lostBecause: string | null
 }
 
+/**
+ * How much agent context a session holds, counted over its readable messages and parts (peer-formats.md §1.9,
+ * §6.2). Used by formats whose chats are sessions of messages and parts (OpenCode).
+ */
+export interface SessionContext {
+  /** Readable messages with `role: user`. */
+  userTurns: number
+  /** Readable messages with `role: assistant`. */
+  assistantMessages: number
+  /** Readable messages of any role. */
+  messages: number
+  /** Readable parts. */
+  parts: number
+  /** Tool parts whose `state.status` is `completed`. */
+  toolCompleted: number
+  /** Tool parts whose `state.status` is `pending` or `running` (the call never finished). */
+  toolPending: number
+  /** Tool parts whose `state.status` is `error`. */
+  toolError: number
+  /** Parts of type `compaction` (context before them is summarised). */
+  compactionParts: number
+}
+
 /** The diagnosis of one chat. */
 export interface ChatReport {
   /** Absolute path of the chat dir, the user's home written as `~`. */
@@ -173,6 +201,8 @@ export interface ChatReport {
   findings: Finding[]
   generations: Generation[]
   ranking: RankEntry[]
+  /** Context counts of a session (OpenCode); absent for formats that measure generations instead. */
+  context?: SessionContext
   /** (`repair`) The chat's actions: planned (dry run) or executed. */
   actions?: ActionReport[]
   /** (`repair`) What the repair did with the chat. */
@@ -293,6 +323,17 @@ export const ChatRepairSchema = z.looseObject({
   warnings: z.array(z.string()),
 })
 
+export const SessionContextSchema = z.looseObject({
+  userTurns: z.number().int().nonnegative(),
+  assistantMessages: z.number().int().nonnegative(),
+  messages: z.number().int().nonnegative(),
+  parts: z.number().int().nonnegative(),
+  toolCompleted: z.number().int().nonnegative(),
+  toolPending: z.number().int().nonnegative(),
+  toolError: z.number().int().nonnegative(),
+  compactionParts: z.number().int().nonnegative(),
+})
+
 export const ChatReportSchema = z.looseObject({
   path: z.string(),
   format: z.string(),
@@ -306,6 +347,7 @@ export const ChatReportSchema = z.looseObject({
   ranking: z.array(RankEntrySchema),
   actions: z.array(ActionSchema).optional(),
   repair: ChatRepairSchema.optional(),
+  context: SessionContextSchema.optional(),
 })
 
 export const SummarySchema = z.looseObject({
@@ -313,6 +355,7 @@ export const SummarySchema = z.looseObject({
   healthy: z.number().int().nonnegative(),
   repairable: z.number().int().nonnegative(),
   unrecoverable: z.number().int().nonnegative(),
+  degraded: z.number().int().nonnegative(),
   skipped: z.number().int().nonnegative(),
 })
 
