@@ -3,6 +3,7 @@
  * nothing of file names or schemas; an adapter knows nothing of the terminal or of how files are read.
  */
 import type {ChatReport} from '../model.js'
+import type {SalvagedGeneration} from '../salvage/index.js'
 
 /** One entry directly inside a chat dir, as the inventory saw it (lstat, never following links). */
 export interface FileEntry {
@@ -73,4 +74,11 @@ export interface FormatAdapter {
   wantsContent(name: string): boolean
   /** The whole diagnosis of one chat dir: classify, measure, rank, status, findings. Pure; never throws. */
   diagnose(snapshot: ChatDirSnapshot): Diagnosis
+  /**
+   * Issue #5: the exact bytes of one generation named as in the report (a file, or an embedded copy
+   * `<file>#<id>`), a view into the snapshot; null when not available. What a restore writes.
+   */
+  generationBytes?(snapshot: ChatDirSnapshot, file: string): Buffer | null
+  /** Issue #5: salvaged generations of the chat's torn files, with their exact bytes (`repair --salvage`). */
+  salvage?(snapshot: ChatDirSnapshot, report: Pick<ChatReport, 'generations'>): SalvagedGeneration[]
 }
