@@ -12,8 +12,8 @@ export default class Scan extends BaseCommand {
 A PATH may be a chat dir or any folder above chat dirs (searched without following symbolic links).
 Writes nothing, anywhere.
 
-Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4 agent context lost
-in a chat, 8 a path could not be read, 16 usage error.`
+Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4 agent context lost or
+missing (degraded) in a chat, 8 a path could not be read, 16 usage error.`
 
   static override examples = [
     '<%= config.bin %> scan',

@@ -34,6 +34,8 @@ export function renderInspection(x: Inspection, opts: {chalk: ChalkInstance}): s
   const t = new Table({
     head: ['mtime', 'file', 'role', 'class', 'bytes', 'turns', 'first', 'traceSessionId'],
     style: {head: c.level > 0 ? ['bold'] : [], border: c.level > 0 ? ['grey'] : []},
+    // No rule between rows: a chat can have dozens of generations.
+    chars: {mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': ''},
   })
   for (const e of x.timeline) {
     const cls = e.class === null ? '–' : e.reasons.length > 0 ? `${e.class} (${e.reasons.join(', ')})` : e.class
