@@ -47,6 +47,11 @@ export const FINDING_KINDS = {
   'duplicate-id': {severity: 'error', description: 'A message or part id occurs more than once in a session.'},
   'role-order': {severity: 'error', description: 'Messages are out of id order, or the session does not start with a user message.'},
   'part-link': {severity: 'error', description: "A part's messageID or sessionID, or a message's sessionID, does not name the record that holds it."},
+  // ---- forensics (issue #5)
+  'context-amnesia': {severity: 'error', description: "The agent's memory was replaced by a new session (traceSessionId break, prompts starting after turn 1 with no summary, or the loader's placeholder saved): earlier turns are missing from its context."},
+  'compaction-wipe': {severity: 'warning', description: 'The history was compacted into an empty summary (Codebuff #1166): the agent remembers nothing of the turns before it.'},
+  'salvage-available': {severity: 'info', description: 'A torn generation still holds complete messages that a salvage would keep byte-identical (`repair --salvage`).'},
+  'meta-stale': {severity: 'info', description: 'The chat-meta.json sidecar no longer matches the transcript size/mtime; the agent recomputes it.'},
 } as const satisfies Record<string, Omit<FindingKind, 'id'>>
 
 export type FindingId = keyof typeof FINDING_KINDS

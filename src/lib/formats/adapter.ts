@@ -3,6 +3,7 @@
  * nothing of file names or schemas; an adapter knows nothing of the terminal or of how files are read.
  */
 import type {ChatReport, OperationalError} from '../model.js'
+import type {SalvagedGeneration} from '../salvage/index.js'
 
 /** One entry directly inside a chat dir, as the inventory saw it (lstat, never following links). */
 export interface FileEntry {
@@ -111,4 +112,11 @@ export interface FormatAdapter {
    * attribute files to chats, and may open a private copy of a database (never the original). Never throws.
    */
   listStore?(dir: string): Promise<StoreListing>
+  /**
+   * Issue #5: the exact bytes of one generation named as in the report (a file, or an embedded copy
+   * `<file>#<id>`), a view into the snapshot; null when not available. What a restore writes.
+   */
+  generationBytes?(snapshot: ChatDirSnapshot, file: string): Buffer | null
+  /** Issue #5: salvaged generations of the chat's torn files, with their exact bytes (`repair --salvage`). */
+  salvage?(snapshot: ChatDirSnapshot, report: Pick<ChatReport, 'generations'>): SalvagedGeneration[]
 }
