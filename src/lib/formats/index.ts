@@ -1,8 +1,10 @@
 /** Every format adapter chatdoctor knows, in detection order. */
 import type {FormatAdapter} from './adapter.js'
+import {claudeCode} from './claude-code/index.js'
 import {codebuff} from './codebuff/index.js'
+import {codex} from './codex/index.js'
 
-export const ADAPTERS: readonly FormatAdapter[] = [codebuff]
+export const ADAPTERS: readonly FormatAdapter[] = [codebuff, claudeCode, codex]
 
 /** The adapter with this format id, or undefined. */
 export function adapterByName(name: string): FormatAdapter | undefined {
