@@ -8,7 +8,8 @@ import {scanPaths} from '../lib/scan.js'
 export default class Scan extends BaseCommand {
   static override summary = 'Diagnose chat dirs: classify every generation, rank them, say what is damaged. Read-only.'
 
-  static override description = `With no PATH, searches Codebuff's config roots (~/.config/manicode, manicode-dev, manicode-test).
+  static override description = `With no PATH, searches Codebuff's config roots (~/.config/manicode, manicode-dev, manicode-test),
+Claude Code's ($CLAUDE_CONFIG_DIR or ~/.claude)/projects and Codex's ($CODEX_HOME or ~/.codex)/sessions and archived_sessions.
 A PATH may be a chat dir or any folder above chat dirs (searched without following symbolic links).
 Writes nothing, anywhere.
 

@@ -36,7 +36,7 @@ export interface JsonlChange {
   bytesRemoved: number
   /** Complete records the line still holds after the change. */
   recordsKept: number
-  /** sha256 of the original line's bytes (evidence of what was dropped or changed). */
+  /** sha256 of the original line's bytes (for `relink-parent`: of the record's bytes before the change); evidence. */
   sha256: string
   /** For `relink-parent`: the old and new parent ids (ids only, never content). */
   relink?: {from: string; to: string}
