@@ -8,9 +8,10 @@ import {scanPaths} from '../lib/scan.js'
 export default class Scan extends BaseCommand {
   static override summary = 'Diagnose chat dirs: classify every generation, rank them, say what is damaged. Read-only.'
 
-  static override description = `With no PATH, searches Codebuff's config roots (~/.config/manicode, manicode-dev, manicode-test)
-and OpenCode's data dir ($XDG_DATA_HOME/opencode, default ~/.local/share/opencode; its database is read on a
-private copy, never opened in place).
+  static override description = `With no PATH, searches Codebuff's config roots (~/.config/manicode, manicode-dev, manicode-test),
+OpenCode's data dir ($XDG_DATA_HOME/opencode, default ~/.local/share/opencode; its database is read on a
+private copy, never opened in place), Claude Code's ($CLAUDE_CONFIG_DIR or ~/.claude)/projects and Codex's
+($CODEX_HOME or ~/.codex)/sessions and archived_sessions.
 A PATH may be a chat dir or any folder above chat dirs (searched without following symbolic links).
 Writes nothing, anywhere.
 
