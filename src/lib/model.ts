@@ -173,6 +173,8 @@ export interface ChatReport {
   findings: Finding[]
   generations: Generation[]
   ranking: RankEntry[]
+  /** `check`: the bundle (archive) the chat was read from, home as `~`; absent for chat dirs on disk. */
+  bundle?: string
 }
 
 /** A folder that looked like a chat dir but holds nothing to diagnose. */
@@ -185,6 +187,8 @@ export interface Skipped {
 export interface OperationalError {
   path: string
   message: string
+  /** `check`: the finding id of the problem (e.g. `archive-entry-escapes`), for CI formats. */
+  id?: string
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -242,6 +246,7 @@ export const ChatReportSchema = z.looseObject({
   findings: z.array(FindingSchema),
   generations: z.array(GenerationSchema),
   ranking: z.array(RankEntrySchema),
+  bundle: z.string().optional(),
 })
 
 export const SummarySchema = z.looseObject({
@@ -259,7 +264,7 @@ export const ReportSchema = z.looseObject({
   exitCode: z.number().int().min(0).max(31),
   error: z.string().optional(),
   summary: SummarySchema,
-  errors: z.array(z.looseObject({path: z.string(), message: z.string()})),
+  errors: z.array(z.looseObject({path: z.string(), message: z.string(), id: z.string().optional()})),
   skipped: z.array(z.looseObject({path: z.string(), reason: z.string()})),
   chats: z.array(ChatReportSchema),
 })
