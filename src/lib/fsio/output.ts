@@ -4,16 +4,16 @@
  * inject failures by replacing `outputFs`.
  */
 import {constants} from 'node:fs'
-import {appendFile, open, rename, unlink} from 'node:fs/promises'
+import {appendFile, mkdir, open, rename, unlink} from 'node:fs/promises'
 import path from 'node:path'
 
 /** The file-system calls this module makes; replaceable in tests (EACCES, EROFS, ENOSPC). */
-export const outputFs = {open, rename, unlink, appendFile}
+export const outputFs = {open, rename, unlink, appendFile, mkdir}
 
 /**
  * Writes `data` to `file` durably: `<file>.<pid>.tmp` is written and fsynced, renamed over `file`, and the
- * folder fsynced. With `overwrite` false an existing `file` is never replaced (throws EEXIST). The temp is
- * removed on failure.
+ * folder fsynced. With `overwrite` false an existing `file` is never replaced (throws EEXIST). Missing parent
+ * folders are created. The temp is removed on failure.
  */
 export async function writeFileDurable(file: string, data: Buffer | string, opts: {overwrite: boolean}): Promise<void> {
   const target = path.resolve(file)
@@ -28,6 +28,7 @@ export async function writeFileDurable(file: string, data: Buffer | string, opts
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
     }
   }
+  await outputFs.mkdir(path.dirname(target), {recursive: true})
   const tmp = `${target}.${process.pid}.tmp`
   let fh
   try {
