@@ -68,7 +68,9 @@ export abstract class BaseCommand extends Command {
 
   protected override async catch(err: Interfaces.CommandError & {exit?: number; oclif?: {exit?: number}}): Promise<unknown> {
     const exit = err.exit ?? err.oclif?.exit
-    const isUsage = exit === EXIT_USAGE || err instanceof UsageError
+    // oclif's parse errors without an exit-code key of their own (e.g. a flag value not among its options)
+    // are CLIParseError instances, which carry `parse`: usage errors too.
+    const isUsage = exit === EXIT_USAGE || err instanceof UsageError || (typeof err === 'object' && err !== null && 'parse' in err)
     const message = firstLine(err.message)
     if (isUsage) {
       process.exitCode = EXIT_USAGE

@@ -329,6 +329,8 @@ export interface ChatReport {
   findings: Finding[]
   generations: Generation[]
   ranking: RankEntry[]
+  /** `check`: the bundle (archive) the chat was read from, home as `~`; absent for chat dirs on disk. */
+  bundle?: string
   /** Set when the transcript is torn and an intact transcript temp can replace it (issue #5). */
   transcriptRestore?: TranscriptRestore
   /** Set when the agent's memory is amnesiac (status `degraded`, or a placeholder primary). */
@@ -393,6 +395,8 @@ export interface Skipped {
 export interface OperationalError {
   path: string
   message: string
+  /** `check`: the finding id of the problem (e.g. `archive-entry-escapes`), for CI formats. */
+  id?: string
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -545,6 +549,7 @@ export const ChatReportSchema = z.looseObject({
       olderTraceSessionId: z.string().nullable(),
     })
     .optional(),
+  bundle: z.string().optional(),
 })
 
 export const SummarySchema = z.looseObject({
@@ -563,7 +568,7 @@ export const ReportSchema = z.looseObject({
   exitCode: z.number().int().min(0).max(31),
   error: z.string().optional(),
   summary: SummarySchema,
-  errors: z.array(z.looseObject({path: z.string(), message: z.string()})),
+  errors: z.array(z.looseObject({path: z.string(), message: z.string(), id: z.string().optional()})),
   skipped: z.array(z.looseObject({path: z.string(), reason: z.string()})),
   chats: z.array(ChatReportSchema),
   repairId: z.string().nullable().optional(),
