@@ -2,7 +2,7 @@
  * The boundary every agent format sits behind. The core (discover, inventory, rank, plan, render) knows
  * nothing of file names or schemas; an adapter knows nothing of the terminal or of how files are read.
  */
-import type {ChatReport} from '../model.js'
+import type {ChatReport, Role} from '../model.js'
 
 /** One entry directly inside a chat dir, as the inventory saw it (lstat, never following links). */
 export interface FileEntry {
@@ -71,6 +71,11 @@ export interface FormatAdapter {
   chatsIn(dir: string, names: string[]): FolderChats | null
   /** Whether the inventory must read a file's bytes (otherwise it only stats it). */
   wantsContent(name: string): boolean
+  /**
+   * The role of a file by its name, for `scan --quick` (which reads only the ends of files and never calls
+   * `diagnose`). Optional: without it, quick mode classifies no file of this format.
+   */
+  roleOf?(name: string): Role
   /** The whole diagnosis of one chat dir: classify, measure, rank, status, findings. Pure; never throws. */
   diagnose(snapshot: ChatDirSnapshot): Diagnosis
 }

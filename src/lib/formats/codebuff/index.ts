@@ -222,6 +222,7 @@ export const codebuff: FormatAdapter = {
   defaultRoots: (home) => defaultRoots(home),
   chatsIn: (dir, names) => (isChatDir(dir, names) ? {chats: [{dir, path: dir}], descend: false} : null),
   wantsContent,
+  roleOf,
   diagnose: diagnoseChat,
 }
 
