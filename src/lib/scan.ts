@@ -21,10 +21,16 @@ export interface ScanOptions {
    */
   keepData?: boolean
   /**
-   * Extra worker threads that diagnose chats alongside the main thread (issue #7). Used only when `keepData`
-   * is false, the default adapters are in use and there are at least `PARALLEL_MIN_CHATS` chats. Default 0.
+   * Parallel diagnosis (issue #7): with n > 0, n + 1 worker threads diagnose the chats while the main thread
+   * hands them out (so n = cores - 1 uses every core). Used only when `keepData` is false, the default adapters
+   * are in use and there are at least `PARALLEL_MIN_CHATS` chats. Default 0 (all on the main thread).
    */
   workers?: number
+  /**
+   * Files above this many bytes are classified by streaming (`inventory.ts`, `STREAM_THRESHOLD_BYTES` by
+   * default; `CHATDOCTOR_STREAM_THRESHOLD` in `env` overrides it, for tests and the benchmark).
+   */
+  streamThresholdBytes?: number
   /** Called after discovery and after each chat, with running totals (for a progress display). */
   onProgress?: (progress: ScanProgress) => void
 }
@@ -52,10 +58,10 @@ export interface ScanResult {
 }
 
 /** Diagnoses one chat that discovery found. Never throws: an unreadable folder becomes an error. */
-export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: string): Promise<ScannedChat | {skipped: Skipped} | {error: OperationalError}> {
+export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: string, streamThreshold?: number): Promise<ScannedChat | {skipped: Skipped} | {error: OperationalError}> {
   let snapshot: ChatDirSnapshot
   try {
-    snapshot = await readChat(unit, adapter)
+    snapshot = await readChat(unit, adapter, {streamThresholdBytes: streamThreshold})
   } catch (e) {
     const err = e as NodeJS.ErrnoException
     const why = err.code === 'ENOENT' ? 'the chat disappeared during the scan' : err.message
@@ -103,8 +109,8 @@ export const PARALLEL_MIN_CHATS = 8
 export type ChatOutcome = (ScannedChat | {skipped: Skipped} | {error: OperationalError}) & {filesRead?: number; bytesRead?: number}
 
 /** Diagnoses one chat and, unless `keepData`, drops the bytes read. Never throws. */
-export async function diagnoseUnit(unit: ChatUnit, adapter: FormatAdapter, home: string, keepData: boolean): Promise<ChatOutcome> {
-  const r: ChatOutcome = await scanChat(unit, adapter, home)
+export async function diagnoseUnit(unit: ChatUnit, adapter: FormatAdapter, home: string, keepData: boolean, streamThreshold?: number): Promise<ChatOutcome> {
+  const r: ChatOutcome = await scanChat(unit, adapter, home, streamThreshold)
   if ('report' in r) {
     let files = 0
     let bytes = 0
@@ -121,12 +127,14 @@ export async function diagnoseUnit(unit: ChatUnit, adapter: FormatAdapter, home:
 }
 
 /**
- * Diagnoses every found chat, in discovery order. With workers, chats are handed out one at a time to whoever
- * is free (the main thread or a worker), so a few huge chats do not leave a core idle; results come back in
- * discovery order whatever finished first.
+ * Diagnoses every found chat, in discovery order. With workers, chats are handed out in batches to whichever
+ * worker is free, so a few huge chats do not leave a core idle; results come back in discovery order whatever
+ * finished first.
  */
 async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progress: ScanProgress): Promise<ChatOutcome[]> {
   const keepData = opts.keepData !== false
+  const envThreshold = Number(opts.env.CHATDOCTOR_STREAM_THRESHOLD)
+  const threshold = opts.streamThresholdBytes ?? (Number.isInteger(envThreshold) && envThreshold > 0 ? envThreshold : undefined)
   const out: ChatOutcome[] = new Array(chats.length)
   const done = (i: number, r: ChatOutcome) => {
     out[i] = r
@@ -138,43 +146,40 @@ async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progres
   const nWorkers = !keepData && opts.adapters === undefined && chats.length >= PARALLEL_MIN_CHATS ? Math.max(0, Math.floor(opts.workers ?? 0)) : 0
   let next = 0
   if (nWorkers === 0) {
-    for (; next < chats.length; next++) done(next, await diagnoseUnit(chats[next].unit, chats[next].adapter, opts.home, keepData))
+    for (; next < chats.length; next++) done(next, await diagnoseUnit(chats[next].unit, chats[next].adapter, opts.home, keepData, threshold))
     return out
   }
+  // The main thread only hands out work: `nWorkers + 1` workers (one per core), each given a batch of chats at
+  // a time (small batches near the end, so one slow chat does not hold the others back).
   const {Worker} = await import('node:worker_threads')
-  const workers: Array<InstanceType<typeof Worker>> = []
   const finished: Array<Promise<void>> = []
-  for (let w = 0; w < nWorkers; w++) {
-    const worker = new Worker(new URL('./scan-worker.js', import.meta.url), {workerData: {home: opts.home}})
-    workers.push(worker)
+  const threads = nWorkers + 1
+  for (let w = 0; w < threads; w++) {
+    const worker = new Worker(new URL('./scan-worker.js', import.meta.url), {workerData: {home: opts.home, streamThreshold: threshold}})
     finished.push(
       new Promise<void>((resolve, reject) => {
-        let current = -1
         const feed = () => {
           if (next >= chats.length) {
             void worker.terminate()
             resolve()
             return
           }
-          current = next++
-          worker.postMessage({index: current, unit: chats[current].unit, adapter: chats[current].adapter.name})
+          const size = Math.max(1, Math.min(32, Math.floor((chats.length - next) / (threads * 4))))
+          const items = []
+          for (let k = 0; k < size && next < chats.length; k++, next++) items.push({index: next, unit: chats[next].unit, adapter: chats[next].adapter.name})
+          worker.postMessage(items)
         }
-        worker.on('message', (m: {index: number; outcome: ChatOutcome & {report?: unknown}}) => {
-          const o = m.outcome
-          if ('report' in o) (o as ScannedChat).adapter = chats[m.index].adapter
-          done(m.index, o)
+        worker.on('message', (results: Array<{index: number; outcome: ChatOutcome}>) => {
+          for (const {index, outcome} of results) {
+            if ('report' in outcome) (outcome as ScannedChat).adapter = chats[index].adapter
+            done(index, outcome)
+          }
           feed()
         })
         worker.on('error', reject)
         feed()
       }),
     )
-  }
-  // The main thread takes chats too, yielding between them so workers' messages are handled.
-  while (next < chats.length) {
-    const i = next++
-    done(i, await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData))
-    await new Promise((r) => setImmediate(r))
   }
   await Promise.all(finished)
   return out

@@ -13,7 +13,7 @@
  */
 import type {Classification, Reason} from '../model.js'
 import {checkUtf8, decodeUtf8Strict, hasBom, indexOfByte, isAllNul, isBlank, nulTailStart} from './bytes.js'
-import {scanValue, skipWhitespace} from './json.js'
+import {scanValue, skipWhitespace, type ScanResult} from './json.js'
 
 /**
  * Classifies the bytes of a file that should hold one JSON document.
@@ -38,14 +38,42 @@ function uniq(reasons: Reason[]): Reason[] {
   return [...new Set(reasons)]
 }
 
-/** The slow path: the bytes do not parse strictly; find the class, the reasons and the first damaged byte. */
-function explainFailure(buf: Uint8Array): Classification {
-  const reasons: Reason[] = []
+/**
+ * What the slow path establishes about a file's bytes before it decides the class. The in-memory path
+ * (`gatherFacts`) and the streaming path (`stream.ts`) both produce these, and `decideFailure` turns them into
+ * the verdict, so the two paths cannot disagree on the rules. Offsets in bytes from the start of the file.
+ */
+export interface FailureFacts {
+  /** File size in bytes. */
+  length: number
+  bom: boolean
+  /** Where the document may start: 3 after a BOM, else 0. */
+  start: number
+  /** Start of the trailing run of NULs (`length` when the last byte is not NUL). */
+  tail: number
+  /** First NUL in `[start, tail)`, or -1. */
+  firstNul: number
+  /** First invalid UTF-8 sequence (see `explain`), or -1. */
+  invalidAt: number
+  /** The bytes before the NUL tail end inside a multi-byte character (and nothing else is wrong with UTF-8). */
+  tornUtf8: boolean
+  /** End of the range the syntax scan covered: `tail`, or the start of the torn character. */
+  end: number
+  /** The syntax scan of `[start, end)`. */
+  scan: ScanResult
+  /** `[start, end)` holds only JSON whitespace. */
+  blankBeforeEnd: boolean
+  /** For a complete scan: the first non-whitespace byte after the document in `[scan.end, end)`, or `end`. */
+  after: number
+  /** For a complete scan with `after < end`: `[after, end)` is one or more further complete documents. */
+  concatenated: boolean
+}
+
+/** The in-memory fact gathering of the slow path. */
+function gatherFacts(buf: Uint8Array): FailureFacts {
   const bom = hasBom(buf)
   const start = bom ? 3 : 0
-  if (bom) reasons.push('bom')
   const tail = nulTailStart(buf)
-  const hasNulTail = tail < buf.length
   let end = tail
   const firstNul = indexOfByte(buf, 0, start, end)
   const utf8 = checkUtf8(buf, start, firstNul >= 0 ? firstNul : end)
@@ -62,44 +90,65 @@ function explainFailure(buf: Uint8Array): Classification {
     const rest = checkUtf8(buf, firstNul, end)
     if (!rest.ok && rest.kind === 'invalid') invalidAt = rest.offset
   }
+  const scan = scanValue(buf, start, end)
+  const blankBeforeEnd = skipWhitespace(buf, start, end) >= end
+  let after = end
+  let concatenated = false
+  if (scan.kind === 'complete') {
+    after = skipWhitespace(buf, scan.end, end)
+    if (after < end) concatenated = isConcatenation(buf, after, end)
+  }
+  return {length: buf.length, bom, start, tail, firstNul, invalidAt, tornUtf8, end, scan, blankBeforeEnd, after, concatenated}
+}
+
+/** The slow path: the bytes do not parse strictly; find the class, the reasons and the first damaged byte. */
+function explainFailure(buf: Uint8Array): Classification {
+  return decideFailure(gatherFacts(buf))
+}
+
+/** The verdict of the slow path from its facts (shared by the in-memory and streaming paths). */
+export function decideFailure(f: FailureFacts): Classification {
+  const {length, bom, start, tail, firstNul, invalidAt, tornUtf8, end, scan} = f
+  const reasons: Reason[] = []
+  if (bom) reasons.push('bom')
+  const hasNulTail = tail < length
   if (invalidAt >= 0) reasons.push('invalid-utf8')
   if (firstNul >= 0) reasons.push('nul-run')
 
-  const scan = scanValue(buf, start, end)
   if (scan.kind === 'eof') {
-    if (!bom && skipWhitespace(buf, start, end) >= end) {
+    if (!bom && f.blankBeforeEnd) {
       // Nothing but whitespace before the NUL tail: no document was written at all.
-      return {class: 'truncated', reasons: uniq(['unexpected-end', ...(hasNulTail ? (['nul-tail'] as Reason[]) : [])]), damage: {offset: start, length: buf.length - start}}
+      return {class: 'truncated', reasons: uniq(['unexpected-end', ...(hasNulTail ? (['nul-tail'] as Reason[]) : [])]), damage: {offset: start, length: length - start}}
     }
     if (!bom && invalidAt < 0 && firstNul < 0) {
       const r: Reason[] = ['unexpected-end']
       if (tornUtf8) r.push('torn-utf8')
       if (hasNulTail) r.push('nul-tail')
-      return {class: 'truncated', reasons: r, damage: {offset: end, length: buf.length - end}}
+      return {class: 'truncated', reasons: r, damage: {offset: end, length: length - end}}
     }
     reasons.push('unexpected-end')
     const at = firstDamage(invalidAt, firstNul, end)
-    return {class: 'corrupt', reasons: uniq(reasons), damage: {offset: at, length: buf.length - at}}
+    return {class: 'corrupt', reasons: uniq(reasons), damage: {offset: at, length: length - at}}
   }
   if (scan.kind === 'error') {
     const at = firstDamage(invalidAt, firstNul, scan.at)
     if (invalidAt < 0 && firstNul < 0) reasons.push('syntax-error')
-    return {class: 'corrupt', reasons: uniq(reasons), damage: {offset: at, length: buf.length - at}}
+    return {class: 'corrupt', reasons: uniq(reasons), damage: {offset: at, length: length - at}}
   }
   // A complete document ends at scan.end; look at what follows it.
-  const after = skipWhitespace(buf, scan.end, end)
+  const after = f.after
   if (after < end) {
-    reasons.push(isConcatenation(buf, after, end) ? 'concatenated' : 'trailing-garbage')
-    return {class: 'corrupt', reasons: uniq(reasons), damage: {offset: after, length: buf.length - after}}
+    reasons.push(f.concatenated ? 'concatenated' : 'trailing-garbage')
+    return {class: 'corrupt', reasons: uniq(reasons), damage: {offset: after, length: length - after}}
   }
   if (tornUtf8) {
     // Bytes of a cut character after a complete document: garbage after the end.
     reasons.push('trailing-garbage')
-    return {class: 'corrupt', reasons: uniq(reasons), damage: {offset: end, length: buf.length - end}}
+    return {class: 'corrupt', reasons: uniq(reasons), damage: {offset: end, length: length - end}}
   }
   if (hasNulTail) reasons.push('nul-tail')
   const damageAt = invalidAt >= 0 ? invalidAt : bom ? 0 : tail
-  return {class: 'corrupt', reasons: uniq(reasons), damage: {offset: damageAt, length: buf.length - damageAt}}
+  return {class: 'corrupt', reasons: uniq(reasons), damage: {offset: damageAt, length: length - damageAt}}
 }
 
 function firstDamage(...offsets: number[]): number {

@@ -2,7 +2,7 @@
  * The boundary every agent format sits behind. The core (discover, inventory, rank, plan, render) knows
  * nothing of file names or schemas; an adapter knows nothing of the terminal or of how files are read.
  */
-import type {ChatReport, Role} from '../model.js'
+import type {ChatReport, Classification, Role} from '../model.js'
 
 /** One entry directly inside a chat dir, as the inventory saw it (lstat, never following links). */
 export interface FileEntry {
@@ -17,6 +17,12 @@ export interface FileEntry {
   data?: Buffer
   /** Why the bytes could not be read (e.g. `EACCES: permission denied`), when they could not. */
   readError?: string
+  /**
+   * For a file above the inventory's streaming threshold (issue #7): its syntax verdict and sha256, made by
+   * streaming it in bounded memory; `data` is then absent. Never `intact` (an intact file that large cannot be
+   * parsed for measuring and gets `readError` instead).
+   */
+  streamed?: {classification: Classification; sha256: string}
 }
 
 /**
