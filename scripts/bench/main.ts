@@ -103,8 +103,8 @@ function benchInput(input: InputInfo, opts: {jqEvery?: number; full?: boolean} =
   const floor = measure(input, 'floor (read + JSON.parse)', node, [path.join(SCRIPTS, 'floor.js'), input.dir])
   const add = (r: Row) => (r.ratioToFloor = r.seconds / floor.seconds)
   add(floor)
-  add(measure(input, 'chatdoctor scan --json', node, scan(input.dir), {note: 'worker threads: one per core beyond the main thread'}))
-  add(measure(input, 'chatdoctor scan --json, 1 thread', node, scan(input.dir), {env: {CHATDOCTOR_WORKERS: '0'}}))
+  add(measure(input, 'chatdoctor scan --json', node, scan(input.dir)))
+  add(measure(input, 'chatdoctor scan --json, workers', node, scan(input.dir), {env: {CHATDOCTOR_WORKERS: 'auto'}, note: 'CHATDOCTOR_WORKERS=auto: one worker thread per core'}))
   add(measure(input, 'chatdoctor scan --json --quick', node, scan(input.dir, '--quick')))
   add(measure(input, 'agents\' recovery loop', node, [path.join(SCRIPTS, 'recovery.js'), input.dir]))
   if (JQ) {

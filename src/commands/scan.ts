@@ -6,10 +6,15 @@ import type {Report} from '../lib/model.js'
 import {buildReport} from '../lib/report.js'
 import {scanPaths} from '../lib/scan.js'
 
-/** Worker threads for a scan: one per core beyond the main thread, or `CHATDOCTOR_WORKERS` (0 turns them off). */
+/**
+ * Worker threads for a scan: `CHATDOCTOR_WORKERS=n` (n + 1 workers; `auto`: one per core). Off by default: on
+ * the shared 2-core benchmark machine they cost more CPU (each worker loads the adapters) than they saved
+ * (issue #7; see README "Performance").
+ */
 export function workerCount(env: NodeJS.ProcessEnv): number {
+  if (env.CHATDOCTOR_WORKERS === 'auto') return availableParallelism() - 1
   const n = Number(env.CHATDOCTOR_WORKERS)
-  return env.CHATDOCTOR_WORKERS !== undefined && Number.isInteger(n) && n >= 0 ? n : availableParallelism() - 1
+  return env.CHATDOCTOR_WORKERS !== undefined && Number.isInteger(n) && n >= 0 ? n : 0
 }
 
 export default class Scan extends BaseCommand {
@@ -48,7 +53,6 @@ in a chat, 8 a path could not be read, 16 usage error.`
     const paths = argv as string[]
     const json = this.jsonEnabled()
     const bar = await ScanProgressBar.create(progressWanted({stderrIsTTY: Boolean(process.stderr.isTTY), json, env: process.env}))
-    // One worker per core beyond the main thread; the scan decides whether there is enough work for them.
     const opts = {home: this.home(), env: process.env, keepData: false, workers: workerCount(process.env), onProgress: bar.update}
     let result: Pick<Awaited<ReturnType<typeof scanPaths>>, 'skipped' | 'errors'> & {chats: Report['chats']}
     let quick: Report['quick']
