@@ -567,6 +567,13 @@ export const ReportSchema = z.looseObject({
   chatdoctorVersion: z.string(),
   exitCode: z.number().int().min(0).max(31),
   error: z.string().optional(),
+  quick: z
+    .looseObject({
+      headBytes: z.number().int().nonnegative(),
+      tailBytes: z.number().int().nonnegative(),
+      notDetected: z.string(),
+    })
+    .optional(),
   summary: SummarySchema,
   errors: z.array(z.looseObject({path: z.string(), message: z.string(), id: z.string().optional()})),
   skipped: z.array(z.looseObject({path: z.string(), reason: z.string()})),
@@ -589,6 +596,11 @@ export interface Report {
   exitCode: number
   /** Present only on a usage error (exit 16). */
   error?: string
+  /**
+   * Present only for `scan --quick`: each file was judged from its first `headBytes` and last `tailBytes`
+   * bytes, and `notDetected` says what that cannot see (damage in the middle of a file).
+   */
+  quick?: {headBytes: number; tailBytes: number; notDetected: string}
   summary: Summary
   errors: OperationalError[]
   skipped: Skipped[]
