@@ -20,6 +20,7 @@
  */
 import {createHmac, randomBytes} from 'node:crypto'
 import {INTERRUPTION_MESSAGE, PLACEHOLDER_MESSAGE} from '../formats/codebuff/schema.js'
+import {utf8SequenceAt} from '../classify/bytes.js'
 
 /** A redaction context: the per-bundle key and a memo of placeholders. */
 export interface Redactor {
@@ -146,34 +147,6 @@ function isHex(b: number): boolean {
   return (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66)
 }
 
-/**
- * Length of the UTF-8 sequence at `i`: `{len, complete: true}` for a valid character, `{len, complete: false}`
- * for a valid prefix cut by `end` or by a byte that cannot continue it (len = bytes of the prefix), or null
- * when the byte at `i` cannot start a character.
- */
-function utf8At(buf: Uint8Array, i: number, end: number): {len: number; complete: boolean; need: number} | null {
-  const b = buf[i]
-  let need: number
-  let lo = 0x80
-  let hi = 0xbf
-  if (b >= 0xc2 && b <= 0xdf) need = 1
-  else if (b >= 0xe0 && b <= 0xef) {
-    need = 2
-    if (b === 0xe0) lo = 0xa0
-    if (b === 0xed) hi = 0x9f
-  } else if (b >= 0xf0 && b <= 0xf4) {
-    need = 3
-    if (b === 0xf0) lo = 0x90
-    if (b === 0xf4) hi = 0x8f
-  } else return null
-  for (let k = 1; k <= need; k++) {
-    if (i + k >= end) return {len: k, complete: false, need}
-    const c = buf[i + k]
-    if (c < (k === 1 ? lo : 0x80) || c > (k === 1 ? hi : 0xbf)) return {len: k, complete: false, need}
-  }
-  return {len: need + 1, complete: true, need}
-}
-
 /** A cut character with the same length and kind as the original cut one, carrying none of its bits. */
 function canonicalCut(need: number, len: number): Buffer {
   const full = need === 1 ? [0xc3, 0xa9] : need === 2 ? [0xe3, 0x81, 0x82] : [0xf0, 0x9f, 0x98, 0x80]
@@ -236,7 +209,7 @@ function lexString(buf: Buffer, i: number, end: number): {pieces: Piece[]; next:
       continue
     }
     if (b >= 0x80) {
-      const u = utf8At(buf, i, end)
+      const u = utf8SequenceAt(buf, i, end)
       if (u === null) {
         damage(buf.subarray(i, i + 1), i, i + 1)
         i++
@@ -394,7 +367,7 @@ export function redactJsonBytes(buf: Buffer, role: RedactRole, r: Redactor): Buf
     }
     strict = true
     if (b >= 0x80) {
-      const u = utf8At(buf, i, end)
+      const u = utf8SequenceAt(buf, i, end)
       if (u === null) {
         emitRaw(buf.subarray(i, i + 1))
         i++
