@@ -30,8 +30,11 @@ before(() => {
   copyRealChat(REAL_CHATS.small, home)
   const ten = copyRealChat(REAL_CHATS.tenTurns, home)
   writeFileSync(path.join(ten, 'run-state.json'), cutAt(readFileSync(path.join(ten, 'run-state.json')), 5000))
+  // Unrecoverable: the primary zero-filled and the transcript torn too (an intact transcript's embedded
+  // RunState copy would be a usable generation, issue #5).
   const lost = copyRealChat(REAL_CHATS.small, home, CHATS, '2025-11-05T10-00-00.000Z')
   writeFileSync(path.join(lost, 'run-state.json'), zeroFill(readFileSync(path.join(lost, 'run-state.json'))))
+  writeFileSync(path.join(lost, 'chat-messages.json'), cutAt(readFileSync(path.join(lost, 'chat-messages.json')), 3000))
   const logOnly = copyRealChat(REAL_CHATS.small, home, CHATS, '2026-01-01T00-00-00.000Z')
   rmSync(path.join(logOnly, 'run-state.json'))
   rmSync(path.join(logOnly, 'chat-messages.json'))
@@ -211,7 +214,7 @@ describe('usage errors exit 16', {concurrency: 2}, () => {
     const r = await cli(['scna', home])
     assert.equal(r.status, 16)
     assert.equal(r.stdout, '')
-    assert.match(r.stderr, /^chatdoctor: unknown command "scna"\. Commands: scan\. Try: chatdoctor --help\n$/)
+    assert.equal(r.stderr, `chatdoctor: unknown command "scna". Commands: ${[...COMMANDS].sort().join(', ')}. Try: chatdoctor --help\n`)
   })
   test('an unknown command with --json is one JSON object with exitCode 16', async () => {
     const r = await cli(['scna', '--json'])

@@ -18,6 +18,7 @@ import {
   copyRealChat,
   cutAt,
   hashTree,
+  keepEmbeddedRunStates,
   nulTailAt,
   runCli,
   setMtime,
@@ -141,16 +142,38 @@ const SCENARIOS: Scenario[] = [
     turns: [10, 10],
   },
   {
-    name: 'truncated primary, no temp: the backup wins (turn 9 of 10 back, turn 10 lost)',
+    name: "truncated primary, no temp: the transcript's embedded copy of turn 10 wins (issue #5)",
     chat: REAL_CHATS.tenTurns,
     damage: (d) => {
       unlinkSync(path.join(d, TEN_TURN_TEMP))
       rewrite((b) => cutAt(b, 5000))(d)
     },
+    winner: 'chat-messages.json#ai-1762265497000-d81188ed9dfc1',
+    turns: [10, 10],
+  },
+  {
+    name: 'truncated primary, no temp, turns 9 and 10 without embedded copies: the backup wins (turn 9 of 10 back, turn 10 lost)',
+    chat: REAL_CHATS.tenTurns,
+    damage: (d) => {
+      unlinkSync(path.join(d, TEN_TURN_TEMP))
+      rewrite((b) => cutAt(b, 5000))(d)
+      withoutLateCopies(d, 8)
+    },
     winner: 'run-state.json.bak',
     turns: [9, 10],
   },
 ]
+
+/**
+ * Keeps the transcript's embedded RunStates of the first `keep` turns only (mtime kept): a turn whose run
+ * ended in an error output, and the newest turn until the next save, have none (codebuff-format.md §1.5).
+ */
+function withoutLateCopies(dir: string, keep: number): void {
+  const p = path.join(dir, 'chat-messages.json')
+  const st = lstatSync(p)
+  writeFileSync(p, keepEmbeddedRunStates(readFileSync(p), keep))
+  setMtime(p, st.mtimeMs)
+}
 
 const slug = (name: string) => name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase()
 
@@ -263,6 +286,7 @@ test('repair over many chats: repaired, unrecoverable and healthy; exit 1|4 then
     writeFileSync(path.join(a, P), cutAt(readFileSync(path.join(a, P)), 100))
     const b = copyRealChat(REAL_CHATS.small, sb.home)
     writeFileSync(path.join(b, P), Buffer.alloc(0))
+    writeFileSync(path.join(b, 'chat-messages.json'), cutAt(readFileSync(path.join(b, 'chat-messages.json')), 2000)) // no embedded copy either
     copyRealChat(REAL_CHATS.tenTurns, sb.home, path.join('.config', 'manicode', 'projects', 'demo-app', 'chats'), '2025-11-05T10-00-00.000Z')
     const c = copyRealChat(REAL_CHATS.tenTurns, sb.home, path.join('.config', 'manicode', 'projects', 'other', 'chats'))
     writeFileSync(path.join(c, P), zeroFill(readFileSync(path.join(c, P))))
@@ -288,6 +312,7 @@ test('human report says what was restored, what came back and what is lost', () 
   try {
     const dir = copyRealChat(REAL_CHATS.tenTurns, sb.home)
     renameSync(path.join(dir, TEN_TURN_TEMP), path.join(sb.root, 'elsewhere'))
+    withoutLateCopies(dir, 8)
     writeFileSync(path.join(dir, P), cutAt(readFileSync(path.join(dir, P)), 777))
     const r = runCli(['repair', dir], {env: sb.env})
     assert.equal(r.status, 1, r.stderr)

@@ -24,8 +24,10 @@ import {
   hashTree,
   insertIntoFirstText,
   invalidByteAt,
+  keepEmbeddedRunStates,
   nulTailAt,
   setMtime,
+  syncChatMeta,
   tempDir,
   withBom,
   zeroFill,
@@ -93,7 +95,8 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: 'zero-filled-primary',
-    // The 1-turn chat has no other generation: the context is lost, the transcript survives.
+    // The 1-turn chat has no other run-state file, but its transcript's AI message embeds the turn-1 RunState
+    // (issue #5): that embedded copy wins.
     build(root) {
       rewrite(copyRealChat(SMALL, root), 'run-state.json', zeroFill)
       return [root]
@@ -164,22 +167,30 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'bak-older-than-complete-temp',
     // .bak and temp hold the same generation (equal N, sentAt, history); the temp's mtime is newer: it wins.
+    // The transcript is as on disk right after turn 10 (its newest AI message has no embedded RunState yet,
+    // codebuff-format.md §1.5), so its turn-9 copy ties with them too and loses on mtime.
     build(root) {
       const dir = copyRealChat(TEN, root)
       rewrite(dir, 'run-state.json', half)
       rewrite(dir, TEN_TURN_TEMP, () => read(dir, 'run-state.json.bak'), T0 + 60_000)
       setMtime(path.join(dir, 'run-state.json.bak'), T0)
+      rewrite(dir, 'chat-messages.json', (b) => keepEmbeddedRunStates(b, 9))
+      syncChatMeta(dir)
       return [root]
     },
   },
   {
     name: 'equal-mtimes-name-tie-break',
-    // Same generation in .bak and temp, same mtime: the byte-wise larger name wins (".bak" > ".41231…tmp").
+    // Same generation in .bak, temp and the transcript's turn-9 copy (its turn-10 AI message has no embedded
+    // RunState yet, §1.5), all with the same mtime (a coarse file system): the byte-wise larger name wins
+    // ("run-state.json.bak" > "run-state.json.41231…tmp" > "chat-messages.json#…").
     build(root) {
       const dir = copyRealChat(TEN, root)
       rewrite(dir, 'run-state.json', half)
       rewrite(dir, TEN_TURN_TEMP, () => read(dir, 'run-state.json.bak'), T0)
       setMtime(path.join(dir, 'run-state.json.bak'), T0)
+      rewrite(dir, 'chat-messages.json', (b) => keepEmbeddedRunStates(b, 9), T0)
+      syncChatMeta(dir)
       return [root]
     },
   },
@@ -195,9 +206,20 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: 'all-generations-torn',
+    // Every run-state file torn: the transcript's embedded copy of turn 10 (issue #5) wins; repairable.
     build(root) {
       const dir = copyRealChat(TEN, root)
       for (const f of ['run-state.json', 'run-state.json.bak', TEN_TURN_TEMP]) rewrite(dir, f, half)
+      return [root]
+    },
+  },
+  {
+    name: 'all-generations-and-transcript-torn',
+    // Every run-state file torn and the transcript too (so no embedded copy): no usable generation, the agent
+    // context is lost (exit 4); the torn transcript is an error finding of its own.
+    build(root) {
+      const dir = copyRealChat(TEN, root)
+      for (const f of ['run-state.json', 'run-state.json.bak', TEN_TURN_TEMP, 'chat-messages.json']) rewrite(dir, f, half)
       return [root]
     },
   },

@@ -1,11 +1,11 @@
 import {Args, Flags} from '@oclif/core'
 import {createInterface} from 'node:readline/promises'
-import {BaseCommand} from '../cli/base.js'
+import {BaseCommand, UsageError} from '../cli/base.js'
 import {applyChat} from '../lib/apply.js'
 import {nodeFileSystem} from '../lib/fsio/fs.js'
 import {stateDir} from '../lib/fsio/repair-log.js'
 import type {Report} from '../lib/model.js'
-import {planRepairs, type ChatPlan} from '../lib/plan.js'
+import {planRepairs, restorableGenerations, type ChatPlan} from '../lib/plan.js'
 import {renderRepair} from '../lib/render/repair.js'
 import {buildRepairReport, newRepairId, type ChatResult} from '../lib/repair-report.js'
 import {scanPaths} from '../lib/scan.js'
@@ -16,20 +16,27 @@ export default class Repair extends BaseCommand {
   static override description = `Finds chats as scan does (same PATH rules, same verdicts). For each repairable chat: keeps the
 primary as evidence under <chat dir>/.chatdoctor/<repairId>/, writes the winner's exact bytes as the primary
 (temp, fsync, rename, fsync dir, verify), and puts the chat folder's mtime back. Unrecoverable chats are
-reported; nothing is written for them. A chat whose files change during the run, or whose leftover temp
-belongs to a running codebuff/freebuff process, is refused (--force writes anyway).
+reported; nothing is written for them. The winner may be an embedded copy (chat-messages.json#<id>): its exact
+bytes are written. A torn chat-messages.json with an intact transcript temp is restored from the temp (the
+torn file kept as evidence). A degraded chat (amnesiac context) is left as it is: the report names the
+--restore-from that would restore the generation holding the missing turns. --salvage also uses a salvaged
+torn generation when it covers more turns than every intact one. A chat whose files change during the run,
+or whose leftover temp belongs to a running codebuff/freebuff process, is refused (--force writes anyway).
 
 Asks once before repairing more than one chat on a terminal (-y skips; never asks with --json or when
 stdin is not a terminal). Ctrl-C stops between chats. Every repair can be undone: chatdoctor undo <repairId>.
 
 Exit status (a bitmask): 0 nothing to repair, 1 repaired, 2 repairable damage left unrepaired (dry run,
-refused), 4 agent context lost in a chat, 8 a path could not be read or a chat was refused or failed,
-16 usage error.`
+refused), 4 agent context lost in a chat (unrecoverable, or degraded and left untouched), 8 a path could
+not be read or a chat was refused or failed, 16 usage error (also --restore-from with other than exactly
+one chat, or naming no intact generation of it).`
 
   static override examples = [
     '<%= config.bin %> repair --dry-run',
     '<%= config.bin %> repair ~/.config/manicode/projects/my-app/chats/2025-11-04T14-01-15.000Z',
     '<%= config.bin %> repair --yes --json > repair.json',
+    '<%= config.bin %> repair --salvage --dry-run',
+    '<%= config.bin %> repair --restore-from chat-messages.json#ai-1762265497000-d81188ed9dfc1 ~/.config/manicode/projects/my-app/chats/2025-11-04T14-01-15.000Z',
   ]
 
   static override args = {
@@ -42,13 +49,21 @@ refused), 4 agent context lost in a chat, 8 a path could not be read or a chat w
     'dry-run': Flags.boolean({char: 'n', description: 'Write nothing; print the exact plan.'}),
     yes: Flags.boolean({char: 'y', description: 'Do not ask before repairing more than one chat.'}),
     force: Flags.boolean({description: 'Repair a chat even if it looks live (files changed since the scan, agent process running).'}),
+    salvage: Flags.boolean({description: 'Also use a salvaged torn generation (complete messages kept byte for byte, lost members borrowed per key) when it covers more turns than every intact one.', exclusive: ['restore-from']}),
+    'restore-from': Flags.string({description: 'Restore this generation of the one chat in scope (a file name, or an embedded copy chat-messages.json#<id>), e.g. the source a degraded chat\'s report names.', helpValue: 'GENERATION'}),
   }
 
   async run(): Promise<Report> {
     const {argv, flags} = await this.parse(Repair)
     const home = this.home()
     const result = await scanPaths(argv as string[], {home, env: process.env})
-    const plans = planRepairs(result.chats)
+    const restoreFrom = flags['restore-from']
+    if (restoreFrom !== undefined) {
+      if (result.chats.length !== 1) throw new UsageError(`--restore-from needs exactly one chat in scope (found ${result.chats.length}); give its chat dir as PATH`)
+      const ok = restorableGenerations(result.chats[0].report)
+      if (!ok.includes(restoreFrom)) throw new UsageError(`--restore-from: ${restoreFrom} is not an intact generation of ${result.chats[0].report.path} (intact: ${ok.length === 0 ? 'none' : ok.length <= 6 ? ok.join(', ') : `${ok.slice(0, 3).join(', ')} … ${ok.at(-1)}, ${ok.length} in all; chatdoctor inspect lists them`})`)
+    }
+    const plans = planRepairs(result.chats, {salvage: flags.salvage, restoreFrom})
     const todo = plans.filter((p) => p.actions.length > 0)
     const dryRun = flags['dry-run']
     const repairId = newRepairId()

@@ -348,8 +348,9 @@ export interface ChatReport {
 /**
  * Kinds of repair action. `preserve`: keep a file as evidence before it is replaced (`to` is its name inside
  * the evidence folder); `restore`: write the bytes of a generation (`from`) as `to`; `restore-mtime`: put the
- * chat dir's own mtime back (`to` is `.`), so the agent's "newest chat" choice does not change. Later issues
- * add kinds (e.g. restoring an embedded copy or salvaged bytes).
+ * chat dir's own mtime back (`to` is `.`), so the agent's "newest chat" choice does not change. A `restore`
+ * writes a file's bytes (`from` is its name), an embedded copy's (`from` `chat-messages.json#<id>`), a transcript
+ * temp's (`to` `chat-messages.json`) or salvaged bytes (`from` `salvage:<torn file>`, `repair --salvage`).
  */
 export const ACTION_TYPES = ['preserve', 'restore', 'restore-mtime'] as const
 export type ActionType = (typeof ACTION_TYPES)[number]
@@ -364,14 +365,17 @@ export interface ActionReport {
   sha256: string | null
   /** Path of the evidence the action left (the preserved copy); null in a dry run or when none. */
   evidence: string | null
+  /** (`restore` of salvaged bytes, `repair --salvage`) Members the tear cut off, each copied from a donor generation. */
+  keysBorrowed?: BorrowedKeyReport[]
 }
 
 /**
  * What a repair did with one chat: `repaired`; `planned` (dry run); `refused` (live chat or locked, bit 8);
  * `failed` (a write failed, bit 8; evidence says what was kept); `not-attempted` (the user declined or
- * stopped the run first); `not-needed` (healthy); `not-repairable` (unrecoverable: nothing written).
+ * stopped the run first); `not-needed` (healthy); `not-repairable` (unrecoverable: nothing written);
+ * `left-untouched` (degraded: plain `repair` changes nothing, `message` names the `--restore-from` that would).
  */
-export const REPAIR_OUTCOMES = ['repaired', 'planned', 'refused', 'failed', 'not-attempted', 'not-needed', 'not-repairable'] as const
+export const REPAIR_OUTCOMES = ['repaired', 'planned', 'refused', 'failed', 'not-attempted', 'not-needed', 'not-repairable', 'left-untouched'] as const
 export type RepairOutcome = (typeof REPAIR_OUTCOMES)[number]
 
 export interface ChatRepair {
@@ -493,6 +497,7 @@ export const ActionSchema = z.looseObject({
   to: z.string(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
   evidence: z.string().nullable(),
+  keysBorrowed: z.array(z.looseObject({key: z.string(), from: z.string()})).optional(),
 })
 
 export const ChatRepairSchema = z.looseObject({

@@ -3,7 +3,7 @@
  * the repair did (`repair`), and at the top `repairId` and `dryRun`. Pure.
  *
  * Exit status: the `scan` bitmask, where a repaired chat contributes 1 instead of 2; a chat left repairable
- * (dry run, declined, stopped) contributes 2; a refused or failed chat 2 + 8.
+ * (dry run, declined, stopped) contributes 2; a refused or failed chat 2 + 8; a degraded chat left untouched 4.
  */
 import {randomBytes} from 'node:crypto'
 import type {ChatOutcome} from './apply.js'
@@ -22,20 +22,26 @@ export function newRepairId(now = new Date()): string {
 /** What became of one chat: an outcome of `applyChat`, or a state that never reached it. */
 export type ChatResult = ChatOutcome | 'planned' | 'not-attempted'
 
-/** The exit bit(s) one chat contributes to a `repair` run. */
+/**
+ * The exit bit(s) one chat contributes to a `repair` run. An unrecoverable chat whose plan restores no agent
+ * context (e.g. only its torn transcript) still contributes 4: its agent context stays lost.
+ */
 export function repairExitBits(chat: ChatReport): number {
   const r = chat.repair
   if (!r) return 0
+  const primary = chat.generations.find((g) => g.role === 'primary')?.file
+  const contextStaysLost = chat.status === 'unrecoverable' && !(chat.actions ?? []).some((a) => a.type === 'restore' && a.to === primary) ? EXIT_CONTEXT_LOST : 0
   switch (r.outcome) {
     case 'repaired':
-      return EXIT_REPAIRED
+      return EXIT_REPAIRED | contextStaysLost
     case 'planned':
     case 'not-attempted':
-      return EXIT_REPAIRABLE
+      return EXIT_REPAIRABLE | contextStaysLost
     case 'refused':
     case 'failed':
-      return EXIT_REPAIRABLE | EXIT_OPERATIONAL
+      return EXIT_REPAIRABLE | EXIT_OPERATIONAL | contextStaysLost
     case 'not-repairable':
+    case 'left-untouched':
       return EXIT_CONTEXT_LOST
     case 'not-needed':
       return 0
@@ -61,9 +67,11 @@ export function buildRepairReport(args: {
     const res = args.results.get(plan)
     let repair: ChatRepair
     let evidence: Array<string | null> = plan.actions.map(() => null)
-    if (report.status === 'healthy') repair = {outcome: 'not-needed', message: null, evidence: null, undo: null, warnings: []}
-    else if (report.status === 'unrecoverable') repair = {outcome: 'not-repairable', message: 'no usable generation of the agent context: nothing to restore, nothing written', evidence: null, undo: null, warnings: []}
-    else if (plan.actions.length === 0) repair = {outcome: 'failed', message: "the winner's bytes could not be read; nothing written", evidence: null, undo: null, warnings: []}
+    if (plan.problem) repair = {outcome: 'failed', message: plan.problem, evidence: null, undo: null, warnings: []}
+    else if (plan.actions.length === 0 && report.status === 'unrecoverable') repair = {outcome: 'not-repairable', message: 'no usable generation of the agent context: nothing to restore, nothing written', evidence: null, undo: null, warnings: []}
+    else if (plan.actions.length === 0 && report.status === 'degraded') repair = {outcome: 'left-untouched', message: plan.advice ?? 'the generation asked for is already the primary; nothing written', evidence: null, undo: null, warnings: []}
+    else if (plan.actions.length === 0 && report.status === 'repairable') repair = {outcome: 'failed', message: `no repair can be planned for this ${report.format} chat yet; nothing written`, evidence: null, undo: null, warnings: []}
+    else if (plan.actions.length === 0) repair = {outcome: 'not-needed', message: null, evidence: null, undo: null, warnings: []}
     else if (res === undefined || res === 'planned') repair = {outcome: args.dryRun ? 'planned' : 'not-attempted', message: null, evidence: null, undo: null, warnings: []}
     else if (res === 'not-attempted') repair = {outcome: 'not-attempted', message: args.interrupted ? 'stopped (Ctrl-C) before this chat; nothing written' : 'not confirmed; nothing written', evidence: null, undo: null, warnings: []}
     else {
@@ -72,7 +80,7 @@ export function buildRepairReport(args: {
       anyWritten ||= wrote
       repair = {outcome: res.outcome, message: res.message, evidence: t(res.evidenceDir), undo: wrote ? `chatdoctor undo ${args.repairId}` : null, warnings: res.warnings}
     }
-    const actions: ActionReport[] = plan.actions.map((a, i) => ({type: a.type, from: a.from, to: a.to, sha256: a.sha256, evidence: t(evidence[i])}))
+    const actions: ActionReport[] = plan.actions.map((a, i) => ({type: a.type, from: a.from, to: a.to, sha256: a.sha256, evidence: t(evidence[i]), ...(a.keysBorrowed ? {keysBorrowed: a.keysBorrowed} : {})}))
     return {...report, actions, repair}
   })
   let code = args.errors.length > 0 ? EXIT_OPERATIONAL : 0

@@ -346,6 +346,8 @@ test('torn transcript with no intact source: an error finding, the status follow
 
 test('stale chat-meta.json: an info finding; a matching one: none', async () => {
   await withChat(REAL_CHATS.tenTurns, async (dir, home) => {
+    // The real sidecar records the real transcript's mtime, which the copy does not keep: stale.
+    writeFileSync(path.join(dir, 'chat-meta.json'), real(REAL_CHATS.tenTurns, 'chat-meta.json'))
     let {report} = await scanOne(dir, home)
     const f = report.findings.find((x) => x.id === 'meta-stale')!
     assert.equal(f.severity, 'info')

@@ -4,7 +4,7 @@
  */
 import {spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, utimesSync, chmodSync} from 'node:fs'
+import {cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, utimesSync, chmodSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -54,7 +54,10 @@ export function cleanup(dir: string): void {
 /**
  * Copies a real Codebuff chat into `root/<layout>/<chatId>` (default layout: the Codebuff config tree
  * `.config/manicode/projects/demo-app/chats`), makes it writable, and gives the files distinct mtimes in
- * a fixed order (primary newest). Returns the chat dir.
+ * a fixed order (primary newest). The copy's `chat-meta.json` is made to match the copied transcript's size
+ * and mtime again, as the agent left it (copies keep no mtimes, so the real sidecar's `messagesMtimeMs` would
+ * be stale: a `meta-stale` finding that tests about other things do not want; they make it stale themselves).
+ * Returns the chat dir.
  */
 export function copyRealChat(chatId: string, root: string, parent = path.join('.config', 'manicode', 'projects', 'demo-app', 'chats'), newName = chatId): string {
   const dest = path.join(root, parent, newName)
@@ -68,7 +71,37 @@ export function copyRealChat(chatId: string, root: string, parent = path.join('.
     const i = order.indexOf(name)
     setMtime(p, base + (i < 0 ? 0 : i) * 1000)
   }
+  syncChatMeta(dest)
   return dest
+}
+
+/**
+ * Rewrites a chat dir's `chat-meta.json` so its `messagesSize`/`messagesMtimeMs` match `chat-messages.json` as
+ * it is now (only those two numbers change, in place), keeping the sidecar's own mtime. No-op without either file.
+ */
+export function syncChatMeta(dir: string): void {
+  const meta = path.join(dir, 'chat-meta.json')
+  const transcript = path.join(dir, 'chat-messages.json')
+  if (!existsSync(meta) || !existsSync(transcript)) return
+  const st = lstatSync(transcript)
+  const metaMtime = lstatSync(meta).mtimeMs
+  const text = readFileSync(meta, 'utf8')
+    .replace(/("messagesSize"\s*:\s*)-?[\d.eE+-]+/, (_, k: string) => `${k}${st.size}`)
+    .replace(/("messagesMtimeMs"\s*:\s*)-?[\d.eE+-]+/, (_, k: string) => `${k}${st.mtimeMs}`)
+  writeFileSync(meta, text)
+  setMtime(meta, metaMtime)
+}
+
+/**
+ * A compact transcript (JSON as the CLI writes it: `JSON.stringify` round-trips the real files byte for byte)
+ * whose AI messages keep their embedded `metadata.runState` only for the first `keep` completed turns: the
+ * newest AI message normally lacks it on disk until the next save (codebuff-format.md §1.5).
+ */
+export function keepEmbeddedRunStates(transcript: Buffer, keep: number): Buffer {
+  const t = JSON.parse(transcript.toString('utf8')) as Array<{metadata?: {runState?: unknown}}>
+  let copies = 0
+  for (const m of t) if (m.metadata?.runState && ++copies > keep) delete m.metadata.runState
+  return Buffer.from(JSON.stringify(t))
 }
 
 /** Sets a file's atime and mtime (ms since epoch). */

@@ -35,14 +35,33 @@ function primaryState(chat: ChatReport): string {
   const p = chat.generations.find((g) => g.role === 'primary')
   if (!p) return ''
   if (p.class === 'missing') return `${p.file} was missing`
-  if (p.class === 'intact') return `${p.file} covered only turn ${p.turns ?? 0}${chat.transcriptTurns !== null ? ` of ${chat.transcriptTurns}` : ''}`
+  if (p.class === 'intact') {
+    if (chat.status === 'degraded') return `${p.file} was amnesiac (${chat.amnesia?.patterns.join(', ') ?? 'part of the context missing'})`
+    return `${p.file} covered only turn ${p.turns ?? 0}${chat.transcriptTurns !== null ? ` of ${chat.transcriptTurns}` : ''}`
+  }
   return `${p.file} was ${p.class}${p.reasons.length ? ` (${p.reasons.join(', ')})` : ''}`
+}
+
+function transcriptState(chat: ChatReport, file: string): string {
+  const t = chat.generations.find((g) => g.file === file)
+  if (!t || t.class === 'missing') return `${file} was missing`
+  return `${file} was ${t.class}${t.reasons.length ? ` (${t.reasons.join(', ')})` : ''}`
+}
+
+/** N of the generation a `restore` of the primary writes: a generation's turns, or a salvage's (`salvage:<file>`). */
+function restoredTurns(chat: ChatReport, from: string | null): number | null {
+  if (from === null) return null
+  const salvaged = /^salvage:(.+)$/.exec(from)
+  if (salvaged) return chat.generations.find((g) => g.file === salvaged[1])?.salvage?.turns ?? null
+  return chat.generations.find((g) => g.file === from)?.turns ?? null
 }
 
 function chatLines(chat: ChatReport, c: ChalkInstance): string[] {
   const r = chat.repair
   if (!r) return []
+  const primary = chat.generations.find((g) => g.role === 'primary')?.file ?? null
   const restore = chat.actions?.find((a) => a.type === 'restore')
+  const stateRestore = chat.actions?.find((a) => a.type === 'restore' && a.to === primary)
   const lines: string[] = []
   const short = (h: string | null) => (h ? h.slice(0, 12) + '…' : '–')
   switch (r.outcome) {
@@ -50,15 +69,23 @@ function chatLines(chat: ChatReport, c: ChalkInstance): string[] {
     case 'planned': {
       const did = r.outcome === 'repaired'
       lines.push(`${did ? c.green('repaired') : c.yellow('would repair')} ${chat.path}`)
-      lines.push(`  ${primaryState(chat)}`)
+      for (const a of chat.actions ?? []) if (a.type === 'restore') lines.push(`  ${a.to === primary ? primaryState(chat) : transcriptState(chat, a.to)}`)
       for (const a of chat.actions ?? []) {
         if (a.type === 'preserve') lines.push(`  ${did ? 'kept' : 'would keep'} ${a.from} as evidence${a.evidence ? ` (${a.evidence})` : ''}`)
-        if (a.type === 'restore') lines.push(`  ${did ? 'restored' : 'would restore'} ${a.to} from ${a.from} (sha256 ${short(a.sha256)})`)
+        if (a.type === 'restore') {
+          lines.push(`  ${did ? 'restored' : 'would restore'} ${a.to} from ${a.from} (sha256 ${short(a.sha256)})`)
+          for (const k of a.keysBorrowed ?? []) lines.push(`    ${k.key} ${did ? 'was' : 'would be'} cut off by the tear: taken from ${k.from}`)
+        }
         if (a.type === 'restore-mtime') lines.push(`  ${did ? 'put back' : 'would put back'} the chat folder's mtime (so --continue still picks the same chat)`)
       }
-      lines.push(`  agent context ${did ? 'restored' : 'would be restored'}: ${contextText(chat)}`)
-      const lost = lostText(chat)
-      lines.push(`  ${lost ? `lost: ${lost}` : "nothing lost: the agent's memory covers every transcript turn"}`)
+      if (stateRestore) {
+        const n = restoredTurns(chat, stateRestore.from) ?? chat.contextTurns
+        const after = {contextTurns: n, transcriptTurns: chat.transcriptTurns}
+        lines.push(`  agent context ${did ? 'restored' : 'would be restored'}: ${contextText(after)}`)
+        const lost = lostText(after)
+        lines.push(`  ${lost ? `lost: ${lost}` : "nothing lost: the agent's memory covers every transcript turn"}`)
+      } else if (chat.status === 'unrecoverable') lines.push('  agent context: still lost (no usable generation of it)')
+      else lines.push(`  agent context unchanged: ${contextText(chat)}`)
       if (did && r.evidence) lines.push(`  originals kept in ${r.evidence}/`)
       if (did && r.undo) lines.push(`  to undo: ${r.undo}`)
       break
@@ -79,6 +106,13 @@ function chatLines(chat: ChatReport, c: ChalkInstance): string[] {
       lines.push(`  no usable generation of the agent context: the agent's memory of this chat is lost; ${survives}; nothing written`)
       break
     }
+    case 'left-untouched': {
+      lines.push(`${c.yellow('left untouched')} ${chat.path}`)
+      const f = chat.findings.find((x) => x.id === 'context-amnesia')
+      if (f) lines.push(`  ${f.message}`)
+      if (r.message) lines.push(`  ${r.message}`)
+      break
+    }
     case 'not-needed':
       return []
   }
@@ -94,7 +128,7 @@ export function repairSummaryLine(report: Report): string {
   parts.push(`${n} chat${n === 1 ? '' : 's'}`)
   if (report.dryRun) parts.push(`${count('planned')} would be repaired`)
   else parts.push(`${count('repaired')} repaired`)
-  for (const [o, word] of [['refused', 'refused'], ['failed', 'failed'], ['not-attempted', 'not repaired'], ['not-repairable', 'not repairable'], ['not-needed', 'healthy']] as const) {
+  for (const [o, word] of [['refused', 'refused'], ['failed', 'failed'], ['not-attempted', 'not repaired'], ['not-repairable', 'not repairable'], ['left-untouched', 'left untouched (degraded)'], ['not-needed', 'healthy']] as const) {
     const k = count(o)
     if (k > 0 || o === 'not-needed') parts.push(`${k} ${word}`)
   }
