@@ -111,8 +111,19 @@ async function undoChat(chatDir: string, evDir: string, repairId: string, ctx: U
     }
     if (plan.length === 0) return files
     const stamp = now().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
-    const undoDir = path.join(evDir, `undo-${stamp}`)
-    await fs.mkdir(undoDir, {recursive: true})
+    // A fresh folder (a re-run within the same second after an interrupted undo gets `-2`, `-3`, …), its
+    // entry made durable before anything is replaced: else a crash can keep the restore and lose the evidence.
+    let undoDir = path.join(evDir, `undo-${stamp}`)
+    for (let n = 2; ; n++) {
+      try {
+        await fs.mkdir(undoDir)
+        break
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || n > 100) throw e
+        undoDir = path.join(evDir, `undo-${stamp}-${n}`)
+      }
+    }
+    await fs.fsyncDir(evDir)
     for (const p of plan) {
       const target = path.join(chatDir, p.to)
       try {
