@@ -23,7 +23,27 @@ export abstract class BaseCommand extends Command {
   static override baseFlags = {
     quiet: Flags.boolean({char: 'q', description: 'Print only what needs attention (no summary, no healthy chats).'}),
     verbose: Flags.boolean({char: 'v', description: 'Show every finding under each chat, and skipped folders.'}),
-    color: Flags.boolean({allowNo: true, description: 'Colour the output (default: on a TTY unless NO_COLOR or TERM=dumb).'}),
+    color: Flags.boolean({allowNo: true, description: 'Colour the output (default: on a TTY unless NO_COLOR or TERM=dumb; the flag wins over both).'}),
+  }
+
+  /**
+   * oclif reads `--quiet=yes` on a boolean flag as `--quiet` plus an argument `yes` (which `scan` would then
+   * take for a PATH and fail on with exit 8). A value on a boolean flag is a usage error (exit 16) instead.
+   */
+  override async init(): Promise<void> {
+    await super.init()
+    const flags = {...this.ctor.baseFlags, ...this.ctor.flags} as Record<string, {type?: string; allowNo?: boolean}>
+    const booleans = new Set<string>()
+    for (const [name, f] of Object.entries(flags)) {
+      if (f.type !== 'boolean') continue
+      booleans.add(name)
+      if (f.allowNo) booleans.add(`no-${name}`)
+    }
+    for (const arg of this.argv) {
+      if (arg === '--') break
+      const m = /^--([^=]+)=/.exec(arg)
+      if (m && booleans.has(m[1])) throw new UsageError(`--${m[1]} takes no value (got "${arg}")`)
+    }
   }
 
   /** The user's home: `HOME` (so tests and sandboxes can point it elsewhere), else the OS's. */

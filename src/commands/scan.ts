@@ -8,12 +8,13 @@ import {scanPaths} from '../lib/scan.js'
 export default class Scan extends BaseCommand {
   static override summary = 'Diagnose chat dirs: classify every generation, rank them, say what is damaged. Read-only.'
 
-  static override description = `With no PATH, searches Codebuff's config roots (~/.config/manicode, manicode-dev, manicode-test).
+  static override description = `With no PATH, searches Codebuff's config roots (~/.config/manicode, manicode-dev, manicode-test)
+and OpenCode's data dir ($XDG_DATA_HOME/opencode, default ~/.local/share/opencode; its database is read on a
+private copy, never opened in place).
 A PATH may be a chat dir or any folder above chat dirs (searched without following symbolic links).
 Writes nothing, anywhere.
 
-Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4 agent context lost
-in a chat, 8 a path could not be read, 16 usage error.`
+Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4 agent context lost (or partly lost: degraded) in a chat, 8 a path could not be read, 16 usage error.`
 
   static override examples = [
     '<%= config.bin %> scan',

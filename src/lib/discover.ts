@@ -90,7 +90,14 @@ async function walk(dir: string, depth: number, adapters: readonly FormatAdapter
     const found = adapter.chatsIn(dir, names)
     if (!found) continue
     descend &&= found.descend
-    for (const unit of found.chats) {
+    let units = found.chats
+    if (found.store && adapter.listStore) {
+      // A store spreads each chat over many folders: the adapter lists them (OpenCode's data dir).
+      const listed = await adapter.listStore(dir)
+      out.errors.push(...listed.errors)
+      units = listed.chats
+    }
+    for (const unit of units) {
       if (onlyFile !== undefined && unit.files !== undefined && !unit.files.includes(onlyFile)) continue
       if (seen.has(unit.path)) continue
       seen.add(unit.path)

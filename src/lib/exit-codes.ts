@@ -6,7 +6,7 @@
  * |-----|---------|
  * | 1   | repairs were applied (`repair` only) |
  * | 2   | a chat is repairable and was not repaired |
- * | 4   | agent context is lost in a chat (unrecoverable) |
+ * | 4   | agent context is lost in a chat (unrecoverable), or part of it (degraded) |
  * | 8   | operational error: a PATH that does not exist or cannot be read, a permission error, a refused repair |
  * | 16  | usage error (bad flag or argument) |
  */
@@ -27,6 +27,7 @@ export function exitBitForStatus(status: ChatStatus): number {
     case 'repairable':
       return EXIT_REPAIRABLE
     case 'unrecoverable':
+    case 'degraded':
       return EXIT_CONTEXT_LOST
   }
 }

@@ -32,6 +32,26 @@ export const FINDING_KINDS = {
   'unknown-file': {severity: 'info', description: 'A file the format does not know; listed, never touched.'},
   'unreadable': {severity: 'error', description: 'A file could not be read (permission or I/O error).'},
   'chat-id-nonstandard': {severity: 'info', description: "The chat dir's name does not follow the agent's id pattern."},
+  // OpenCode (issue #9): sessions spread over a JSON tree or database rows, and `opencode export` files.
+  'message-damaged': {severity: 'error', description: "A message file is truncated, empty, zero-filled or corrupt: the agent cannot open the session, and the message's parts are lost with it."},
+  'part-damaged': {severity: 'error', description: 'A part file (text, tool call, step) is truncated, empty, zero-filled or corrupt: the agent cannot open the session.'},
+  'orphan-parts': {severity: 'warning', description: 'Parts whose message is gone: the agent never reads them, so their context is lost.'},
+  'tool-output-missing': {severity: 'warning', description: 'A completed tool call has no output: the model will not see what the tool returned.'},
+  'message-without-parts': {severity: 'warning', description: 'A message has no parts left: its content is lost.'},
+  'parent-missing': {severity: 'warning', description: "An assistant message's parentID names no user message of the session."},
+  'not-in-database': {severity: 'error', description: 'A session exists only in the legacy JSON tree beside the database: OpenCode 1.16 and later no longer read it.'},
+  'database-damaged': {severity: 'error', description: "The database fails SQLite's integrity check (e.g. \"database disk image is malformed\")."},
+  'database-unreadable': {severity: 'error', description: 'The database could not be opened or queried (on a private copy): its sessions cannot be listed.'},
+  'export-damaged': {severity: 'error', description: 'An export file is truncated, empty, zero-filled or corrupt JSON.'},
+  'export-invalid': {severity: 'error', description: 'An export file parses but does not have the shape of an `opencode export` document.'},
+  'duplicate-id': {severity: 'error', description: 'A message or part id occurs more than once in a session.'},
+  'role-order': {severity: 'error', description: 'Messages are out of id order, or the session does not start with a user message.'},
+  'part-link': {severity: 'error', description: "A part's messageID or sessionID, or a message's sessionID, does not name the record that holds it."},
+  // ---- forensics (issue #5)
+  'context-amnesia': {severity: 'error', description: "The agent's memory was replaced by a new session (traceSessionId break, prompts starting after turn 1 with no summary, or the loader's placeholder saved): earlier turns are missing from its context."},
+  'compaction-wipe': {severity: 'warning', description: 'The history was compacted into an empty summary (Codebuff #1166): the agent remembers nothing of the turns before it.'},
+  'salvage-available': {severity: 'info', description: 'A torn generation still holds complete messages that a salvage would keep byte-identical (`repair --salvage`).'},
+  'meta-stale': {severity: 'info', description: 'The chat-meta.json sidecar no longer matches the transcript size/mtime; the agent recomputes it.'},
 } as const satisfies Record<string, Omit<FindingKind, 'id'>>
 
 export type FindingId = keyof typeof FINDING_KINDS

@@ -20,8 +20,9 @@ function kindOf(st: {isFile(): boolean; isDirectory(): boolean; isSymbolicLink()
 export async function readChat(unit: ChatUnit, adapter: FormatAdapter): Promise<ChatDirSnapshot> {
   const dir = unit.dir
   const dirStat = await lstat(dir)
-  let names = await readdir(dir)
-  if (unit.files !== undefined) {
+  // A store's chat names its member files (possibly in subfolders); otherwise list the folder.
+  let names = unit.members !== undefined ? [...unit.members] : await readdir(dir)
+  if (unit.members === undefined && unit.files !== undefined) {
     const wanted = new Set(unit.files)
     names = names.filter((n) => wanted.has(n))
   }

@@ -20,8 +20,10 @@ export const SCHEMA_VERSION = 1
  * - `transcript`, `transcript-temp`: the transcript the user sees and its leftover temps.
  * - `meta`: a sidecar summary (`chat-meta.json`).
  * - `other`: anything else; never classified, never touched.
+ * - `message`, `part`: (OpenCode JSON tree) one message info file, one part file of a session.
+ * - `database`: (OpenCode ≥ 1.2) the SQLite store and its `-wal`/`-shm`, stat only (never opened in place).
  */
-export const ROLES = ['primary', 'backup', 'temp', 'embedded', 'transcript', 'transcript-temp', 'meta', 'other'] as const
+export const ROLES = ['primary', 'backup', 'temp', 'embedded', 'transcript', 'transcript-temp', 'meta', 'other', 'message', 'part', 'database'] as const
 export type Role = (typeof ROLES)[number]
 
 /** Roles whose files are generations of the agent context (candidates for the winner). */
@@ -66,8 +68,13 @@ export type Reason = (typeof REASONS)[number]
 export const SEVERITIES = ['error', 'warning', 'info'] as const
 export type Severity = (typeof SEVERITIES)[number]
 
-/** Chat verdicts. `degraded` is reserved for amnesia detection (a later issue). */
-export const STATUSES = ['healthy', 'repairable', 'unrecoverable'] as const
+/**
+ * Chat verdicts. `degraded` (exit bit 4): the agent loads the chat, but part of its context is missing:
+ * the winning generation is usable but amnesiac (a new session replaced the agent's memory, issue #5; plain
+ * `repair` leaves it), or the session's structure lost part of the context (e.g. an OpenCode completed tool
+ * part without its output, a message whose parts are gone, issue #9).
+ */
+export const STATUSES = ['healthy', 'repairable', 'unrecoverable', 'degraded'] as const
 export type ChatStatus = (typeof STATUSES)[number]
 
 /**
@@ -137,6 +144,79 @@ export interface Generation {
   turns: number | null
   damage?: DamageLocation
   measure?: ContextMeasure
+  /** What a salvage of this torn generation would recover (issue #5); absent when nothing is salvageable. */
+  salvage?: SalvageReport
+}
+
+// ---- forensics (issue #5) -------------------------------------------------------------------------------
+
+/** A member cut off by a tear and filled from a donor generation. */
+export interface BorrowedKeyReport {
+  /** Dotted path, e.g. `sessionState.fileContext`. */
+  key: string
+  /** The donor generation's file name. */
+  from: string
+}
+
+/** What a salvage of a torn generation would recover. Byte counts are of the torn file unless said. */
+export interface SalvageReport {
+  /** `prefix`: cut back to the last complete message and closed; `tail`: a complete document with a NUL/whitespace tail dropped. */
+  kind: 'prefix' | 'tail'
+  /** Messages of the history kept whole, byte-identical. */
+  messages: number
+  /** N of the salvaged state against the transcript; null when it cannot be measured. */
+  turns: number | null
+  /** Offset of the first unusable byte. */
+  tearOffset: number
+  /** Original bytes kept (`[0, bytesKept)`). */
+  bytesKept: number
+  /** Original bytes dropped. */
+  bytesDropped: number
+  /** True when a partial message was dropped. */
+  tornElementDropped: boolean
+  keysBorrowed: BorrowedKeyReport[]
+  /** Required members cut off that no generation holds (then `candidate` is false). */
+  keysMissing: string[]
+  /** Optional members cut off that no generation holds (left out). */
+  keysDropped: string[]
+  /** Size of the salvaged document in bytes. */
+  bytes: number
+  /** sha256 of the salvaged document. */
+  sha256: string
+  /** True when `repair --salvage` could use it (≥ 1 message, nothing required missing, holds agent context). */
+  candidate: boolean
+}
+
+/** The transcript generation a repair would restore over a torn `chat-messages.json`. */
+export interface TranscriptRestore {
+  /** File name of the intact transcript temp to restore from. */
+  from: string
+  /** File it replaces (`chat-messages.json`). */
+  to: string
+  /** Agent turns in it. */
+  turns: number
+  /** Messages in it. */
+  messages: number
+  bytes: number
+  sha256: string | null
+}
+
+/** The amnesia diagnosis of a chat (issue #5): what the agent's memory lacks and what could restore it. */
+export interface AmnesiaReport {
+  /** The amnesiac generation (the primary). */
+  file: string
+  /** `trace-break`: `traceSessionId` differs from an older generation's; `late-start`: prompts start after turn 1 with no summary; `placeholder`: the loader's stand-in was saved. */
+  patterns: Array<'trace-break' | 'late-start' | 'placeholder'>
+  /** Transcript turns missing from its memory as `[first, last]` (1-based), null when none can be named. */
+  missingTurns: [number, number] | null
+  /** The generation that holds the most of the missing turns, null when none. */
+  source: string | null
+  /** N of `source`. */
+  sourceTurns: number | null
+  /** Turns a restore of `source` would drop as `[first, last]`, null when none. */
+  restoreDrops: [number, number] | null
+  /** The older `traceSessionId` that differs, for `trace-break`. */
+  olderTraceSessionId: string | null
 }
 
 /** A finding: something worth telling about a chat. `id` is from the closed list in `findings.ts`. */
@@ -156,6 +236,29 @@ export interface RankEntry {
   lostBecause: string | null
 }
 
+/**
+ * How much agent context a session holds, counted over its readable messages and parts (peer-formats.md §1.9,
+ * §6.2). Used by formats whose chats are sessions of messages and parts (OpenCode).
+ */
+export interface SessionContext {
+  /** Readable messages with `role: user`. */
+  userTurns: number
+  /** Readable messages with `role: assistant`. */
+  assistantMessages: number
+  /** Readable messages of any role. */
+  messages: number
+  /** Readable parts. */
+  parts: number
+  /** Tool parts whose `state.status` is `completed`. */
+  toolCompleted: number
+  /** Tool parts whose `state.status` is `pending` or `running` (the call never finished). */
+  toolPending: number
+  /** Tool parts whose `state.status` is `error`. */
+  toolError: number
+  /** Parts of type `compaction` (context before them is summarised). */
+  compactionParts: number
+}
+
 /** The diagnosis of one chat. */
 export interface ChatReport {
   /** Absolute path of the chat dir, the user's home written as `~`. */
@@ -173,6 +276,12 @@ export interface ChatReport {
   findings: Finding[]
   generations: Generation[]
   ranking: RankEntry[]
+  /** Set when the transcript is torn and an intact transcript temp can replace it (issue #5). */
+  transcriptRestore?: TranscriptRestore
+  /** Set when the agent's memory is amnesiac (status `degraded`, or a placeholder primary). */
+  amnesia?: AmnesiaReport
+  /** Context counts of a session (OpenCode); absent for formats that measure generations instead. */
+  context?: SessionContext
   /** (`repair`) The chat's actions: planned (dry run) or executed. */
   actions?: ActionReport[]
   /** (`repair`) What the repair did with the chat. */
@@ -255,6 +364,23 @@ export const GenerationSchema = z.looseObject({
   sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
   turns: z.number().int().nonnegative().nullable(),
   damage: DamageSchema.optional(),
+  salvage: z
+    .looseObject({
+      kind: z.enum(['prefix', 'tail']),
+      messages: z.number().int().nonnegative(),
+      turns: z.number().int().nonnegative().nullable(),
+      tearOffset: z.number().int().nonnegative(),
+      bytesKept: z.number().int().nonnegative(),
+      bytesDropped: z.number().int().nonnegative(),
+      tornElementDropped: z.boolean(),
+      keysBorrowed: z.array(z.looseObject({key: z.string(), from: z.string()})),
+      keysMissing: z.array(z.string()),
+      keysDropped: z.array(z.string()),
+      bytes: z.number().int().nonnegative(),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      candidate: z.boolean(),
+    })
+    .optional(),
   measure: z
     .looseObject({
       turns: z.number().int().nonnegative(),
@@ -293,6 +419,17 @@ export const ChatRepairSchema = z.looseObject({
   warnings: z.array(z.string()),
 })
 
+export const SessionContextSchema = z.looseObject({
+  userTurns: z.number().int().nonnegative(),
+  assistantMessages: z.number().int().nonnegative(),
+  messages: z.number().int().nonnegative(),
+  parts: z.number().int().nonnegative(),
+  toolCompleted: z.number().int().nonnegative(),
+  toolPending: z.number().int().nonnegative(),
+  toolError: z.number().int().nonnegative(),
+  compactionParts: z.number().int().nonnegative(),
+})
+
 export const ChatReportSchema = z.looseObject({
   path: z.string(),
   format: z.string(),
@@ -306,6 +443,28 @@ export const ChatReportSchema = z.looseObject({
   ranking: z.array(RankEntrySchema),
   actions: z.array(ActionSchema).optional(),
   repair: ChatRepairSchema.optional(),
+  context: SessionContextSchema.optional(),
+  transcriptRestore: z
+    .looseObject({
+      from: z.string(),
+      to: z.string(),
+      turns: z.number().int().nonnegative(),
+      messages: z.number().int().nonnegative(),
+      bytes: z.number().int().nonnegative(),
+      sha256: z.string().nullable(),
+    })
+    .optional(),
+  amnesia: z
+    .looseObject({
+      file: z.string(),
+      patterns: z.array(z.enum(['trace-break', 'late-start', 'placeholder'])),
+      missingTurns: z.tuple([z.number().int().positive(), z.number().int().positive()]).nullable(),
+      source: z.string().nullable(),
+      sourceTurns: z.number().int().nonnegative().nullable(),
+      restoreDrops: z.tuple([z.number().int().positive(), z.number().int().positive()]).nullable(),
+      olderTraceSessionId: z.string().nullable(),
+    })
+    .optional(),
 })
 
 export const SummarySchema = z.looseObject({
@@ -313,6 +472,7 @@ export const SummarySchema = z.looseObject({
   healthy: z.number().int().nonnegative(),
   repairable: z.number().int().nonnegative(),
   unrecoverable: z.number().int().nonnegative(),
+  degraded: z.number().int().nonnegative(),
   skipped: z.number().int().nonnegative(),
 })
 

@@ -6,7 +6,7 @@ import {SCHEMA_VERSION, type ChatReport, type OperationalError, type Report, typ
 
 /** Counts per status. */
 export function summarize(chats: ChatReport[], skipped: Skipped[]): Report['summary'] {
-  const s = {chats: chats.length, healthy: 0, repairable: 0, unrecoverable: 0, skipped: skipped.length}
+  const s = {chats: chats.length, healthy: 0, repairable: 0, unrecoverable: 0, degraded: 0, skipped: skipped.length}
   for (const c of chats) s[c.status]++
   return s
 }

@@ -12,7 +12,7 @@
  * - `intact`: parses strictly. (The adapter may still turn it into `contextless` or `corrupt`/`wrong-shape`.)
  */
 import type {Classification, Reason} from '../model.js'
-import {checkUtf8, decodeUtf8Strict, hasBom, indexOfByte, isAllNul, isBlank, nulTailStart} from './bytes.js'
+import {checkUtf8, decodeUtf8Strict, hasBom, indexOfByte, isAllNul, isBlank, isJsonWhitespace, nulTailStart} from './bytes.js'
 import {scanValue, skipWhitespace} from './json.js'
 
 /**
@@ -24,7 +24,7 @@ import {scanValue, skipWhitespace} from './json.js'
 export function classifyJsonBytes(buf: Uint8Array): Classification {
   if (isBlank(buf)) return {class: 'empty', reasons: []}
   if (isAllNul(buf)) return {class: 'zero-filled', reasons: [], damage: {offset: 0, length: buf.length}}
-  if (!hasBom(buf) && buf[buf.length - 1] !== 0) {
+  if (!hasBom(buf) && buf[buf.length - 1] !== 0 && mayBeWhole(buf)) {
     try {
       return {class: 'intact', reasons: [], value: JSON.parse(decodeUtf8Strict(buf))}
     } catch {
@@ -32,6 +32,19 @@ export function classifyJsonBytes(buf: Uint8Array): Classification {
     }
   }
   return explainFailure(buf)
+}
+
+/**
+ * A necessary condition for a whole document, checked in O(1) before `JSON.parse`: an object must end in `}`,
+ * an array in `]`, a string in `"` (ignoring JSON whitespace). A failing `JSON.parse` costs several times a
+ * successful one in V8, and a torn file almost never passes this check, so the slow path is not paid twice.
+ */
+function mayBeWhole(buf: Uint8Array): boolean {
+  const first = buf[skipWhitespace(buf, 0)]
+  let last = buf.length - 1
+  while (last > 0 && isJsonWhitespace(buf[last])) last--
+  const close = first === 0x7b ? 0x7d : first === 0x5b ? 0x5d : first === 0x22 ? 0x22 : -1
+  return close < 0 || buf[last] === close
 }
 
 function uniq(reasons: Reason[]): Reason[] {
@@ -46,16 +59,16 @@ function explainFailure(buf: Uint8Array): Classification {
   if (bom) reasons.push('bom')
   const tail = nulTailStart(buf)
   const hasNulTail = tail < buf.length
-  let end = tail
+  const end = tail
   const firstNul = indexOfByte(buf, 0, start, end)
   const utf8 = checkUtf8(buf, start, firstNul >= 0 ? firstNul : end)
-  let tornUtf8 = false
+  // A character cut by the end of the written bytes. It is a truncation only if the scanner (which takes every
+  // byte >= 0x80 as string content) finds it inside a string; anywhere else no JSON document could go on.
+  let tornAt = -1
   let invalidAt = -1
   if (!utf8.ok) {
-    if (utf8.kind === 'torn' && firstNul < 0) {
-      tornUtf8 = true
-      end = utf8.offset
-    } else invalidAt = utf8.offset
+    if (utf8.kind === 'torn' && firstNul < 0) tornAt = utf8.offset
+    else invalidAt = utf8.offset
   }
   // UTF-8 problems after an interior NUL run matter too.
   if (invalidAt < 0 && firstNul >= 0) {
@@ -64,42 +77,36 @@ function explainFailure(buf: Uint8Array): Classification {
   }
   if (invalidAt >= 0) reasons.push('invalid-utf8')
   if (firstNul >= 0) reasons.push('nul-run')
+  // The first damaged byte: a BOM is at 0; otherwise the earliest of the byte-level damage and `fallback`.
+  const damageFrom = (fallback: number) => (bom ? 0 : firstDamage(invalidAt, firstNul, fallback))
+  const located = (at: number): Classification['damage'] => ({offset: at, length: buf.length - at})
 
   const scan = scanValue(buf, start, end)
   if (scan.kind === 'eof') {
-    if (!bom && skipWhitespace(buf, start, end) >= end) {
-      // Nothing but whitespace before the NUL tail: no document was written at all.
-      return {class: 'truncated', reasons: uniq(['unexpected-end', ...(hasNulTail ? (['nul-tail'] as Reason[]) : [])]), damage: {offset: start, length: buf.length - start}}
-    }
+    const cutAt = tornAt >= 0 ? tornAt : end
     if (!bom && invalidAt < 0 && firstNul < 0) {
       const r: Reason[] = ['unexpected-end']
-      if (tornUtf8) r.push('torn-utf8')
+      if (tornAt >= 0) r.push('torn-utf8')
       if (hasNulTail) r.push('nul-tail')
-      return {class: 'truncated', reasons: r, damage: {offset: end, length: buf.length - end}}
+      return {class: 'truncated', reasons: r, damage: located(cutAt)}
     }
     reasons.push('unexpected-end')
-    const at = firstDamage(invalidAt, firstNul, end)
-    return {class: 'corrupt', reasons: uniq(reasons), damage: {offset: at, length: buf.length - at}}
+    if (tornAt >= 0) reasons.push('torn-utf8')
+    return {class: 'corrupt', reasons: uniq(reasons), damage: located(damageFrom(cutAt))}
   }
   if (scan.kind === 'error') {
-    const at = firstDamage(invalidAt, firstNul, scan.at)
-    if (invalidAt < 0 && firstNul < 0) reasons.push('syntax-error')
-    return {class: 'corrupt', reasons: uniq(reasons), damage: {offset: at, length: buf.length - at}}
+    // A syntax error of its own, unless the scanner stopped on the NUL or invalid byte already reported.
+    if (buf[scan.at] !== 0 && scan.at !== invalidAt) reasons.push('syntax-error')
+    return {class: 'corrupt', reasons: uniq(reasons), damage: located(damageFrom(scan.at))}
   }
   // A complete document ends at scan.end; look at what follows it.
   const after = skipWhitespace(buf, scan.end, end)
   if (after < end) {
     reasons.push(isConcatenation(buf, after, end) ? 'concatenated' : 'trailing-garbage')
-    return {class: 'corrupt', reasons: uniq(reasons), damage: {offset: after, length: buf.length - after}}
-  }
-  if (tornUtf8) {
-    // Bytes of a cut character after a complete document: garbage after the end.
-    reasons.push('trailing-garbage')
-    return {class: 'corrupt', reasons: uniq(reasons), damage: {offset: end, length: buf.length - end}}
+    return {class: 'corrupt', reasons: uniq(reasons), damage: located(damageFrom(after))}
   }
   if (hasNulTail) reasons.push('nul-tail')
-  const damageAt = invalidAt >= 0 ? invalidAt : bom ? 0 : tail
-  return {class: 'corrupt', reasons: uniq(reasons), damage: {offset: damageAt, length: buf.length - damageAt}}
+  return {class: 'corrupt', reasons: uniq(reasons), damage: located(damageFrom(tail))}
 }
 
 function firstDamage(...offsets: number[]): number {

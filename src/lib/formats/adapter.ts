@@ -2,7 +2,8 @@
  * The boundary every agent format sits behind. The core (discover, inventory, rank, plan, render) knows
  * nothing of file names or schemas; an adapter knows nothing of the terminal or of how files are read.
  */
-import type {ChatReport} from '../model.js'
+import type {ChatReport, OperationalError} from '../model.js'
+import type {SalvagedGeneration} from '../salvage/index.js'
 
 /** One entry directly inside a chat dir, as the inventory saw it (lstat, never following links). */
 export interface FileEntry {
@@ -31,6 +32,18 @@ export interface ChatUnit {
   path: string
   /** Names (relative to `dir`) of the entries that belong to this chat; undefined for all of them. */
   files?: string[]
+  /**
+   * Store formats only (see `FormatAdapter.listStore`): relative paths below `dir`, possibly in subfolders
+   * (`storage/part/msg_…/prt_….json`), of the files that belong to this chat. When set, the inventory reads
+   * exactly these (a listed path that is gone is left out) instead of listing `dir`; `files` is ignored.
+   */
+  members?: string[]
+  /**
+   * Store formats only: adapter-private plain data gathered while listing the store (e.g. row counts read from
+   * a private copy of a database, whether a session also exists in the database), handed back to `diagnose`
+   * in `snapshot.unit`. The core never looks inside.
+   */
+  facts?: unknown
 }
 
 /** What an adapter sees in one folder: the chats it holds, and whether discovery should search below it. */
@@ -38,6 +51,19 @@ export interface FolderChats {
   chats: ChatUnit[]
   /** True to keep searching the folder's subfolders (e.g. a Claude Code project dir with subagent folders). */
   descend: boolean
+  /**
+   * True when the folder is a store that spreads each chat over many subfolders (OpenCode's data dir: a
+   * session file, a message folder, one part folder per message, or rows of a database). Discovery then asks
+   * the adapter's `listStore` for the chats, instead of taking `chats`.
+   */
+  store?: boolean
+}
+
+/** The chats of a store, as `listStore` found them. */
+export interface StoreListing {
+  chats: ChatUnit[]
+  /** Folders or files of the store that could not be read (exit bit 8). */
+  errors: OperationalError[]
 }
 
 /** Everything the inventory read for one chat: the only input an adapter's diagnosis gets. */
@@ -80,4 +106,17 @@ export interface FormatAdapter {
   tempWriterPid?(name: string): number | null
   /** (repair) Matches an argv element of the agent's own process (e.g. /codebuff|freebuff/i). */
   readonly agentProcess?: RegExp
+  /**
+   * Optional, for store formats (`chatsIn` answered `store: true`): lists the chats of the store at `dir` with
+   * their `members` (and `facts`). Read-only; may read directory listings and the few file bytes needed to
+   * attribute files to chats, and may open a private copy of a database (never the original). Never throws.
+   */
+  listStore?(dir: string): Promise<StoreListing>
+  /**
+   * Issue #5: the exact bytes of one generation named as in the report (a file, or an embedded copy
+   * `<file>#<id>`), a view into the snapshot; null when not available. What a restore writes.
+   */
+  generationBytes?(snapshot: ChatDirSnapshot, file: string): Buffer | null
+  /** Issue #5: salvaged generations of the chat's torn files, with their exact bytes (`repair --salvage`). */
+  salvage?(snapshot: ChatDirSnapshot, report: Pick<ChatReport, 'generations'>): SalvagedGeneration[]
 }

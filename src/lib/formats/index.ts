@@ -1,8 +1,9 @@
 /** Every format adapter chatdoctor knows, in detection order. */
 import type {FormatAdapter} from './adapter.js'
 import {codebuff} from './codebuff/index.js'
+import {opencode} from './opencode/index.js'
 
-export const ADAPTERS: readonly FormatAdapter[] = [codebuff]
+export const ADAPTERS: readonly FormatAdapter[] = [codebuff, opencode]
 
 /** The adapter with this format id, or undefined. */
 export function adapterByName(name: string): FormatAdapter | undefined {

@@ -22,6 +22,8 @@ function statusText(status: ChatStatus, c: ChalkInstance): string {
       return c.yellow(status)
     case 'unrecoverable':
       return c.red(status)
+    case 'degraded':
+      return c.magenta(status)
   }
 }
 
@@ -38,7 +40,7 @@ export function turnsText(chat: Pick<ChatReport, 'contextTurns' | 'transcriptTur
 /** The one-line summary: counts per status, skipped and errors. */
 export function summaryLine(report: Report): string {
   const s = report.summary
-  const parts = [`${s.chats} chat${s.chats === 1 ? '' : 's'}: ${s.healthy} healthy, ${s.repairable} repairable, ${s.unrecoverable} unrecoverable`]
+  const parts = [`${s.chats} chat${s.chats === 1 ? '' : 's'}: ${s.healthy} healthy, ${s.repairable} repairable, ${s.unrecoverable} unrecoverable${s.degraded > 0 ? `, ${s.degraded} degraded` : ''}`]
   if (s.skipped > 0) parts.push(`${s.skipped} skipped`)
   if (report.errors.length > 0) parts.push(`${report.errors.length} error${report.errors.length === 1 ? '' : 's'}`)
   return parts.join('; ') + ` (exit ${report.exitCode})`

@@ -13,6 +13,7 @@ import type {ChatDirSnapshot, Diagnosis, FileEntry, FormatAdapter} from '../adap
 import {AGENT_PROCESS, CHAT_ID_PATTERN, KNOWN_OTHER, LEGACY_MESSAGES, PRIMARY, TRANSCRIPT, defaultRoots, isChatDir, roleOf, tempWriterPid, wantsContent} from './layout.js'
 import {ChatMetaSchema, runStateShape} from './schema.js'
 import {endsInterrupted, livePrompts, matchPrompts, transcriptTurns, type TranscriptTurn} from './turns.js'
+import {addEmbeddedGenerations, applyForensics, generationBytes, salvageChat} from './forensics.js'
 
 /** The CLI keeps only the last 100 transcript messages (codebuff-format.md §3.1, cli/src/utils/run-state-storage.ts). */
 export const TRANSCRIPT_CAP = 100
@@ -92,6 +93,7 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
     }
     generations.push(classifyEntry(f, role, values))
   }
+  const embedded = addEmbeddedGenerations(entries, generations, values) // issue #5: metadata.runState copies
   if (!generations.some((g) => g.role === 'primary')) {
     generations.push({file: PRIMARY, role: 'primary', class: 'missing', reasons: [], bytes: 0, mtimeMs: null, sha256: null, turns: null})
   }
@@ -102,10 +104,10 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
   const transcriptValue = transcript?.class === 'intact' ? (values.get(transcript.file) as unknown[]) : null
   const turns = transcriptValue ? transcriptTurns(transcriptValue) : null
   const M = turns ? turns.length : null
-  const stateGens = generations.filter((g) => g.role === 'primary' || g.role === 'backup' || g.role === 'temp')
+  const stateGens = generations.filter((g) => g.role === 'primary' || g.role === 'backup' || g.role === 'temp' || g.role === 'embedded')
 
   // Skipped: nothing of the agent context was ever saved and the transcript has no agent turn.
-  const hasStateFile = stateGens.some((g) => g.class !== 'missing')
+  const hasStateFile = stateGens.some((g) => g.role !== 'embedded' && g.class !== 'missing')
   if (!hasStateFile && (M === null || M === 0)) {
     const names = entries.map((f) => f.name)
     if (names.includes(LEGACY_MESSAGES)) return {kind: 'skipped', reason: "legacy npm-app chat (messages.json, Codebuff's 2025 CLI): not supported yet"}
@@ -189,12 +191,19 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
       findings.push(finding('context-behind-transcript', winner, `${range} in the transcript but not in the agent's memory`, sev))
     }
   }
+  // Issue #5: salvage figures, transcript restore, stale sidecar, amnesia (may set `degraded`).
+  const forensics = applyForensics({snapshot, generations, values, embedded, turns, status, winner, findings})
+  status = forensics.status
   const id = path.basename(snapshot.dir)
   if (!CHAT_ID_PATTERN.test(id)) findings.push(finding('chat-id-nonstandard', null, `chat dir name "${id}" is not a Codebuff chat id`))
 
   return {
     kind: 'chat',
-    report: {format: 'codebuff', id, status, winner, transcriptTurns: M, contextTurns, findings, generations, ranking},
+    report: {
+      format: 'codebuff', id, status, winner, transcriptTurns: M, contextTurns, findings, generations, ranking,
+      ...(forensics.transcriptRestore ? {transcriptRestore: forensics.transcriptRestore} : {}),
+      ...(forensics.amnesia ? {amnesia: forensics.amnesia} : {}),
+    },
   }
 }
 
@@ -225,5 +234,7 @@ export const codebuff: FormatAdapter = {
   diagnose: diagnoseChat,
   tempWriterPid,
   agentProcess: AGENT_PROCESS,
+  generationBytes,
+  salvage: salvageChat,
 }
 

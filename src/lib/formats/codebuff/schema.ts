@@ -15,14 +15,17 @@ export const HistoryMessageSchema = z.looseObject({
 })
 export type HistoryMessage = z.infer<typeof HistoryMessageSchema>
 
-/** A RunState that holds agent context: `sessionState.mainAgentState.messageHistory` is an array (§2.1, §3.2). */
+/**
+ * A RunState that holds agent context: `sessionState.mainAgentState.messageHistory` is an array (§2.1, §3.2).
+ * Nothing else is required: a stray field of an odd type (e.g. a non-string `traceSessionId`) does not take
+ * the context away (the measure reads such fields defensively).
+ */
 export const RunStateWithContextSchema = z.looseObject({
   sessionState: z.looseObject({
     mainAgentState: z.looseObject({
       messageHistory: z.array(z.unknown()),
     }),
   }),
-  traceSessionId: z.string().optional(),
 })
 
 /** One transcript message (§2.6). */

@@ -1,0 +1,39 @@
+import {Args} from '@oclif/core'
+import {BaseCommand, UsageError} from '../cli/base.js'
+import {inspectChat, type Inspection} from '../lib/inspect.js'
+import type {Report} from '../lib/model.js'
+import {renderInspection} from '../lib/render/inspect.js'
+import {buildReport} from '../lib/report.js'
+import {scanPaths} from '../lib/scan.js'
+
+export default class Inspect extends BaseCommand {
+  static override summary = 'The whole forensic picture of one chat: timeline, tears, ranking, salvage, what happened. Read-only.'
+
+  static override description = `CHAT_DIR must hold exactly one chat. Shows every generation (mtime, size, class, turns covered,
+traceSessionId), where each tear sits (byte offset, 4096-byte alignment, NUL runs), why each candidate won or
+lost, what a salvage would recover, and a plain-language account of what most likely happened.
+Writes nothing, anywhere. Exit status as for scan.`
+
+  static override examples = ['<%= config.bin %> inspect ~/.config/manicode/projects/my-app/chats/2026-07-01T10-00-00.000Z', '<%= config.bin %> inspect --json ./chat > inspection.json']
+
+  static override args = {
+    chat_dir: Args.string({description: 'The chat dir to inspect.', required: true}),
+  }
+
+  async run(): Promise<Report & {inspection: Inspection | null}> {
+    const {args, flags} = await this.parse(Inspect)
+    const result = await scanPaths([args.chat_dir], {home: this.home(), env: process.env})
+    if (result.errors.length === 0 && result.chats.length !== 1) {
+      const why = result.chats.length > 1 ? `${args.chat_dir} holds ${result.chats.length} chats; give one chat dir` : result.skipped.length > 0 ? `nothing to inspect in ${args.chat_dir}: ${result.skipped[0].reason}` : `no chat found at ${args.chat_dir}`
+      throw new UsageError(why)
+    }
+    const report = buildReport({command: 'inspect', version: this.config.version, chats: result.chats.map((c) => c.report), skipped: result.skipped, errors: result.errors})
+    const inspection = result.chats.length === 1 ? inspectChat(result.chats[0]) : null
+    process.exitCode = report.exitCode
+    if (!this.jsonEnabled()) {
+      for (const e of report.errors) this.note(`error ${e.path}: ${e.message}`)
+      if (inspection) this.out(renderInspection(inspection, {chalk: this.chalkFor(flags.color)}))
+    }
+    return {...report, inspection}
+  }
+}

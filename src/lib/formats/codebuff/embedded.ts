@@ -1,0 +1,88 @@
+/**
+ * Embedded generations: the RunState copies a Codebuff transcript keeps in `metadata.runState` of every
+ * completed turn's AI message (codebuff-format.md §2.6, §3.1 item 4). Each is a generation with role
+ * `embedded` named `chat-messages.json#<message id>`; restoring one writes the exact bytes of that embedded
+ * value, located here by a byte-level scan of the transcript (never a re-serialization of the parsed value).
+ */
+import {lastMember, objectMembers, arrayElements, skipWs} from '../../json/walk.js'
+
+/** One embedded RunState: where its bytes sit in the transcript. */
+export interface EmbeddedRunState {
+  /** The generation name's part after `#`: the message id (`ai-<ms>-<hex>`), made unique when ids repeat. */
+  id: string
+  /** Index of the message in the transcript array. */
+  index: number
+  /** Byte range `[start, end)` of the `runState` value inside the transcript's bytes. */
+  start: number
+  end: number
+  /** Creation time from the message id (`ai-<ms>-…`), ms since epoch; null when the id carries none. */
+  idTimeMs: number | null
+}
+
+/** Separator between the container file and the message id in an embedded generation's name. */
+export const EMBEDDED_SEPARATOR = '#'
+
+/** `chat-messages.json#ai-…` for a container file and an embedded id. */
+export function embeddedName(file: string, id: string): string {
+  return `${file}${EMBEDDED_SEPARATOR}${id}`
+}
+
+/** Splits an embedded generation's name into its container file and id; null for a plain file name. */
+export function parseEmbeddedName(name: string): {file: string; id: string} | null {
+  const at = name.indexOf(EMBEDDED_SEPARATOR)
+  if (at <= 0) return null
+  return {file: name.slice(0, at), id: name.slice(at + 1)}
+}
+
+function decodeStringValue(buf: Uint8Array, start: number, end: number): string | null {
+  if (buf[start] !== 0x22) return null
+  try {
+    const v = JSON.parse(Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString('utf8'))
+    return typeof v === 'string' ? v : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Every `metadata.runState` of a transcript, in transcript order, located in its bytes. The transcript must
+ * be a complete JSON array (an intact transcript); returns `[]` otherwise. A message without a string `id`
+ * is named by its index (`[7]`); a repeated id gets `~2`, `~3`, … appended. Keys repeated inside a message
+ * resolve as `JSON.parse` does (the last one wins).
+ */
+export function locateEmbeddedRunStates(transcript: Uint8Array): EmbeddedRunState[] {
+  const i = skipWs(transcript, 0, transcript.length)
+  const arr = arrayElements(transcript, i, transcript.length)
+  if (!arr) return []
+  const out: EmbeddedRunState[] = []
+  const seen = new Map<string, number>()
+  arr.elements.forEach(([s, e], index) => {
+    const msg = objectMembers(transcript, s, e)
+    if (!msg) return
+    const meta = lastMember(msg.members, 'metadata')
+    if (!meta) return
+    const metaObj = objectMembers(transcript, meta.valueStart, meta.valueEnd)
+    const rs = metaObj && lastMember(metaObj.members, 'runState')
+    if (!rs) return
+    const idMember = lastMember(msg.members, 'id')
+    const rawId = idMember ? decodeStringValue(transcript, idMember.valueStart, idMember.valueEnd) : null
+    let id = rawId ?? `[${index}]`
+    const n = (seen.get(id) ?? 0) + 1
+    seen.set(id, n)
+    if (n > 1) id = `${id}~${n}`
+    const ms = rawId ? /^ai-(\d+)/.exec(rawId) : null
+    out.push({id, index, start: rs.valueStart, end: rs.valueEnd, idTimeMs: ms ? Number(ms[1]) : null})
+  })
+  return out
+}
+
+/**
+ * The exact bytes of one embedded generation: the `metadata.runState` value of the message named `id` (as
+ * `locateEmbeddedRunStates` names it) in the transcript's bytes. A view into `transcript` (copy it before
+ * the buffer is reused); null when no such embedded copy exists.
+ */
+export function embeddedGenerationBytes(transcript: Uint8Array, id: string): Buffer | null {
+  const hit = locateEmbeddedRunStates(transcript).find((e) => e.id === id)
+  if (!hit) return null
+  return Buffer.from(transcript.buffer, transcript.byteOffset + hit.start, hit.end - hit.start)
+}

@@ -1,0 +1,142 @@
+/**
+ * The generic salvager and the byte-level JSON helpers on small hand-made documents: what is kept, closed,
+ * borrowed, dropped, and never invented.
+ */
+import assert from 'node:assert/strict'
+import {test} from 'node:test'
+import {locateEmbeddedRunStates, embeddedGenerationBytes, parseEmbeddedName} from '../../src/lib/formats/codebuff/embedded.js'
+import {objectMembers, skipValue, valueAt, INCOMPLETE} from '../../src/lib/json/walk.js'
+import {salvageBytes, salvageJson} from '../../src/lib/salvage/index.js'
+
+const SPINE = ['s', 'm', 'h']
+const b = (s: string) => Buffer.from(s, 'utf8')
+const text = (o: {ok: true; salvage: {parts: Uint8Array[]}} | {ok: false}) => (o.ok ? salvageBytes(o.salvage).toString('utf8') : null)
+
+const DOC = '{"s":{"m":{"id":"x","h":[{"n":12345678901234567890,"t":"é\\"}"},{"n":-0,"t":"b"},{"n":1.0e3}],"after":1},"ctx":{"big":[1,2]}},"out":{"k":true}}'
+
+test('salvage keeps whole elements byte-identical, drops the torn one and closes the brackets', () => {
+  const cut = DOC.indexOf('{"n":1.0e3') + 8 // inside the number 1.0e3
+  const out = salvageJson(b(DOC.slice(0, cut)), {spine: SPINE})
+  assert.ok(out.ok)
+  assert.equal(text(out), '{"s":{"m":{"id":"x","h":[{"n":12345678901234567890,"t":"é\\"}"},{"n":-0,"t":"b"}]}}}')
+  assert.equal(out.salvage.description.elementsKept, 2)
+  assert.equal(out.salvage.description.tornElementDropped, true)
+  // Nothing was required and no donor was given: the lost keys are simply not there.
+  assert.deepEqual(out.salvage.description.keysBorrowed, [])
+})
+
+test('salvage borrows each lost member from the newest donor that has it, as the donor wrote it', () => {
+  const cut = DOC.indexOf('{"n":-0')
+  const newer = '{"s":{"m":{"h":[],"after":2},"ctx":{"big":[9]}}}'
+  const older = '{"out":{"k":false},"s":{"m":{"h":[],"after":3,"extra":"z"},"ctx":{}}}'
+  const out = salvageJson(b(DOC.slice(0, cut)), {
+    spine: SPINE,
+    required: {'': ['s', 'out'], s: ['m', 'ctx'], 's.m': ['h', 'after', 'need']},
+    donors: [
+      {name: 'newer', bytes: b(newer)},
+      {name: 'older', bytes: b(older)},
+    ],
+  })
+  assert.ok(out.ok)
+  assert.equal(text(out), '{"s":{"m":{"id":"x","h":[{"n":12345678901234567890,"t":"é\\"}"}],"after":2},"ctx":{"big":[9]}},"out":{"k":false}}')
+  const d = out.salvage.description
+  assert.deepEqual(d.keysBorrowed, [
+    {key: 's.m.after', from: 'newer'},
+    {key: 's.ctx', from: 'newer'},
+    {key: 'out', from: 'older'},
+  ])
+  // `extra` is not in the newest donor's object, so not taken; `need` is required and nobody has it.
+  assert.deepEqual(d.keysMissing, ['s.m.need'])
+  assert.deepEqual(d.keysDropped, [])
+})
+
+test('a member torn mid-value is dropped (or borrowed), never completed', () => {
+  const cut = DOC.indexOf('"after":1') + 8 // `"after":` then the cut: the value is missing
+  const out = salvageJson(b(DOC.slice(0, cut)), {spine: SPINE})
+  assert.ok(out.ok)
+  assert.equal(out.salvage.description.elementsKept, 3)
+  assert.deepEqual(out.salvage.description.keysDropped, ['s.m.after'])
+  assert.ok(!text(out)!.includes('after'))
+  // A complete number before the cut is not trusted either: `"after":1` may have been `"after":12`.
+  const cut2 = DOC.indexOf('"after":1') + 9
+  const out2 = salvageJson(b(DOC.slice(0, cut2)), {spine: SPINE})
+  assert.ok(out2.ok)
+  assert.deepEqual(out2.salvage.description.keysDropped, ['s.m.after'])
+})
+
+test('a cut after the spine array keeps the complete members that follow it', () => {
+  const cut = DOC.indexOf('"ctx"') + 3
+  const out = salvageJson(b(DOC.slice(0, cut)), {spine: SPINE})
+  assert.ok(out.ok)
+  assert.equal(text(out), '{"s":{"m":{"id":"x","h":[{"n":12345678901234567890,"t":"é\\"}"},{"n":-0,"t":"b"},{"n":1.0e3}],"after":1}}}')
+  assert.equal(out.salvage.description.elementsKept, 3)
+  assert.equal(out.salvage.description.tornElementDropped, false)
+})
+
+test('NUL padding: after a complete document it is dropped; inside, it is a tear', () => {
+  const padded = Buffer.concat([b(DOC), Buffer.alloc(100)])
+  const out = salvageJson(padded, {spine: SPINE})
+  assert.ok(out.ok)
+  assert.equal(out.salvage.description.kind, 'tail')
+  assert.equal(text(out), DOC)
+  assert.equal(out.salvage.description.bytesDropped, 100)
+  const holed = b(DOC)
+  const at = DOC.indexOf('{"n":-0') + 3
+  holed.fill(0, at, at + 5)
+  const out2 = salvageJson(holed, {spine: SPINE})
+  assert.ok(out2.ok)
+  assert.equal(out2.salvage.description.kind, 'prefix')
+  assert.equal(out2.salvage.description.elementsKept, 1)
+  assert.equal(out2.salvage.description.tearOffset, at)
+})
+
+test('invalid UTF-8 inside a message makes that message the tear', () => {
+  const buf = b(DOC)
+  const at = buf.indexOf(b('"b"')) + 1
+  buf[at] = 0xff
+  const out = salvageJson(buf, {spine: SPINE})
+  assert.ok(out.ok)
+  assert.equal(out.salvage.description.elementsKept, 1)
+  assert.equal(out.salvage.description.tearOffset, at)
+})
+
+test('nothing to salvage: no object, a tear before the spine array, garbage before the tear', () => {
+  for (const bad of ['', '   ', '[1,2]', '{"s":{"m":{"id":"x"', '{"s":{"m":{"h":[{"a":1}}}']) {
+    const out = salvageJson(b(bad), {spine: SPINE})
+    assert.equal(out.ok, false, bad)
+  }
+  const garbage = salvageJson(b('{"s":{"m":{"h":[{"a":1},{"b":tru}, {"c":'), {spine: SPINE})
+  assert.equal(garbage.ok, false)
+  assert.match(garbage.ok ? '' : garbage.reason, /not valid JSON/)
+})
+
+test('byte helpers: skipValue, objectMembers, valueAt', () => {
+  const buf = b(DOC)
+  assert.equal(skipValue(buf, 0, buf.length), buf.length)
+  assert.equal(skipValue(buf, 0, buf.length - 1), INCOMPLETE)
+  assert.equal(skipValue(b('12'), 0, 2), INCOMPLETE) // may continue
+  assert.equal(skipValue(b('12,'), 0, 3), 2)
+  const top = objectMembers(buf, 0, buf.length)!
+  assert.deepEqual(top.members.map((m) => m.key), ['s', 'out'])
+  const r = valueAt(buf, ['out', 'k'])!
+  assert.equal(buf.subarray(r[0], r[1]).toString(), 'true')
+  assert.equal(valueAt(buf, ['nope']), null)
+  // Duplicate keys resolve to the last, as JSON.parse does.
+  assert.equal(b('{"a":1,"a":2}').subarray(...valueAt(b('{"a":1,"a":2}'), ['a'])!).toString(), '2')
+})
+
+test('embedded copies are located byte-exactly; repeated and missing ids get unique names', () => {
+  const t = '[{"id":"user-1","variant":"user"},{"id":"ai-5-x","metadata":{"runState":{"a":"\\"}"}}},{"id":"ai-5-x","metadata":{"runState" : [1] }},{"metadata":{"runState":2,"runState":3}}]'
+  const buf = b(t)
+  const found = locateEmbeddedRunStates(buf)
+  assert.deepEqual(found.map((e) => [e.id, e.index, buf.subarray(e.start, e.end).toString(), e.idTimeMs]), [
+    ['ai-5-x', 1, '{"a":"\\"}"}', 5],
+    ['ai-5-x~2', 2, '[1]', 5],
+    ['[3]', 3, '3', null],
+  ])
+  assert.equal(embeddedGenerationBytes(buf, 'ai-5-x~2')!.toString(), '[1]')
+  assert.equal(embeddedGenerationBytes(buf, 'ai-6'), null)
+  assert.deepEqual(locateEmbeddedRunStates(b('[{"id":"ai-1","metadata":{"runState":{')), [])
+  assert.deepEqual(parseEmbeddedName('chat-messages.json#ai-5-x'), {file: 'chat-messages.json', id: 'ai-5-x'})
+  assert.equal(parseEmbeddedName('run-state.json'), null)
+})
