@@ -9,7 +9,7 @@
  * own mtime is put back afterwards.
  */
 import path from 'node:path'
-import {describeWriteError} from './apply.js'
+import {describeWriteError, unsafeTargetReason} from './apply.js'
 import {durableWrite, sha256Hex} from './fsio/durable-write.js'
 import {OWN_DIR, preserveFile, readManifest, type Manifest} from './fsio/evidence.js'
 import type {FileSystem} from './fsio/fs.js'
@@ -84,6 +84,8 @@ async function undoChat(chatDir: string, evDir: string, repairId: string, ctx: U
   const files: UndoFile[] = []
   let touched = false
   try {
+    const unsafe = await unsafeTargetReason(fs, chatDir, restores.map((a) => a.to))
+    if (unsafe) return restores.map((a) => ({chat: chatDir, file: a.to, outcome: 'refused', sha256: null, message: unsafe.replace(/^refused: /, '').replace('chatdoctor repair', `chatdoctor undo ${repairId}`)}))
     await fs.mkdir(path.join(chatDir, OWN_DIR), {recursive: true})
     const lock = await acquireLock(fs, chatDir, me, ctx.isHolderAlive ?? ((h) => isHolderAlive(h.pid, h.startedAtMs)))
     if (!lock.ok) {
