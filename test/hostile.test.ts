@@ -481,6 +481,7 @@ test('live agent: a process that keeps rewriting the chat while `repair` runs â†
   const sb = sandbox()
   const dir = damagedChat(sb.home)
   const transcript = path.join(dir, T)
+  // The agent: rewrites the transcript in a loop (two sizes alternately), as the CLI saves after each message.
   const agent = spawn(
     process.execPath,
     ['-e', `const fs=require('fs');const b=fs.readFileSync(${JSON.stringify(transcript)});let i=0;process.send('ready',()=>{for(;;){fs.writeFileSync(${JSON.stringify(transcript)},i++%2?b:Buffer.concat([b,Buffer.from(' ')]))}})`],
@@ -489,15 +490,40 @@ test('live agent: a process that keeps rewriting the chat while `repair` runs â†
   try {
     await new Promise((r) => agent.once('message', r))
     const primary = readFileSync(path.join(dir, P))
-    const r = await runCliAsync(['repair', '--json', dir], {env: sb.env})
-    assert.equal(r.status, 2 | 8, r.stderr)
-    const chat = JSON.parse(r.stdout).chats[0]
-    assert.equal(chat.repair.outcome, 'refused')
-    assert.match(chat.repair.message, /chat-messages\.json changed since the scan.*--force writes anyway/)
+    const before = hashTree(sb.root)
+    const scan = await scanPaths([dir], {home: sb.home, env: {}})
+    const plans = planRepairs(scan.chats)
+    // The repair's first look at the disk waits until the agent has written since the scan (on a loaded 2-core
+    // box the agent may not be scheduled inside the few ms between the scan and the write otherwise).
+    const seen = plans[0].watch.find((w) => w.name === T)!
+    const fs = new RecordingFileSystem(nodeFileSystem())
+    let waited = false
+    fs.onOp = async (op) => {
+      if (waited || op !== 'lstat') return
+      waited = true
+      for (let i = 0; i < 1000; i++) {
+        try {
+          const st = lstatSync(transcript)
+          if (st.mtimeMs !== seen.mtimeMs || st.size !== seen.bytes) return
+        } catch {
+          return
+        }
+        await new Promise((r) => setTimeout(r, 10))
+      }
+    }
+    const results = new Map<ChatPlan, ChatResult>([[plans[0], await applyChat(plans[0], ctxFor(sb.stateDir, fs))]])
+    const report = buildRepairReport({version: 'test', home: sb.home, dryRun: false, repairId: 'x', plans, results, skipped: [], errors: [], interrupted: false})
+    assert.equal(report.exitCode, 2 | 8)
+    const chat = report.chats[0]
+    assert.equal(chat.repair!.outcome, 'refused')
+    assert.match(chat.repair!.message!, /chat-messages\.json changed since the scan.*--force writes anyway/)
+    assert.deepEqual(fs.mutations(), [], 'nothing written')
     assert.ok(readFileSync(path.join(dir, P)).equals(primary))
     assert.ok(!existsSync(path.join(dir, '.chatdoctor')), 'no .chatdoctor')
-    assert.ok(!readdirSync(dir).some((n) => n.startsWith('.chatdoctor')), 'no own temp')
     assert.ok(!existsSync(sb.stateDir), 'no repair log')
+    const after = hashTree(sb.root)
+    for (const t of [before, after]) for (const k of Object.keys(t)) if (k.endsWith(T) || k === path.relative(sb.root, dir)) delete t[k]
+    assert.deepEqual(after, before, 'only the agent wrote')
   } finally {
     agent.kill('SIGKILL')
     await new Promise((r) => agent.once('exit', r))

@@ -66,9 +66,20 @@ export abstract class BaseCommand extends Command {
     if (text) process.stdout.write(text.endsWith('\n') ? text : text + '\n')
   }
 
+  /**
+   * Prints the `--json` report: plain `JSON.stringify` (2-space indent), the same text oclif prints without a
+   * JSON theme, minus oclif's token-by-token colourizer, which took most of the run time on large reports
+   * (issue #7).
+   */
+  protected override logJson(json: unknown): void {
+    process.stdout.write(JSON.stringify(json, null, 2) + '\n')
+  }
+
   protected override async catch(err: Interfaces.CommandError & {exit?: number; oclif?: {exit?: number}}): Promise<unknown> {
     const exit = err.exit ?? err.oclif?.exit
-    const isUsage = exit === EXIT_USAGE || err instanceof UsageError
+    // oclif's parse errors without an exit-code key of their own (e.g. a flag value not among its options)
+    // are CLIParseError instances, which carry `parse`: usage errors too.
+    const isUsage = exit === EXIT_USAGE || err instanceof UsageError || (typeof err === 'object' && err !== null && 'parse' in err)
     const message = firstLine(err.message)
     if (isUsage) {
       process.exitCode = EXIT_USAGE

@@ -1,18 +1,35 @@
-import {Args} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
+import {availableParallelism} from 'node:os'
 import {BaseCommand} from '../cli/base.js'
+import {ScanProgressBar, progressWanted} from '../cli/progress.js'
 import type {Report} from '../lib/model.js'
-import {renderHuman} from '../lib/render/table.js'
 import {buildReport} from '../lib/report.js'
 import {scanPaths} from '../lib/scan.js'
+
+/**
+ * Worker threads for a scan: `CHATDOCTOR_WORKERS=n` (n + 1 workers; `auto`: one per core). Off by default: on
+ * the shared 2-core benchmark machine they cost more CPU (each worker loads the adapters) than they saved
+ * (issue #7; see README "Performance").
+ */
+export function workerCount(env: NodeJS.ProcessEnv): number {
+  if (env.CHATDOCTOR_WORKERS === 'auto') return availableParallelism() - 1
+  const n = Number(env.CHATDOCTOR_WORKERS)
+  return env.CHATDOCTOR_WORKERS !== undefined && Number.isInteger(n) && n >= 0 ? n : 0
+}
 
 export default class Scan extends BaseCommand {
   static override summary = 'Diagnose chat dirs: classify every generation, rank them, say what is damaged. Read-only.'
 
-  static override description = `With no PATH, searches Codebuff's config roots (~/.config/manicode, manicode-dev, manicode-test)
-and OpenCode's data dir ($XDG_DATA_HOME/opencode, default ~/.local/share/opencode; its database is read on a
-private copy, never opened in place).
+  static override description = `With no PATH, searches Codebuff's config roots (~/.config/manicode, manicode-dev, manicode-test),
+OpenCode's data dir ($XDG_DATA_HOME/opencode, default ~/.local/share/opencode; its database is read on a
+private copy, never opened in place), Claude Code's ($CLAUDE_CONFIG_DIR or ~/.claude)/projects and Codex's
+($CODEX_HOME or ~/.codex)/sessions and archived_sessions.
 A PATH may be a chat dir or any folder above chat dirs (searched without following symbolic links).
 Writes nothing, anywhere.
+
+--quick reads only the first 4 KiB and the last 64 KiB of each file (empty, all-NUL, BOM, NUL tail, unclosed
+end): its time does not grow with file sizes, but damage in the middle of a file is NOT detected and turns
+are not counted. On a terminal, a scan that runs over a second shows a progress bar on stderr.
 
 Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4 agent context lost (or partly lost: degraded) in a chat, 8 a path could not be read, 16 usage error.`
 
@@ -20,7 +37,12 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
     '<%= config.bin %> scan',
     '<%= config.bin %> scan ~/.config/manicode/projects/my-app/chats',
     '<%= config.bin %> scan --json ./exported-chats > report.json',
+    '<%= config.bin %> scan --quick ~/.config/manicode',
   ]
+
+  static override flags = {
+    quick: Flags.boolean({description: 'Read only the ends of each file (head 4 KiB, tail 64 KiB): fast, but damage in the middle of a file is not detected.'}),
+  }
 
   static override args = {
     path: Args.string({description: 'Chat dirs or folders to search (default: the agents\' config roots).', required: false}),
@@ -31,18 +53,34 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
   async run(): Promise<Report> {
     const {argv, flags} = await this.parse(Scan)
     const paths = argv as string[]
-    const result = await scanPaths(paths, {home: this.home(), env: process.env})
+    const json = this.jsonEnabled()
+    const bar = await ScanProgressBar.create(progressWanted({stderrIsTTY: Boolean(process.stderr.isTTY), json, env: process.env}))
+    const opts = {home: this.home(), env: process.env, keepData: false, workers: workerCount(process.env), onProgress: bar.update}
+    let result: Pick<Awaited<ReturnType<typeof scanPaths>>, 'skipped' | 'errors'> & {chats: Report['chats']}
+    let quick: Report['quick']
+    if (flags.quick) {
+      const {quickScanPaths, quickInfo} = await import('../lib/quick.js')
+      result = await quickScanPaths(paths, opts)
+      quick = quickInfo()
+    } else {
+      const r = await scanPaths(paths, opts)
+      result = {...r, chats: r.chats.map((c) => c.report)}
+    }
+    bar.stop()
     const report = buildReport({
       command: 'scan',
       version: this.config.version,
-      chats: result.chats.map((c) => c.report),
+      chats: result.chats,
       skipped: result.skipped,
       errors: result.errors,
     })
+    if (quick) Object.assign(report, {quick})
     process.exitCode = report.exitCode
-    if (!this.jsonEnabled()) {
+    if (!json) {
+      const {renderHuman} = await import('../lib/render/table.js')
       const {stdout, stderr} = renderHuman(report, {chalk: this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet})
       this.note(stderr)
+      if (quick) this.note(`quick mode: only the first ${quick.headBytes / 1024} KiB and last ${quick.tailBytes / 1024} KiB of each file were read; not detected: ${quick.notDetected}.`)
       this.out(stdout)
     }
     return report

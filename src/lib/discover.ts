@@ -6,7 +6,8 @@
  * own roots (`.config/manicode*`, `.claude`, `.codex`, `.local/share/opencode`) and `node_modules`. A chat
  * reached twice (same real path) is reported once. Read-only: only `readdir`, `lstat`, `realpath`.
  */
-import {lstat, readdir, realpath, stat} from 'node:fs/promises'
+import {lstatSync, readdirSync} from 'node:fs'
+import {realpath, stat} from 'node:fs/promises'
 import path from 'node:path'
 import type {ChatUnit, FormatAdapter} from './formats/adapter.js'
 import type {OperationalError, Skipped} from './model.js'
@@ -81,7 +82,9 @@ export async function discover(paths: string[], adapters: readonly FormatAdapter
 async function walk(dir: string, depth: number, adapters: readonly FormatAdapter[], out: Discovery, seen: Set<string>, onlyFile?: string): Promise<void> {
   let entries
   try {
-    entries = await readdir(dir, {withFileTypes: true})
+    // Synchronous: thousands of chat dirs are listed one after another, and an async call's thread-pool round
+    // trip cost more than the listing itself (issue #7).
+    entries = readdirSync(dir, {withFileTypes: true})
   } catch (e) {
     out.errors.push({path: dir, message: errMessage(e)})
     return
@@ -89,7 +92,7 @@ async function walk(dir: string, depth: number, adapters: readonly FormatAdapter
   // Names that are not valid UTF-8 cannot be opened under the name Node gives them: a folder so named is
   // skipped, shown escaped (a file so named is the inventory's business).
   const lossy = new Map<string, Buffer[]>()
-  for (const raw of await nonUtf8Names(dir, entries.map((e) => e.name))) lossy.set(raw.toString('utf8'), [...(lossy.get(raw.toString('utf8')) ?? []), raw])
+  for (const raw of nonUtf8Names(dir, entries.map((e) => e.name))) lossy.set(raw.toString('utf8'), [...(lossy.get(raw.toString('utf8')) ?? []), raw])
   const names = entries.map((e) => e.name)
   let descend = true
   for (const adapter of adapters) {
@@ -120,7 +123,7 @@ async function walk(dir: string, depth: number, adapters: readonly FormatAdapter
     if (e.isSymbolicLink()) {
       if (!mayEnter(dir, e.name)) continue
       try {
-        if ((await stat(child)).isDirectory() && (await lstat(child)).isSymbolicLink()) out.skipped.push({path: child, reason: 'symbolic link to a folder: not followed'})
+        if ((await stat(child)).isDirectory() && lstatSync(child).isSymbolicLink()) out.skipped.push({path: child, reason: 'symbolic link to a folder: not followed'})
       } catch {
         // A dangling link: nothing to search.
       }

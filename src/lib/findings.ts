@@ -52,6 +52,23 @@ export const FINDING_KINDS = {
   'compaction-wipe': {severity: 'warning', description: 'The history was compacted into an empty summary (Codebuff #1166): the agent remembers nothing of the turns before it.'},
   'salvage-available': {severity: 'info', description: 'A torn generation still holds complete messages that a salvage would keep byte-identical (`repair --salvage`).'},
   'meta-stale': {severity: 'info', description: 'The chat-meta.json sidecar no longer matches the transcript size/mtime; the agent recomputes it.'},
+  // Session logs (JSONL: Claude Code, Codex; issue #8).
+  'session-truncated': {severity: 'error', description: "The session log's final line is a torn record (a crash mid-append); the agent loses it or shows a blank chat."},
+  'session-corrupt': {severity: 'error', description: 'Lines of the session log are damaged (NUL runs, interleaved, torn or split records, bad encoding); the agent skips them or stops there.'},
+  'missing-header': {severity: 'error', description: "The session log does not start with the agent's header record (Codex: session_meta); the agent refuses or hides the session."},
+  'dangling-parent': {severity: 'warning', description: 'A record links to a parent record that is not in the file (normal for a side-chain, whose parents live in the parent session).'},
+  'open-tool-call': {severity: 'info', description: 'A tool call has no result in the file (normal at the very end of a session).'},
+  'loader-refuses': {severity: 'error', description: "The agent's loader refuses the session as it is (e.g. Codex: a BOM before the header, bad UTF-8 anywhere, the last paginated record without its ordinal)."},
+  'compressed-damaged': {severity: 'warning', description: 'A compressed generation (Codex .jsonl.zst) cannot be decoded or its log is damaged.'},
+  'session-live': {severity: 'warning', description: 'The session file changed while it was read: the agent is probably writing it. Repair leaves it alone.'},
+  // Bundles and `check` (issue #4).
+  'archive-entry-escapes': {severity: 'error', description: 'An archive entry names a path outside the archive (../, an absolute path, a link pointing outside); refused, never read.'},
+  'archive-too-large': {severity: 'error', description: 'An archive exceeds the entry or uncompressed-size cap (--max-entries, --max-bytes); nothing in it was diagnosed.'},
+  'archive-unreadable': {severity: 'error', description: 'A bundle is not a readable .tar, .tar.gz/.tgz or .zip archive.'},
+  'manifest-invalid': {severity: 'error', description: "A bundle's chatdoctor-bundle.json is not valid JSON or lacks the bundle layout; the bundle is checked without it."},
+  'manifest-missing-file': {severity: 'error', description: "A file or chat listed in the bundle's manifest is not in the bundle."},
+  'manifest-extra-file': {severity: 'error', description: "A file in the bundle is not listed in its manifest."},
+  'manifest-mismatch': {severity: 'error', description: "A file in the bundle differs from its manifest entry (size or sha256)."},
 } as const satisfies Record<string, Omit<FindingKind, 'id'>>
 
 export type FindingId = keyof typeof FINDING_KINDS

@@ -22,12 +22,13 @@ export const SCHEMA_VERSION = 1
  * - `other`: anything else; never classified, never touched.
  * - `message`, `part`: (OpenCode JSON tree) one message info file, one part file of a session.
  * - `database`: (OpenCode ≥ 1.2) the SQLite store and its `-wal`/`-shm`, stat only (never opened in place).
+ * - `compressed`: the same session log compressed beside it (Codex: `rollout-….jsonl.zst` next to `….jsonl`).
  */
-export const ROLES = ['primary', 'backup', 'temp', 'embedded', 'transcript', 'transcript-temp', 'meta', 'other', 'message', 'part', 'database'] as const
+export const ROLES = ['primary', 'backup', 'temp', 'embedded', 'transcript', 'transcript-temp', 'meta', 'other', 'message', 'part', 'database', 'compressed'] as const
 export type Role = (typeof ROLES)[number]
 
 /** Roles whose files are generations of the agent context (candidates for the winner). */
-export const CONTEXT_ROLES: readonly Role[] = ['primary', 'backup', 'temp', 'embedded']
+export const CONTEXT_ROLES: readonly Role[] = ['primary', 'backup', 'temp', 'embedded', 'compressed']
 
 /**
  * The verdict on one file (see README "Classes"):
@@ -46,6 +47,11 @@ export type FileClass = (typeof CLASSES)[number]
  * Shape level: `wrong-shape` (parses, but not the type the role needs), `no-session-state`, `placeholder`,
  * `fresh-chat`.
  * Access: `unreadable` (the file could not be read: permission, I/O error).
+ * Line level (JSONL session logs, issue #8; counted per line): `torn-tail` (the final line is a cut record),
+ * `torn-interior` (an earlier line is a cut record or a fragment), `interleaved-line` (a cut record and the next
+ * record, or two records, on one line), `split-record` (one record spread over several lines by raw line
+ * breaks), `lone-surrogate` (a `\uD800`–`\uDFFF` escape without its other half); `bom`, `invalid-utf8`,
+ * `torn-utf8` and `nul-run` as above, per line.
  */
 export const REASONS = [
   'bom',
@@ -62,6 +68,12 @@ export const REASONS = [
   'placeholder',
   'fresh-chat',
   'unreadable',
+  // Line level (JSONL session logs).
+  'torn-tail',
+  'torn-interior',
+  'interleaved-line',
+  'split-record',
+  'lone-surrogate',
 ] as const
 export type Reason = (typeof REASONS)[number]
 
@@ -122,6 +134,45 @@ export interface ContextMeasure {
   traceSessionId: string | null
   /** True when the history ends in the interruption note (the last turn is partial). */
   interrupted: boolean
+  // Session logs (Claude Code, Codex; issue #8). Counts over the complete records of the file.
+  /** User turns in the file as written (real prompts, not tool results or injected context). */
+  userTurns?: number
+  /** Assistant messages (Claude Code: distinct `message.id`; Codex: `agent_message` events or assistant messages). */
+  assistantMessages?: number
+  /** Tool calls (Claude Code `tool_use` blocks; Codex `function_call`, `custom_tool_call`, `local_shell_call`). */
+  toolCalls?: number
+  /** Tool calls with a result in the file. */
+  toolCallsWithResult?: number
+  /** Tool calls without a result in the file (open). */
+  toolCallsOpen?: number
+  /** Compactions (Claude Code `compact_boundary` records; Codex `compacted` records). */
+  compactions?: number
+  /** Latest record `timestamp`, ms since epoch; null when no record carries one. */
+  lastActivityAt?: number | null
+  /** Complete records in the file. */
+  records?: number
+  /** Records the agent's loader reaches (Claude Code: along the `parentUuid` chain from the last record). */
+  reachableRecords?: number
+}
+
+/**
+ * Line-level facts of a JSONL session log (issue #8): LF-separated lines, a single CR before the LF part of the
+ * line ending. Counts are of physical lines (the empty piece after a final LF is not a line).
+ */
+export interface LineCounts {
+  total: number
+  /** Lines that are exactly one complete record. */
+  intact: number
+  /** Whitespace-only lines (skipped by the agents' readers). */
+  blank: number
+  /** Lines with at least one reason. */
+  damaged: number
+  /** Complete records found, including those inside damaged lines that a repair keeps. */
+  records: number
+  /** Damaged lines per reason code. */
+  byReason: Partial<Record<Reason, number>>
+  /** The first damaged lines (at most 20): 1-based line number, byte offset and length, reasons. */
+  firstDamaged: Array<{line: number; offset: number; length: number; reasons: Reason[]}>
 }
 
 /**
@@ -144,6 +195,8 @@ export interface Generation {
   turns: number | null
   damage?: DamageLocation
   measure?: ContextMeasure
+  /** JSONL session logs only: per-line counts and reasons. */
+  lines?: LineCounts
   /** What a salvage of this torn generation would recover (issue #5); absent when nothing is salvageable. */
   salvage?: SalvageReport
 }
@@ -276,6 +329,8 @@ export interface ChatReport {
   findings: Finding[]
   generations: Generation[]
   ranking: RankEntry[]
+  /** `check`: the bundle (archive) the chat was read from, home as `~`; absent for chat dirs on disk. */
+  bundle?: string
   /** Set when the transcript is torn and an intact transcript temp can replace it (issue #5). */
   transcriptRestore?: TranscriptRestore
   /** Set when the agent's memory is amnesiac (status `degraded`, or a placeholder primary). */
@@ -340,6 +395,8 @@ export interface Skipped {
 export interface OperationalError {
   path: string
   message: string
+  /** `check`: the finding id of the problem (e.g. `archive-entry-escapes`), for CI formats. */
+  id?: string
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -392,6 +449,33 @@ export const GenerationSchema = z.looseObject({
       firstMatchedTurn: z.number().int().positive().nullable(),
       traceSessionId: z.string().nullable(),
       interrupted: z.boolean(),
+      userTurns: z.number().int().nonnegative().optional(),
+      assistantMessages: z.number().int().nonnegative().optional(),
+      toolCalls: z.number().int().nonnegative().optional(),
+      toolCallsWithResult: z.number().int().nonnegative().optional(),
+      toolCallsOpen: z.number().int().nonnegative().optional(),
+      compactions: z.number().int().nonnegative().optional(),
+      lastActivityAt: z.number().nullable().optional(),
+      records: z.number().int().nonnegative().optional(),
+      reachableRecords: z.number().int().nonnegative().optional(),
+    })
+    .optional(),
+  lines: z
+    .looseObject({
+      total: z.number().int().nonnegative(),
+      intact: z.number().int().nonnegative(),
+      blank: z.number().int().nonnegative(),
+      damaged: z.number().int().nonnegative(),
+      records: z.number().int().nonnegative(),
+      byReason: z.partialRecord(z.enum(REASONS), z.number().int().positive()),
+      firstDamaged: z.array(
+        z.looseObject({
+          line: z.number().int().positive(),
+          offset: z.number().int().nonnegative(),
+          length: z.number().int().nonnegative(),
+          reasons: z.array(z.enum(REASONS)),
+        }),
+      ),
     })
     .optional(),
 })
@@ -465,6 +549,7 @@ export const ChatReportSchema = z.looseObject({
       olderTraceSessionId: z.string().nullable(),
     })
     .optional(),
+  bundle: z.string().optional(),
 })
 
 export const SummarySchema = z.looseObject({
@@ -482,8 +567,15 @@ export const ReportSchema = z.looseObject({
   chatdoctorVersion: z.string(),
   exitCode: z.number().int().min(0).max(31),
   error: z.string().optional(),
+  quick: z
+    .looseObject({
+      headBytes: z.number().int().nonnegative(),
+      tailBytes: z.number().int().nonnegative(),
+      notDetected: z.string(),
+    })
+    .optional(),
   summary: SummarySchema,
-  errors: z.array(z.looseObject({path: z.string(), message: z.string()})),
+  errors: z.array(z.looseObject({path: z.string(), message: z.string(), id: z.string().optional()})),
   skipped: z.array(z.looseObject({path: z.string(), reason: z.string()})),
   chats: z.array(ChatReportSchema),
   repairId: z.string().nullable().optional(),
@@ -504,6 +596,11 @@ export interface Report {
   exitCode: number
   /** Present only on a usage error (exit 16). */
   error?: string
+  /**
+   * Present only for `scan --quick`: each file was judged from its first `headBytes` and last `tailBytes`
+   * bytes, and `notDetected` says what that cannot see (damage in the middle of a file).
+   */
+  quick?: {headBytes: number; tailBytes: number; notDetected: string}
   summary: Summary
   errors: OperationalError[]
   skipped: Skipped[]

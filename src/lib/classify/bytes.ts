@@ -97,32 +97,53 @@ export function checkUtf8(buf: Uint8Array, start = 0, end = buf.length): Utf8Che
   }
   let i = start
   while (i < end) {
-    const b = buf[i]
-    if (b < 0x80) {
+    if (buf[i] < 0x80) {
       i++
       continue
     }
-    let need: number
-    let lo = 0x80
-    let hi = 0xbf
-    if (b >= 0xc2 && b <= 0xdf) need = 1
-    else if (b >= 0xe0 && b <= 0xef) {
-      need = 2
-      if (b === 0xe0) lo = 0xa0
-      if (b === 0xed) hi = 0x9f
-    } else if (b >= 0xf0 && b <= 0xf4) {
-      need = 3
-      if (b === 0xf0) lo = 0x90
-      if (b === 0xf4) hi = 0x8f
-    } else return {ok: false, kind: 'invalid', offset: i}
-    for (let k = 1; k <= need; k++) {
-      if (i + k >= end) return {ok: false, kind: 'torn', offset: i}
-      const c = buf[i + k]
-      const min = k === 1 ? lo : 0x80
-      const max = k === 1 ? hi : 0xbf
-      if (c < min || c > max) return {ok: false, kind: 'invalid', offset: i}
-    }
-    i += need + 1
+    const u = utf8SequenceAt(buf, i, end)
+    if (u === null) return {ok: false, kind: 'invalid', offset: i}
+    if (!u.complete) return {ok: false, kind: i + u.len >= end ? 'torn' : 'invalid', offset: i}
+    i += u.len
   }
   return {ok: true}
+}
+
+/** A multi-byte UTF-8 sequence as found at an offset (see `utf8SequenceAt`). */
+export interface Utf8Sequence {
+  /** Bytes of the sequence found: the whole character when `complete`, else the valid prefix. */
+  len: number
+  /** True for a whole valid character. */
+  complete: boolean
+  /** Continuation bytes the lead byte calls for (1–3). */
+  need: number
+}
+
+/**
+ * The UTF-8 sequence whose lead byte (≥ 0x80) is at `i` (RFC 3629: no overlongs, no surrogates, nothing above
+ * U+10FFFF): `{len, complete: true}` for a valid character, `{len, complete: false}` for a valid prefix cut by
+ * `end` or by a byte that cannot continue it (len = bytes of the prefix), or null when the byte at `i` cannot
+ * start a character.
+ */
+export function utf8SequenceAt(buf: Uint8Array, i: number, end: number): Utf8Sequence | null {
+  const b = buf[i]
+  let need: number
+  let lo = 0x80
+  let hi = 0xbf
+  if (b >= 0xc2 && b <= 0xdf) need = 1
+  else if (b >= 0xe0 && b <= 0xef) {
+    need = 2
+    if (b === 0xe0) lo = 0xa0
+    if (b === 0xed) hi = 0x9f
+  } else if (b >= 0xf0 && b <= 0xf4) {
+    need = 3
+    if (b === 0xf0) lo = 0x90
+    if (b === 0xf4) hi = 0x8f
+  } else return null
+  for (let k = 1; k <= need; k++) {
+    if (i + k >= end) return {len: k, complete: false, need}
+    const c = buf[i + k]
+    if (c < (k === 1 ? lo : 0x80) || c > (k === 1 ? hi : 0xbf)) return {len: k, complete: false, need}
+  }
+  return {len: need + 1, complete: true, need}
 }

@@ -13,7 +13,7 @@
  */
 import type {Classification, Reason} from '../model.js'
 import {checkUtf8, decodeUtf8Strict, hasBom, indexOfByte, isAllNul, isBlank, isJsonWhitespace, nulTailStart} from './bytes.js'
-import {scanValue, skipWhitespace} from './json.js'
+import {scanValue, skipWhitespace, type ScanResult} from './json.js'
 
 /**
  * Classifies the bytes of a file that should hold one JSON document.
@@ -51,19 +51,49 @@ function uniq(reasons: Reason[]): Reason[] {
   return [...new Set(reasons)]
 }
 
-/** The slow path: the bytes do not parse strictly; find the class, the reasons and the first damaged byte. */
-function explainFailure(buf: Uint8Array): Classification {
-  const reasons: Reason[] = []
+/**
+ * What the slow path establishes about a file's bytes before it decides the class. The in-memory path
+ * (`gatherFacts`) and the streaming path (`stream.ts`) both produce these, and `decideFailure` turns them into
+ * the verdict, so the two paths cannot disagree on the rules. Offsets in bytes from the start of the file.
+ */
+export interface FailureFacts {
+  /** File size in bytes. */
+  length: number
+  bom: boolean
+  /** Where the document may start: 3 after a BOM, else 0. */
+  start: number
+  /** Start of the trailing run of NULs (`length` when the last byte is not NUL). */
+  tail: number
+  /** First NUL in `[start, tail)`, or -1. */
+  firstNul: number
+  /** First invalid UTF-8 sequence, or -1. */
+  invalidAt: number
+  /**
+   * Start of a multi-byte character cut by the end of the written bytes (the NUL tail or EOF), when nothing
+   * else is wrong with UTF-8 before it; -1 otherwise. It is a truncation only if the scanner (which takes every
+   * byte >= 0x80 as string content) finds it inside a string; anywhere else no JSON document could go on.
+   */
+  tornAt: number
+  /** End of the range the syntax scan covered: `tail`. */
+  end: number
+  /** The syntax scan of `[start, end)`. */
+  scan: ScanResult
+  /** For an `error` scan: the scanner stopped on a byte already reported (a NUL, or the invalid UTF-8 byte). */
+  errorOnReportedByte: boolean
+  /** For a complete scan: the first non-whitespace byte after the document in `[scan.end, end)`, or `end`. */
+  after: number
+  /** For a complete scan with `after < end`: `[after, end)` is one or more further complete documents. */
+  concatenated: boolean
+}
+
+/** The in-memory fact gathering of the slow path. */
+function gatherFacts(buf: Uint8Array): FailureFacts {
   const bom = hasBom(buf)
   const start = bom ? 3 : 0
-  if (bom) reasons.push('bom')
   const tail = nulTailStart(buf)
-  const hasNulTail = tail < buf.length
   const end = tail
   const firstNul = indexOfByte(buf, 0, start, end)
   const utf8 = checkUtf8(buf, start, firstNul >= 0 ? firstNul : end)
-  // A character cut by the end of the written bytes. It is a truncation only if the scanner (which takes every
-  // byte >= 0x80 as string content) finds it inside a string; anywhere else no JSON document could go on.
   let tornAt = -1
   let invalidAt = -1
   if (!utf8.ok) {
@@ -75,13 +105,34 @@ function explainFailure(buf: Uint8Array): Classification {
     const rest = checkUtf8(buf, firstNul, end)
     if (!rest.ok && rest.kind === 'invalid') invalidAt = rest.offset
   }
+  const scan = scanValue(buf, start, end)
+  const errorOnReportedByte = scan.kind === 'error' && (buf[scan.at] === 0 || scan.at === invalidAt)
+  let after = end
+  let concatenated = false
+  if (scan.kind === 'complete') {
+    after = skipWhitespace(buf, scan.end, end)
+    if (after < end) concatenated = isConcatenation(buf, after, end)
+  }
+  return {length: buf.length, bom, start, tail, firstNul, invalidAt, tornAt, end, scan, errorOnReportedByte, after, concatenated}
+}
+
+/** The slow path: the bytes do not parse strictly; find the class, the reasons and the first damaged byte. */
+function explainFailure(buf: Uint8Array): Classification {
+  return decideFailure(gatherFacts(buf))
+}
+
+/** The verdict of the slow path from its facts (shared by the in-memory and streaming paths). */
+export function decideFailure(f: FailureFacts): Classification {
+  const {length, bom, tail, firstNul, invalidAt, tornAt, end, scan} = f
+  const reasons: Reason[] = []
+  if (bom) reasons.push('bom')
+  const hasNulTail = tail < length
   if (invalidAt >= 0) reasons.push('invalid-utf8')
   if (firstNul >= 0) reasons.push('nul-run')
   // The first damaged byte: a BOM is at 0; otherwise the earliest of the byte-level damage and `fallback`.
   const damageFrom = (fallback: number) => (bom ? 0 : firstDamage(invalidAt, firstNul, fallback))
-  const located = (at: number): Classification['damage'] => ({offset: at, length: buf.length - at})
+  const located = (at: number): Classification['damage'] => ({offset: at, length: length - at})
 
-  const scan = scanValue(buf, start, end)
   if (scan.kind === 'eof') {
     const cutAt = tornAt >= 0 ? tornAt : end
     if (!bom && invalidAt < 0 && firstNul < 0) {
@@ -96,13 +147,13 @@ function explainFailure(buf: Uint8Array): Classification {
   }
   if (scan.kind === 'error') {
     // A syntax error of its own, unless the scanner stopped on the NUL or invalid byte already reported.
-    if (buf[scan.at] !== 0 && scan.at !== invalidAt) reasons.push('syntax-error')
+    if (!f.errorOnReportedByte) reasons.push('syntax-error')
     return {class: 'corrupt', reasons: uniq(reasons), damage: located(damageFrom(scan.at))}
   }
   // A complete document ends at scan.end; look at what follows it.
-  const after = skipWhitespace(buf, scan.end, end)
+  const after = f.after
   if (after < end) {
-    reasons.push(isConcatenation(buf, after, end) ? 'concatenated' : 'trailing-garbage')
+    reasons.push(f.concatenated ? 'concatenated' : 'trailing-garbage')
     return {class: 'corrupt', reasons: uniq(reasons), damage: located(damageFrom(after))}
   }
   if (hasNulTail) reasons.push('nul-tail')

@@ -2,7 +2,7 @@
  * The boundary every agent format sits behind. The core (discover, inventory, rank, plan, render) knows
  * nothing of file names or schemas; an adapter knows nothing of the terminal or of how files are read.
  */
-import type {ChatReport, OperationalError} from '../model.js'
+import type {ChatReport, Classification, OperationalError, Role} from '../model.js'
 import type {SalvagedGeneration} from '../salvage/index.js'
 
 /** One entry directly inside a chat dir, as the inventory saw it (lstat, never following links). */
@@ -18,6 +18,12 @@ export interface FileEntry {
   data?: Buffer
   /** Why the bytes could not be read (e.g. `EACCES: permission denied`), when they could not. */
   readError?: string
+  /**
+   * For a file above the inventory's streaming threshold (issue #7): its syntax verdict and sha256, made by
+   * streaming it in bounded memory; `data` is then absent. Never `intact` (an intact file that large cannot be
+   * parsed for measuring and gets `readError` instead).
+   */
+  streamed?: {classification: Classification; sha256: string}
 }
 
 /**
@@ -97,6 +103,11 @@ export interface FormatAdapter {
   chatsIn(dir: string, names: string[]): FolderChats | null
   /** Whether the inventory must read a file's bytes (otherwise it only stats it). */
   wantsContent(name: string): boolean
+  /**
+   * The role of a file by its name, for `scan --quick` (which reads only the ends of files and never calls
+   * `diagnose`). Optional: without it, quick mode classifies no file of this format.
+   */
+  roleOf?(name: string): Role
   /** The whole diagnosis of one chat dir: classify, measure, rank, status, findings. Pure; never throws. */
   diagnose(snapshot: ChatDirSnapshot): Diagnosis
   /**

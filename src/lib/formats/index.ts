@@ -1,9 +1,11 @@
 /** Every format adapter chatdoctor knows, in detection order. */
 import type {FormatAdapter} from './adapter.js'
+import {claudeCode} from './claude-code/index.js'
 import {codebuff} from './codebuff/index.js'
+import {codex} from './codex/index.js'
 import {opencode} from './opencode/index.js'
 
-export const ADAPTERS: readonly FormatAdapter[] = [codebuff, opencode]
+export const ADAPTERS: readonly FormatAdapter[] = [codebuff, opencode, claudeCode, codex]
 
 /** The adapter with this format id, or undefined. */
 export function adapterByName(name: string): FormatAdapter | undefined {

@@ -210,6 +210,15 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
 /** Classifies one entry, keeping parsed values of intact files for measuring. */
 function classifyEntry(f: FileEntry, role: Role, values: Map<string, unknown>): Generation {
   const g: Generation = {file: f.name, role, class: null, reasons: [], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null}
+  if (f.data === undefined && f.streamed) {
+    // A file too large to read whole, classified by streaming (issue #7): a syntax verdict, never intact.
+    const c = f.streamed.classification
+    g.class = c.class
+    g.reasons = c.reasons
+    g.sha256 = f.streamed.sha256
+    if (c.damage) g.damage = c.damage
+    return g
+  }
   if (f.data === undefined) {
     g.class = 'corrupt'
     g.reasons = ['unreadable']
@@ -231,6 +240,7 @@ export const codebuff: FormatAdapter = {
   defaultRoots: (home) => defaultRoots(home),
   chatsIn: (dir, names) => (isChatDir(dir, names) ? {chats: [{dir, path: dir}], descend: false} : null),
   wantsContent,
+  roleOf,
   diagnose: diagnoseChat,
   tempWriterPid,
   agentProcess: AGENT_PROCESS,

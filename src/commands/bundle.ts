@@ -1,0 +1,88 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand, UsageError} from '../cli/base.js'
+import {archiveKindByName} from '../lib/archive/read.js'
+import {writeTar, writeZip} from '../lib/archive/write.js'
+import {buildBundle} from '../lib/bundle/create.js'
+import {EXIT_OPERATIONAL} from '../lib/exit-codes.js'
+import {writeFileDurable} from '../lib/fsio/output.js'
+import type {Report} from '../lib/model.js'
+import {renderChatTable} from '../lib/render/table.js'
+import {buildReport} from '../lib/report.js'
+import {createHash} from 'node:crypto'
+
+export default class Bundle extends BaseCommand {
+  static override summary = 'Export chat dirs into one archive (.tar.gz, .tar or .zip) with a manifest, optionally redacted.'
+
+  static override description = `Each chat goes into a folder named by its id, with every generation as it is on disk (primary,
+.bak, temps, transcript, meta, logs); chatdoctor-bundle.json at the root lists every file with its size,
+exact mtime and sha256, and the scan verdict of each chat at export. Never included: chatdoctor's own
+.chatdoctor evidence, credentials.json, symbolic links, anything outside the chat dirs.
+
+--redact replaces message text, tool inputs and outputs, file contents and paths with keyed-hash
+placeholders (random key, not stored): equal values stay equal, the bundle diagnoses the same (same
+classes, reasons, turns and winner, checked before writing), damage stays where it is. Files that cannot
+be redacted structurally (log.jsonl, trace.jsonl, unknown files) are left out and listed as omitted.
+
+Reads the chat dirs only; writes only FILE (durably; an existing FILE is kept unless --force).
+Exit status: 0 written, 8 nothing written (a chat could not be read, no chats found, FILE exists,
+redaction would change a verdict), 16 usage error.`
+
+  static override examples = [
+    '<%= config.bin %> bundle ~/.config/manicode/projects/app/chats/2026-01-05T10-00-00.000Z -o chat.tar.gz',
+    '<%= config.bin %> bundle --redact ~/.config/manicode/projects/app/chats -o chats.zip',
+  ]
+
+  static override args = {
+    chatDir: Args.string({description: 'Chat dirs, or folders holding chat dirs.', required: false}),
+  }
+
+  static override strict = false
+
+  static override flags = {
+    output: Flags.string({char: 'o', description: 'The archive to write: .zip for zip, .tar for plain tar, anything else gzip-compressed tar.', required: true}),
+    redact: Flags.boolean({description: 'Replace content with keyed-hash placeholders; leave out files that cannot be redacted.'}),
+    force: Flags.boolean({description: 'Replace FILE when it exists.'}),
+  }
+
+  async run(): Promise<Report & {bundle: unknown}> {
+    const {argv, flags} = await this.parse(Bundle)
+    const paths = argv as string[]
+    if (paths.length === 0) throw new UsageError('bundle needs at least one CHAT_DIR')
+    const built = await buildBundle(paths, {home: this.home(), env: process.env, version: this.config.version, redact: Boolean(flags.redact)})
+    const errors = [...built.errors]
+    if (errors.length === 0 && built.manifest.chats.length === 0) errors.push({path: paths.join(' '), message: 'no chats found there; nothing bundled'})
+    let info: {file: string; bytes: number; sha256: string; chats: number; redacted: boolean; omitted: number} | null = null
+    if (errors.length === 0) {
+      const kind = archiveKindByName(flags.output)
+      const data = kind === 'zip' ? await writeZip(built.inputs) : await writeTar(built.inputs, kind !== 'tar')
+      try {
+        await writeFileDurable(flags.output, data, {overwrite: flags.force})
+        info = {
+          file: flags.output,
+          bytes: data.length,
+          sha256: createHash('sha256').update(data).digest('hex'),
+          chats: built.manifest.chats.length,
+          redacted: Boolean(flags.redact),
+          omitted: built.manifest.chats.reduce((n, c) => n + c.omitted.length, 0),
+        }
+      } catch (e) {
+        errors.push({path: flags.output, message: (e as Error).message})
+      }
+    }
+    const report = {
+      ...buildReport({command: 'bundle', version: this.config.version, chats: built.chats, skipped: built.skipped, errors, exitCode: errors.length > 0 ? EXIT_OPERATIONAL : 0}),
+      bundle: info,
+    }
+    process.exitCode = report.exitCode
+    if (!this.jsonEnabled()) {
+      const chalk = this.chalkFor(flags.color)
+      for (const e of errors) this.note(`${chalk.red('error')} ${e.path}: ${e.message}`)
+      if (info) {
+        this.out(renderChatTable(built.chats, {chalk, verbose: false, quiet: false}))
+        const omitted = info.omitted > 0 ? `; ${info.omitted} file${info.omitted === 1 ? '' : 's'} left out (see chatdoctor-bundle.json)` : ''
+        this.note(`wrote ${info.file}: ${info.chats} chat${info.chats === 1 ? '' : 's'}, ${info.bytes} bytes${info.redacted ? ', redacted' : ''}${omitted}`)
+      } else this.note('nothing written')
+    }
+    return report
+  }
+}

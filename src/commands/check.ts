@@ -1,0 +1,95 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand, UsageError} from '../cli/base.js'
+import {DEFAULT_LIMITS} from '../lib/archive/read.js'
+import {checkExitCode, checkPaths} from '../lib/check.js'
+import {EXIT_OPERATIONAL} from '../lib/exit-codes.js'
+import {appendText, writeFileDurable} from '../lib/fsio/output.js'
+import type {Report, Severity} from '../lib/model.js'
+import type {CiInput} from '../lib/render/ci.js'
+import {renderGithubAnnotations, renderGithubSummary} from '../lib/render/github.js'
+import {renderJunit} from '../lib/render/junit.js'
+import {renderSarif} from '../lib/render/sarif.js'
+import {renderHuman} from '../lib/render/table.js'
+import {buildReport} from '../lib/report.js'
+
+export default class Check extends BaseCommand {
+  static override summary = 'Check chat dirs and exported bundles for damage, with CI output formats (SARIF, JUnit, GitHub).'
+
+  static override description = `PATH: a chat dir, a folder holding chat dirs, a .tar, .tar.gz/.tgz or .zip bundle (with or without
+a chatdoctor-bundle.json manifest), or a folder of bundles. Bundles are read in memory, never extracted;
+entries that escape the archive (../, absolute paths, links pointing outside) are refused; an archive over
+--max-entries or --max-bytes (uncompressed) is refused. A manifest is verified (missing, extra or changed
+files are errors) and its exact mtimes are used for ranking; then every chat gets the scan diagnosis.
+
+Exit status: the scan bitmask (2 repairable, 4 agent context lost, 8 operational error such as an
+unreadable PATH or a refused archive entry), plus 2 for any chat whose worst finding reaches --fail-on
+(even a healthy one); 16 usage error (e.g. no PATH).`
+
+  static override examples = [
+    '<%= config.bin %> check chats/',
+    '<%= config.bin %> check --format github test/fixtures/chats',
+    '<%= config.bin %> check --format sarif -o chatdoctor.sarif bundles/',
+    '<%= config.bin %> check --format junit -o junit.xml --fail-on warning bundles/',
+  ]
+
+  static override args = {
+    path: Args.string({description: 'Chat dirs, folders, or bundles (.tar, .tar.gz, .tgz, .zip).', required: false}),
+  }
+
+  static override strict = false
+
+  static override flags = {
+    format: Flags.string({description: 'Report format.', options: ['table', 'json', 'sarif', 'junit', 'github'], default: 'table'}),
+    output: Flags.string({char: 'o', description: 'Write the report in --format to FILE; stdout then carries the human table.'}),
+    'fail-on': Flags.string({description: 'Least severe finding that fails a chat (adds exit bit 2).', options: ['error', 'warning', 'info'], default: 'error'}),
+    'max-bytes': Flags.integer({description: 'Cap on the uncompressed bytes of one archive.', min: 1, default: DEFAULT_LIMITS.maxBytes}),
+    'max-entries': Flags.integer({description: 'Cap on the entries of one archive.', min: 1, default: DEFAULT_LIMITS.maxEntries}),
+  }
+
+  async run(): Promise<Report> {
+    const {argv, flags} = await this.parse(Check)
+    const paths = argv as string[]
+    if (paths.length === 0) throw new UsageError('check needs at least one PATH (a chat dir, a folder, or a bundle)')
+    const failOn = flags['fail-on'] as Severity
+    const result = await checkPaths(paths, {home: this.home(), env: process.env, limits: {maxBytes: flags['max-bytes'], maxEntries: flags['max-entries']}})
+    const chats = result.chats.map((c) => c.report)
+    const errors = result.errors.map((e) => ({path: e.path, message: e.message, id: e.id}))
+    const report = buildReport({command: 'check', version: this.config.version, chats, skipped: result.skipped, errors, exitCode: checkExitCode(chats, errors, failOn)})
+    const input: CiInput = {report, chats: result.chats, errors: result.errors, cwd: process.cwd(), failOn}
+    const format = this.jsonEnabled() ? 'json' : flags.format
+    const chalk = this.chalkFor(flags.color)
+    const human = () => renderHuman(report, {chalk, verbose: flags.verbose, quiet: flags.quiet})
+    let text: string | null = null
+    if (format === 'json') text = JSON.stringify(report, null, 2)
+    else if (format === 'sarif') text = JSON.stringify(renderSarif(input), null, 2)
+    else if (format === 'junit') text = renderJunit(input)
+    else if (format === 'github') {
+      text = renderGithubAnnotations(input).join('\n')
+      const summary = process.env.GITHUB_STEP_SUMMARY
+      if (summary) {
+        try {
+          await appendText(summary, renderGithubSummary(input))
+        } catch (e) {
+          this.note(`chatdoctor: could not append to GITHUB_STEP_SUMMARY (${summary}): ${(e as Error).message}`)
+          report.exitCode |= EXIT_OPERATIONAL
+        }
+      }
+    }
+    if (flags.output !== undefined && text !== null) {
+      try {
+        await writeFileDurable(flags.output, text.endsWith('\n') ? text : text + '\n', {overwrite: true})
+      } catch (e) {
+        this.note(`chatdoctor: could not write ${flags.output}: ${(e as Error).message}`)
+        report.exitCode |= EXIT_OPERATIONAL
+      }
+    }
+    process.exitCode = report.exitCode
+    if (this.jsonEnabled()) return report
+    if (text === null || flags.output !== undefined) {
+      const {stdout, stderr} = human()
+      this.note(stderr)
+      this.out(stdout)
+    } else this.out(text)
+    return report
+  }
+}

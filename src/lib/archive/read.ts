@@ -1,0 +1,290 @@
+/**
+ * Reading chat bundles: `.tar`, `.tar.gz`/`.tgz` (tar-stream over node:zlib) and `.zip` (yauzl), entirely in
+ * memory: nothing from an archive is ever written to disk, so no entry can land outside a private folder.
+ *
+ * Safety rules (issue #4):
+ * - entries whose names escape the archive root (`../`, absolute paths) and symbolic or hard links pointing
+ *   outside it are refused (never looked at further) and reported as `archive-entry-escapes`;
+ * - caps stop archive bombs: at most `maxEntries` entries and `maxBytes` uncompressed bytes (declared sizes are
+ *   checked before an entry is read, actual bytes while reading); over a cap the archive is abandoned with
+ *   `archive-too-large` and nothing from it is diagnosed;
+ * - an archive that cannot be decoded is `archive-unreadable`.
+ * Only the bytes of members for which `keepData(path)` is true are held in memory; every file is hashed.
+ */
+import {createHash} from 'node:crypto'
+import {createReadStream} from 'node:fs'
+import {open as openFile} from 'node:fs/promises'
+import {Transform, type TransformCallback} from 'node:stream'
+import {pipeline} from 'node:stream/promises'
+import {createGunzip} from 'node:zlib'
+import tarStream from 'tar-stream'
+import yauzl from 'yauzl'
+import {normalizeMemberPath, resolveLinkTarget, type MemberPath} from './paths.js'
+
+/** Default caps (issue #4): 1 GiB uncompressed and 100,000 entries per archive. */
+export const DEFAULT_LIMITS: ArchiveLimits = {maxBytes: 1024 ** 3, maxEntries: 100_000}
+
+/** Caps on one archive. `maxBytes` counts uncompressed member bytes. */
+export interface ArchiveLimits {
+  maxBytes: number
+  maxEntries: number
+}
+
+/** One member of an archive, as an inventory would see a file on disk (links never followed). */
+export interface ArchiveMember {
+  path: MemberPath
+  kind: 'file' | 'directory' | 'symlink' | 'other'
+  /** Uncompressed size in bytes (0 for non-files). */
+  bytes: number
+  /** Modification time from the archive header, ms since epoch (tar: whole seconds; zip: 2 s or 1 s). */
+  mtimeMs: number
+  /** sha256 of the bytes, lower-case hex; null for non-files. */
+  sha256: string | null
+  /** The bytes, when `keepData` asked for them. */
+  data?: Buffer
+}
+
+/** Finding ids of archive-level problems (src/lib/findings.ts). */
+export type ArchiveProblemId = 'archive-entry-escapes' | 'archive-too-large' | 'archive-unreadable'
+
+/** Something wrong with an archive or one of its entries. */
+export interface ArchiveProblem {
+  id: ArchiveProblemId
+  /** The entry's name as stored (printable), or null for the archive as a whole. */
+  member: string | null
+  message: string
+}
+
+export interface ArchiveContents {
+  format: 'tar' | 'tar.gz' | 'zip'
+  members: ArchiveMember[]
+  problems: ArchiveProblem[]
+  /** False when the archive was abandoned (over a cap, undecodable): `members` is then empty. */
+  complete: boolean
+}
+
+/** The archive kind a file name says: `.tar`, `.tar.gz`/`.tgz`, `.zip`; null for anything else. */
+export function archiveKindByName(file: string): 'tar' | 'tar.gz' | 'zip' | null {
+  const f = file.toLowerCase()
+  if (f.endsWith('.tar.gz') || f.endsWith('.tgz')) return 'tar.gz'
+  if (f.endsWith('.tar')) return 'tar'
+  if (f.endsWith('.zip')) return 'zip'
+  return null
+}
+
+class CapExceeded extends Error {}
+
+function printable(s: string): string {
+  return s.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
+/** Collects members with the rules shared by both formats. */
+class Collector {
+  readonly members = new Map<string, ArchiveMember>()
+  readonly problems: ArchiveProblem[] = []
+  entries = 0
+  declared = 0
+  actual = 0
+  constructor(
+    readonly limits: ArchiveLimits,
+    readonly keepData: (path: MemberPath) => boolean,
+  ) {}
+
+  /** Counts one entry and its declared size; throws CapExceeded over a cap. */
+  admit(declaredBytes: number): void {
+    this.entries++
+    if (this.entries > this.limits.maxEntries) throw new CapExceeded(`more than ${this.limits.maxEntries} entries (raise --max-entries to read it)`)
+    this.declared += declaredBytes
+    if (this.declared > this.limits.maxBytes) throw new CapExceeded(`more than ${this.limits.maxBytes} uncompressed bytes (raise --max-bytes to read it)`)
+  }
+
+  /** Counts bytes actually read; throws CapExceeded over the cap. */
+  count(n: number): void {
+    this.actual += n
+    if (this.actual > this.limits.maxBytes) throw new CapExceeded(`more than ${this.limits.maxBytes} uncompressed bytes (raise --max-bytes to read it)`)
+  }
+
+  escape(raw: string, why: string): void {
+    this.problems.push({id: 'archive-entry-escapes', member: printable(raw), message: `entry "${printable(raw)}" refused: ${why}; it was not read`})
+  }
+
+  async readFile(path: MemberPath, mtimeMs: number, chunks: AsyncIterable<Buffer>): Promise<void> {
+    const hash = createHash('sha256')
+    const keep = this.keepData(path)
+    const parts: Buffer[] = []
+    let bytes = 0
+    for await (const chunk of chunks) {
+      this.count(chunk.length)
+      bytes += chunk.length
+      hash.update(chunk)
+      if (keep) parts.push(chunk)
+    }
+    const m: ArchiveMember = {path, kind: 'file', bytes, mtimeMs, sha256: hash.digest('hex')}
+    if (keep) m.data = Buffer.concat(parts)
+    this.members.set(path, m)
+  }
+
+  result(format: ArchiveContents['format']): ArchiveContents {
+    const members = [...this.members.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    return {format, members, problems: this.problems, complete: true}
+  }
+}
+
+async function drain(chunks: AsyncIterable<unknown>): Promise<void> {
+  for await (const _ of chunks) void _
+}
+
+/**
+ * Reads an archive's members into memory under the caps. Never throws for bad archives: problems are returned.
+ * Throws only when the file itself cannot be opened (the caller reports it like any unreadable PATH).
+ */
+export async function readArchive(file: string, limits: ArchiveLimits, keepData: (path: MemberPath) => boolean): Promise<ArchiveContents> {
+  const fh = await openFile(file, 'r')
+  const head = Buffer.alloc(4)
+  try {
+    await fh.read(head, 0, 4, 0)
+  } finally {
+    await fh.close()
+  }
+  const isZip = head[0] === 0x50 && head[1] === 0x4b && (head[2] === 0x03 || head[2] === 0x05)
+  const isGzip = head[0] === 0x1f && head[1] === 0x8b
+  const format: ArchiveContents['format'] = isZip ? 'zip' : isGzip ? 'tar.gz' : 'tar'
+  const c = new Collector(limits, keepData)
+  try {
+    if (isZip) await readZip(file, c)
+    else await readTar(file, isGzip, c)
+    return c.result(format)
+  } catch (e) {
+    if (e instanceof CapExceeded) {
+      return {format, members: [], problems: [...c.problems, {id: 'archive-too-large', member: null, message: `archive refused: ${e.message}; nothing in it was diagnosed`}], complete: false}
+    }
+    const why = (e as Error).message.split('\n')[0]
+    return {format, members: [], problems: [...c.problems, {id: 'archive-unreadable', member: null, message: `not a readable ${format} archive (${why}); nothing in it was diagnosed`}], complete: false}
+  }
+}
+
+async function readTar(file: string, gzip: boolean, c: Collector): Promise<void> {
+  const extract = tarStream.extract()
+  // A bound on the decompressed stream too (headers and padding included), against bombs made of padding.
+  const bound = c.limits.maxBytes + 1024 * (c.limits.maxEntries + 2) + 1024 * 1024
+  let seen = 0
+  const guard = new Transform({
+    transform(chunk: Buffer, _enc, cb: TransformCallback) {
+      seen += chunk.length
+      if (seen > bound) cb(new CapExceeded(`more than ${c.limits.maxBytes} uncompressed bytes (raise --max-bytes to read it)`))
+      else cb(null, chunk)
+    },
+  })
+  const source = createReadStream(file)
+  const piping = gzip ? pipeline(source, createGunzip(), guard, extract) : pipeline(source, guard, extract)
+  let pipeError: unknown = null
+  const piped = piping.catch((e) => {
+    pipeError = e
+  })
+  try {
+    for await (const entry of extract) {
+      const h = entry.header
+      const size = h.size ?? 0
+      c.admit(h.type === 'file' || h.type === 'contiguous-file' || h.type === undefined || h.type === null ? size : 0)
+      const mtimeMs = h.mtime ? h.mtime.getTime() : 0
+      const norm = normalizeMemberPath(h.name)
+      if ('refused' in norm) {
+        c.escape(h.name, norm.why)
+        await drain(entry)
+        continue
+      }
+      const p = norm.path
+      switch (h.type) {
+        case 'directory':
+          c.members.set(p, {path: p, kind: 'directory', bytes: 0, mtimeMs, sha256: null})
+          await drain(entry)
+          break
+        case 'symlink': {
+          const t = resolveLinkTarget(p, h.linkname ?? '', 'symlink')
+          if ('refused' in t) c.escape(h.name, t.why)
+          else c.members.set(p, {path: p, kind: 'symlink', bytes: 0, mtimeMs, sha256: null})
+          await drain(entry)
+          break
+        }
+        case 'link': {
+          const t = resolveLinkTarget(p, h.linkname ?? '', 'hardlink')
+          if ('refused' in t) c.escape(h.name, t.why)
+          else {
+            const target = c.members.get(t.path)
+            if (target && target.kind === 'file') {
+              c.count(target.bytes)
+              c.members.set(p, {...target, path: p, mtimeMs})
+            } else c.members.set(p, {path: p, kind: 'other', bytes: 0, mtimeMs, sha256: null})
+          }
+          await drain(entry)
+          break
+        }
+        case 'file':
+        case 'contiguous-file':
+        case undefined:
+        case null:
+          await c.readFile(p, mtimeMs, entry as AsyncIterable<Buffer>)
+          break
+        default:
+          c.members.set(p, {path: p, kind: 'other', bytes: 0, mtimeMs, sha256: null})
+          await drain(entry)
+      }
+    }
+  } catch (e) {
+    source.destroy()
+    extract.destroy()
+    await piped
+    throw e
+  }
+  await piped
+  if (pipeError) throw pipeError
+}
+
+const S_IFMT = 0o170000
+const S_IFLNK = 0o120000
+const S_IFDIR = 0o040000
+
+async function readZip(file: string, c: Collector): Promise<void> {
+  const zip = await yauzl.openPromise(file, {lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false})
+  try {
+    if (zip.entryCount > c.limits.maxEntries) throw new CapExceeded(`${zip.entryCount} entries, more than ${c.limits.maxEntries} (raise --max-entries to read it)`)
+    const entries = (zip as unknown as {eachEntry(): AsyncIterable<yauzl.Entry>}).eachEntry()
+    for await (const entry of entries) {
+      const raw = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileName as unknown as Buffer, entry.extraFields, false)
+      const mode = (entry.externalFileAttributes >>> 16) & 0xffff
+      const isDir = raw.endsWith('/') || (mode & S_IFMT) === S_IFDIR
+      const isLink = (mode & S_IFMT) === S_IFLNK
+      c.admit(isDir ? 0 : entry.uncompressedSize)
+      const mtimeMs = entry.getLastModDate().getTime()
+      const norm = normalizeMemberPath(raw)
+      if ('refused' in norm) {
+        c.escape(raw, norm.why)
+        continue
+      }
+      const p = norm.path
+      if (isDir) {
+        c.members.set(p, {path: p, kind: 'directory', bytes: 0, mtimeMs, sha256: null})
+        continue
+      }
+      if (entry.isEncrypted()) {
+        c.members.set(p, {path: p, kind: 'other', bytes: entry.uncompressedSize, mtimeMs, sha256: null})
+        continue
+      }
+      const stream = await zip.openReadStreamPromise(entry)
+      if (isLink) {
+        const parts: Buffer[] = []
+        for await (const chunk of stream as AsyncIterable<Buffer>) {
+          c.count(chunk.length)
+          parts.push(chunk)
+        }
+        const t = resolveLinkTarget(p, Buffer.concat(parts).toString('utf8'), 'symlink')
+        if ('refused' in t) c.escape(raw, t.why)
+        else c.members.set(p, {path: p, kind: 'symlink', bytes: 0, mtimeMs, sha256: null})
+        continue
+      }
+      await c.readFile(p, mtimeMs, stream as AsyncIterable<Buffer>)
+    }
+  } finally {
+    zip.close()
+  }
+}

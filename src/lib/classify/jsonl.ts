@@ -1,0 +1,399 @@
+/**
+ * Line-level classification of a JSONL log (one JSON object per line), format-independent. The agents' own
+ * record rules (headers, parent links, tool calls) are the format adapters' business and come after this.
+ *
+ * Rules (issue #8; README "Session logs"):
+ * - Lines are split on LF; a single CR before the LF is part of the line ending (older Codex files use CRLF).
+ *   The empty piece after a final LF is not a line.
+ * - The file is `intact` when every line is a complete record (a whitespace-only line is skipped by every
+ *   reader and counts as blank, not damage; a complete final record without its LF is intact), `truncated`
+ *   when only the final line is damaged and that damage is a tear (`torn-tail`, maybe `torn-utf8`, `nul-run`),
+ *   `corrupt` otherwise. 0 bytes or whitespace only is `empty`; every byte NUL is `zero-filled`.
+ * - Per line reasons: `bom`, `nul-run`, `invalid-utf8`, `torn-utf8`, `torn-tail`, `torn-interior`,
+ *   `interleaved-line`, `split-record`, `lone-surrogate`.
+ *
+ * Each line gets a verdict saying what a repair may do with it (`keep` as is, `rewrite` from the records it
+ * holds, `drop`), so the repair planner and the classifier cannot disagree. Uses the byte checks of
+ * `bytes.ts` and the JSON scanner of `json.ts`; never throws.
+ */
+import type {DamageLocation, FileClass, LineCounts, Reason} from '../model.js'
+import {checkUtf8, decodeUtf8Strict, hasBom, isAllNul, isBlank, isJsonWhitespace} from './bytes.js'
+import {scanValue, skipWhitespace} from './json.js'
+
+/** The line-level reason codes (a subset of the model's REASONS). */
+export type LineReason = Extract<Reason, 'torn-tail' | 'torn-interior' | 'nul-run' | 'interleaved-line' | 'bom' | 'invalid-utf8' | 'torn-utf8' | 'lone-surrogate' | 'split-record'>
+
+/**
+ * What a repair may do with a line:
+ * - `keep`: byte-identical (a clean record, or a blank line);
+ * - `rewrite`: replace the line by the records it holds (`records[].bytes`, one per line): strips a BOM or NUL
+ *   runs, drops the cut record of an interleaved line, splits two records run together;
+ * - `drop`: remove the line and its line ending (torn, fragment, bad encoding, lone surrogate, NUL only).
+ */
+export type LineAction = 'keep' | 'rewrite' | 'drop'
+
+/** One complete record found on a line. */
+export interface JsonlRecord {
+  /** 0-based index of the physical line it is on. */
+  line: number
+  /** The parsed object. */
+  value: Record<string, unknown>
+  /** The record's exact bytes as they will be written (a view of the file for a clean line). */
+  bytes: Uint8Array
+  /** Byte offset of the record in the file when its bytes are contiguous there (not after NUL stripping). */
+  offset: number | null
+}
+
+/** One physical line and its verdict. Offsets are byte offsets into the file; `end` bounds are exclusive. */
+export interface JsonlLine {
+  /** 0-based line index. */
+  index: number
+  start: number
+  /** End of the line's content (before CR LF / LF). */
+  end: number
+  /** Start of the next line (after the LF), or the file size. */
+  next: number
+  eol: 'lf' | 'crlf' | 'none'
+  kind: 'record' | 'blank' | 'damaged'
+  reasons: LineReason[]
+  action: LineAction
+  /** The complete records this line holds (one for a clean line; none for a dropped line). */
+  records: JsonlRecord[]
+  /** For `split-record`: the index of the first line of the spread record. */
+  partOf?: number
+}
+
+/** The verdict on one JSONL file. */
+export interface JsonlClassification {
+  class: Exclude<FileClass, 'missing' | 'contextless'>
+  /** Union of the line reasons, in a stable order. */
+  reasons: LineReason[]
+  lines: JsonlLine[]
+  /** Every complete record, in file order (those a repair keeps). */
+  records: JsonlRecord[]
+  counts: LineCounts
+  /** The first damaged byte and the length of that line. */
+  damage?: DamageLocation
+  /** The file's dominant line ending (what a split inserts). */
+  eol: 'lf' | 'crlf'
+}
+
+const REASON_ORDER: LineReason[] = ['bom', 'nul-run', 'invalid-utf8', 'torn-utf8', 'torn-tail', 'torn-interior', 'interleaved-line', 'split-record', 'lone-surrogate']
+/** How many `{` positions are tried when looking for a complete record inside a damaged line. */
+const MAX_SUFFIX_TRIES = 64
+/** How many following lines a split record may span. */
+const MAX_SPLIT_LINES = 64
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+const LONE_SURROGATE_HINT = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/
+
+/** True when some string (or key) in the value holds an unpaired UTF-16 surrogate. */
+export function hasLoneSurrogate(value: unknown): boolean {
+  const stack: unknown[] = [value]
+  while (stack.length > 0) {
+    const v = stack.pop()
+    if (typeof v === 'string') {
+      if (!(v as string & {isWellFormed(): boolean}).isWellFormed()) return true
+    } else if (Array.isArray(v)) stack.push(...v)
+    else if (isPlainObject(v)) {
+      for (const [k, x] of Object.entries(v)) {
+        if (!(k as string & {isWellFormed(): boolean}).isWellFormed()) return true
+        stack.push(x)
+      }
+    }
+  }
+  return false
+}
+
+/** Parses bytes that are known to be valid UTF-8 as one JSON object, or returns undefined. */
+function parseObject(bytes: Uint8Array): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(decodeUtf8Strict(bytes))
+    return isPlainObject(v) ? v : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** A piece of a damaged line: a complete record or a cut one, in `content` coordinates. */
+interface Segment {
+  start: number
+  end: number
+  value?: Record<string, unknown>
+}
+
+/**
+ * Splits a line's content into complete records and cut pieces. A cut record followed directly by the next
+ * record is found by trying the `{` positions before the scanner's error (nearest first): the cut piece is a
+ * proper prefix of a record, the rest must scan as complete records.
+ */
+function segments(buf: Uint8Array, start: number, end: number): Segment[] {
+  const out: Segment[] = []
+  let s = skipWhitespace(buf, start, end)
+  while (s < end) {
+    const r = scanValue(buf, s, end)
+    if (r.kind === 'complete') {
+      const value = parseObject(buf.subarray(s, r.end))
+      out.push({start: s, end: r.end, value})
+      s = skipWhitespace(buf, r.end, end)
+      continue
+    }
+    // A cut piece: find where a complete record starts after it.
+    const limit = r.kind === 'error' ? r.at : end
+    // With no error, a record can only end the line if the line ends in `}`.
+    let last = end
+    while (last > s && isJsonWhitespace(buf[last - 1])) last--
+    const canEnd = r.kind === 'error' || buf[last - 1] === 0x7d
+    let found = -1
+    if (canEnd) {
+      let tries = 0
+      for (let p = Math.min(limit, end - 1); p > s && tries < MAX_SUFFIX_TRIES; p--) {
+        if (buf[p] !== 0x7b) continue
+        tries++
+        const q = scanValue(buf, p, end)
+        if (q.kind === 'complete' && parseObject(buf.subarray(p, q.end))) {
+          found = p
+          break
+        }
+      }
+    }
+    if (found < 0) {
+      out.push({start: s, end})
+      break
+    }
+    out.push({start: s, end: found})
+    s = found
+  }
+  return out
+}
+
+interface LineFacts {
+  kind: 'record' | 'blank' | 'damaged'
+  reasons: LineReason[]
+  action: LineAction
+  records: Array<{value: Record<string, unknown>; bytes: Uint8Array; offset: number | null}>
+  /** The line's content is a proper prefix of a record (a candidate for torn-tail or split-record). */
+  prefix: boolean
+  /** The line holds only NUL bytes (and whitespace). */
+  nulOnly?: boolean
+}
+
+/** A line with the classifier's working flags (removed before returning). */
+type Scratch = JsonlLine & {prefix?: boolean; nulOnly?: boolean}
+
+/** Classifies one line's content `[start, end)` on the slow path (the fast path failed). */
+function classifyLine(buf: Uint8Array, start: number, end: number): LineFacts {
+  const reasons: LineReason[] = []
+  let content: Uint8Array = buf.subarray(start, end)
+  let base: number | null = start // file offset of content[0] while content is a view of the file
+  if (hasBom(content)) {
+    reasons.push('bom')
+    content = content.subarray(3)
+    base = start + 3
+  }
+  if (content.includes(0)) {
+    reasons.push('nul-run')
+    content = Uint8Array.from(content.filter((b) => b !== 0))
+    base = null
+    if (isBlank(content)) return {kind: 'damaged', reasons, action: 'drop', records: [], prefix: false, nulOnly: true}
+  }
+  if (isBlank(content)) return {kind: reasons.length > 0 ? 'damaged' : 'blank', reasons, action: reasons.length > 0 ? 'drop' : 'keep', records: [], prefix: false}
+  const utf8 = checkUtf8(content)
+  if (!utf8.ok) {
+    // Any bad byte makes the line unloadable for a strict reader (Codex fails the whole stream).
+    reasons.push(utf8.kind === 'torn' ? 'torn-utf8' : 'invalid-utf8')
+    const prefix = utf8.kind === 'torn' && scanValue(content, 0, utf8.offset).kind === 'eof'
+    return {kind: 'damaged', reasons, action: 'drop', records: [], prefix}
+  }
+  const segs = segments(content, 0, content.length)
+  const complete = segs.filter((s) => s.value !== undefined)
+  if (complete.length === 1 && segs.length === 1) {
+    const s = segs[0]
+    const value = s.value!
+    const bytes = content.subarray(s.start, s.end)
+    if (LONE_SURROGATE_HINT.test(decodeUtf8Strict(bytes)) && hasLoneSurrogate(value)) {
+      reasons.push('lone-surrogate')
+      return {kind: 'damaged', reasons, action: 'drop', records: [], prefix: false}
+    }
+    const whole = s.start === 0 && s.end === content.length
+    if (reasons.length === 0 && whole) return {kind: 'record', reasons, action: 'keep', records: [{value, bytes, offset: start}], prefix: false}
+    return {kind: 'damaged', reasons, action: 'rewrite', records: [{value, bytes, offset: base === null ? null : base + s.start}], prefix: false}
+  }
+  if (complete.length === 0) {
+    const prefix = segs.length === 1 && scanValue(content, 0, content.length).kind === 'eof'
+    return {kind: 'damaged', reasons, action: 'drop', records: [], prefix}
+  }
+  // Several pieces: records run together, maybe with cut ones between them.
+  reasons.push('interleaved-line')
+  const records: LineFacts['records'] = []
+  for (const s of complete) {
+    const bytes = content.subarray(s.start, s.end)
+    if (LONE_SURROGATE_HINT.test(decodeUtf8Strict(bytes)) && hasLoneSurrogate(s.value)) {
+      if (!reasons.includes('lone-surrogate')) reasons.push('lone-surrogate')
+      continue
+    }
+    records.push({value: s.value!, bytes, offset: base === null ? null : base + s.start})
+  }
+  return {kind: 'damaged', reasons, action: records.length > 0 ? 'rewrite' : 'drop', records, prefix: false}
+}
+
+/** Splits a buffer into physical lines: `[start, end)` content, `next` after the line ending. */
+export function splitLines(buf: Uint8Array): Array<{start: number; end: number; next: number; eol: JsonlLine['eol']}> {
+  const out: Array<{start: number; end: number; next: number; eol: JsonlLine['eol']}> = []
+  let s = 0
+  while (s < buf.length) {
+    const lf = buf.indexOf(0x0a, s)
+    if (lf < 0) {
+      out.push({start: s, end: buf.length, next: buf.length, eol: 'none'})
+      break
+    }
+    const cr = lf > s && buf[lf - 1] === 0x0d
+    out.push({start: s, end: cr ? lf - 1 : lf, next: lf + 1, eol: cr ? 'crlf' : 'lf'})
+    s = lf + 1
+  }
+  return out
+}
+
+/** True when the bytes from line `i` through `k` (raw line breaks taken as spaces) are one complete record. */
+function joinsAsRecord(buf: Uint8Array, lines: Array<{start: number; end: number}>, i: number, k: number): boolean {
+  const joined = Uint8Array.from(buf.subarray(lines[i].start, lines[k].end))
+  for (let j = 0; j < joined.length; j++) if (joined[j] === 0x0a || joined[j] === 0x0d) joined[j] = 0x20
+  if (!checkUtf8(joined).ok) return false
+  return parseObject(joined) !== undefined
+}
+
+/**
+ * Classifies the bytes of a JSONL file line by line. Fast path: a strict UTF-8 decode of the whole file, then
+ * `JSON.parse` per line; the slow path runs only for lines that fail. Never throws.
+ */
+export function classifyJsonlBytes(buf: Uint8Array): JsonlClassification {
+  const emptyCounts = (): LineCounts => ({total: 0, intact: 0, blank: 0, damaged: 0, records: 0, byReason: {}, firstDamaged: []})
+  if (isBlank(buf)) return {class: 'empty', reasons: [], lines: [], records: [], counts: emptyCounts(), eol: 'lf'}
+  if (isAllNul(buf)) return {class: 'zero-filled', reasons: [], lines: [], records: [], counts: emptyCounts(), damage: {offset: 0, length: buf.length}, eol: 'lf'}
+
+  const raw = splitLines(buf)
+  let text: string[] | null = null
+  try {
+    // One native pass; LF is never part of a multi-byte sequence, so string and byte lines correspond.
+    const whole = decodeUtf8Strict(buf)
+    text = whole.split('\n')
+  } catch {
+    text = null
+  }
+  const lines: JsonlLine[] = []
+  let crlf = 0
+  for (let i = 0; i < raw.length; i++) {
+    const {start, end, next, eol} = raw[i]
+    if (eol === 'crlf') crlf++
+    const line: JsonlLine = {index: i, start, end, next, eol, kind: 'record', reasons: [], action: 'keep', records: []}
+    if (text !== null) {
+      let s = text[i]
+      if (eol === 'crlf') s = s.slice(0, -1)
+      if (s.length > 0 && !s.includes('\u0000')) {
+        try {
+          const v: unknown = JSON.parse(s)
+          if (isPlainObject(v) && !(LONE_SURROGATE_HINT.test(s) && hasLoneSurrogate(v))) {
+            line.records = [{line: i, value: v, bytes: buf.subarray(start, end), offset: start}]
+            lines.push(line)
+            continue
+          }
+        } catch {
+          // slow path below
+        }
+      }
+    }
+    const f = classifyLine(buf, start, end)
+    line.kind = f.kind
+    line.reasons = f.reasons
+    line.action = f.action
+    line.records = f.records.map((r) => ({line: i, ...r}))
+    if (f.prefix) (line as Scratch).prefix = true
+    if (f.nulOnly) (line as Scratch).nulOnly = true
+    lines.push(line)
+  }
+
+  // The final line is the last one that is not blank.
+  let last = lines.length - 1
+  while (last >= 0 && lines[last].kind === 'blank') last--
+
+  // Cut records: a torn tail at the end, a record spread over lines, or a torn interior line.
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as Scratch
+    if (line.kind !== 'damaged' || line.action !== 'drop') continue
+    const tearOnly = line.reasons.every((r) => r === 'torn-utf8' || r === 'nul-run')
+    if (line.nulOnly) {
+      if (i === last) line.reasons.push('torn-tail')
+      continue
+    }
+    if (i === last && line.prefix && tearOnly) {
+      line.reasons.push('torn-tail')
+      continue
+    }
+    if (i !== last && line.prefix && line.reasons.length === 0) {
+      // A record spread over several lines by raw line breaks?
+      let k = -1
+      for (let j = i + 1; j < lines.length && j <= i + MAX_SPLIT_LINES; j++) {
+        if (lines[j].kind === 'record') break
+        if (joinsAsRecord(buf, raw, i, j)) {
+          k = j
+          break
+        }
+      }
+      if (k > 0) {
+        for (let j = i; j <= k; j++) {
+          const l = lines[j]
+          l.kind = 'damaged'
+          l.action = 'drop'
+          l.records = []
+          l.reasons = ['split-record']
+          l.partOf = i
+        }
+        i = k
+        continue
+      }
+    }
+    if (!line.reasons.includes('invalid-utf8') && !line.reasons.includes('lone-surrogate')) line.reasons.push('torn-interior')
+  }
+  for (const l of lines) {
+    delete (l as Scratch).prefix
+    delete (l as Scratch).nulOnly
+  }
+
+  const counts = emptyCounts()
+  const records: JsonlRecord[] = []
+  const reasons = new Set<LineReason>()
+  for (const l of lines) {
+    counts.total++
+    if (l.kind === 'blank') counts.blank++
+    else if (l.kind === 'record') counts.intact++
+    else {
+      counts.damaged++
+      for (const r of l.reasons) {
+        reasons.add(r)
+        counts.byReason[r] = (counts.byReason[r] ?? 0) + 1
+      }
+      if (counts.firstDamaged.length < 20) counts.firstDamaged.push({line: l.index + 1, offset: l.start, length: l.next - l.start, reasons: [...l.reasons]})
+    }
+    records.push(...l.records)
+  }
+  counts.records = records.length
+  const damaged = lines.filter((l) => l.kind === 'damaged')
+  let cls: JsonlClassification['class'] = 'intact'
+  if (damaged.length > 0) {
+    const onlyTail = damaged.length === 1 && damaged[0].index === last && damaged[0].reasons.includes('torn-tail') && damaged[0].reasons.every((r) => r === 'torn-tail' || r === 'torn-utf8' || r === 'nul-run')
+    cls = onlyTail ? 'truncated' : 'corrupt'
+  }
+  const first = damaged[0]
+  return {
+    class: cls,
+    reasons: REASON_ORDER.filter((r) => reasons.has(r)),
+    lines,
+    records,
+    counts,
+    damage: first ? {offset: first.start, length: first.next - first.start} : undefined,
+    eol: crlf > 0 && crlf * 2 >= raw.filter((l) => l.eol !== 'none').length ? 'crlf' : 'lf',
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Quick classification (`scan --quick`): a verdict from a file's size, its first `QUICK_HEAD_BYTES` and its
+ * last `QUICK_TAIL_BYTES` only, so its cost does not grow with the file (like SQLite's `quick_check`). It
+ * finds: empty, all NUL (`zero-filled`), a BOM, a NUL tail, an unclosed end (a `{`/`[` document whose last
+ * byte is not the matching closer). It cannot see damage in the middle of a file (a NUL run, invalid UTF-8, a
+ * syntax error): a file it calls `intact` only looked intact at both ends.
+ */
+import type {Classification, Reason} from '../model.js'
+import {hasBom, isBlank, isJsonWhitespace} from './bytes.js'
+
+/** Bytes read from the start of each file. */
+export const QUICK_HEAD_BYTES = 4096
+/** Bytes read from the end of each file. */
+export const QUICK_TAIL_BYTES = 64 * 1024
+
+/** What `--quick` reads of one file: its size and the bytes at both ends (offsets in bytes). */
+export interface FileEnds {
+  /** Size in bytes. */
+  size: number
+  /** The first `min(size, QUICK_HEAD_BYTES)` bytes, or the whole file when it is no larger than head + tail. */
+  head: Uint8Array
+  /** The last bytes of the file (may overlap `head`); equal to `head` when the whole file was read. */
+  tail: Uint8Array
+}
+
+/** True when `ends` holds the whole file. */
+function whole(ends: FileEnds): boolean {
+  return ends.head.length === ends.size
+}
+
+/**
+ * Classifies a file from its ends. Returns `intact` (meaning: no damage seen at either end), `empty`,
+ * `zero-filled`, `truncated` (`unexpected-end`, plus `nul-tail`) or `corrupt` (`bom`; `nul-tail` after a
+ * closed end). Damage offsets of a NUL tail longer than the tail window are a lower bound (the window's
+ * start). Never throws.
+ */
+export function classifyEnds(ends: FileEnds): Classification {
+  const {size, head, tail} = ends
+  if (size === 0 || (whole(ends) && isBlank(head))) return {class: 'empty', reasons: []}
+  const tailStart = size - tail.length
+  const allNul = (b: Uint8Array) => b.every((x) => x === 0)
+  if (allNul(head) && allNul(tail)) return {class: 'zero-filled', reasons: [], damage: {offset: 0, length: size}}
+  if (hasBom(head)) return {class: 'corrupt', reasons: ['bom'], damage: {offset: 0, length: size}}
+  // Trailing NUL run inside the tail window.
+  let end = tail.length
+  while (end > 0 && tail[end - 1] === 0) end--
+  const nulTailAt = tailStart + end
+  // Last byte that is neither NUL nor whitespace.
+  let last = end - 1
+  while (last >= 0 && isJsonWhitespace(tail[last])) last--
+  let first = 0
+  while (first < head.length && isJsonWhitespace(head[first])) first++
+  const opener = head[first]
+  const closer = opener === 0x7b ? 0x7d : opener === 0x5b ? 0x5d : -1
+  const closed = closer < 0 || (last >= 0 && tail[last] === closer && tailStart + last > first)
+  const reasons: Reason[] = []
+  if (!closed) reasons.push('unexpected-end')
+  if (nulTailAt < size) reasons.push('nul-tail')
+  if (reasons.length === 0) return {class: 'intact', reasons: []}
+  if (!closed) {
+    const at = nulTailAt < size ? nulTailAt : size
+    return {class: 'truncated', reasons, damage: {offset: at, length: size - at}}
+  }
+  return {class: 'corrupt', reasons, damage: {offset: nulTailAt, length: size - nulTailAt}}
+}

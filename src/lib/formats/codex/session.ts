@@ -1,0 +1,196 @@
+/**
+ * Codex CLI rollouts (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<ts>-<threadId>.jsonl[.zst]`,
+ * `archived_sessions/`): record kinds, the loader's acceptance rules, what a session holds. Source:
+ * peer-formats.md §3 (openai/codex `codex-rs/core/src/rollout/recorder.rs`, `rollout/src/ordinal.rs`,
+ * `rollout/src/compression.rs`, `rollout/src/load_error.rs`), checked against the real files in
+ * shared/realdata/public/codex/ (one in the pre-`session_meta` format with CRLF line ends).
+ */
+import type {JsonlClassification} from '../../classify/jsonl.js'
+import {finding} from '../../findings.js'
+import type {ContextMeasure, Finding} from '../../model.js'
+import type {JsonlRepairRules} from '../../jsonl-repair.js'
+
+/** Line `type`s of the `{timestamp, type, payload}` rollout format (peer-formats §3.2). */
+export const ROLLOUT_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'compacted', 'event_msg', 'world_state'])
+/** Item `type`s of the pre-`session_meta` format (bare items after a `{id, timestamp, …}` header). */
+const LEGACY_ITEM_TYPES = new Set(['message', 'reasoning', 'function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output', 'local_shell_call', 'web_search_call'])
+const CALL_TYPES = new Set(['function_call', 'custom_tool_call', 'local_shell_call'])
+const OUTPUT_TYPES = new Set(['function_call_output', 'custom_tool_call_output'])
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/** True when a parsed record looks like Codex's, either format (for detection by content). */
+export function isCodexRecord(v: Record<string, unknown>): boolean {
+  if (typeof v.type === 'string' && ROLLOUT_TYPES.has(v.type) && isObj(v.payload)) return true
+  if (v.record_type === 'state') return true
+  if (typeof v.type === 'string' && LEGACY_ITEM_TYPES.has(v.type) && !('sessionId' in v) && !('payload' in v)) return true
+  return isLegacyHeader(v)
+}
+
+/** The pre-`session_meta` header: `{id, timestamp, instructions?, git?}` with no `type`. */
+export function isLegacyHeader(v: Record<string, unknown>): boolean {
+  return v.type === undefined && typeof v.id === 'string' && typeof v.timestamp === 'string'
+}
+
+/** The item a line holds: the payload of a rollout `response_item`, or a legacy bare item. */
+function itemOf(v: Record<string, unknown>): Record<string, unknown> | null {
+  if (v.type === 'response_item' && isObj(v.payload)) return v.payload
+  if (typeof v.type === 'string' && LEGACY_ITEM_TYPES.has(v.type)) return v
+  return null
+}
+
+function firstText(item: Record<string, unknown>): string {
+  const c = item.content
+  if (typeof c === 'string') return c
+  if (Array.isArray(c)) for (const b of c) if (isObj(b) && typeof b.text === 'string') return b.text
+  return ''
+}
+
+/** Context Codex injects as user messages (`<environment_context>`, `<user_instructions>`, AGENTS.md). */
+function isInjected(text: string): boolean {
+  const t = text.trimStart()
+  return t.startsWith('<') || t.startsWith('# AGENTS.md instructions')
+}
+
+function timeOf(v: Record<string, unknown>): number | null {
+  if (typeof v.timestamp !== 'string') return null
+  const t = Date.parse(v.timestamp)
+  return Number.isNaN(t) ? null : t
+}
+
+/** Counts over a list of records (the file as written, or what the loader reads). */
+function count(records: Array<Record<string, unknown>>) {
+  const events = records.filter((v) => v.type === 'event_msg' && isObj(v.payload))
+  const eventType = (v: Record<string, unknown>) => (v.payload as {type?: unknown}).type
+  let userTurns: number
+  let assistantMessages: number
+  let newestPromptAt: number | null = null
+  const items = records.map(itemOf)
+  if (events.some((e) => eventType(e) === 'user_message')) {
+    const prompts = events.filter((e) => eventType(e) === 'user_message')
+    userTurns = prompts.length
+    for (const p of prompts) {
+      const t = timeOf(p)
+      if (t !== null && (newestPromptAt === null || t > newestPromptAt)) newestPromptAt = t
+    }
+  } else {
+    userTurns = 0
+    records.forEach((v, i) => {
+      const it = items[i]
+      if (it && it.type === 'message' && it.role === 'user' && !isInjected(firstText(it))) {
+        userTurns++
+        const t = timeOf(v)
+        if (t !== null && (newestPromptAt === null || t > newestPromptAt)) newestPromptAt = t
+      }
+    })
+  }
+  if (events.length > 0) assistantMessages = events.filter((e) => eventType(e) === 'agent_message').length
+  else assistantMessages = items.filter((it) => it && it.type === 'message' && it.role === 'assistant').length
+  const calls = new Map<string, number>()
+  const outputs = new Set<string>()
+  let lastUserOrOutput = -1
+  items.forEach((it, i) => {
+    if (!it) return
+    if (CALL_TYPES.has(it.type as string)) calls.set(typeof it.call_id === 'string' ? it.call_id : `#${i}`, i)
+    if (OUTPUT_TYPES.has(it.type as string)) {
+      if (typeof it.call_id === 'string') outputs.add(it.call_id)
+      lastUserOrOutput = i
+    }
+    if (it.type === 'message' && it.role === 'user') lastUserOrOutput = i
+  })
+  let open = 0
+  let openAtEnd = true
+  for (const [id, i] of calls) {
+    if (outputs.has(id)) continue
+    open++
+    if (i < lastUserOrOutput) openAtEnd = false
+  }
+  let lastActivityAt: number | null = null
+  for (const v of records) {
+    const t = timeOf(v)
+    if (t !== null && (lastActivityAt === null || t > lastActivityAt)) lastActivityAt = t
+  }
+  const compactions = records.filter((v) => v.type === 'compacted').length
+  return {userTurns, assistantMessages, newestPromptAt, calls: calls.size, open, openAtEnd, lastActivityAt, compactions}
+}
+
+/** The acceptance rules of Codex's loader on a list of records (empty: accepted). */
+export function codexAcceptance(records: Array<Record<string, unknown>>): string[] {
+  const problems: string[] = []
+  if (records.length === 0) return ['no record']
+  const first = records[0]
+  if (isLegacyHeader(first)) return problems
+  if (first.type !== 'session_meta' || !isObj(first.payload)) problems.push('the first record is not the session_meta header')
+  else if ((first.payload as {history_mode?: unknown}).history_mode === 'paginated') {
+    const last = records[records.length - 1]
+    if (typeof last.ordinal !== 'number') problems.push('the last record of a paginated rollout has no ordinal')
+  }
+  return problems
+}
+
+/** What the analysis of one Codex rollout found. */
+export interface CodexAnalysis {
+  legacy: boolean
+  measure: ContextMeasure
+  transcriptTurns: number
+  /** Thread id from the header, when present. */
+  threadId: string | null
+  findings: Finding[]
+  rules: JsonlRepairRules
+  refused: string | null
+}
+
+/**
+ * Measures a rollout and applies the loader's rules. The loader reads clean lines only (unparseable lines are
+ * skipped and counted), refuses the whole file on invalid UTF-8 anywhere (the stream is decoded first,
+ * openai/codex#36802), on a BOM or anything but `session_meta` first (#28139, #38341), and on a paginated
+ * rollout whose last record has no `ordinal` (#45150).
+ */
+export function analyzeCodex(_fileName: string, cls: JsonlClassification): CodexAnalysis {
+  const all = cls.records.map((r) => r.value)
+  const clean = cls.records.filter((r) => cls.lines[r.line].kind === 'record').map((r) => r.value)
+  const legacy = all.length > 0 && (isLegacyHeader(all[0]) || all.some((v) => v.record_type === 'state'))
+  const findings: Finding[] = []
+  const written = count(all)
+  let refused: string | null = null
+  if (cls.reasons.includes('invalid-utf8') || cls.reasons.includes('torn-utf8')) refused = 'the file holds invalid UTF-8, so the whole rollout fails to decode'
+  else if (cls.lines.length > 0 && cls.lines[0].reasons.includes('bom')) refused = 'a BOM stands before the session_meta header'
+  else {
+    const problems = codexAcceptance(clean)
+    if (problems.length > 0) refused = problems.join('; ')
+  }
+  const header = all[0]
+  const hasHeader = header !== undefined && (isLegacyHeader(header) || (header.type === 'session_meta' && isObj(header.payload)))
+  if (all.length > 0 && !hasHeader) findings.push(finding('missing-header', null, 'the first record is not the session_meta header; Codex will not list or resume this rollout'))
+  if (refused !== null && hasHeader) findings.push(finding('loader-refuses', null, `Codex refuses this rollout as it is: ${refused}`))
+  const reach = refused === null ? count(clean) : null
+  if (written.open > 0) {
+    if (written.openAtEnd) findings.push(finding('open-tool-call', null, `${written.open} tool call${written.open === 1 ? '' : 's'} at the end without output (the session stopped during a tool call); normal`, 'info'))
+    else findings.push(finding('open-tool-call', null, `${written.open} tool call${written.open === 1 ? '' : 's'} inside the session without output`, 'warning'))
+  }
+  const threadId = header && header.type === 'session_meta' && isObj(header.payload) && typeof header.payload.id === 'string' ? header.payload.id : header && isLegacyHeader(header) ? (header.id as string) : null
+  const turns = reach ? reach.userTurns : 0
+  const measure: ContextMeasure = {
+    turns,
+    prompts: turns,
+    newestPromptAt: reach ? reach.newestPromptAt : null,
+    historyLength: refused === null ? clean.length : 0,
+    unmatchedPrompts: 0,
+    unmatchedBeforeFirst: 0,
+    firstMatchedTurn: turns > 0 ? 1 : null,
+    traceSessionId: null,
+    interrupted: written.open > 0 && written.openAtEnd,
+    userTurns: written.userTurns,
+    assistantMessages: written.assistantMessages,
+    toolCalls: written.calls,
+    toolCallsWithResult: written.calls - written.open,
+    toolCallsOpen: written.open,
+    compactions: written.compactions,
+    lastActivityAt: written.lastActivityAt,
+    records: all.length,
+    reachableRecords: refused === null ? clean.length : 0,
+  }
+  return {legacy, measure, transcriptTurns: written.userTurns, threadId, findings, rules: {accept: codexAcceptance}, refused}
+}

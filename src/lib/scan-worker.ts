@@ -1,0 +1,26 @@
+/**
+ * Worker-thread entry of a parallel scan (`scan.ts`, `diagnoseAll`): receives a batch of `{index, unit, adapter}`
+ * (the adapter by name), diagnoses each chat with its bytes dropped, and posts back `[{index, outcome}]` (each
+ * outcome without its adapter object, which cannot cross threads).
+ */
+import {parentPort, workerData} from 'node:worker_threads'
+import type {ChatUnit} from './formats/adapter.js'
+import {adapterByName} from './formats/index.js'
+import {diagnoseUnit} from './scan.js'
+
+const {home, streamThreshold} = workerData as {home: string; streamThreshold?: number}
+
+parentPort!.on('message', async (items: Array<{index: number; unit: ChatUnit; adapter: string}>) => {
+  const results = []
+  for (const m of items) {
+    const adapter = adapterByName(m.adapter)
+    if (!adapter) {
+      results.push({index: m.index, outcome: {error: {path: m.unit.path, message: `unknown format ${m.adapter}`}}})
+      continue
+    }
+    const outcome = await diagnoseUnit(m.unit, adapter, home, false, streamThreshold)
+    if ('adapter' in outcome) delete (outcome as {adapter?: unknown}).adapter
+    results.push({index: m.index, outcome})
+  }
+  parentPort!.postMessage(results)
+})

@@ -1,0 +1,79 @@
+/**
+ * Fixtures for the JSONL session formats (Claude Code, Codex): the real public session logs in
+ * `../shared/realdata/public/`, line helpers to damage them, and a minimal zstd writer (raw blocks) so tests
+ * can make `.jsonl.zst` siblings without a zstd binary.
+ */
+import {readFileSync} from 'node:fs'
+import path from 'node:path'
+import {REALDATA} from './fixtures.js'
+
+export const PUBLIC = path.join(REALDATA, 'public')
+
+/** The real session logs (see shared/realdata/public/SOURCES.md). */
+export const REAL_SESSIONS = {
+  claude: {
+    /** 5 lines, 1 user turn, queue-operation + last-prompt records. */
+    kvsankar: path.join(PUBLIC, 'claude-code', 'kvsankar-agent-history__session-01.jsonl'),
+    /** 15 lines, parallel tool results, ends with local_command system records. */
+    short: path.join(PUBLIC, 'claude-code', 'marot-spotter__short.jsonl'),
+    /** A compaction side-chain: parents of its first records live in the parent session. */
+    sidechain: path.join(PUBLIC, 'claude-code', 'marot-spotter__agent-acompact-e1f845.jsonl'),
+    /** 14 lines, ends in an open tool call. */
+    openTool: path.join(PUBLIC, 'claude-code', 'jnarowski-agentcmd__06381696-0074-49f8-863e-6ad4fac507f9.jsonl'),
+  },
+  codex: {
+    /** 11 lines, session_meta header, Codex 0.135.0. */
+    kvsankar: path.join(PUBLIC, 'codex', 'kvsankar-agent-history__session-01.jsonl'),
+    /** 1,370 lines, pre-session_meta format, CRLF. */
+    legacy: path.join(PUBLIC, 'codex', 'AcidicSoil-codex-session-viewer__example.jsonl'),
+  },
+} as const
+
+export function read(p: string): Buffer {
+  return readFileSync(p)
+}
+
+/** The physical lines of a buffer, each with its line ending. */
+export function linesOf(buf: Buffer): Buffer[] {
+  const out: Buffer[] = []
+  let s = 0
+  while (s < buf.length) {
+    const i = buf.indexOf(0x0a, s)
+    if (i < 0) {
+      out.push(buf.subarray(s))
+      break
+    }
+    out.push(buf.subarray(s, i + 1))
+    s = i + 1
+  }
+  return out
+}
+
+/** A line without its LF / CR LF. */
+export function body(line: Buffer): Buffer {
+  let e = line.length
+  if (line[e - 1] === 0x0a) e--
+  if (line[e - 1] === 0x0d) e--
+  return line.subarray(0, e)
+}
+
+export const join = (parts: Buffer[]): Buffer => Buffer.concat(parts)
+export const LF = Buffer.from('\n')
+
+/**
+ * A valid zstd frame (RFC 8878) holding `data` in raw (stored) blocks: magic, a frame header with a 128 KiB
+ * window, blocks of at most 128 KiB, no checksum. Any zstd decoder reads it.
+ */
+export function zstdStored(data: Buffer): Buffer {
+  const parts: Buffer[] = [Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 7 << 3])]
+  const max = 128 * 1024
+  let i = 0
+  do {
+    const chunk = data.subarray(i, i + max)
+    i += chunk.length
+    const last = i >= data.length ? 1 : 0
+    const h = (chunk.length << 3) | last // block type 0 = raw
+    parts.push(Buffer.from([h & 0xff, (h >> 8) & 0xff, (h >> 16) & 0xff]), chunk)
+  } while (i < data.length)
+  return Buffer.concat(parts)
+}
