@@ -159,7 +159,9 @@ export function applyForensics(input: ForensicsInput): ForensicsResult {
     g.salvage = s.summary
     const sv = g.salvage
     const covers = sv.turns !== null ? `, covering turn ${sv.turns}${M !== null ? ` of ${M}` : ''}` : ''
-    const borrowed = sv.keysBorrowed.length > 0 ? `; ${sv.keysBorrowed.map((k) => `${k.key} from ${k.from}`).join(', ')}` : ''
+    const byDonor = new Map<string, string[]>()
+    for (const k of sv.keysBorrowed) byDonor.set(k.from, [...(byDonor.get(k.from) ?? []), k.key.split('.').pop()!])
+    const borrowed = [...byDonor].map(([from, keys]) => `; ${plural(keys.length, 'cut-off key')} (${keys.join(', ')}) from ${from}`).join('')
     const not = sv.candidate ? '' : sv.keysMissing.length > 0 ? `; not a candidate: no generation holds ${sv.keysMissing.join(', ')}` : '; not a candidate: it holds no agent context'
     findings.push(finding('salvage-available', g.file, `a salvage would keep ${plural(sv.messages, 'message')}${covers}, dropping ${plural(sv.bytesDropped, 'byte')} from byte ${sv.bytesKept}${borrowed}${not}`))
   }
