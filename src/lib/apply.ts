@@ -94,6 +94,34 @@ export async function liveReasons(plan: ChatPlan, ctx: Pick<ApplyContext, 'fs' |
 
 const LIVE_HINT = 'the agent may be running: quit it and run chatdoctor repair again (--force writes anyway)'
 
+function kindWord(kind: string): string {
+  return kind === 'symlink' ? 'a symbolic link' : kind === 'directory' ? 'a folder' : 'not a regular file'
+}
+
+/**
+ * Why writing this chat would go through or replace something that is not ours to replace (null when it
+ * would not): a file to be written that is a symbolic link or not a regular file (a rename would silently
+ * replace the link, and its target would not be repaired), or a `.chatdoctor` entry that is not a real folder
+ * (the lock and the evidence would be written wherever it points). `--force` does not override this. Read-only.
+ */
+export async function unsafeTargetReason(fs: FileSystem, dir: string, targets: string[]): Promise<string | null> {
+  for (const name of targets) {
+    try {
+      const st = await fs.lstat(path.join(dir, name))
+      if (st.kind !== 'file') return `refused: ${name} is ${kindWord(st.kind)}; chatdoctor never replaces or writes through it (replace it by hand, or remove it and run chatdoctor repair again)`
+    } catch (e) {
+      if (code(e) !== 'ENOENT') return `refused: ${name} cannot be checked (${code(e) || 'error'})`
+    }
+  }
+  try {
+    const st = await fs.lstat(path.join(dir, OWN_DIR))
+    if (st.kind !== 'directory') return `refused: ${OWN_DIR} in the chat dir is ${kindWord(st.kind)}, not chatdoctor's folder; chatdoctor never writes through it (move it away and run again)`
+  } catch (e) {
+    if (code(e) !== 'ENOENT') return `refused: ${OWN_DIR} cannot be checked (${code(e) || 'error'})`
+  }
+  return null
+}
+
 /** Executes one chat's plan. Never throws. A plan without actions is `repaired` with nothing done. */
 export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<ChatOutcome> {
   const {fs} = ctx
@@ -112,6 +140,9 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
     if (!ctx.force) return out('refused', `refused: ${live[0]}; ${LIVE_HINT}`)
     warnings.push(`--force: writing although ${live.join('; ')}`)
   }
+
+  const unsafe = await unsafeTargetReason(fs, dir, plan.actions.filter((a) => a.type === 'restore').map((a) => a.to))
+  if (unsafe) return out('refused', unsafe)
 
   let dirSt
   try {

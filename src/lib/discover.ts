@@ -11,6 +11,8 @@ import {realpath, stat} from 'node:fs/promises'
 import path from 'node:path'
 import type {ChatUnit, FormatAdapter} from './formats/adapter.js'
 import type {OperationalError, Skipped} from './model.js'
+import {printableName} from './paths.js'
+import {nonUtf8Names} from './raw-names.js'
 
 /** How deep below a PATH the search goes (levels of folders). */
 export const MAX_DEPTH = 12
@@ -87,6 +89,10 @@ async function walk(dir: string, depth: number, adapters: readonly FormatAdapter
     out.errors.push({path: dir, message: errMessage(e)})
     return
   }
+  // Names that are not valid UTF-8 cannot be opened under the name Node gives them: a folder so named is
+  // skipped, shown escaped (a file so named is the inventory's business).
+  const lossy = new Map<string, Buffer[]>()
+  for (const raw of nonUtf8Names(dir, entries.map((e) => e.name))) lossy.set(raw.toString('utf8'), [...(lossy.get(raw.toString('utf8')) ?? []), raw])
   const names = entries.map((e) => e.name)
   let descend = true
   for (const adapter of adapters) {
@@ -110,6 +116,10 @@ async function walk(dir: string, depth: number, adapters: readonly FormatAdapter
   if (!descend || depth >= MAX_DEPTH) return
   for (const e of entries) {
     const child = path.join(dir, e.name)
+    if (lossy.has(e.name)) {
+      if (e.isDirectory()) for (const raw of lossy.get(e.name)!) out.skipped.push({path: path.join(dir, printableName(raw)), reason: 'folder name is not valid UTF-8: not searched, never repaired'})
+      continue
+    }
     if (e.isSymbolicLink()) {
       if (!mayEnter(dir, e.name)) continue
       try {

@@ -11,6 +11,8 @@ import {lstatSync, readdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {classifyJsonFileSync} from './classify/stream.js'
 import type {ChatDirSnapshot, ChatUnit, FileEntry, FormatAdapter} from './formats/adapter.js'
+import {printableName} from './paths.js'
+import {nonUtf8Names} from './raw-names.js'
 
 function kindOf(st: {isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean}): FileEntry['kind'] {
   if (st.isSymbolicLink()) return 'symlink'
@@ -54,8 +56,22 @@ export function readChatSync(unit: ChatUnit, adapter: FormatAdapter, opts: Inven
     const wanted = new Set(unit.files)
     names = names.filter((n) => wanted.has(n))
   }
-  names.sort()
+  // Names that are not valid UTF-8: listed escaped, as kind `other` (never read, never touched).
   const files: FileEntry[] = []
+  if (unit.members === undefined) {
+    const lossy = new Set<string>()
+    for (const raw of nonUtf8Names(dir, names)) {
+      lossy.add(raw.toString('utf8'))
+      try {
+        const st = lstatSync(Buffer.concat([Buffer.from(dir + path.sep), raw]))
+        files.push({name: printableName(raw), kind: 'other', bytes: st.size, mtimeMs: st.mtimeMs})
+      } catch {
+        // vanished
+      }
+    }
+    if (lossy.size > 0) names = names.filter((n) => !lossy.has(n))
+  }
+  names.sort()
   for (const name of names) {
     const p = path.join(dir, name)
     let st
@@ -78,5 +94,6 @@ export function readChatSync(unit: ChatUnit, adapter: FormatAdapter, opts: Inven
     }
     files.push(entry)
   }
+  files.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   return {dir, unit, dirMtimeMs: dirStat.mtimeMs, files}
 }

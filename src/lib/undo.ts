@@ -9,7 +9,7 @@
  * own mtime is put back afterwards.
  */
 import path from 'node:path'
-import {describeWriteError} from './apply.js'
+import {describeWriteError, unsafeTargetReason} from './apply.js'
 import {durableWrite, sha256Hex} from './fsio/durable-write.js'
 import {OWN_DIR, preserveFile, readManifest, type Manifest} from './fsio/evidence.js'
 import type {FileSystem} from './fsio/fs.js'
@@ -84,6 +84,8 @@ async function undoChat(chatDir: string, evDir: string, repairId: string, ctx: U
   const files: UndoFile[] = []
   let touched = false
   try {
+    const unsafe = await unsafeTargetReason(fs, chatDir, restores.map((a) => a.to))
+    if (unsafe) return restores.map((a) => ({chat: chatDir, file: a.to, outcome: 'refused', sha256: null, message: unsafe.replace(/^refused: /, '').replace('chatdoctor repair', `chatdoctor undo ${repairId}`)}))
     await fs.mkdir(path.join(chatDir, OWN_DIR), {recursive: true})
     const lock = await acquireLock(fs, chatDir, me, ctx.isHolderAlive ?? ((h) => isHolderAlive(h.pid, h.startedAtMs)))
     if (!lock.ok) {
@@ -111,8 +113,19 @@ async function undoChat(chatDir: string, evDir: string, repairId: string, ctx: U
     }
     if (plan.length === 0) return files
     const stamp = now().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
-    const undoDir = path.join(evDir, `undo-${stamp}`)
-    await fs.mkdir(undoDir, {recursive: true})
+    // A fresh folder (a re-run within the same second after an interrupted undo gets `-2`, `-3`, …), its
+    // entry made durable before anything is replaced: else a crash can keep the restore and lose the evidence.
+    let undoDir = path.join(evDir, `undo-${stamp}`)
+    for (let n = 2; ; n++) {
+      try {
+        await fs.mkdir(undoDir)
+        break
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || n > 100) throw e
+        undoDir = path.join(evDir, `undo-${stamp}-${n}`)
+      }
+    }
+    await fs.fsyncDir(evDir)
     for (const p of plan) {
       const target = path.join(chatDir, p.to)
       try {

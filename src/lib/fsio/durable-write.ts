@@ -68,10 +68,20 @@ export async function durableWrite(fs: FileSystem, target: string, data: Uint8Ar
   const temp = path.join(dir, ownTempName(target, opts.tag))
   const expected = sha256Hex(data)
   let fd: number | undefined
+  let created = false
   let renamed = false
   let attempts = 0
   try {
-    fd = await fs.open(temp, 'wx', opts.mode ?? 0o644)
+    try {
+      fd = await fs.open(temp, 'wx', opts.mode ?? 0o644)
+    } catch (e) {
+      // The temp name is chatdoctor's own for this tag: one left by a crashed earlier run with the same tag
+      // (an undo re-run) is garbage of ours. Remove it and create ours.
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+      await fs.unlink(temp)
+      fd = await fs.open(temp, 'wx', opts.mode ?? 0o644)
+    }
+    created = true
     await fs.write(fd, data)
     await fs.fsync(fd)
     const f = fd
@@ -98,7 +108,7 @@ export async function durableWrite(fs: FileSystem, target: string, data: Uint8Ar
     await fs.fsyncDir(dir)
   } catch (e) {
     if (fd !== undefined) await fs.close(fd).catch(() => undefined)
-    if (!renamed) await fs.unlink(temp).catch(() => undefined)
+    if (created && !renamed) await fs.unlink(temp).catch(() => undefined)
     throw e
   }
   const actual = sha256Hex(await fs.readFile(target))
@@ -108,20 +118,38 @@ export async function durableWrite(fs: FileSystem, target: string, data: Uint8Ar
 
 /**
  * Appends one line to a log file durably: open for append (creating it), write, fsync, close; fsync the
- * directory when the file was new. The log's directory is created when missing.
+ * directory when the file was new. The log's directory is created when missing, and the parent of every folder
+ * created is fsynced too (else a crash can lose the folder, and the log with it, while later writes survive).
+ * When the file does not end in a newline (a torn line left by a crash), the line starts on a new line, so it
+ * never glues onto the torn one and stays readable.
  */
 export async function durableAppend(fs: FileSystem, file: string, line: string): Promise<void> {
   const dir = path.dirname(file)
+  const missing: string[] = []
+  for (let d = dir; d !== path.dirname(d); d = path.dirname(d)) {
+    try {
+      await fs.lstat(d)
+      break
+    } catch {
+      missing.unshift(d)
+    }
+  }
   await fs.mkdir(dir, {recursive: true})
+  for (const d of missing) await fs.fsyncDir(path.dirname(d))
   let existed = true
+  let tornTail = false
   try {
-    await fs.lstat(file)
+    const st = await fs.lstat(file)
+    if (st.size > 0) {
+      const old = await fs.readFile(file)
+      tornTail = old.length > 0 && old[old.length - 1] !== 0x0a
+    }
   } catch {
     existed = false
   }
   const fd = await fs.open(file, 'a', 0o600)
   try {
-    await fs.write(fd, Buffer.from(line.endsWith('\n') ? line : line + '\n'))
+    await fs.write(fd, Buffer.from((tornTail ? '\n' : '') + (line.endsWith('\n') ? line : line + '\n')))
     await fs.fsync(fd)
   } finally {
     await fs.close(fd)
