@@ -114,7 +114,7 @@ test('salvage: a torn primary reports what a salvage keeps and borrows, without 
     assert.equal(typeof s.turns, 'number')
     const f = report.findings.find((x) => x.id === 'salvage-available')!
     assert.equal(f.file, 'run-state.json')
-    assert.match(f.message, /^a salvage would keep 40 messages, covering turn \d+ of 10, dropping 11 bytes from byte \d+; sessionState\.mainAgentState\.stepsRemaining from chat-messages\.json#ai-/)
+    assert.match(f.message, /^a salvage would keep 40 messages, covering turn \d+ of 10, dropping 11 bytes from byte \d+; 8 cut-off keys \(stepsRemaining, creditsUsed, directCreditsUsed, systemPrompt, toolDefinitions, contextTokenCount, fileContext, output\) from chat-messages\.json#ai-/)
     // What repair --salvage gets: the same figures and exact bytes.
     const salvaged = codebuff.salvage!(scanned.snapshot, report)
     assert.equal(salvaged.length, 1)
