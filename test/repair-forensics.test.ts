@@ -265,6 +265,41 @@ describe('repair with forensics (issue #5)', {concurrency: 3}, () => {
     }
   })
 
+  test('every run-state file gone and the transcript torn: the embedded copy in the intact transcript temp is restored with the transcript, in one run', async () => {
+    const sb = sandbox()
+    try {
+      const dir = copyRealChat(REAL_CHATS.tenTurns, sb.home)
+      const full = real(REAL_CHATS.tenTurns, T)
+      const temp = 'chat-messages.json.4242.tmp'
+      rmSync(path.join(dir, TEN_TURN_TEMP))
+      rmSync(path.join(dir, 'run-state.json.bak'))
+      write(dir, temp, full, T0 + 3500)
+      write(dir, T, cutAt(full, 50_000), T0 + 3000)
+      write(dir, P, Buffer.alloc(4096), T0 + 4000)
+      await lifecycle(sb, [], (rep, dry) => {
+        const planned = dry.chats[0]
+        const winner = `${temp}#ai-1762265497000-d81188ed9dfc1`
+        assert.equal(planned.winner, winner)
+        assert.deepEqual(
+          planned.actions.map((a) => [a.type, a.from, a.to]),
+          [
+            ['preserve', P, P],
+            ['restore', winner, P],
+            ['preserve', T, T],
+            ['restore', temp, T],
+            ['restore-mtime', null, '.'],
+          ],
+        )
+        // The turn-10 embedded copy is byte for byte the real primary; the transcript is the temp's bytes.
+        assert.deepEqual(readFileSync(path.join(dir, P)), real(REAL_CHATS.tenTurns, P))
+        assert.deepEqual(readFileSync(path.join(dir, T)), full)
+        assert.equal(rep.chats[0].repair.outcome, 'repaired')
+      })
+    } finally {
+      cleanup(sb.root)
+    }
+  })
+
   test('--salvage: a torn primary that covers more turns than every intact generation is salvaged, borrowed keys reported', async () => {
     const sb = sandbox()
     try {

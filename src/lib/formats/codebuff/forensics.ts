@@ -27,25 +27,49 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`
 }
 
-/** Embedded copies found in a chat's transcript, by generation name. */
-export type EmbeddedIndex = Map<string, EmbeddedRunState>
+/** Embedded copies found in a chat's transcript, by generation name, with the file (`source`) they sit in. */
+export type EmbeddedIndex = Map<string, EmbeddedRunState & {source: string}>
 
 /**
- * Adds one `embedded` generation per `metadata.runState` of the intact transcript (`chat-messages.json`),
- * classified by shape, sized and hashed over its exact bytes, with the transcript's mtime. Their parsed values
- * go into `values` (taken from the parsed transcript: the same bytes, parsed once). Returns where each sits.
+ * The transcript generation to take embedded copies from: `chat-messages.json` when intact, else the intact
+ * transcript temp a repair would restore it from (most agent turns, then most messages, newest, name), so a
+ * repair that restores the transcript and the context together converges in one run. Null when none.
+ */
+function transcriptSourceFor(generations: readonly Generation[], values: Map<string, unknown>): string | null {
+  const transcript = generations.find((g) => g.role === 'transcript')
+  if (transcript?.class === 'intact' && Array.isArray(values.get(transcript.file))) return transcript.file
+  return bestTranscriptTemp(generations, values)?.g.file ?? null
+}
+
+/** The intact transcript temp that best replaces a torn transcript, with its agent turns and messages. */
+function bestTranscriptTemp(generations: readonly Generation[], values: Map<string, unknown>): {g: Generation; turns: number; messages: number} | undefined {
+  return generations
+    .filter((g) => g.role === 'transcript-temp' && g.class === 'intact' && Array.isArray(values.get(g.file)))
+    .map((g) => {
+      const v = values.get(g.file) as unknown[]
+      return {g, turns: transcriptTurns(v).length, messages: v.length}
+    })
+    .sort((a, b) => b.turns - a.turns || b.messages - a.messages || (b.g.mtimeMs ?? 0) - (a.g.mtimeMs ?? 0) || Buffer.compare(Buffer.from(b.g.file), Buffer.from(a.g.file)))[0]
+}
+
+/**
+ * Adds one `embedded` generation per `metadata.runState` of the transcript (`chat-messages.json`, or when that
+ * is torn the intact transcript temp that would replace it), classified by shape, sized and hashed over its
+ * exact bytes, with the source file's mtime. Their parsed values go into `values` (taken from the parsed
+ * transcript: the same bytes, parsed once). Returns where each sits.
  */
 export function addEmbeddedGenerations(entries: readonly FileEntry[], generations: Generation[], values: Map<string, unknown>): EmbeddedIndex {
   const index: EmbeddedIndex = new Map()
-  const entry = entries.find((f) => f.name === TRANSCRIPT && f.kind === 'file')
-  const gen = generations.find((g) => g.file === TRANSCRIPT)
-  const parsed = values.get(TRANSCRIPT)
-  if (!entry?.data || gen?.class !== 'intact' || !Array.isArray(parsed)) return index
+  const source = transcriptSourceFor(generations, values)
+  if (source === null) return index
+  const entry = entries.find((f) => f.name === source && f.kind === 'file')
+  const parsed = values.get(source)
+  if (!entry?.data || !Array.isArray(parsed)) return index
   for (const e of locateEmbeddedRunStates(entry.data)) {
-    const name = embeddedName(TRANSCRIPT, e.id)
+    const name = embeddedName(source, e.id)
     const value = (parsed[e.index] as {metadata?: {runState?: unknown}} | undefined)?.metadata?.runState
     const shape = runStateShape(value)
-    index.set(name, e)
+    index.set(name, {...e, source})
     values.set(name, value)
     generations.push({
       file: name,
@@ -78,12 +102,12 @@ export function generationBytes(snapshot: ChatDirSnapshot, file: string): Buffer
 
 /** Donors for salvage: a chat's intact context generations with their bytes, newest first. */
 function donorsOf(snapshot: ChatDirSnapshot, generations: readonly Generation[], embedded?: EmbeddedIndex): Donor[] {
-  const transcript = snapshot.files.find((f) => f.name === TRANSCRIPT)?.data
   const out: Donor[] = []
   for (const g of donorOrder(generations)) {
     let bytes: Uint8Array | null | undefined
     const e = embedded?.get(g.file)
-    if (e && transcript) bytes = transcript.subarray(e.start, e.end)
+    const source = e ? snapshot.files.find((f) => f.name === e.source)?.data : undefined
+    if (e && source) bytes = source.subarray(e.start, e.end)
     else bytes = generationBytes(snapshot, g.file)
     if (bytes) out.push({name: g.file, bytes})
   }
@@ -169,14 +193,7 @@ export function applyForensics(input: ForensicsInput): ForensicsResult {
   // Transcript damage: an intact transcript temp can replace a torn transcript.
   const transcript = generations.find((g) => g.role === 'transcript')
   if (transcript && transcript.class !== 'intact') {
-    const temps = generations
-      .filter((g) => g.role === 'transcript-temp' && g.class === 'intact' && Array.isArray(input.values.get(g.file)))
-      .map((g) => {
-        const v = input.values.get(g.file) as unknown[]
-        return {g, turns: transcriptTurns(v).length, messages: v.length}
-      })
-      .sort((a, b) => b.turns - a.turns || b.messages - a.messages || (b.g.mtimeMs ?? 0) - (a.g.mtimeMs ?? 0) || Buffer.compare(Buffer.from(b.g.file), Buffer.from(a.g.file)))
-    const best = temps[0]
+    const best = bestTranscriptTemp(generations, input.values)
     const f = findings.find((x) => x.id === 'transcript-damaged' && x.file === transcript.file)
     if (best) {
       result.transcriptRestore = {from: best.g.file, to: TRANSCRIPT, turns: best.turns, messages: best.messages, bytes: best.g.bytes, sha256: best.g.sha256}
