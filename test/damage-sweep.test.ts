@@ -15,8 +15,7 @@ import path from 'node:path'
 import {test} from 'node:test'
 import fc from 'fast-check'
 import {classifyJsonBytes} from '../src/lib/classify/index.js'
-import {prng} from './helpers/crash-sim.js'
-import {REALDATA, REAL_CHATS, TEN_TURN_TEMP, insertIntoFirstText} from './helpers/fixtures.js'
+import {REALDATA, REAL_CHATS, TEN_TURN_TEMP, insertIntoFirstText, seededRandom} from './helpers/fixtures.js'
 
 const real = (chat: string, file: string) => readFileSync(path.join(REALDATA, 'codebuff', chat, file))
 
@@ -159,7 +158,7 @@ for (const [name, doc] of Object.entries(DOCS)) {
     check({name: 'overlong "/" last', bytes: Buffer.concat([doc, Buffer.from([0xc0, 0xaf])]), expect: {class: 'corrupt', reasons: ['invalid-utf8', 'trailing-garbage']}}, name)
     check({name: 'surrogate in the first letter', bytes: Buffer.concat([doc.subarray(0, letterOffsets(doc)[0]), Buffer.from([0xed, 0xa0, 0x80]), doc.subarray(letterOffsets(doc)[0] + 1)]), expect: {class: 'corrupt', reasons: ['invalid-utf8']}}, name)
     // Garbage sectors: every 512-byte sector but the last, seeded.
-    const rnd = prng(doc.length)
+    const rnd = seededRandom(doc.length)
     for (let s = 0; (s + 1) * 512 < closeEnd(doc); s++) check(garbageSector(doc, s, rnd), name)
     // Concatenated documents, and a document followed by a cut copy of itself (no second document: garbage).
     check({name: 'doc+doc', bytes: Buffer.concat([doc, doc]), expect: {class: 'corrupt', reasons: ['concatenated']}}, name)
@@ -171,7 +170,7 @@ for (const [name, doc] of Object.entries(DOCS)) {
 }
 
 test(`the ${(LARGE.length / 1e6).toFixed(1)} MB run-state: 24 seeded 4096-aligned cuts (with and without a NUL block), BOM, garbage sectors`, () => {
-  const rnd = prng(7)
+  const rnd = seededRandom(7)
   const blocks = Math.floor(LARGE.length / 4096)
   for (let i = 0; i < 24; i++) {
     const n = (1 + Math.floor(rnd() * blocks)) * 4096
@@ -225,7 +224,7 @@ function mutate(m: {doc: string; kind: string; a: number; b: number; seed: numbe
       return withBom(doc, at)
     case 'garbage-sector': {
       const sectors = Math.max(1, Math.floor((closeEnd(doc) - 1) / 512))
-      return garbageSector(doc, Math.floor(m.a * sectors), prng(m.seed))
+      return garbageSector(doc, Math.floor(m.a * sectors), seededRandom(m.seed))
     }
     case 'append-garbage': {
       // Printable ASCII that starts no JSON value (a letter other than t/f/n), then anything printable.

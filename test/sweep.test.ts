@@ -16,28 +16,17 @@ import path from 'node:path'
 import {describe, test} from 'node:test'
 import {isBlank} from '../src/lib/classify/bytes.js'
 import {classifyJsonBytes} from '../src/lib/classify/index.js'
-import {REALDATA, REAL_CHATS, TEN_TURN_TEMP, insertIntoFirstText, nulTailAt} from './helpers/fixtures.js'
+import {REALDATA, REAL_CHATS, TEN_TURN_TEMP, insertIntoFirstText, nulTailAt, seededRandom} from './helpers/fixtures.js'
 
 /** Files cut at every offset up to this size; larger ones are sampled. */
 const FULL_SWEEP_MAX = 64 * 1024
 
 const real = (chat: string, file: string) => readFileSync(path.join(REALDATA, 'codebuff', chat, file))
 
-/** A small seeded PRNG (mulberry32), so sampled offsets are the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** `count` distinct offsets in [1, len), seeded, plus the ends, sorted. */
 function sampleOffsets(len: number, count: number, seed: number): number[] {
-  const r = rng(seed)
+  const r = seededRandom(seed)
   const set = new Set<number>([1, 2, len - 2, len - 1].filter((k) => k > 0 && k < len))
   while (set.size < Math.min(count, len - 1)) set.add(1 + Math.floor(r() * (len - 1)))
   return [...set].sort((a, b) => a - b)

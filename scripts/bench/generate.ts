@@ -14,19 +14,8 @@
  */
 import {closeSync, linkSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync} from 'node:fs'
 import path from 'node:path'
-import {REAL_CHATS, REALDATA, TEN_TURN_TEMP, cutAt, invalidByteAt, nulRunAt, nulTailAt, withBom, zeroFill} from '../../test/helpers/fixtures.js'
+import {REAL_CHATS, REALDATA, TEN_TURN_TEMP, cutAt, seededRandom, invalidByteAt, nulRunAt, nulTailAt, withBom, zeroFill} from '../../test/helpers/fixtures.js'
 
-/** mulberry32: a small seeded PRNG; returns floats in [0, 1). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** A Codebuff chat id for the n-th generated chat (UTC time with `:` as `-`). */
 function chatId(n: number): string {
@@ -57,7 +46,7 @@ export interface InputInfo {
 
 /** Fleet: 5,000 small chats. Returns counts. */
 export function makeFleet(root: string, seed: number, chats = 5000): InputInfo {
-  const rand = rng(seed)
+  const rand = seededRandom(seed)
   const primary = src(REAL_CHATS.tenTurns, 'run-state.json')
   const bak = src(REAL_CHATS.tenTurns, 'run-state.json.bak')
   const temp = src(REAL_CHATS.tenTurns, TEN_TURN_TEMP)
@@ -140,7 +129,7 @@ function transcriptOfSize(target: number, pretty: boolean): Buffer {
 
 /** 50 chats with 2–20 MB run-states (log-uniform sizes) and transcripts; even chats compact, odd pretty. */
 export function makeLarge(root: string, seed: number, chats = 50): InputInfo {
-  const rand = rng(seed + 1)
+  const rand = seededRandom(seed + 1)
   const doc = largeRunState()
   let files = 0
   let bytes = 0
@@ -193,7 +182,7 @@ export function makeBig(root: string, name: string, target: number): InputInfo {
 
 /** 10 chats whose 2–20 MB run-states are cut at 50–95% of their length (no NUL tail). */
 export function makeSalvage(root: string, seed: number, chats = 10): InputInfo {
-  const rand = rng(seed + 2)
+  const rand = seededRandom(seed + 2)
   const doc = largeRunState()
   let bytes = 0
   let largest = 0

@@ -12,7 +12,7 @@ import {test} from 'node:test'
 import {TokenParser, Tokenizer} from '@streamparser/json'
 import {RUN_STATE_REQUIRED_KEYS, RUN_STATE_SPINE} from '../../src/lib/formats/codebuff/salvage.js'
 import {salvageBytes, salvageJson, type Donor} from '../../src/lib/salvage/index.js'
-import {REALDATA, REAL_CHATS, TEN_TURN_TEMP, nulPadded, nulTailAt} from '../helpers/fixtures.js'
+import {REALDATA, REAL_CHATS, TEN_TURN_TEMP, nulPadded, nulTailAt, seededRandom} from '../helpers/fixtures.js'
 
 const HISTORY_PATH = '$.sessionState.mainAgentState.messageHistory.*'
 /** Text with 2-, 3- and 4-byte characters and every kind of escape, as raw JSON string content. */
@@ -148,22 +148,13 @@ test('salvage sweep: NUL tails at a stride of cuts keep the same messages as pla
   }
 })
 
-/** mulberry32: a small seeded PRNG, so the sample is the same on every run. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 test('salvage sweep: a seeded sample of cuts of the 5.5 MB run state (180 turns), plain and NUL-tailed', () => {
   const full = realFile(REAL_CHATS.large, 'run-state.json')
   const {ends} = oracleEnds(full)
   const bounds = historyBounds(full)
   const donors = [{name: 'donor', bytes: full}]
-  const next = rng(20260705)
+  const next = seededRandom(20260705)
   const cuts = [bounds.open, bounds.open + 1, ends[0] - 1, ends[0], ends[0] + 1, ends[ends.length - 1], bounds.close, bounds.close + 1, full.length - 1]
   for (let k = 0; k < 24; k++) cuts.push(Math.floor(next() * full.length))
   for (const cut of cuts) checkCut(full, full.subarray(0, cut), cut, ends, bounds, donors, false)

@@ -23,6 +23,7 @@ import {createHash} from 'node:crypto'
 import {lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, utimesSync, writeFileSync, chmodSync} from 'node:fs'
 import path from 'node:path'
 import {MUTATING_OPS, type TraceEntry} from '../../src/lib/fsio/fs.js'
+import {seededRandom} from './fixtures.js'
 
 /** One entry of a tree: absolute path → what is there. */
 export type TreeNode = {kind: 'file'; data: Buffer; mode: number; mtimeMs: number} | {kind: 'dir'; mode: number} | {kind: 'symlink'; target: string}
@@ -241,17 +242,6 @@ function toTree(ns: Ns, root: string, bytesOf: (ino: Inode) => Buffer): Tree {
   return tree
 }
 
-/** A small seeded PRNG (mulberry32), so every run builds the same garbage. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 function randomBytes(n: number, rnd: () => number): Buffer {
   const b = Buffer.alloc(n)
@@ -338,7 +328,7 @@ function describe(e: TraceEntry | undefined, root: string): string {
  */
 export function crashStates(start: Tree, trace: TraceEntry[], root: string, seed = 1): {states: CrashState[]; generated: number} {
   const ops = mutatingOps(trace)
-  const rnd = prng(seed)
+  const rnd = seededRandom(seed)
   const seen = new Set<string>()
   const seenIn = new Map<CrashModel, Set<string>>()
   const states: CrashState[] = []

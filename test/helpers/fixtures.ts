@@ -104,6 +104,21 @@ export function keepEmbeddedRunStates(transcript: Buffer, keep: number): Buffer 
   return Buffer.from(JSON.stringify(t))
 }
 
+/**
+ * mulberry32, a small seeded PRNG: the same seed gives the same floats in [0, 1) on every run, so sampled
+ * offsets, mutants and generated benchmark inputs are reproducible.
+ */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
 /** Sets a file's atime and mtime (ms since epoch). */
 export function setMtime(p: string, ms: number): void {
   utimesSync(p, ms / 1000, ms / 1000)
