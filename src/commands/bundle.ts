@@ -3,6 +3,10 @@ import {BaseCommand, UsageError} from '../cli/base.js'
 import {archiveKindByName} from '../lib/archive/read.js'
 import {writeTar, writeZip} from '../lib/archive/write.js'
 import {buildBundle} from '../lib/bundle/create.js'
+import {exportSession, SessionExportError} from '../lib/bundle/export-session.js'
+import {EXPORT_SIZE_CAP_BYTES} from '../lib/formats/opencode/export.js'
+import {diagnoseExportFile} from '../lib/formats/opencode/export-chat.js'
+import path from 'node:path'
 import {EXIT_OPERATIONAL} from '../lib/exit-codes.js'
 import {writeFileDurable} from '../lib/fsio/output.js'
 import type {Report} from '../lib/model.js'
@@ -23,13 +27,28 @@ placeholders (random key, not stored): equal values stay equal, the bundle diagn
 classes, reasons, turns and winner, checked before writing), damage stays where it is. Files that cannot
 be redacted structurally (log.jsonl, trace.jsonl, unknown files) are left out and listed as omitted.
 
+Claude Code and Codex sessions: give the session file (or a folder of them); each session goes in with
+its sibling generations (Codex's .jsonl.zst). --redact works line by line: every complete record is
+redacted on its own, damaged lines keep their damage where it is, and the session must diagnose the same.
+OpenCode: a session of the JSON tree goes in with its session, message and part files (its data dir as
+CHAT_DIR); sessions of the 1.2+ database go in as the database files and cannot be redacted.
+
+--session ID -o FILE.json writes one OpenCode JSON-tree session as an \`opencode export\` document instead
+(the same JSON OpenCode's own export prints, for \`opencode import\` into OpenCode 1.2+), searching
+CHAT_DIR (an OpenCode data dir) or the default data dir. Sessions whose files exceed --max-session-bytes
+(default ${EXPORT_SIZE_CAP_BYTES} bytes, 256 MiB) are refused; damaged message and part files are left out
+and counted. --redact applies (ids, roles, counts and times kept; the result still passes \`check\`).
+
 Reads the chat dirs only; writes only FILE (durably; an existing FILE is kept unless --force).
 Exit status: 0 written, 8 nothing written (a chat could not be read, no chats found, FILE exists,
-redaction would change a verdict), 16 usage error.`
+redaction would change a verdict, a --session not found, in a database or over the size cap), 16 usage
+error.`
 
   static override examples = [
     '<%= config.bin %> bundle ~/.config/manicode/projects/app/chats/2026-01-05T10-00-00.000Z -o chat.tar.gz',
     '<%= config.bin %> bundle --redact ~/.config/manicode/projects/app/chats -o chats.zip',
+    '<%= config.bin %> bundle ~/.claude/projects/-home-me-app/0a1b2c3d-1111-2222-3333-444455556666.jsonl -o session.tar.gz',
+    '<%= config.bin %> bundle --session ses_dd6249cf0ffevk8ay20nf1cCNR -o session.json',
   ]
 
   static override args = {
@@ -42,11 +61,15 @@ redaction would change a verdict), 16 usage error.`
     output: Flags.string({char: 'o', description: 'The archive to write: .zip for zip, .tar for plain tar, anything else gzip-compressed tar.', required: true}),
     redact: Flags.boolean({description: 'Replace content with keyed-hash placeholders; leave out files that cannot be redacted.'}),
     force: Flags.boolean({description: 'Replace FILE when it exists.'}),
+    session: Flags.string({description: 'Write this OpenCode JSON-tree session as an `opencode export` JSON document (FILE.json) instead of an archive.'}),
+    'max-session-bytes': Flags.integer({description: `With --session: refuse sessions whose files hold more bytes than this (default ${EXPORT_SIZE_CAP_BYTES}).`, min: 1}),
   }
 
   async run(): Promise<Report & {bundle: unknown}> {
     const {argv, flags} = await this.parse(Bundle)
     const paths = argv as string[]
+    if (flags.session !== undefined) return this.exportOne(paths, flags.session, flags)
+    if (flags['max-session-bytes'] !== undefined) throw new UsageError('--max-session-bytes applies only with --session')
     if (paths.length === 0) throw new UsageError('bundle needs at least one CHAT_DIR')
     const built = await buildBundle(paths, {home: this.home(), env: process.env, version: this.config.version, redact: Boolean(flags.redact)})
     const errors = [...built.errors]
@@ -81,6 +104,36 @@ redaction would change a verdict), 16 usage error.`
         this.out(renderChatTable(built.chats, {chalk, verbose: false, quiet: false}))
         const omitted = info.omitted > 0 ? `; ${info.omitted} file${info.omitted === 1 ? '' : 's'} left out (see chatdoctor-bundle.json)` : ''
         this.note(`wrote ${info.file}: ${info.chats} chat${info.chats === 1 ? '' : 's'}, ${info.bytes} bytes${info.redacted ? ', redacted' : ''}${omitted}`)
+      } else this.note('nothing written')
+    }
+    return report
+  }
+
+  /** `--session ID`: one OpenCode JSON-tree session as an export document. */
+  private async exportOne(paths: string[], session: string, flags: {output: string; redact?: boolean; force?: boolean; color?: boolean; 'max-session-bytes'?: number}): Promise<Report & {bundle: unknown}> {
+    const errors: Array<{path: string; message: string}> = []
+    let info: {file: string; bytes: number; sha256: string; sessionId: string; messages: number; parts: number; redacted: boolean; omitted: string[]} | null = null
+    let chats: Report['chats'] = []
+    try {
+      const x = await exportSession(paths, session, {home: this.home(), env: process.env, redact: Boolean(flags.redact), capBytes: flags['max-session-bytes']})
+      await writeFileDurable(flags.output, x.bytes, {overwrite: Boolean(flags.force)})
+      info = {file: flags.output, bytes: x.bytes.length, sha256: createHash('sha256').update(x.bytes).digest('hex'), sessionId: x.sessionId, messages: x.messages, parts: x.parts, redacted: x.redacted, omitted: x.omitted}
+      // The written export, checked as `check` would (what a CI job will see).
+      chats = [{path: path.resolve(flags.output), ...diagnoseExportFile(path.basename(flags.output), x.bytes, Date.now())}]
+    } catch (e) {
+      errors.push({path: e instanceof SessionExportError ? session : flags.output, message: (e as Error).message})
+    }
+    const report = {
+      ...buildReport({command: 'bundle', version: this.config.version, chats, skipped: [], errors, exitCode: errors.length > 0 ? EXIT_OPERATIONAL : 0}),
+      bundle: info,
+    }
+    process.exitCode = report.exitCode
+    if (!this.jsonEnabled()) {
+      const chalk = this.chalkFor(flags.color)
+      for (const e of errors) this.note(`${chalk.red('error')} ${e.path}: ${e.message}`)
+      if (info) {
+        const left = info.omitted.length > 0 ? `; ${info.omitted.length} damaged file${info.omitted.length === 1 ? '' : 's'} left out` : ''
+        this.note(`wrote ${info.file}: session ${info.sessionId}, ${info.messages} messages, ${info.parts} parts, ${info.bytes} bytes${info.redacted ? ', redacted' : ''}${left}`)
       } else this.note('nothing written')
     }
     return report

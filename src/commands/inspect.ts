@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 import {BaseCommand, UsageError} from '../cli/base.js'
 import {inspectChat, type Inspection} from '../lib/inspect.js'
 import type {Report} from '../lib/model.js'
@@ -9,7 +9,10 @@ import {scanPaths} from '../lib/scan.js'
 export default class Inspect extends BaseCommand {
   static override summary = 'The whole forensic picture of one chat: timeline, tears, ranking, salvage, what happened. Read-only.'
 
-  static override description = `CHAT_DIR must hold exactly one chat. Shows every generation (mtime, size, class, turns covered,
+  static override description = `CHAT_DIR must hold exactly one chat (or name one with --session, e.g. in an OpenCode data dir).
+A Claude Code or Codex session is inspected by its file: every damaged line (line number, byte offset and
+length, reasons) and the byte changes a repair would make are listed. An OpenCode session lists its
+session, message and part files with their classes. Shows every generation (mtime, size, class, turns covered,
 traceSessionId), where each tear sits (byte offset, 4096-byte alignment, NUL runs), why each candidate won or
 lost, what a salvage would recover, and a plain-language account of what most likely happened.
 Writes nothing, anywhere. Exit status as for scan.`
@@ -17,14 +20,22 @@ Writes nothing, anywhere. Exit status as for scan.`
   static override examples = ['<%= config.bin %> inspect ~/.config/manicode/projects/my-app/chats/2026-07-01T10-00-00.000Z', '<%= config.bin %> inspect --json ./chat > inspection.json']
 
   static override args = {
-    chat_dir: Args.string({description: 'The chat dir to inspect.', required: true}),
+    chat_dir: Args.string({description: 'The chat dir (or session file, or OpenCode data dir) to inspect.', required: true}),
+  }
+
+  static override flags = {
+    session: Flags.string({description: 'The chat id to inspect when CHAT_DIR holds several (an OpenCode session id, a session file\'s id).'}),
   }
 
   async run(): Promise<Report & {inspection: Inspection | null}> {
     const {args, flags} = await this.parse(Inspect)
     const result = await scanPaths([args.chat_dir], {home: this.home(), env: process.env})
+    if (flags.session !== undefined) {
+      result.chats = result.chats.filter((c) => c.report.id === flags.session)
+      if (result.errors.length === 0 && result.chats.length === 0) throw new UsageError(`no chat with id ${flags.session} in ${args.chat_dir}; \`chatdoctor scan ${args.chat_dir}\` lists the ids`)
+    }
     if (result.errors.length === 0 && result.chats.length !== 1) {
-      const why = result.chats.length > 1 ? `${args.chat_dir} holds ${result.chats.length} chats; give one chat dir` : result.skipped.length > 0 ? `nothing to inspect in ${args.chat_dir}: ${result.skipped[0].reason}` : `no chat found at ${args.chat_dir}`
+      const why = result.chats.length > 1 ? `${args.chat_dir} holds ${result.chats.length} chats; give one chat dir, or pick one with --session <id>` : result.skipped.length > 0 ? `nothing to inspect in ${args.chat_dir}: ${result.skipped[0].reason}` : `no chat found at ${args.chat_dir}`
       throw new UsageError(why)
     }
     const report = buildReport({command: 'inspect', version: this.config.version, chats: result.chats.map((c) => c.report), skipped: result.skipped, errors: result.errors})

@@ -9,14 +9,18 @@
  * are found inside the archive with the same discovery rules as on disk. Then each chat is diagnosed by its
  * format adapter, exactly as `scan` does (`adapter.diagnose` over a snapshot).
  */
-import {readdir, realpath, stat} from 'node:fs/promises'
+import {open, readdir, readFile, realpath, stat} from 'node:fs/promises'
 import path from 'node:path'
 import {archiveKindByName, readArchive, type ArchiveLimits, type ArchiveMember} from './archive/read.js'
+import {withExtracted} from './archive/extract.js'
 import {MANIFEST_NAME, ManifestSchema, type Manifest} from './bundle/manifest.js'
 import {MAX_DEPTH, mayEnter} from './discover.js'
 import {EXIT_REPAIRABLE} from './exit-codes.js'
 import type {ChatDirSnapshot, ChatUnit, FileEntry, FormatAdapter} from './formats/adapter.js'
 import {ADAPTERS, adapterByName} from './formats/index.js'
+import {EXPORT_SNIFF_BYTES, diagnoseExportFile, looksLikeExport, mayBeExportName} from './formats/opencode/export-chat.js'
+import {isDatabaseName} from './formats/opencode/layout.js'
+import {readChatSync} from './inventory.js'
 import {finding, reaches, worstSeverity} from './findings.js'
 import type {ChatReport, Finding, OperationalError, Severity, Skipped} from './model.js'
 import {tildify} from './paths.js'
@@ -40,6 +44,11 @@ export interface CheckedChat {
   suite: string
   /** Absolute path of the bundle it came from, or null. */
   bundle: string | null
+  /**
+   * Absolute path the chat's file names (`generations[].file`, `findings[].file`) are relative to, when it is
+   * not `location` (a one-file session or an export: its folder; an OpenCode session: its data dir).
+   */
+  filesDir?: string
 }
 
 /** An operational error with a finding id and absolute location (sets exit bit 8). */
@@ -61,8 +70,11 @@ function untildify(p: string, home: string): string {
   return p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : p
 }
 
-/** Archives below a folder (not following links; the discovery's depth and dot-folder rules). */
-async function findArchives(dir: string, depth: number, out: string[]): Promise<void> {
+/**
+ * Archives and `opencode export` files (by content) below a folder (not following links; the discovery's depth
+ * and dot-folder rules; OpenCode's own `storage/` trees are not searched for exports).
+ */
+async function findArchives(dir: string, depth: number, out: string[], exports: string[] = []): Promise<void> {
   let entries
   try {
     entries = await readdir(dir, {withFileTypes: true})
@@ -72,8 +84,46 @@ async function findArchives(dir: string, depth: number, out: string[]): Promise<
   for (const e of entries) {
     const p = path.join(dir, e.name)
     if (e.isFile() && archiveKindByName(e.name)) out.push(p)
-    else if (e.isDirectory() && depth < MAX_DEPTH && mayEnter(dir, e.name)) await findArchives(p, depth + 1, out)
+    else if (e.isFile() && mayBeExportName(e.name) && (await sniffExport(p))) exports.push(p)
+    else if (e.isDirectory() && depth < MAX_DEPTH && mayEnter(dir, e.name) && e.name !== 'storage') await findArchives(p, depth + 1, out, exports)
   }
+}
+
+/** Whether a file's first bytes look like an `opencode export` document; false when it cannot be read. */
+async function sniffExport(file: string): Promise<boolean> {
+  try {
+    const fh = await open(file, 'r')
+    try {
+      const head = Buffer.alloc(EXPORT_SNIFF_BYTES)
+      const {bytesRead} = await fh.read(head, 0, head.length, 0)
+      return looksLikeExport(head.subarray(0, bytesRead))
+    } finally {
+      await fh.close()
+    }
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Diagnoses one `opencode export` file on disk as a chat (issue #9). An unreadable file is an operational
+ * error. Reads the file whole (an export is one JSON document).
+ */
+async function checkExportFile(file: string, opts: CheckOptions, result: CheckResult): Promise<void> {
+  let data: Buffer
+  let mtimeMs: number
+  try {
+    data = await readFile(file)
+    mtimeMs = (await stat(file)).mtimeMs
+  } catch (e) {
+    result.errors.push({id: 'unreadable', path: tildify(file, opts.home), message: (e as Error).message, location: file, suite: path.dirname(file)})
+    return
+  }
+  const name = path.basename(file)
+  const dir = path.dirname(file)
+  const report: ChatReport = {path: tildify(file, opts.home), ...diagnoseExportFile(name, data, mtimeMs)}
+  const snapshot: ChatDirSnapshot = {dir, unit: {dir, path: file, files: [name]}, dirMtimeMs: 0, files: [{name, kind: 'file', bytes: data.length, mtimeMs, data}]}
+  result.chats.push({report, snapshot, location: file, suite: dir, bundle: null, filesDir: dir})
 }
 
 /** Runs `check` over PATHs (at least one). Never throws for bad input: it becomes errors. */
@@ -82,15 +132,17 @@ export async function checkPaths(paths: string[], opts: CheckOptions): Promise<C
   const result: CheckResult = {chats: [], skipped: [], errors: []}
   const dirs: string[] = []
   const archives: string[] = []
+  const exports: string[] = []
   for (const p of paths) {
     const abs = path.resolve(p)
     try {
       const real = await realpath(abs)
       const st = await stat(real)
       if (st.isFile() && archiveKindByName(real)) archives.push(real)
+      else if (st.isFile() && mayBeExportName(path.basename(real)) && !real.split(path.sep).includes('storage')) exports.push(real)
       else {
         dirs.push(abs)
-        if (st.isDirectory()) await findArchives(real, 0, archives)
+        if (st.isDirectory()) await findArchives(real, 0, archives, exports)
       }
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code
@@ -100,7 +152,10 @@ export async function checkPaths(paths: string[], opts: CheckOptions): Promise<C
   }
   if (dirs.length > 0) {
     const scan = await scanPaths(dirs, {home: opts.home, env: opts.env, adapters})
-    for (const c of scan.chats) result.chats.push({report: c.report, snapshot: c.snapshot, location: c.snapshot.unit.path, suite: path.dirname(c.snapshot.unit.path), bundle: null})
+    for (const c of scan.chats) {
+      const unit = c.snapshot.unit
+      result.chats.push({report: c.report, snapshot: c.snapshot, location: unit.path, suite: path.dirname(unit.path), bundle: null, ...(unit.path !== unit.dir ? {filesDir: unit.dir} : {})})
+    }
     result.skipped.push(...scan.skipped)
     for (const e of scan.errors) {
       const abs = untildify(e.path, opts.home)
@@ -108,6 +163,7 @@ export async function checkPaths(paths: string[], opts: CheckOptions): Promise<C
     }
   }
   for (const a of [...new Set(archives)].sort()) await checkArchive(a, opts, adapters, result)
+  for (const x of [...new Set(exports)].sort()) await checkExportFile(x, opts, result)
   result.chats.sort((a, b) => byPath(a.report, b.report))
   result.skipped.sort(byPath)
   return result
@@ -152,7 +208,8 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
     result.errors.push({id, path: member ? `${shown}/${member}` : shown, message, location: member ? `${file}/${member}` : file, suite})
   const keep = (p: string) => {
     const name = p.slice(p.lastIndexOf('/') + 1)
-    return p === MANIFEST_NAME || adapters.some((a) => a.wantsContent(name))
+    // `.json` for export files and OpenCode trees (told apart by content), databases for OpenCode stores.
+    return p === MANIFEST_NAME || name.toLowerCase().endsWith('.json') || isDatabaseName(name.replace(/-(?:wal|shm)$/, '')) || adapters.some((a) => a.wantsContent(name))
   }
   let contents
   try {
@@ -175,9 +232,11 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
       err('manifest-invalid', MANIFEST_NAME, 'the manifest is not valid JSON; the bundle is checked without it')
     }
   }
-  const diagnose = (adapter: FormatAdapter, dirPath: string, unitFiles: string[] | undefined, extra: Finding[], mtimes: Map<string, number>) => {
+  const diagnose = (adapter: FormatAdapter, dirPath: string, unitFiles: string[] | undefined, extra: Finding[], mtimes: Map<string, number>, unitPath?: string) => {
     const d = tree.get(dirPath)!
-    const location = dirPath === '' ? file : `${file}/${dirPath}`
+    const folder = dirPath === '' ? file : `${file}/${dirPath}`
+    // A one-file session is named by its file (several may share a folder); a chat dir by its folder.
+    const location = unitPath ?? folder
     const wanted = unitFiles ? new Set(unitFiles) : null
     const files: FileEntry[] = []
     for (const [name, m] of [...d.entries.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -189,9 +248,9 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
       if (m.kind === 'file' && adapter.wantsContent(name) && 'data' in m && m.data) entry.data = m.data
       files.push(entry)
     }
-    const unit: ChatUnit = {dir: location, path: location, ...(unitFiles ? {files: unitFiles} : {})}
+    const unit: ChatUnit = {dir: folder, path: location, ...(unitFiles ? {files: unitFiles} : {})}
     const dirMember = contents.members.find((m) => m.path === dirPath)
-    const snapshot: ChatDirSnapshot = {dir: location, unit, dirMtimeMs: dirMember?.mtimeMs ?? 0, files}
+    const snapshot: ChatDirSnapshot = {dir: folder, unit, dirMtimeMs: dirMember?.mtimeMs ?? 0, files}
     const diag = adapter.diagnose(snapshot)
     if (diag.kind === 'skipped') {
       result.skipped.push({path: tildify(location, opts.home), reason: diag.reason})
@@ -200,7 +259,61 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
     }
     const report: ChatReport = {path: tildify(location, opts.home), ...diag.report, bundle: shown}
     report.findings.push(...extra)
-    result.chats.push({report, snapshot, location, suite, bundle: file})
+    result.chats.push({report, snapshot, location, suite, bundle: file, ...(location !== folder ? {filesDir: folder} : {})})
+  }
+
+  /**
+   * A store format's chats (OpenCode's data dir) at `dirPath`: its members are laid out in a private temp
+   * folder, listed and read by the adapter as on disk, and the folder is removed. With `onlyId`, keeps only the
+   * chat with that id (a bundle's folder). Returns how many chats were kept.
+   */
+  const diagnoseStore = async (adapter: FormatAdapter, dirPath: string, mtimes: Map<string, number>, onlyId: string | null, extra: Finding[]): Promise<number> => {
+    const prefix = dirPath === '' ? '' : `${dirPath}/`
+    const location = dirPath === '' ? file : `${file}/${dirPath}`
+    const files = contents.members
+      .filter((m) => m.kind === 'file' && m.data !== undefined && m.path.startsWith(prefix) && m.path !== MANIFEST_NAME)
+      .map((m) => ({rel: m.path.slice(prefix.length), data: m.data!, mtimeMs: mtimes.get(m.path) ?? m.mtimeMs}))
+    let kept = 0
+    try {
+      await withExtracted(files, async (tmp) => {
+        const inArchive = (p: string) => `${location}/${path.relative(tmp, p).split(path.sep).join('/')}`
+        const listed = await adapter.listStore!(tmp)
+        for (const e of listed.errors) err('unreadable', inArchive(e.path).slice(file.length + 1), e.message)
+        for (const unit of listed.chats) {
+          const snapshot = readChatSync(unit, adapter)
+          const d = adapter.diagnose(snapshot)
+          const loc = inArchive(unit.path)
+          if (d.kind === 'skipped') {
+            if (onlyId === null) result.skipped.push({path: tildify(loc, opts.home), reason: d.reason})
+            continue
+          }
+          if (onlyId !== null && d.report.id !== onlyId) continue
+          const report: ChatReport = {path: tildify(loc, opts.home), ...d.report, bundle: shown}
+          if (kept === 0) report.findings.push(...extra)
+          const shownSnapshot: ChatDirSnapshot = {...snapshot, dir: location, unit: {...unit, dir: location, path: loc}}
+          result.chats.push({report, snapshot: shownSnapshot, location: loc, suite, bundle: file, filesDir: location})
+          kept++
+        }
+      })
+    } catch (e) {
+      err('unreadable', dirPath === '' ? null : dirPath, `could not lay out the ${adapter.name} store for diagnosis: ${(e as Error).message}`)
+    }
+    return kept
+  }
+
+  /** `opencode export` files directly in the folder `dirPath`, found by content (issue #9). */
+  const diagnoseExports = (dirPath: string, mtimes: Map<string, number>) => {
+    const d = tree.get(dirPath)!
+    for (const [name, m] of [...d.entries.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (m.kind !== 'file' || !('data' in m) || !m.data || !mayBeExportName(name) || !looksLikeExport(m.data)) continue
+      const rel = dirPath === '' ? name : `${dirPath}/${name}`
+      const loc = `${file}/${rel}`
+      const folder = dirPath === '' ? file : `${file}/${dirPath}`
+      const mtimeMs = mtimes.get(rel) ?? m.mtimeMs
+      const report: ChatReport = {path: tildify(loc, opts.home), ...diagnoseExportFile(name, m.data, mtimeMs), bundle: shown}
+      const snapshot: ChatDirSnapshot = {dir: folder, unit: {dir: folder, path: loc, files: [name]}, dirMtimeMs: 0, files: [{name, kind: 'file', bytes: m.data.length, mtimeMs, data: m.data}]}
+      result.chats.push({report, snapshot, location: loc, suite, bundle: file, filesDir: folder})
+    }
   }
 
   if (manifest) {
@@ -239,6 +352,11 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
         err('manifest-missing-file', folder, `chat ${chat.id} is listed in the manifest but its folder is not in the bundle`)
         continue
       }
+      if (adapter.listStore) {
+        // A store's session (OpenCode): its files sit in subfolders of the chat's folder, as in the data dir.
+        if ((await diagnoseStore(adapter, folder, mtimes, chat.id, extra)) === 0) err('manifest-missing-file', folder, `chat ${chat.id} is listed in the manifest but its folder holds no ${chat.format} session with that id`)
+        continue
+      }
       diagnose(adapter, folder, undefined, extra, mtimes)
     }
     for (const m of contents.members) {
@@ -249,7 +367,7 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
   }
 
   // No manifest: find chats inside the archive with the discovery rules.
-  const walk = (dirPath: string, depth: number) => {
+  const walk = async (dirPath: string, depth: number) => {
     const d = tree.get(dirPath)!
     const location = dirPath === '' ? file : `${file}/${dirPath}`
     const names = [...d.entries.keys()].filter((n) => !(dirPath === '' && n === MANIFEST_NAME))
@@ -258,16 +376,19 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
       const found = adapter.chatsIn(location, names)
       if (!found) continue
       descend &&= found.descend
-      for (const unit of found.chats) diagnose(adapter, dirPath, unit.files, [], new Map())
+      if (found.store && adapter.listStore) await diagnoseStore(adapter, dirPath, new Map(), null, [])
+      else for (const unit of found.chats) diagnose(adapter, dirPath, unit.files, [], new Map(), unit.files ? unit.path : undefined)
     }
-    if (!descend || depth >= MAX_DEPTH) return
+    if (!descend) return
+    diagnoseExports(dirPath, new Map())
+    if (depth >= MAX_DEPTH) return
     for (const [name, m] of d.entries) {
       if (m.kind !== 'directory') continue
       if (!mayEnter(location, name)) continue
-      walk(dirPath === '' ? name : `${dirPath}/${name}`, depth + 1)
+      await walk(dirPath === '' ? name : `${dirPath}/${name}`, depth + 1)
     }
   }
-  walk('', 0)
+  await walk('', 0)
 }
 
 /**

@@ -7,6 +7,7 @@
 import {nulRuns, type NulRun} from './classify/bytes.js'
 import type {AmnesiaReport, ChatReport, FileClass, Finding, RankEntry, Reason, Role, SalvageReport, TranscriptRestore} from './model.js'
 import type {ScannedChat} from './scan.js'
+import {agentForensics, type DamagedLine, type PlannedChange, type PlanSummary} from './inspect-agents.js'
 
 /** Filesystem block size the tear offsets are compared against (ext4/xfs/apfs default page and block size). */
 export const BLOCK_SIZE = 4096
@@ -70,9 +71,14 @@ export interface Inspection {
   findings: Finding[]
   /** One paragraph: what most likely happened, in plain language. */
   account: string
+  /** Claude Code / Codex: every damaged line of each session log generation (inspect-agents.ts). */
+  damagedLines?: DamagedLine[]
+  /** Claude Code / Codex: the byte changes a repair would make, and each generation's plan in brief. */
+  plannedChanges?: PlannedChange[]
+  plans?: PlanSummary[]
 }
 
-const CLASSIFIED: ReadonlySet<Role> = new Set(['primary', 'backup', 'temp', 'transcript', 'transcript-temp', 'meta'])
+const CLASSIFIED: ReadonlySet<Role> = new Set(['primary', 'backup', 'temp', 'transcript', 'transcript-temp', 'meta', 'message', 'part', 'compressed', 'export'])
 
 /** Builds the inspection of one scanned chat. */
 export function inspectChat(scanned: Pick<ScannedChat, 'report' | 'snapshot'>): Inspection {
@@ -129,6 +135,8 @@ export function inspectChat(scanned: Pick<ScannedChat, 'report' | 'snapshot'>): 
     amnesia: r.amnesia ?? null,
     findings: r.findings,
   }
+  const agent = agentForensics(scanned)
+  if (agent) return {...base, account: agent.account, damagedLines: agent.damagedLines, plannedChanges: agent.plannedChanges, plans: agent.plans}
   return {...base, account: accountOf(r, tears)}
 }
 

@@ -23,8 +23,9 @@ export const SCHEMA_VERSION = 1
  * - `message`, `part`: (OpenCode JSON tree) one message info file, one part file of a session.
  * - `database`: (OpenCode ≥ 1.2) the SQLite store and its `-wal`/`-shm`, stat only (never opened in place).
  * - `compressed`: the same session log compressed beside it (Codex: `rollout-….jsonl.zst` next to `….jsonl`).
+ * - `export`: an `opencode export` document (`{info, messages: [{info, parts}]}`), a whole session in one file.
  */
-export const ROLES = ['primary', 'backup', 'temp', 'embedded', 'transcript', 'transcript-temp', 'meta', 'other', 'message', 'part', 'database', 'compressed'] as const
+export const ROLES = ['primary', 'backup', 'temp', 'embedded', 'transcript', 'transcript-temp', 'meta', 'other', 'message', 'part', 'database', 'compressed', 'export'] as const
 export type Role = (typeof ROLES)[number]
 
 /** Roles whose files are generations of the agent context (candidates for the winner). */

@@ -15,6 +15,7 @@ import type {ChatReport, OperationalError, Role, Skipped} from '../model.js'
 import {scanPaths, type ScannedChat} from '../scan.js'
 import {BUNDLE_SCHEMA_VERSION, MANIFEST_NAME, verdictDifference, verdictOf, type Manifest, type ManifestChat} from './manifest.js'
 import {makeRedactor, redactChatMeta, redactJsonBytes, type Redactor} from './redact.js'
+import {redactJsonlBytes, redactOpenCodeBytes, redactZstdJsonl} from './redact-agents.js'
 
 export interface BundleOptions {
   home: string
@@ -77,6 +78,29 @@ async function chatFiles(chat: ScannedChat): Promise<{files: ChatFile[]; omitted
   return {files, omitted}
 }
 
+/**
+ * Redacts the files of a Claude Code or Codex session (JSONL, line by line) or of an OpenCode JSON-tree session
+ * (bundle/redact-agents.ts); files that cannot be redacted structurally are omitted.
+ */
+function redactAgentFiles(format: string, files: ChatFile[], roles: Map<string, Role>, r: Redactor): {files: ChatFile[]; omitted: Array<{path: string; reason: string}>} {
+  const out: ChatFile[] = []
+  const omitted: Array<{path: string; reason: string}> = []
+  for (const f of files) {
+    const role = roles.get(f.rel) ?? 'other'
+    let data: Buffer | null = null
+    let why = 'content cannot be redacted structurally'
+    if (format === 'opencode' && (role === 'primary' || role === 'message' || role === 'part')) data = redactOpenCodeBytes(f.data, r)
+    else if (format !== 'opencode' && role === 'primary') data = redactJsonlBytes(f.data, r)
+    else if (format !== 'opencode' && role === 'compressed') {
+      data = redactZstdJsonl(f.data, r)
+      why = 'a compressed generation that cannot be decoded cannot be redacted'
+    }
+    if (data === null) omitted.push({path: f.rel, reason: why})
+    else out.push({...f, data})
+  }
+  return {files: out, omitted}
+}
+
 /** Redacts a chat's files by role; files that cannot be redacted structurally are omitted. */
 function redactFiles(files: ChatFile[], roles: Map<string, Role>, r: Redactor): {files: ChatFile[]; omitted: Array<{path: string; reason: string}>} {
   const out: ChatFile[] = []
@@ -125,10 +149,15 @@ export async function buildBundle(paths: string[], opts: BundleOptions): Promise
     const omitted = [...all.omitted]
     if (opts.redact) {
       const roles = new Map(chat.report.generations.map((g) => [g.file, g.role] as const))
-      const red = redactFiles(files, roles, r)
+      if (chat.report.generations.some((g) => g.role === 'database')) {
+        errors.push({path: chat.report.path, message: `${chat.report.id} lives in an OpenCode database, which cannot be redacted file by file; bundle it without --redact, or export it with \`opencode export\` and redact that`})
+        continue
+      }
+      const red = chat.report.format === 'codebuff' ? redactFiles(files, roles, r) : redactAgentFiles(chat.report.format, files, roles, r)
       files = red.files
       omitted.push(...red.omitted)
-      const top = files.filter((f) => !f.rel.includes('/'))
+      // Store formats name files by their path below the store (`storage/part/…`); others by name in the dir.
+      const top = chat.snapshot.unit.members !== undefined ? files : files.filter((f) => !f.rel.includes('/'))
       const snapshot = {...chat.snapshot, files: top.map((f): FileEntry => ({name: f.rel, kind: 'file', bytes: f.data.length, mtimeMs: f.mtimeMs, data: f.data}))}
       const again = chat.adapter.diagnose(snapshot)
       const diff = again.kind === 'chat' ? verdictDifference(verdictOf(chat.report), verdictOf(again.report)) : 'the redacted chat would be skipped'

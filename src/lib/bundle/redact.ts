@@ -68,6 +68,21 @@ function isKeptConstant(s: string): boolean {
 /** The file being redacted: the transcript's top-level `content` values are redacted as transcript turns. */
 export type RedactRole = 'transcript' | 'state' | 'other'
 
+/**
+ * Another agent's rules for `redactJsonBytes` (bundle/redact-agents.ts): which keys hold structure (their values
+ * are kept when they look like ids), and an optional rule for other string values (undefined: the default
+ * placeholder). Without a profile, Codebuff's rules apply.
+ */
+export interface RedactProfile {
+  structuralKeys: ReadonlySet<string>
+  value?(value: string, key: string | null, r: Redactor): string | undefined
+  /**
+   * NUL bytes outside strings are padding (kept as they are, like whitespace) instead of the first irregular
+   * byte: JSONL readers strip NUL runs from a line and read the record around them (classify/jsonl.ts).
+   */
+  nulIsPadding?: boolean
+}
+
 const ATTACHED_IMAGES = 'See attached image(s)'
 const USER_OPEN = '<user_message>'
 const USER_CLOSE = '</user_message>'
@@ -253,7 +268,7 @@ function isWordByte(b: number): boolean {
  * Redacts the bytes of one JSON file (any bytes: damaged, torn, garbage). `role` picks how the transcript's
  * top-level `content` values are redacted. Never throws.
  */
-export function redactJsonBytes(buf: Buffer, role: RedactRole, r: Redactor): Buffer {
+export function redactJsonBytes(buf: Buffer, role: RedactRole, r: Redactor, profile?: RedactProfile): Buffer {
   const out: Buffer[] = []
   let pending = ''
   const emit = (s: string) => {
@@ -284,6 +299,11 @@ export function redactJsonBytes(buf: Buffer, role: RedactRole, r: Redactor): Buf
     const b = buf[i]
     if (b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d) {
       emit(String.fromCharCode(b))
+      i++
+      continue
+    }
+    if (b === 0 && profile?.nulIsPadding) {
+      emitRaw(buf.subarray(i, i + 1))
       i++
       continue
     }
@@ -339,7 +359,7 @@ export function redactJsonBytes(buf: Buffer, role: RedactRole, r: Redactor): Buf
           emit(encode(SAFE_KEY.test(value) && !top!.pathMap ? value : r.placeholder(value)))
         } else {
           const key = top ? (top.kind === 'object' ? top.lastKey : top.key) : null
-          emit(encode(redactValue(value, key, role, stack.length, r)))
+          emit(encode(profile ? redactProfileValue(value, key, profile, r) : redactValue(value, key, role, stack.length, r)))
         }
       }
       if (closed) emit('"')
@@ -386,6 +406,12 @@ export function redactJsonBytes(buf: Buffer, role: RedactRole, r: Redactor): Buf
   }
   if (pending) out.push(Buffer.from(pending, 'utf8'))
   return Buffer.concat(out)
+}
+
+/** A string value in a regular region, by another agent's profile. */
+function redactProfileValue(value: string, key: string | null, profile: RedactProfile, r: Redactor): string {
+  if (key !== null && profile.structuralKeys.has(key) && SAFE_VALUE.test(value)) return value
+  return profile.value?.(value, key, r) ?? r.placeholder(value)
 }
 
 /** A string value in a regular region, by the key it belongs to. */

@@ -64,9 +64,11 @@ export function ciItems(input: CiInput): CiItem[] {
   const sorted = [...input.chats].sort((a, b) => (a.report.path < b.report.path ? -1 : a.report.path > b.report.path ? 1 : 0))
   for (const c of sorted) {
     const chat = displayPath(c.location, input.cwd)
+    // File names are relative to the chat's folder (a session file's folder, a data dir) when it has one.
+    const filesDir = displayPath(c.filesDir ?? c.location, input.cwd)
     const suite = displayPath(c.suite, input.cwd)
     for (const f of c.report.findings) {
-      const item: CiItem = {ruleId: f.id, severity: f.severity, message: `${c.report.id}: ${f.message}`, file: f.file ? `${chat}/${f.file}` : chat, chatId: c.report.id, chat, suite}
+      const item: CiItem = {ruleId: f.id, severity: f.severity, message: `${c.report.id}: ${f.message}`, file: f.file ? `${filesDir}/${f.file}` : chat, chatId: c.report.id, chat, suite}
       const g = f.file ? c.report.generations.find((x) => x.file === f.file) : undefined
       if (g?.damage) {
         item.damage = g.damage

@@ -52,6 +52,25 @@ export function renderInspection(x: Inspection, opts: {chalk: ChalkInstance}): s
     }
   }
 
+  if (x.damagedLines && x.damagedLines.length > 0) {
+    out.push('', c.bold('Damaged lines'))
+    const shown = x.damagedLines.slice(0, 50)
+    for (const d of shown) out.push(`  ${d.file}:${d.line} byte ${d.offset} (${d.length} bytes): ${d.reasons.join(', ')} → ${d.action}${d.recordsKept > 0 ? `, ${d.recordsKept} record${d.recordsKept === 1 ? '' : 's'} kept` : ''}`)
+    if (x.damagedLines.length > shown.length) out.push(`  … ${x.damagedLines.length - shown.length} more (--json lists them all)`)
+  }
+
+  if (x.plans && x.plans.some((p) => p.changes > 0)) {
+    out.push('', c.bold('Planned byte changes') + c.dim(' (what repair would write; every other line byte-identical)'))
+    for (const p of x.plans) {
+      if (p.changes === 0) continue
+      out.push(`  ${p.file}: ${p.changes} change${p.changes === 1 ? '' : 's'}, ${p.bytesBefore} → ${p.bytesAfter} bytes, ${p.accepted ? 'accepted by the agent' : `not accepted: ${p.problems.join('; ')}`}`)
+      for (const ch of (x.plannedChanges ?? []).filter((k) => k.file === p.file).slice(0, 50)) {
+        const what = ch.relink ? ` parentUuid ${ch.relink.from} → ${ch.relink.to}` : ` ${ch.bytesRemoved} bytes removed`
+        out.push(`    ${ch.kind} line ${ch.line} (byte ${ch.offset}, ${ch.length} bytes):${what}`)
+      }
+    }
+  }
+
   if (x.ranking.length > 0) {
     out.push('', c.bold('Ranking'))
     for (const r of x.ranking) out.push(`  ${r.rank}. ${r.file} (turn ${r.turns})${r.lostBecause ? c.dim(` lost: ${r.lostBecause}`) : ' wins'}`)

@@ -57,7 +57,8 @@ export function renderChatTable(chats: ChatReport[], opts: TableOptions): string
     wordWrap: true,
   })
   for (const chat of shown) {
-    const primary = chat.generations.find((g) => g.role === 'primary')
+    // The file the agent loads: the primary, or an export file's own class (issue #9).
+    const primary = chat.generations.find((g) => g.role === 'primary') ?? chat.generations.find((g) => g.role === 'export')
     table.push([chat.path, statusText(chat.status, c), primary?.class ?? '–', chat.winner ?? c.red('none'), turnsText(chat)])
   }
   return table.toString()

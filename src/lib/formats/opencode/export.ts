@@ -11,7 +11,7 @@ import {lstatSync, readFileSync, readdirSync} from 'node:fs'
 import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
 import {finding} from '../../findings.js'
-import type {ChatStatus, FileClass, Finding, Reason, SessionContext} from '../../model.js'
+import type {ChatStatus, DamageLocation, FileClass, Finding, Reason, SessionContext} from '../../model.js'
 import type {FileEntry} from '../adapter.js'
 import {STORAGE, messageFile, partFile, sessionFile} from './layout.js'
 import {emptyContext, measureSession} from './measure.js'
@@ -37,6 +37,8 @@ export interface ExportCheck {
   ok: boolean
   findings: Finding[]
   context: SessionContext
+  /** Where the bytes are damaged (first damaged byte and length), for a torn or corrupt file. */
+  damage?: DamageLocation
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -57,7 +59,7 @@ export function checkExport(bytes: Uint8Array): ExportCheck {
   if (c.class !== 'intact') {
     const at = c.damage ? `, damage from byte ${c.damage.offset} of ${bytes.length}` : ''
     const why = c.reasons.length ? ` (${c.reasons.join(', ')})` : ''
-    return {...base, class: c.class, reasons: c.reasons, status: 'unrecoverable', ok: false, findings: [finding('export-damaged', null, `export file is ${c.class}${why}${at}`)]}
+    return {...base, class: c.class, reasons: c.reasons, status: 'unrecoverable', ok: false, findings: [finding('export-damaged', null, `export file is ${c.class}${why}${at}`)], ...(c.damage ? {damage: c.damage} : {})}
   }
   const parsed = ExportSchema.safeParse(c.value)
   const v = c.value
