@@ -19,6 +19,7 @@ import {applyChat} from '../src/lib/apply.js'
 import {RecordingFileSystem, nodeFileSystem} from '../src/lib/fsio/fs.js'
 import {planChat} from '../src/lib/plan.js'
 import {scanPaths} from '../src/lib/scan.js'
+import {undoRepair} from '../src/lib/undo.js'
 import {REALDATA, REPO_ROOT, cleanup, hashTree, runCli, setMtime, sha256, tempDir, zeroFill} from './helpers/fixtures.js'
 import {LF, PUBLIC, REAL_SESSIONS, body, join, linesOf, read, zstdStored} from './helpers/sessions.js'
 
@@ -345,6 +346,44 @@ test('never touches a session the agent is writing: grown during the scan (sessi
     assert.ok(!fs.mutations().some((m) => m.op === 'rename' && String(m.args[1]).endsWith('torn.jsonl')), 'no rename over the session')
   } finally {
     cleanup(root)
+  }
+})
+
+test('an OpenCode move is link (or copy) into the evidence, manifest, then unlink: the file is never in neither place; undo puts it back', async () => {
+  for (const linkFails of [false, true]) {
+    const root = tempDir()
+    try {
+      const data = copyStore(TREE, path.join(root, 'opencode'))
+      const rel = 'storage/part/msg_01a22a125192fixture000003/prt_01a22a125194fixture000005.json'
+      const damaged = Buffer.concat([readFileSync(path.join(data, rel)).subarray(0, 40), Buffer.alloc(24)])
+      writeFileSync(path.join(data, rel), damaged)
+      settle(data)
+      const before = hashTree(data)
+      const scanned = await scanPaths([data], {home: root, env: {}})
+      const chat = scanned.chats.find((c) => c.report.id === FIX)!
+      const plan = planChat(chat)
+      assert.deepEqual(plan.actions.map((a) => [a.type, a.from]), [['move', rel], ['restore-mtime', null]])
+      const fs = new RecordingFileSystem(nodeFileSystem(), linkFails ? [{op: 'link', path: rel, code: 'EXDEV'}] : [])
+      const repairId = '20260605T120000Z-0a0b0c'
+      const out = await applyChat(plan, {fs, repairId, version: 'test', stateDir: path.join(root, 'state'), force: false})
+      assert.equal(out.outcome, 'repaired', out.message ?? '')
+      const src = path.join(data, rel)
+      const ev = path.join(data, '.chatdoctor', repairId, FIX, rel)
+      const seqOf = (pred: (t: (typeof fs.trace)[number]) => boolean) => fs.trace.findIndex(pred)
+      const copied = seqOf((t) => (t.op === 'link' || t.op === 'copyFile') && t.args[0] === src && t.args[1] === ev && t.error === undefined)
+      const manifest = seqOf((t) => t.op === 'rename' && String(t.args[1]).endsWith(path.join(FIX, 'manifest.json')))
+      const unlinked = seqOf((t) => t.op === 'unlink' && t.args[0] === src)
+      assert.ok(copied >= 0 && manifest > copied && unlinked > manifest, `order: evidence ${copied}, manifest ${manifest}, unlink ${unlinked}`)
+      assert.equal(fs.trace[copied].op, linkFails ? 'copyFile' : 'link')
+      assert.ok(readFileSync(ev).equals(damaged), 'the evidence holds the moved bytes')
+      assert.equal(existsSync(src), false)
+      const u = await undoRepair(repairId, {fs: nodeFileSystem(), stateDir: path.join(root, 'state'), version: 'test', force: false})
+      assert.deepEqual(u.files.map((f) => [f.file, f.outcome]), [[rel, 'restored']])
+      const inStores = (t: Record<string, string>) => userTree(Object.fromEntries(Object.entries(t).map(([k, v]) => [path.join('stores', k), v])))
+      assertSameTree(inStores(hashTree(data)), inStores(before), 'undo restores the tree')
+    } finally {
+      cleanup(root)
+    }
   }
 })
 

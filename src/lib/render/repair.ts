@@ -83,7 +83,7 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
           lines.push(`  ${did ? 'restored' : 'would restore'} ${a.to} from ${a.from} (sha256 ${short(a.sha256)})`)
           for (const k of a.keysBorrowed ?? []) lines.push(`    ${k.key} ${did ? 'was' : 'would be'} cut off by the tear: taken from ${k.from}`)
         }
-        if (a.type === 'restore-mtime') lines.push(`  ${did ? 'put back' : 'would put back'} the chat folder's mtime (so --continue still picks the same chat)`)
+        if (a.type === 'restore-mtime') lines.push(`  ${did ? 'put back' : 'would put back'} the ${chat.format === 'codebuff' ? "chat folder's mtime (so --continue still picks the same chat)" : "folder's mtime"}`)
         if (a.type === 'rewrite') {
           lines.push(`  ${did ? 'rewrote' : 'would rewrite'} ${a.to}${a.from !== a.to ? ` from ${a.from}` : ''} (sha256 ${short(a.sha256)}), its mtime kept; ${(a.changes ?? []).length === 0 ? 'no line changed' : `${a.changes!.length} change${a.changes!.length === 1 ? '' : 's'}, every other line byte-identical:`}`)
           for (const ch of (a.changes ?? []).slice(0, verbose ? Infinity : 20)) lines.push(`    ${changeText(ch)}`)
@@ -98,7 +98,7 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
         if (l.messages.length > 0) lines.push(`  the session ${did ? 'lost' : 'would lose'} ${l.messages.length} message${l.messages.length === 1 ? '' : 's'}: ${ids(l.messages)}`)
         if (l.parts.length > 0) lines.push(`  the session ${did ? 'lost' : 'would lose'} ${l.parts.length} part${l.parts.length === 1 ? '' : 's'}: ${ids(l.parts)}`)
         const ctx = (x: typeof l.after) => `${x.userTurns} user turn${x.userTurns === 1 ? '' : 's'}, ${x.assistantMessages} assistant message${x.assistantMessages === 1 ? '' : 's'}, ${x.parts} part${x.parts === 1 ? '' : 's'}`
-        lines.push(`  context ${did ? 'now' : 'after'}: ${ctx(l.after)} (readable before: ${ctx(l.before)})`)
+        lines.push(`  context ${l.sessionListed ? (did ? 'now' : 'after') : 'left on disk'}: ${ctx(l.after)} (readable before: ${ctx(l.before)})`)
         if (!l.sessionListed) lines.push('  the session file itself was damaged: OpenCode still cannot list this session, but the other sessions of the store are listed again')
       } else if (rewrite) {
         const turns = chat.ranking.find((x) => x.file === rewrite.from)?.turns ?? chat.contextTurns
