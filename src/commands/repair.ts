@@ -23,6 +23,13 @@ torn file kept as evidence). A degraded chat (amnesiac context) is left as it is
 torn generation when it covers more turns than every intact one. A chat whose files change during the run,
 or whose leftover temp belongs to a running codebuff/freebuff process, is refused (--force writes anyway).
 
+Claude Code and Codex session logs are rewritten with only the allowed line changes (torn tail dropped, NUL
+runs and a BOM stripped, interleaved lines split, an unrecoverable line dropped and the parentUuid after it
+re-linked), each reported; every other line stays byte-identical and the log keeps its mtime. A Codex .jsonl.zst
+winner is written, decoded, as the plain .jsonl Codex reads. A session that grew while it was read is refused.
+OpenCode JSON-tree sessions: damaged files move out of storage/ into <data dir>/.chatdoctor/<repairId>/ and the
+report says what each session lost; a damaged OpenCode database is left for a manual repair (next steps given).
+
 Asks once before repairing more than one chat on a terminal (-y skips; never asks with --json or when
 stdin is not a terminal). Ctrl-C stops between chats. Every repair can be undone: chatdoctor undo <repairId>.
 

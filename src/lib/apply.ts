@@ -10,12 +10,20 @@
  * 4. durable write of the exact planned bytes over the primary (temp, fsync, rename, fsync dir, verify);
  * 5. release the lock and put the chat dir's own mtime back (within 1 ms).
  *
+ * Issues #8/#9 add two actions. `rewrite` (a JSONL session log's repaired bytes) is written like a `restore`,
+ * after one more size/mtime check of the log right before the write, and the log's own mtime is put back.
+ * `move` (a damaged file of OpenCode's JSON tree) is, in step 3, a hard link (or fsynced copy) into the
+ * evidence folder, verified by sha256; in step 4, after the same last check, an unlink of the original and an
+ * fsync of its folder: the file is never in neither place. The mtimes of the folders that lost a file are put
+ * back and recorded in the manifest (`dirTimes`), so undo can put them back too. Chats that share a folder
+ * (`plan.evidenceSub`) get their own subfolder of the evidence folder.
+ *
  * A refused chat is left exactly as it was (a `.chatdoctor/` folder made for the lock is removed again).
  * Errors never escape: they become a `failed` outcome with a one-line message.
  */
 import path from 'node:path'
 import {VerifyError, durableWrite} from './fsio/durable-write.js'
-import {OWN_DIR, evidenceDir as evidenceDirOf, preserveFile, writeManifest, type ActionRecord, type EvidenceFile, type Manifest} from './fsio/evidence.js'
+import {OWN_DIR, evidenceDir as evidenceDirOf, preserveFile, writeManifest, type ActionRecord, type DirTime, type EvidenceFile, type Manifest} from './fsio/evidence.js'
 import type {FileSystem} from './fsio/fs.js'
 import {acquireLock, releaseLock, type LockInfo} from './fsio/lock.js'
 import {appendLog} from './fsio/repair-log.js'
@@ -122,12 +130,30 @@ export async function unsafeTargetReason(fs: FileSystem, dir: string, targets: s
   return null
 }
 
+/** A name usable as one folder name (an id from a report): path separators and leading dots replaced. */
+export function evidenceSubName(id: string): string {
+  const safe = id.replace(/[/\\\0]/g, '_').replace(/^\.+/, '_')
+  return safe === '' ? '_' : safe
+}
+
+/** Why a file no longer is what the evidence recorded (size, mtime); null when it still is. */
+async function changedSince(fs: FileSystem, dir: string, name: string, kept: EvidenceFile): Promise<string | null> {
+  try {
+    const st = await fs.lstat(path.join(dir, name))
+    if (st.size !== kept.size) return `${name} changed since the scan (${kept.size} → ${st.size} bytes)`
+    if (st.mtimeMs !== kept.mtimeMs) return `${name} changed since the scan (new mtime)`
+    return null
+  } catch (e) {
+    return code(e) === 'ENOENT' ? `${name} disappeared since the scan` : `${name} cannot be checked (${code(e) || 'error'})`
+  }
+}
+
 /** Executes one chat's plan. Never throws. A plan without actions is `repaired` with nothing done. */
 export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<ChatOutcome> {
   const {fs} = ctx
   const dir = plan.chat.snapshot.dir
   const own = path.join(dir, OWN_DIR)
-  const evDir = evidenceDirOf(dir, ctx.repairId)
+  const evDir = plan.evidenceSub !== undefined ? path.join(evidenceDirOf(dir, ctx.repairId), evidenceSubName(plan.evidenceSub)) : evidenceDirOf(dir, ctx.repairId)
   const warnings: string[] = []
   const evidence: Array<string | null> = plan.actions.map(() => null)
   const now = ctx.now ?? (() => new Date())
@@ -141,7 +167,7 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
     warnings.push(`--force: writing although ${live.join('; ')}`)
   }
 
-  const unsafe = await unsafeTargetReason(fs, dir, plan.actions.filter((a) => a.type === 'restore').map((a) => a.to))
+  const unsafe = await unsafeTargetReason(fs, dir, plan.actions.filter((a) => a.type === 'restore' || a.type === 'rewrite').map((a) => a.to))
   if (unsafe) return out('refused', unsafe)
 
   let dirSt
@@ -174,14 +200,24 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
     }
 
     // 3. Evidence first.
+    if (plan.evidenceSub !== undefined) await fs.mkdir(path.dirname(evDir), {recursive: true})
     await fs.mkdir(evDir)
     evidenceTaken = true
     const files: EvidenceFile[] = []
     const records: ActionRecord[] = []
+    const dirTimes: DirTime[] = []
     const report = plan.chat.report
     for (const [i, a] of plan.actions.entries()) {
-      if (a.type !== 'preserve' || a.from === null) continue
+      if ((a.type !== 'preserve' && a.type !== 'move') || a.from === null) continue
       const cls = report.generations.find((g) => g.file === a.from)?.class ?? null
+      if (a.type === 'move') {
+        await fs.mkdir(path.dirname(path.join(evDir, a.to)), {recursive: true})
+        const parent = path.dirname(path.join(dir, a.from))
+        if (!dirTimes.some((d) => d.path === path.relative(dir, parent))) {
+          const st = await fs.lstat(parent)
+          dirTimes.push({path: path.relative(dir, parent), atimeMs: st.atimeMs, mtimeMs: st.mtimeMs})
+        }
+      }
       const ef = await preserveFile(fs, dir, a.from, evDir, a.to, cls)
       if (a.sha256 !== null && ef.sha256 !== a.sha256 && !ctx.force) throw new Refusal(`refused: ${a.from} changed since the scan (new bytes); ${LIVE_HINT}`)
       files.push(ef)
@@ -189,7 +225,7 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
       records.push({type: a.type, from: a.from, to: a.to, sha256: ef.sha256})
     }
     for (const [i, a] of plan.actions.entries()) {
-      if (a.type === 'restore') {
+      if (a.type === 'restore' || a.type === 'rewrite') {
         const prev = files.find((f) => f.path === a.to)
         records.push({type: a.type, from: a.from, to: a.to, sha256: a.sha256, previousSha256: prev?.sha256 ?? null})
         evidence[i] = prev ? path.join(evDir, prev.evidence) : null
@@ -201,26 +237,55 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
       repairId: ctx.repairId,
       time: now().toISOString(),
       chatDir: dir,
-      format: plan.chat.adapter.name,
+      format: plan.chat.report.format,
       dirMtimeMs: plan.chat.snapshot.dirMtimeMs,
       files,
       actions: records,
+      ...(dirTimes.length > 0 ? {dirTimes} : {}),
     }
     await writeManifest(fs, evDir, manifest)
     await fs.fsyncDir(own)
     if (createdOwn) await fs.fsyncDir(dir)
     await appendLog(fs, ctx.stateDir, {type: 'repair', repairId: ctx.repairId, time: manifest.time, chatdoctorVersion: ctx.version, chatDir: dir, evidenceDir: evDir, actions: records})
 
-    // 4. The durable write of the planned bytes.
+    // 4. The durable write of the planned bytes (and the moves out of the tree).
     for (const a of plan.actions) {
-      if (a.type !== 'restore' || !a.data) continue
-      const mode = files.find((f) => f.path === a.to)?.mode ?? 0o644
+      if (a.type === 'move' && a.from !== null) {
+        const kept = files.find((f) => f.path === a.from)!
+        if (!ctx.force) {
+          const again = await changedSince(fs, dir, a.from, kept)
+          if (again) throw new Refusal(`refused: ${again}; ${LIVE_HINT}`)
+        }
+        try {
+          await fs.unlink(path.join(dir, a.from))
+          await fs.fsyncDir(path.dirname(path.join(dir, a.from)))
+        } catch (e) {
+          throw new WriteFailure(describeWriteError(e, `moving ${a.from} out of the tree`))
+        }
+        replaced++
+        continue
+      }
+      if ((a.type !== 'restore' && a.type !== 'rewrite') || !a.data) continue
+      const prev = files.find((f) => f.path === a.to)
+      if (a.type === 'rewrite' && prev && !ctx.force) {
+        const again = await changedSince(fs, dir, a.to, prev)
+        if (again) throw new Refusal(`refused: ${again}; ${LIVE_HINT}`)
+      }
+      const mode = prev?.mode ?? 0o644
       try {
         await durableWrite(fs, path.join(dir, a.to), a.data, {tag: ctx.repairId, mode})
+        if (a.type === 'rewrite' && a.mtimeMs !== undefined) await fs.utimes(path.join(dir, a.to), prev?.atimeMs ?? a.mtimeMs, a.mtimeMs)
       } catch (e) {
         throw new WriteFailure(describeWriteError(e, `writing ${a.to}`))
       }
       replaced++
+    }
+    for (const d of dirTimes) {
+      try {
+        await fs.utimes(path.join(dir, d.path), d.atimeMs, d.mtimeMs)
+      } catch (e) {
+        warnings.push(`the mtime of ${d.path} could not be put back (${code(e) || 'error'})`)
+      }
     }
     result = out('repaired', null, evDir)
   } catch (e) {

@@ -352,8 +352,12 @@ export interface ChatReport {
  * chat dir's own mtime back (`to` is `.`), so the agent's "newest chat" choice does not change. A `restore`
  * writes a file's bytes (`from` is its name), an embedded copy's (`from` `chat-messages.json#<id>`), a transcript
  * temp's (`to` `chat-messages.json`) or salvaged bytes (`from` `salvage:<torn file>`, `repair --salvage`).
+ * Issues #8/#9: `rewrite`: write the repaired bytes of a JSONL session log (`from` the generation repaired,
+ * `to` the log the agent reads; `changes` lists every byte change); `move`: move a damaged file of OpenCode's
+ * JSON tree out of the tree into the evidence folder (`from` its path below the data dir, `to` its name inside
+ * the evidence folder, `sha256` of the bytes moved).
  */
-export const ACTION_TYPES = ['preserve', 'restore', 'restore-mtime'] as const
+export const ACTION_TYPES = ['preserve', 'restore', 'restore-mtime', 'rewrite', 'move'] as const
 export type ActionType = (typeof ACTION_TYPES)[number]
 
 /** An action as the report shows it. Names are relative to the chat dir. */
@@ -368,15 +372,54 @@ export interface ActionReport {
   evidence: string | null
   /** (`restore` of salvaged bytes, `repair --salvage`) Members the tear cut off, each copied from a donor generation. */
   keysBorrowed?: BorrowedKeyReport[]
+  /** (`rewrite`) Every byte change of the JSONL repair, in line order (issue #8). */
+  changes?: LineChangeReport[]
+  /** (`move`) Why the file leaves the tree: `damaged-session`, `damaged-message`, `damaged-part`, `parts-of-damaged-message`. */
+  why?: string
+}
+
+/** One byte change of a JSONL repair (`jsonl-repair.ts`): where, what kind, how many bytes. Never content. */
+export interface LineChangeReport {
+  /** `drop-torn-tail`, `strip-nul`, `strip-bom`, `split-line`, `drop-line`, `relink-parent`. */
+  kind: string
+  /** 1-based line number in the original file. */
+  line: number
+  /** Byte offset of the line in the original file. */
+  offset: number
+  /** Bytes of the original line (with its line ending). */
+  length: number
+  reasons: string[]
+  bytesRemoved: number
+  /** Complete records the line still holds after the change. */
+  recordsKept: number
+  /** sha256 of the original line's bytes (kept in the evidence folder). */
+  sha256: string
+  /** (`relink-parent`) The old and new `parentUuid` (ids only). */
+  relink?: {from: string; to: string}
+}
+
+/** (OpenCode JSON tree, issue #9) What a session loses by a repair that moves files out of the tree. Ids and counts only. */
+export interface TreeLossReport {
+  /** Message ids whose file moves out (with all their parts). */
+  messages: string[]
+  /** Part ids that leave the session (moved, or orphaned already). */
+  parts: string[]
+  /** Whether OpenCode can list the session after the repair. */
+  sessionListed: boolean
+  /** The session's context before the repair (readable files) and after it (what OpenCode will load). */
+  before: SessionContext
+  after: SessionContext
 }
 
 /**
  * What a repair did with one chat: `repaired`; `planned` (dry run); `refused` (live chat or locked, bit 8);
  * `failed` (a write failed, bit 8; evidence says what was kept); `not-attempted` (the user declined or
  * stopped the run first); `not-needed` (healthy); `not-repairable` (unrecoverable: nothing written);
- * `left-untouched` (degraded: plain `repair` changes nothing, `message` names the `--restore-from` that would).
+ * `left-untouched` (degraded: plain `repair` changes nothing, `message` names the `--restore-from` that would);
+ * `manual` (repairable damage chatdoctor does not repair itself, e.g. a damaged OpenCode database: nothing
+ * written, `message` gives the next steps; exit bit 2 stays set).
  */
-export const REPAIR_OUTCOMES = ['repaired', 'planned', 'refused', 'failed', 'not-attempted', 'not-needed', 'not-repairable', 'left-untouched'] as const
+export const REPAIR_OUTCOMES = ['repaired', 'planned', 'refused', 'failed', 'not-attempted', 'not-needed', 'not-repairable', 'left-untouched', 'manual'] as const
 export type RepairOutcome = (typeof REPAIR_OUTCOMES)[number]
 
 export interface ChatRepair {
@@ -388,6 +431,10 @@ export interface ChatRepair {
   /** The command that undoes this repair; null when nothing was written. */
   undo: string | null
   warnings: string[]
+  /** (issues #8/#9) The status a scan gives the chat once the planned actions are done. */
+  statusAfter?: ChatStatus
+  /** (OpenCode JSON tree) What the session loses by the repair. */
+  lost?: TreeLossReport
 }
 
 /** A folder that looked like a chat dir but holds nothing to diagnose. */
@@ -499,14 +546,22 @@ export const ActionSchema = z.looseObject({
   sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
   evidence: z.string().nullable(),
   keysBorrowed: z.array(z.looseObject({key: z.string(), from: z.string()})).optional(),
-})
-
-export const ChatRepairSchema = z.looseObject({
-  outcome: z.enum(REPAIR_OUTCOMES),
-  message: z.string().nullable(),
-  evidence: z.string().nullable(),
-  undo: z.string().nullable(),
-  warnings: z.array(z.string()),
+  changes: z
+    .array(
+      z.looseObject({
+        kind: z.string(),
+        line: z.number().int().positive(),
+        offset: z.number().int().nonnegative(),
+        length: z.number().int().nonnegative(),
+        reasons: z.array(z.string()),
+        bytesRemoved: z.number().int().nonnegative(),
+        recordsKept: z.number().int().nonnegative(),
+        sha256: z.string().regex(/^[0-9a-f]{64}$/),
+        relink: z.looseObject({from: z.string(), to: z.string()}).optional(),
+      }),
+    )
+    .optional(),
+  why: z.string().optional(),
 })
 
 export const SessionContextSchema = z.looseObject({
@@ -518,6 +573,24 @@ export const SessionContextSchema = z.looseObject({
   toolPending: z.number().int().nonnegative(),
   toolError: z.number().int().nonnegative(),
   compactionParts: z.number().int().nonnegative(),
+})
+
+export const ChatRepairSchema = z.looseObject({
+  outcome: z.enum(REPAIR_OUTCOMES),
+  message: z.string().nullable(),
+  evidence: z.string().nullable(),
+  undo: z.string().nullable(),
+  warnings: z.array(z.string()),
+  statusAfter: z.enum(STATUSES).optional(),
+  lost: z
+    .looseObject({
+      messages: z.array(z.string()),
+      parts: z.array(z.string()),
+      sessionListed: z.boolean(),
+      before: SessionContextSchema,
+      after: SessionContextSchema,
+    })
+    .optional(),
 })
 
 export const ChatReportSchema = z.looseObject({

@@ -15,7 +15,8 @@
  * Healthy, unrecoverable and degraded chats get no actions unless an option or a transcript restore asks.
  */
 import {createHash} from 'node:crypto'
-import type {ActionType, BorrowedKeyReport, ChatReport} from './model.js'
+import {adapterByName} from './formats/index.js'
+import type {ActionType, BorrowedKeyReport, ChatReport, ChatStatus, LineChangeReport, TreeLossReport} from './model.js'
 import {compareCandidates, type Candidate} from './rank.js'
 import {salvageBytes, type SalvagedGeneration} from './salvage/index.js'
 import type {ScannedChat} from './scan.js'
@@ -44,6 +45,10 @@ export interface PlannedAction {
   mtimeMs?: number
   /** `restore` of salvaged bytes: the members the tear cut off, each taken from a donor generation. */
   keysBorrowed?: BorrowedKeyReport[]
+  /** `rewrite` (issue #8): the byte changes of the JSONL repair; `mtimeMs` is then the log's own mtime to put back. */
+  changes?: LineChangeReport[]
+  /** `move` (issue #9): why the file leaves the tree. */
+  why?: string
 }
 
 /** A file whose size and mtime must be what the scan saw when the repair writes (else the chat is live). */
@@ -65,6 +70,19 @@ export interface ChatPlan {
   problem?: string
   /** For a chat left as it is on purpose (a `degraded` chat under plain `repair`): what would change it, in words. */
   advice?: string
+  /**
+   * Issues #8/#9, for formats that keep several chats in one folder (a Claude Code project dir, OpenCode's
+   * data dir): the name of this chat's own subfolder of the evidence folder, `.chatdoctor/<repairId>/<name>/`.
+   */
+  evidenceSub?: string
+  /** Why the chat must not be written at all (e.g. the agent is writing the session): outcome `refused`. */
+  refusal?: string
+  /** Repairable damage chatdoctor does not repair itself, with the next steps: outcome `manual`. */
+  manual?: string
+  /** The status a scan gives the chat once the actions are done (when it differs from `healthy`, exit bit 4). */
+  statusAfter?: ChatStatus
+  /** (OpenCode JSON tree) What the session loses by the moves. */
+  lost?: TreeLossReport
 }
 
 /** What the user asked `repair` for, beyond the default. */
@@ -156,8 +174,13 @@ function degradedAdvice(chat: ScannedChat): string {
   return `degraded: left as it is; chatdoctor repair --restore-from ${shellWord(a.source)} ${shellWord(chat.report.path)} restores the generation that holds the missing turns${drops}`
 }
 
-/** Plans one chat. Pure. */
+/**
+ * Plans one chat. Pure. A format with its own planner (`FormatAdapter.planRepair`: Claude Code, Codex,
+ * OpenCode) plans its chats itself; Codebuff's plan is made here.
+ */
 export function planChat(chat: ScannedChat, opts: PlanOptions = {}): ChatPlan {
+  const own = (adapterByName(chat.report.format) ?? chat.adapter).planRepair
+  if (own) return own(chat, opts)
   const {report, snapshot} = chat
   const watchRoles = new Set(['primary', 'backup', 'temp', 'transcript', 'transcript-temp'])
   const watch: WatchedFile[] = []

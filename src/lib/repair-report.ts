@@ -3,7 +3,10 @@
  * the repair did (`repair`), and at the top `repairId` and `dryRun`. Pure.
  *
  * Exit status: the `scan` bitmask, where a repaired chat contributes 1 instead of 2; a chat left repairable
- * (dry run, declined, stopped) contributes 2; a refused or failed chat 2 + 8; a degraded chat left untouched 4.
+ * (dry run, declined, stopped) contributes 2; a refused or failed chat 2 + 8; a degraded chat left untouched 4;
+ * a chat chatdoctor does not repair itself (`manual`) 2. A repair whose result still loses context
+ * (`statusAfter` degraded or unrecoverable, e.g. an OpenCode session whose damaged files were moved out) adds 4,
+ * so a second run exits with the first run's code minus bits 1 and 2.
  */
 import {randomBytes} from 'node:crypto'
 import type {ChatOutcome} from './apply.js'
@@ -30,7 +33,15 @@ export function repairExitBits(chat: ChatReport): number {
   const r = chat.repair
   if (!r) return 0
   const primary = chat.generations.find((g) => g.role === 'primary')?.file
-  const contextStaysLost = chat.status === 'unrecoverable' && !(chat.actions ?? []).some((a) => a.type === 'restore' && a.to === primary) ? EXIT_CONTEXT_LOST : 0
+  const after = r.statusAfter
+  const contextStaysLost =
+    after !== undefined && (r.outcome === 'repaired' || r.outcome === 'planned')
+      ? after === 'unrecoverable' || after === 'degraded'
+        ? EXIT_CONTEXT_LOST
+        : 0
+      : chat.status === 'unrecoverable' && !(chat.actions ?? []).some((a) => a.type === 'restore' && a.to === primary)
+        ? EXIT_CONTEXT_LOST
+        : 0
   switch (r.outcome) {
     case 'repaired':
       return EXIT_REPAIRED | contextStaysLost
@@ -43,6 +54,8 @@ export function repairExitBits(chat: ChatReport): number {
     case 'not-repairable':
     case 'left-untouched':
       return EXIT_CONTEXT_LOST
+    case 'manual':
+      return EXIT_REPAIRABLE
     case 'not-needed':
       return 0
   }
@@ -68,7 +81,9 @@ export function buildRepairReport(args: {
     let repair: ChatRepair
     let evidence: Array<string | null> = plan.actions.map(() => null)
     if (plan.problem) repair = {outcome: 'failed', message: plan.problem, evidence: null, undo: null, warnings: []}
-    else if (plan.actions.length === 0 && report.status === 'unrecoverable') repair = {outcome: 'not-repairable', message: 'no usable generation of the agent context: nothing to restore, nothing written', evidence: null, undo: null, warnings: []}
+    else if (plan.refusal) repair = {outcome: 'refused', message: plan.refusal, evidence: null, undo: null, warnings: []}
+    else if (plan.manual) repair = {outcome: 'manual', message: plan.manual, evidence: null, undo: null, warnings: []}
+    else if (plan.actions.length === 0 && report.status === 'unrecoverable') repair = {outcome: 'not-repairable', message: plan.advice ?? 'no usable generation of the agent context: nothing to restore, nothing written', evidence: null, undo: null, warnings: []}
     else if (plan.actions.length === 0 && report.status === 'degraded') repair = {outcome: 'left-untouched', message: plan.advice ?? 'the generation asked for is already the primary; nothing written', evidence: null, undo: null, warnings: []}
     else if (plan.actions.length === 0 && report.status === 'repairable') repair = {outcome: 'failed', message: `no repair can be planned for this ${report.format} chat yet; nothing written`, evidence: null, undo: null, warnings: []}
     else if (plan.actions.length === 0) repair = {outcome: 'not-needed', message: null, evidence: null, undo: null, warnings: []}
@@ -80,7 +95,18 @@ export function buildRepairReport(args: {
       anyWritten ||= wrote
       repair = {outcome: res.outcome, message: res.message, evidence: t(res.evidenceDir), undo: wrote ? `chatdoctor undo ${args.repairId}` : null, warnings: res.warnings}
     }
-    const actions: ActionReport[] = plan.actions.map((a, i) => ({type: a.type, from: a.from, to: a.to, sha256: a.sha256, evidence: t(evidence[i]), ...(a.keysBorrowed ? {keysBorrowed: a.keysBorrowed} : {})}))
+    if (plan.actions.length > 0 && plan.statusAfter !== undefined) repair.statusAfter = plan.statusAfter
+    if (plan.actions.length > 0 && plan.lost) repair.lost = plan.lost
+    const actions: ActionReport[] = plan.actions.map((a, i) => ({
+      type: a.type,
+      from: a.from,
+      to: a.to,
+      sha256: a.sha256,
+      evidence: t(evidence[i]),
+      ...(a.keysBorrowed ? {keysBorrowed: a.keysBorrowed} : {}),
+      ...(a.changes ? {changes: a.changes} : {}),
+      ...(a.why ? {why: a.why} : {}),
+    }))
     return {...report, actions, repair}
   })
   let code = args.errors.length > 0 ? EXIT_OPERATIONAL : 0

@@ -7,6 +7,12 @@
  * are always preserved first under `.chatdoctor/<repairId>/undo-<stamp>/` (a hard link: cheap), then the
  * pre-repair bytes are written durably (or, where the repair created the file, it is removed). The chat dir's
  * own mtime is put back afterwards.
+ *
+ * Issues #8/#9: a `rewrite` is undone like a `restore` (its mtime too). A `move` (a file the repair moved out of
+ * OpenCode's tree) is undone by writing the evidence copy's bytes back at its place, durably, with its mode and
+ * times; the folders that lost a file get their recorded mtimes back (`dirTimes`). A moved file that is back in
+ * place with its moved bytes is `already-undone`; one that is back with other bytes (OpenCode wrote a new file
+ * with that id) is refused unless `force`. Chats that share a folder are undone one evidence folder at a time.
  */
 import path from 'node:path'
 import {describeWriteError, unsafeTargetReason} from './apply.js'
@@ -60,8 +66,8 @@ export async function undoRepair(repairId: string, ctx: UndoContext): Promise<Un
   const result: UndoResult = {found: entries.length > 0, files: [], warnings: []}
   const seen = new Set<string>()
   for (const entry of entries) {
-    if (seen.has(entry.chatDir)) continue
-    seen.add(entry.chatDir)
+    if (seen.has(entry.evidenceDir)) continue
+    seen.add(entry.evidenceDir)
     result.files.push(...(await undoChat(entry.chatDir, entry.evidenceDir, repairId, ctx, result.warnings)))
   }
   return result
@@ -78,7 +84,11 @@ async function undoChat(chatDir: string, evDir: string, repairId: string, ctx: U
   } catch (e) {
     return [{chat: chatDir, file: '.', outcome: 'failed', sha256: null, message: `cannot read the evidence of repair ${repairId}: ${describeWriteError(e, '')}`}]
   }
-  const restores = manifest.actions.filter((a) => a.type === 'restore')
+  // What the repair changed: files it wrote (`restore`, `rewrite`: `to`, left with `sha256`) and files it moved
+  // out (`move`: `from`, left absent).
+  const restores = manifest.actions
+    .filter((a) => a.type === 'restore' || a.type === 'rewrite' || a.type === 'move')
+    .map((a) => (a.type === 'move' ? {to: a.from ?? a.to, sha256: null as string | null} : {to: a.to, sha256: a.sha256}))
   const me: LockInfo = {pid: process.pid, startedAtMs: ownStartMs(), purpose: `undo ${repairId}`, time: now().toISOString()}
   let lockFile: string | null = null
   const files: UndoFile[] = []
@@ -146,6 +156,13 @@ async function undoChat(chatDir: string, evDir: string, repairId: string, ctx: U
         }
       } catch (e) {
         files.push({chat: chatDir, file: p.to, outcome: 'failed', sha256: null, message: describeWriteError(e, `restoring ${p.to}`)})
+      }
+    }
+    for (const d of manifest.dirTimes ?? []) {
+      try {
+        await fs.utimes(path.join(chatDir, d.path), d.atimeMs, d.mtimeMs)
+      } catch {
+        warnings.push(`the mtime of ${path.join(chatDir, d.path)} could not be put back`)
       }
     }
     await appendLog(fs, ctx.stateDir, {type: 'undo', repairId, time: now().toISOString(), chatdoctorVersion: ctx.version, chatDir, evidenceDir: undoDir})

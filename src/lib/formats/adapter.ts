@@ -4,6 +4,8 @@
  */
 import type {ChatReport, Classification, OperationalError, Role} from '../model.js'
 import type {SalvagedGeneration} from '../salvage/index.js'
+import type {ChatPlan, PlanOptions} from '../plan.js'
+import type {ScannedChat} from '../scan.js'
 
 /** One entry directly inside a chat dir, as the inventory saw it (lstat, never following links). */
 export interface FileEntry {
@@ -130,4 +132,11 @@ export interface FormatAdapter {
   generationBytes?(snapshot: ChatDirSnapshot, file: string): Buffer | null
   /** Issue #5: salvaged generations of the chat's torn files, with their exact bytes (`repair --salvage`). */
   salvage?(snapshot: ChatDirSnapshot, report: Pick<ChatReport, 'generations'>): SalvagedGeneration[]
+  /**
+   * Issues #8/#9: the repair plan of one chat of this format (pure: no disk), for formats whose repair is not
+   * "restore the winner as the primary" (Codebuff's, in `plan.ts`). `plan.ts` dispatches by the report's
+   * `format` (a chat the `claude-code` adapter found may be reported as `codex`). The actions carry their
+   * exact bytes (`data`) or name the files they move; `apply.ts` executes them.
+   */
+  planRepair?(chat: ScannedChat, opts: PlanOptions): ChatPlan
 }

@@ -66,6 +66,16 @@ export interface Manifest {
   dirMtimeMs: number
   files: EvidenceFile[]
   actions: ActionRecord[]
+  /** (issue #9, `move`) Folders that lost a file, with their times before the repair (undo puts them back). */
+  dirTimes?: DirTime[]
+}
+
+/** A folder's times, recorded before a repair changed its entries. `path` is relative to the chat dir. */
+export interface DirTime {
+  path: string
+  /** ms since epoch. */
+  atimeMs: number
+  mtimeMs: number
 }
 
 function linkUnsupported(code: string | undefined): boolean {

@@ -4,7 +4,7 @@
  * is and how to undo. Never prints message text or file contents.
  */
 import type {ChalkInstance} from 'chalk'
-import type {ChatReport, Report} from '../model.js'
+import type {ChatReport, LineChangeReport, Report} from '../model.js'
 import {renderFindings} from './table.js'
 
 export interface RepairRenderOptions {
@@ -56,7 +56,13 @@ function restoredTurns(chat: ChatReport, from: string | null): number | null {
   return chat.generations.find((g) => g.file === from)?.turns ?? null
 }
 
-function chatLines(chat: ChatReport, c: ChalkInstance): string[] {
+/** One byte change of a JSONL repair, in words ("line 12 (byte 4096): drop-line, 312 bytes removed (interleaved-line)"). */
+export function changeText(ch: LineChangeReport): string {
+  const what = ch.kind === 'relink-parent' && ch.relink ? `relink-parent, parentUuid ${ch.relink.from} → ${ch.relink.to}` : `${ch.kind}, ${ch.bytesRemoved} byte${ch.bytesRemoved === 1 ? '' : 's'} removed${ch.recordsKept > 0 ? `, ${ch.recordsKept} record${ch.recordsKept === 1 ? '' : 's'} kept` : ''}`
+  return `line ${ch.line} (byte ${ch.offset}): ${what}${ch.reasons.length > 0 ? ` (${ch.reasons.join(', ')})` : ''}`
+}
+
+function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[] {
   const r = chat.repair
   if (!r) return []
   const primary = chat.generations.find((g) => g.role === 'primary')?.file ?? null
@@ -70,15 +76,37 @@ function chatLines(chat: ChatReport, c: ChalkInstance): string[] {
       const did = r.outcome === 'repaired'
       lines.push(`${did ? c.green('repaired') : c.yellow('would repair')} ${chat.path}`)
       for (const a of chat.actions ?? []) if (a.type === 'restore') lines.push(`  ${a.to === primary ? primaryState(chat) : transcriptState(chat, a.to)}`)
+      for (const a of chat.actions ?? []) if (a.type === 'rewrite') lines.push(`  ${transcriptState(chat, a.from ?? a.to)}`)
       for (const a of chat.actions ?? []) {
         if (a.type === 'preserve') lines.push(`  ${did ? 'kept' : 'would keep'} ${a.from} as evidence${a.evidence ? ` (${a.evidence})` : ''}`)
         if (a.type === 'restore') {
           lines.push(`  ${did ? 'restored' : 'would restore'} ${a.to} from ${a.from} (sha256 ${short(a.sha256)})`)
           for (const k of a.keysBorrowed ?? []) lines.push(`    ${k.key} ${did ? 'was' : 'would be'} cut off by the tear: taken from ${k.from}`)
         }
-        if (a.type === 'restore-mtime') lines.push(`  ${did ? 'put back' : 'would put back'} the chat folder's mtime (so --continue still picks the same chat)`)
+        if (a.type === 'restore-mtime') lines.push(`  ${did ? 'put back' : 'would put back'} the ${chat.format === 'codebuff' ? "chat folder's mtime (so --continue still picks the same chat)" : "folder's mtime"}`)
+        if (a.type === 'rewrite') {
+          lines.push(`  ${did ? 'rewrote' : 'would rewrite'} ${a.to}${a.from !== a.to ? ` from ${a.from}` : ''} (sha256 ${short(a.sha256)}), its mtime kept; ${(a.changes ?? []).length === 0 ? 'no line changed' : `${a.changes!.length} change${a.changes!.length === 1 ? '' : 's'}, every other line byte-identical:`}`)
+          for (const ch of (a.changes ?? []).slice(0, verbose ? Infinity : 20)) lines.push(`    ${changeText(ch)}`)
+          if (!verbose && (a.changes ?? []).length > 20) lines.push(`    … ${a.changes!.length - 20} more (--verbose or --json lists them)`)
+        }
+        if (a.type === 'move') lines.push(`  ${did ? 'moved' : 'would move'} ${a.from} out of the tree (${a.why ?? 'damaged'})${a.evidence ? ` to ${a.evidence}` : ' into the evidence folder'}`)
       }
-      if (stateRestore) {
+      const rewrite = chat.actions?.find((a) => a.type === 'rewrite')
+      if (r.lost) {
+        const l = r.lost
+        const ids = (xs: string[]) => (xs.length <= 6 ? xs.join(', ') : `${xs.slice(0, 5).join(', ')} … (${xs.length} in all)`)
+        if (l.messages.length > 0) lines.push(`  the session ${did ? 'lost' : 'would lose'} ${l.messages.length} message${l.messages.length === 1 ? '' : 's'}: ${ids(l.messages)}`)
+        if (l.parts.length > 0) lines.push(`  the session ${did ? 'lost' : 'would lose'} ${l.parts.length} part${l.parts.length === 1 ? '' : 's'}: ${ids(l.parts)}`)
+        const ctx = (x: typeof l.after) => `${x.userTurns} user turn${x.userTurns === 1 ? '' : 's'}, ${x.assistantMessages} assistant message${x.assistantMessages === 1 ? '' : 's'}, ${x.parts} part${x.parts === 1 ? '' : 's'}`
+        lines.push(`  context ${l.sessionListed ? (did ? 'now' : 'after') : 'left on disk'}: ${ctx(l.after)} (readable before: ${ctx(l.before)})`)
+        if (!l.sessionListed) lines.push('  the session file itself was damaged: OpenCode still cannot list this session, but the other sessions of the store are listed again')
+      } else if (rewrite) {
+        const turns = chat.ranking.find((x) => x.file === rewrite.from)?.turns ?? chat.contextTurns
+        const after = {contextTurns: turns, transcriptTurns: chat.transcriptTurns}
+        lines.push(`  agent context ${did ? 'now' : 'after the repair'}: ${contextText(after)} reachable`)
+        const lost = lostText(after)
+        if (lost) lines.push(`  lost: ${lost}`)
+      } else if (stateRestore) {
         const n = restoredTurns(chat, stateRestore.from) ?? chat.contextTurns
         const after = {contextTurns: n, transcriptTurns: chat.transcriptTurns}
         lines.push(`  agent context ${did ? 'restored' : 'would be restored'}: ${contextText(after)}`)
@@ -102,6 +130,10 @@ function chatLines(chat: ChatReport, c: ChalkInstance): string[] {
       break
     case 'not-repairable': {
       lines.push(`${c.red('not repairable')} ${chat.path}`)
+      if (chat.format !== 'codebuff') {
+        lines.push(`  ${r.message ?? 'no usable generation: nothing written'}`)
+        break
+      }
       const survives = chat.transcriptTurns !== null ? `the transcript survives with ${chat.transcriptTurns} agent turn${chat.transcriptTurns === 1 ? '' : 's'}` : 'no intact transcript survives either'
       lines.push(`  no usable generation of the agent context: the agent's memory of this chat is lost; ${survives}; nothing written`)
       break
@@ -113,6 +145,10 @@ function chatLines(chat: ChatReport, c: ChalkInstance): string[] {
       if (r.message) lines.push(`  ${r.message}`)
       break
     }
+    case 'manual':
+      lines.push(`${c.yellow('not repaired')} ${chat.path}`)
+      if (r.message) lines.push(`  ${r.message}`)
+      break
     case 'not-needed':
       return []
   }
@@ -128,7 +164,7 @@ export function repairSummaryLine(report: Report): string {
   parts.push(`${n} chat${n === 1 ? '' : 's'}`)
   if (report.dryRun) parts.push(`${count('planned')} would be repaired`)
   else parts.push(`${count('repaired')} repaired`)
-  for (const [o, word] of [['refused', 'refused'], ['failed', 'failed'], ['not-attempted', 'not repaired'], ['not-repairable', 'not repairable'], ['left-untouched', 'left untouched (degraded)'], ['not-needed', 'healthy']] as const) {
+  for (const [o, word] of [['refused', 'refused'], ['failed', 'failed'], ['not-attempted', 'not repaired'], ['not-repairable', 'not repairable'], ['left-untouched', 'left untouched (degraded)'], ['manual', 'left for a manual repair'], ['not-needed', 'healthy']] as const) {
     const k = count(o)
     if (k > 0 || o === 'not-needed') parts.push(`${k} ${word}`)
   }
@@ -143,7 +179,7 @@ export function renderRepair(report: Report, opts: RepairRenderOptions): {stdout
   const err: string[] = []
   const c = opts.chalk
   for (const chat of report.chats) {
-    const lines = chatLines(chat, c)
+    const lines = chatLines(chat, c, opts.verbose)
     if (lines.length === 0) continue
     if (opts.quiet && chat.repair?.outcome === 'repaired') continue
     if (out.length > 0) out.push('')

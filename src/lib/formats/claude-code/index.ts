@@ -8,6 +8,7 @@ import path from 'node:path'
 import type {FormatAdapter} from '../adapter.js'
 import {diagnoseSession, isSessionName, sessionChatsIn} from '../jsonl-session.js'
 import {isCodexName} from '../codex/index.js'
+import {planSessionRepair} from '../session-repair.js'
 
 /** `$CLAUDE_CONFIG_DIR/projects`, else `<home>/.claude/projects` (peer-formats §2.1). */
 export function claudeRoots(home: string, env: NodeJS.ProcessEnv): string[] {
@@ -25,4 +26,5 @@ export const claudeCode: FormatAdapter = {
   },
   wantsContent: isSessionName,
   diagnose: (snapshot) => diagnoseSession(snapshot, 'claude-code'),
+  planRepair: planSessionRepair,
 }

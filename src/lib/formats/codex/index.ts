@@ -6,6 +6,7 @@
 import path from 'node:path'
 import type {FormatAdapter} from '../adapter.js'
 import {diagnoseSession, isSessionName, sessionChatsIn} from '../jsonl-session.js'
+import {planSessionRepair} from '../session-repair.js'
 
 /** `$CODEX_HOME` (default `<home>/.codex`): `sessions/` and `archived_sessions/` (peer-formats §3.1). */
 export function codexRoots(home: string, env: NodeJS.ProcessEnv): string[] {
@@ -31,4 +32,5 @@ export const codex: FormatAdapter = {
   },
   wantsContent: isSessionName,
   diagnose: (snapshot) => diagnoseSession(snapshot, 'codex'),
+  planRepair: planSessionRepair,
 }

@@ -11,6 +11,7 @@ import {defaultRoots, isDatabaseName, isDataDir, treeFileOf} from './layout.js'
 import {emptyContext} from './measure.js'
 import {listStore, type DatabaseSessionFacts, type OpenCodeFacts} from './store.js'
 import {diagnoseTreeSession, issueFindings} from './tree.js'
+import {planOpenCodeRepair} from './repair.js'
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 
@@ -75,4 +76,5 @@ export const opencode: FormatAdapter = {
   wantsContent: (name) => treeFileOf(name).kind !== 'other',
   diagnose: diagnoseOpenCode,
   listStore,
+  planRepair: planOpenCodeRepair,
 }
