@@ -101,7 +101,15 @@ export abstract class BaseCommand extends Command {
   }
 }
 
+/**
+ * oclif's message on one line: its lines joined (a parse error's reason often sits on the second line, e.g.
+ * "The following error occurred:" / "Missing required flag output"), without the "See more help" hint.
+ */
 function firstLine(s: string): string {
-  // oclif's messages sometimes carry "See more help with --help" on later lines.
-  return (s ?? '').split('\n')[0].trim()
+  return (s ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !/^See more help with/i.test(l))
+    .join(' ')
+    .replace(/^The following errors? occurred: ?/i, '')
 }

@@ -54,6 +54,10 @@ unreadable PATH or a refused archive entry), plus 2 for any chat whose worst fin
     const result = await checkPaths(paths, {home: this.home(), env: process.env, limits: {maxBytes: flags['max-bytes'], maxEntries: flags['max-entries']}})
     const chats = result.chats.map((c) => c.report)
     const errors = result.errors.map((e) => ({path: e.path, message: e.message, id: e.id}))
+    // A CI job pointed at the wrong folder must not go green: finding nothing to check is an operational error.
+    if (chats.length === 0 && errors.length === 0) {
+      errors.push({path: paths.join(' '), message: 'no chats or bundles found to check (is the PATH right?)', id: 'nothing-to-check'})
+    }
     const report = buildReport({command: 'check', version: this.config.version, chats, skipped: result.skipped, errors, exitCode: checkExitCode(chats, errors, failOn)})
     const input: CiInput = {report, chats: result.chats, errors: result.errors, cwd: process.cwd(), failOn}
     const format = this.jsonEnabled() ? 'json' : flags.format

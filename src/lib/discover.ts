@@ -58,7 +58,11 @@ export async function discover(paths: string[], adapters: readonly FormatAdapter
   const seen = new Set<string>()
   let roots: Array<{p: string; explicit: boolean}>
   if (paths.length === 0) roots = adapters.flatMap((a) => a.defaultRoots(home, env)).map((p) => ({p, explicit: false}))
-  else roots = paths.map((p) => ({p: path.resolve(p), explicit: true}))
+  else {
+    // An empty PATH (a shell variable that expanded to nothing) would resolve to the working directory.
+    for (const p of paths) if (p.trim() === '') result.errors.push({path: JSON.stringify(p), message: 'an empty PATH names nothing (did a shell variable expand to nothing?)'})
+    roots = paths.filter((p) => p.trim() !== '').map((p) => ({p: path.resolve(p), explicit: true}))
+  }
 
   for (const {p, explicit} of roots) {
     let real: string

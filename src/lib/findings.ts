@@ -69,6 +69,8 @@ export const FINDING_KINDS = {
   'manifest-missing-file': {severity: 'error', description: "A file or chat listed in the bundle's manifest is not in the bundle."},
   'manifest-extra-file': {severity: 'error', description: "A file in the bundle is not listed in its manifest."},
   'manifest-mismatch': {severity: 'error', description: "A file in the bundle differs from its manifest entry (size or sha256)."},
+  // `check` with nothing to check (a CI job pointed at the wrong folder must not pass).
+  'nothing-to-check': {severity: 'error', description: '`check` found no chat, session, export or bundle under its PATHs (exit bit 8).'},
 } as const satisfies Record<string, Omit<FindingKind, 'id'>>
 
 export type FindingId = keyof typeof FINDING_KINDS

@@ -47,7 +47,8 @@ export type FileClass = (typeof CLASSES)[number]
  * `syntax-error`.
  * Shape level: `wrong-shape` (parses, but not the type the role needs), `no-session-state`, `placeholder`,
  * `fresh-chat`.
- * Access: `unreadable` (the file could not be read: permission, I/O error).
+ * Access: `unreadable` (the file could not be read: permission, I/O error), `not-a-file` (the name is a
+ * symbolic link, a folder or a special file: never read, never replaced).
  * Line level (JSONL session logs, issue #8; counted per line): `torn-tail` (the final line is a cut record),
  * `torn-interior` (an earlier line is a cut record or a fragment), `interleaved-line` (a cut record and the next
  * record, or two records, on one line), `split-record` (one record spread over several lines by raw line
@@ -69,6 +70,7 @@ export const REASONS = [
   'placeholder',
   'fresh-chat',
   'unreadable',
+  'not-a-file',
   // Line level (JSONL session logs).
   'torn-tail',
   'torn-interior',

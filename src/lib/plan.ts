@@ -180,7 +180,18 @@ function degradedAdvice(chat: ScannedChat): string {
  */
 export function planChat(chat: ScannedChat, opts: PlanOptions = {}): ChatPlan {
   const own = (adapterByName(chat.report.format) ?? chat.adapter).planRepair
-  if (own) return own(chat, opts)
+  const plan = own ? own(chat, opts) : planCodebuffChat(chat, opts)
+  // The same refusal `apply` makes (unsafeTargetReason), decided from the snapshot so a dry run tells it too.
+  if (!plan.refusal && !plan.problem) {
+    const targets = new Set(plan.actions.filter((a) => a.type === 'restore' || a.type === 'rewrite').map((a) => a.to))
+    const bad = chat.snapshot.files.find((f) => (targets.has(f.name) && f.kind !== 'file') || (f.name === '.chatdoctor' && f.kind !== 'directory'))
+    if (bad) plan.refusal = `refused: ${bad.name} is ${bad.kind === 'symlink' ? 'a symbolic link' : bad.kind === 'directory' ? 'a folder' : 'not a regular file'}; chatdoctor never replaces or writes through it (move it away by hand and run chatdoctor repair again)`
+  }
+  return plan
+}
+
+/** The Codebuff plan (formats without their own `planRepair`). */
+function planCodebuffChat(chat: ScannedChat, opts: PlanOptions): ChatPlan {
   const {report, snapshot} = chat
   const watchRoles = new Set(['primary', 'backup', 'temp', 'transcript', 'transcript-temp'])
   const watch: WatchedFile[] = []

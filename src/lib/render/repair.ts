@@ -111,7 +111,9 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
         const after = {contextTurns: n, transcriptTurns: chat.transcriptTurns}
         lines.push(`  agent context ${did ? 'restored' : 'would be restored'}: ${contextText(after)}`)
         const lost = lostText(after)
-        lines.push(`  ${lost ? `lost: ${lost}` : "nothing lost: the agent's memory covers every transcript turn"}`)
+        if (lost) lines.push(`  lost: ${lost}`)
+        else if (after.transcriptTurns === null) lines.push('  the transcript is not usable, so what the agent may have lost cannot be measured against it (see the transcript findings)')
+        else lines.push("  nothing lost: the agent's memory covers every transcript turn")
       } else if (chat.status === 'unrecoverable') lines.push('  agent context: still lost (no usable generation of it)')
       else lines.push(`  agent context unchanged: ${contextText(chat)}`)
       if (did && r.evidence) lines.push(`  originals kept in ${r.evidence}/`)

@@ -36,7 +36,8 @@ function classifyFile(role: Role, data: Buffer): Classification {
     return {...c, class: shape.class, reasons: shape.reasons}
   }
   if (role === 'transcript' || role === 'transcript-temp') {
-    return Array.isArray(c.value) ? c : {class: 'corrupt', reasons: ['wrong-shape']}
+    // A transcript is an array of ChatMessage objects (codebuff-format.md §2.6).
+    return Array.isArray(c.value) && c.value.every((m) => typeof m === 'object' && m !== null && !Array.isArray(m)) ? c : {class: 'corrupt', reasons: ['wrong-shape']}
   }
   if (role === 'meta') return ChatMetaSchema.safeParse(c.value).success ? c : {class: 'corrupt', reasons: ['wrong-shape']}
   return c
@@ -87,6 +88,11 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
 
   for (const f of entries) {
     const role = roleOf(f.name)
+    if (role !== 'other' && f.kind !== 'file') {
+      // A symbolic link, folder or special file under a state file's name: never read, never replaced.
+      generations.push({file: f.name, role, class: 'corrupt', reasons: ['not-a-file'], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null})
+      continue
+    }
     if (role === 'other' || f.kind !== 'file') {
       generations.push({file: f.name, role: 'other', class: null, reasons: [], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null})
       continue
