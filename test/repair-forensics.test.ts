@@ -13,7 +13,7 @@ import path from 'node:path'
 import {describe, test} from 'node:test'
 import {Ajv2020} from 'ajv/dist/2020.js'
 import {runCliAsync} from './helpers/cli-async.js'
-import {REALDATA, REAL_CHATS, REPO_ROOT, TEN_TURN_TEMP, cleanup, copyRealChat, cutAt, hashTree, setMtime, sha256, tempDir} from './helpers/fixtures.js'
+import {REALDATA, REAL_CHATS, REPO_ROOT, TEN_TURN_TEMP, cleanup, copyRealChat, cutAt, hashTree, setMtime, sha256, tempDir, assertSameTree} from './helpers/fixtures.js'
 
 const P = 'run-state.json'
 const T = 'chat-messages.json'
@@ -101,19 +101,6 @@ function userTree(sb: Sandbox, t = hashTree(sb.home)): Record<string, string> {
   return out
 }
 
-/** Trees equal: same entries, type, size, mode and sha256; mtimes within 1 ms (utimes precision). */
-function assertSameTree(a: Record<string, string>, b: Record<string, string>, msg: string): void {
-  assert.deepEqual(Object.keys(a).sort(), Object.keys(b).sort(), msg)
-  for (const k of Object.keys(a)) {
-    const x = a[k].split(' ')
-    const y = b[k].split(' ')
-    const mt = x[0] === 'dir' ? 1 : 2
-    assert.ok(Math.abs(Number(x[mt]) - Number(y[mt])) < 1, `${msg}: mtime of ${k}`)
-    x.splice(mt, 1)
-    y.splice(mt, 1)
-    assert.deepEqual(x, y, `${msg}: ${k}`)
-  }
-}
 
 /**
  * The whole life of one repair: dry run (read-only, the plan), the repair (plan = executed actions), `check`

@@ -20,7 +20,7 @@ import {RecordingFileSystem, nodeFileSystem} from '../src/lib/fsio/fs.js'
 import {planChat} from '../src/lib/plan.js'
 import {scanPaths} from '../src/lib/scan.js'
 import {undoRepair} from '../src/lib/undo.js'
-import {REALDATA, REPO_ROOT, cleanup, hashTree, runCli, setMtime, sha256, tempDir, zeroFill} from './helpers/fixtures.js'
+import {REALDATA, REPO_ROOT, cleanup, hashTree, runCli, setMtime, sha256, tempDir, zeroFill, assertSameTree} from './helpers/fixtures.js'
 import {LF, PUBLIC, REAL_SESSIONS, body, join, linesOf, read, zstdStored} from './helpers/sessions.js'
 
 interface Change {
@@ -69,19 +69,6 @@ function userTree(t: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(t).filter(([k]) => /^(home|stores)(\/|$)/.test(k) && !k.split(path.sep).includes('.chatdoctor')))
 }
 
-/** Trees equal: same entries, type, size, mode, sha256; mtimes within 1 ms (utimes precision). */
-function assertSameTree(a: Record<string, string>, b: Record<string, string>, msg: string): void {
-  assert.deepEqual(Object.keys(a).sort(), Object.keys(b).sort(), msg)
-  for (const k of Object.keys(a)) {
-    const x = a[k].split(' ')
-    const y = b[k].split(' ')
-    const mt = x[0] === 'dir' ? 1 : 2
-    assert.ok(Math.abs(Number(x[mt]) - Number(y[mt])) < 1, `${msg}: mtime of ${k}`)
-    x.splice(mt, 1)
-    y.splice(mt, 1)
-    assert.deepEqual(x, y, `${msg}: ${k}`)
-  }
-}
 
 const key = (a: Action) => JSON.stringify([a.type, a.from, a.to, a.sha256])
 

@@ -26,6 +26,7 @@ import {
   tempDir,
   withBom,
   zeroFill,
+  assertSameTree,
 } from './helpers/fixtures.js'
 import {processStartMs} from '../src/lib/live.js'
 
@@ -94,19 +95,6 @@ function userTree(dir: string, t?: Record<string, string>): Record<string, strin
   return out
 }
 
-/** Trees equal: same entries, same type, size, mode and sha256; mtimes within 1 ms (utimes precision). */
-function assertSameTree(a: Record<string, string>, b: Record<string, string>, msg: string): void {
-  assert.deepEqual(Object.keys(a).sort(), Object.keys(b).sort(), msg)
-  for (const k of Object.keys(a)) {
-    const x = a[k].split(' ')
-    const y = b[k].split(' ')
-    const mt = x[0] === 'dir' ? 1 : 2
-    assert.ok(Math.abs(Number(x[mt]) - Number(y[mt])) < 1, `${msg}: mtime of ${k}`)
-    x.splice(mt, 1)
-    y.splice(mt, 1)
-    assert.deepEqual(x, y, `${msg}: ${k}`)
-  }
-}
 
 const key = (a: Action) => JSON.stringify([a.type, a.from, a.to, a.sha256])
 

@@ -2,6 +2,7 @@
  * Test fixtures built from real agent output (`../shared/realdata/`), damaged by code here so the repository
  * keeps no hundreds of broken copies. Git keeps no mtimes: tests that depend on them set them.
  */
+import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, utimesSync, chmodSync, writeFileSync} from 'node:fs'
@@ -142,6 +143,23 @@ export function hashTree(dir: string): Record<string, string> {
   }
   walk(dir)
   return out
+}
+
+/**
+ * Asserts two `hashTree` results are the same tree: same entries, type, size, mode and sha256; mtimes within
+ * 1 ms (what `utimes` can set back).
+ */
+export function assertSameTree(a: Record<string, string>, b: Record<string, string>, msg: string): void {
+  assert.deepEqual(Object.keys(a).sort(), Object.keys(b).sort(), msg)
+  for (const k of Object.keys(a)) {
+    const x = a[k].split(' ')
+    const y = b[k].split(' ')
+    const mt = x[0] === 'dir' ? 1 : 2
+    assert.ok(Math.abs(Number(x[mt]) - Number(y[mt])) < 1, `${msg}: mtime of ${k}`)
+    x.splice(mt, 1)
+    y.splice(mt, 1)
+    assert.deepEqual(x, y, `${msg}: ${k}`)
+  }
 }
 
 // ---- damage, applied to bytes -------------------------------------------------------------------------
