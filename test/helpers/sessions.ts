@@ -60,20 +60,5 @@ export function body(line: Buffer): Buffer {
 export const join = (parts: Buffer[]): Buffer => Buffer.concat(parts)
 export const LF = Buffer.from('\n')
 
-/**
- * A valid zstd frame (RFC 8878) holding `data` in raw (stored) blocks: magic, a frame header with a 128 KiB
- * window, blocks of at most 128 KiB, no checksum. Any zstd decoder reads it.
- */
-export function zstdStored(data: Buffer): Buffer {
-  const parts: Buffer[] = [Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 7 << 3])]
-  const max = 128 * 1024
-  let i = 0
-  do {
-    const chunk = data.subarray(i, i + max)
-    i += chunk.length
-    const last = i >= data.length ? 1 : 0
-    const h = (chunk.length << 3) | last // block type 0 = raw
-    parts.push(Buffer.from([h & 0xff, (h >> 8) & 0xff, (h >> 16) & 0xff]), chunk)
-  } while (i < data.length)
-  return Buffer.concat(parts)
-}
+/** A valid zstd frame holding `data` in raw blocks (the writer `bundle --redact` uses for `.jsonl.zst`). */
+export {zstdRawFrame as zstdStored} from '../../src/lib/bundle/redact-agents.js'
