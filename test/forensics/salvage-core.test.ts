@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 import {locateEmbeddedRunStates, embeddedGenerationBytes, parseEmbeddedName} from '../../src/lib/formats/codebuff/embedded.js'
-import {objectMembers, skipValue, valueAt, INCOMPLETE} from '../../src/lib/json/walk.js'
+import fc from 'fast-check'
+import {objectMembers, skipStringBody, skipValue, valueAt, INCOMPLETE} from '../../src/lib/json/walk.js'
 import {salvageBytes, salvageJson} from '../../src/lib/salvage/index.js'
 
 const SPINE = ['s', 'm', 'h']
@@ -125,6 +126,35 @@ test('byte helpers: skipValue, objectMembers, valueAt', () => {
   assert.equal(b('{"a":1,"a":2}').subarray(...valueAt(b('{"a":1,"a":2}'), ['a'])!).toString(), '2')
 })
 
+/** The reference string skip: one byte at a time, a backslash takes the next byte with it. */
+function skipStringReference(buf: Uint8Array, i: number, end: number): number {
+  while (i < end) {
+    if (buf[i] === 0x22) return i + 1
+    i += buf[i] === 0x5c ? 2 : 1
+  }
+  return INCOMPLETE
+}
+
+test('skipStringBody (indexOf jumps after the first bytes) ends every string where a byte-by-byte skip does', () => {
+  // Bodies dense in quotes and backslash runs, long enough to pass the short-string loop; every `end`.
+  const body = fc.array(fc.constantFrom('"', '\\', '\\', 'a', 'é', '\\u0022', ' '), {minLength: 0, maxLength: 60}).map((parts) => '"' + parts.join(''))
+  fc.assert(
+    fc.property(body, (s) => {
+      const buf = Buffer.from(s, 'utf8')
+      const plain = new Uint8Array(buf)
+      for (let end = 1; end <= buf.length; end++) {
+        const want = skipStringReference(buf, 1, end)
+        assert.equal(skipStringBody(buf, 1, end), want, `Buffer, end ${end}: ${JSON.stringify(s)}`)
+        assert.equal(skipStringBody(plain, 1, end), want, `Uint8Array, end ${end}`)
+      }
+    }),
+    {numRuns: 400, seed: 7},
+  )
+  // A quote after 40 backslashes (20 escaped backslashes) closes; after 41 it is escaped.
+  assert.equal(skipStringBody(b('"' + 'x'.repeat(20) + '\\'.repeat(40) + '"z'), 1, 63), 62)
+  assert.equal(skipStringBody(b('"' + 'x'.repeat(20) + '\\'.repeat(41) + '"z'), 1, 64), INCOMPLETE)
+})
+
 test('embedded copies are located byte-exactly; repeated and missing ids get unique names', () => {
   const t = '[{"id":"user-1","variant":"user"},{"id":"ai-5-x","metadata":{"runState":{"a":"\\"}"}}},{"id":"ai-5-x","metadata":{"runState" : [1] }},{"metadata":{"runState":2,"runState":3}}]'
   const buf = b(t)
@@ -139,4 +169,24 @@ test('embedded copies are located byte-exactly; repeated and missing ids get uni
   assert.deepEqual(locateEmbeddedRunStates(b('[{"id":"ai-1","metadata":{"runState":{')), [])
   assert.deepEqual(parseEmbeddedName('chat-messages.json#ai-5-x'), {file: 'chat-messages.json', id: 'ai-5-x'})
   assert.equal(parseEmbeddedName('run-state.json'), null)
+})
+
+test('embedded copies resolve keys as JSON.parse does: escaped spellings, a later metadata replacing an earlier one', () => {
+  const t = [
+    '{"id":"ai-1","me\\u0074adata":{"r\\u0075nState":{"k":1}}}', // escaped keys are the same keys
+    '{"id":"ai-2","metadata":{"runState":{"k":2}},"metadata":{"other":1}}', // the last metadata has no runState
+    '{"id":"ai-3","metadata":{"runState":{"k":3}},"metadata":"x"}', // the last metadata is not an object
+    '{"metadata":{"runState":{"k":4}},"id":"ai-4","id":"ai-4b"}', // the last id names it
+    '{"id":"ai-5","metadata":{"runStates":{"k":5},"runStat":0}}', // near-miss keys
+    '"not a message"',
+  ]
+  const buf = b('[' + t.join(',') + ']')
+  const found = locateEmbeddedRunStates(buf)
+  assert.deepEqual(found.map((e) => [e.id, e.index, buf.subarray(e.start, e.end).toString()]), [
+    ['ai-1', 0, '{"k":1}'],
+    ['ai-4b', 3, '{"k":4}'],
+  ])
+  // The oracle: JSON.parse finds a runState in exactly the same messages.
+  const parsed = JSON.parse(buf.toString()) as Array<{metadata?: {runState?: unknown}}>
+  assert.deepEqual(parsed.flatMap((m, i) => (typeof m === 'object' && m.metadata?.runState !== undefined ? [i] : [])), [0, 3])
 })

@@ -26,16 +26,44 @@ export function skipWs(buf: Uint8Array, i: number, end: number): number {
   return i
 }
 
+/** Bytes looked at one by one before a string skip hands over to `Buffer.indexOf` (keys are short). */
+const SHORT_STRING = 16
+
 /**
  * Skips a string body starting just after its opening quote. Returns the offset just after the closing
  * quote, or `INCOMPLETE`.
+ *
+ * The hot loop of every walk (most of a transcript's bytes are string content): after the first few bytes
+ * it jumps from quote to quote with `Buffer.indexOf` (native, ~10 GB/s here against ~1 GB/s for a byte loop)
+ * and takes a quote as the end when an even number of backslashes precede it.
  */
 export function skipStringBody(buf: Uint8Array, i: number, end: number): number {
+  const stop = Math.min(end, i + SHORT_STRING)
+  while (i < stop) {
+    const b = buf[i]
+    if (b === Q) return i + 1
+    i += b === BS ? 2 : 1
+  }
+  if (i >= end) return INCOMPLETE
+  if (!Buffer.isBuffer(buf)) return skipStringBytes(buf, i, end)
+  for (;;) {
+    const q = buf.indexOf(Q, i)
+    if (q < 0 || q >= end) return INCOMPLETE
+    // The run of backslashes before the quote cannot reach past the string's start: the byte before the
+    // body is its opening quote. (When `i` was set just past an escaped quote, that quote stops it too.)
+    let k = q - 1
+    while (buf[k] === BS) k--
+    if (((q - 1 - k) & 1) === 0) return q + 1
+    i = q + 1
+  }
+}
+
+/** `skipStringBody` for a plain `Uint8Array`: one byte at a time. */
+function skipStringBytes(buf: Uint8Array, i: number, end: number): number {
   while (i < end) {
     const b = buf[i]
     if (b === Q) return i + 1
-    if (b === BS) i += 2
-    else i++
+    i += b === BS ? 2 : 1
   }
   return INCOMPLETE
 }
@@ -62,15 +90,8 @@ export function skipValue(buf: Uint8Array, i: number, end: number): number {
   while (i < end) {
     const b = buf[i]
     if (b === Q) {
-      // Inline string skip: the hot loop of every scan.
-      i++
-      for (;;) {
-        if (i >= end) return INCOMPLETE
-        const c = buf[i]
-        if (c === Q) break
-        i += c === BS ? 2 : 1
-      }
-      i++
+      i = skipStringBody(buf, i + 1, end)
+      if (i < 0) return INCOMPLETE
       continue
     }
     if (b === 0x7b || b === 0x5b) depth++

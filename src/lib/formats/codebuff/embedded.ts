@@ -4,7 +4,7 @@
  * `embedded` named `chat-messages.json#<message id>`; restoring one writes the exact bytes of that embedded
  * value, located here by a byte-level scan of the transcript (never a re-serialization of the parsed value).
  */
-import {lastMember, objectMembers, arrayElements, skipWs} from '../../json/walk.js'
+import {decodeKey, INCOMPLETE, skipStringBody, skipValue, skipWs} from '../../json/walk.js'
 
 /** One embedded RunState: where its bytes sit in the transcript. */
 export interface EmbeddedRunState {
@@ -44,36 +44,103 @@ function decodeStringValue(buf: Uint8Array, start: number, end: number): string 
   }
 }
 
+/** True when the key whose quoted bytes are `buf[keyStart, keyEnd)` is `name` (ASCII), as JSON.parse reads it. */
+function keyIs(buf: Uint8Array, keyStart: number, keyEnd: number, name: string): boolean {
+  // A key written with escapes (`"r\\u0075nState"`) is decoded and compared; the rest compare as bytes.
+  for (let k = keyStart + 1; k < keyEnd - 1; k++) if (buf[k] === 0x5c) return decodeKey(buf, keyStart, keyEnd) === name
+  if (keyEnd - keyStart - 2 !== name.length) return false
+  for (let k = 0; k < name.length; k++) if (buf[keyStart + 1 + k] !== name.charCodeAt(k)) return false
+  return true
+}
+
+/**
+ * One pass over the members of the object whose `{` is at `i`: calls `onMember(keyStart, keyEnd, valueStart)`
+ * for each, which returns the offset just after the value it read or skipped (or `INCOMPLETE`). Returns the
+ * offset just after the object, or null when the bytes are not a whole object.
+ */
+function eachMember(buf: Uint8Array, i: number, end: number, onMember: (keyStart: number, keyEnd: number, valueStart: number) => number): number | null {
+  i = skipWs(buf, i + 1, end)
+  if (i < end && buf[i] === 0x7d) return i + 1
+  while (i < end) {
+    if (buf[i] !== 0x22) return null
+    const keyEnd = skipStringBody(buf, i + 1, end)
+    if (keyEnd < 0) return null
+    let j = skipWs(buf, keyEnd, end)
+    if (buf[j] !== 0x3a) return null
+    j = skipWs(buf, j + 1, end)
+    const valueEnd = onMember(i, keyEnd, j)
+    if (valueEnd < 0) return null
+    j = skipWs(buf, valueEnd, end)
+    if (j >= end) return null
+    if (buf[j] === 0x7d) return j + 1
+    if (buf[j] !== 0x2c) return null
+    i = skipWs(buf, j + 1, end)
+  }
+  return null
+}
+
 /**
  * Every `metadata.runState` of a transcript, in transcript order, located in its bytes. The transcript must
  * be a complete JSON array (an intact transcript); returns `[]` otherwise. A message without a string `id`
  * is named by its index (`[7]`); a repeated id gets `~2`, `~3`, … appended. Keys repeated inside a message
  * resolve as `JSON.parse` does (the last one wins).
+ *
+ * One pass over the bytes (issue #7): each message's members are walked once, descending into `metadata`
+ * instead of skipping it and again, and keys are compared as bytes, not decoded.
  */
 export function locateEmbeddedRunStates(transcript: Uint8Array): EmbeddedRunState[] {
-  const i = skipWs(transcript, 0, transcript.length)
-  const arr = arrayElements(transcript, i, transcript.length)
-  if (!arr) return []
+  const buf = transcript
+  const end = buf.length
+  let i = skipWs(buf, 0, end)
+  if (buf[i] !== 0x5b) return []
   const out: EmbeddedRunState[] = []
   const seen = new Map<string, number>()
-  arr.elements.forEach(([s, e], index) => {
-    const msg = objectMembers(transcript, s, e)
-    if (!msg) return
-    const meta = lastMember(msg.members, 'metadata')
-    if (!meta) return
-    const metaObj = objectMembers(transcript, meta.valueStart, meta.valueEnd)
-    const rs = metaObj && lastMember(metaObj.members, 'runState')
-    if (!rs) return
-    const idMember = lastMember(msg.members, 'id')
-    const rawId = idMember ? decodeStringValue(transcript, idMember.valueStart, idMember.valueEnd) : null
-    let id = rawId ?? `[${index}]`
-    const n = (seen.get(id) ?? 0) + 1
-    seen.set(id, n)
-    if (n > 1) id = `${id}~${n}`
-    const ms = rawId ? /^ai-(\d+)/.exec(rawId) : null
-    out.push({id, index, start: rs.valueStart, end: rs.valueEnd, idTimeMs: ms ? Number(ms[1]) : null})
-  })
-  return out
+  i = skipWs(buf, i + 1, end)
+  if (i < end && buf[i] === 0x5d) return out
+  for (let index = 0; i < end; index++) {
+    let elementEnd: number
+    let runState: [number, number] | null = null
+    let idRange: [number, number] | null = null
+    if (buf[i] === 0x7b) {
+      const objectEnd = eachMember(buf, i, end, (keyStart, keyEnd, valueStart) => {
+        if (keyIs(buf, keyStart, keyEnd, 'metadata')) {
+          runState = null // a later `metadata` replaces an earlier one
+          if (buf[valueStart] !== 0x7b) return skipValue(buf, valueStart, end)
+          const metaEnd = eachMember(buf, valueStart, end, (k0, k1, v0) => {
+            const v1 = skipValue(buf, v0, end)
+            if (v1 >= 0 && keyIs(buf, k0, k1, 'runState')) runState = [v0, v1]
+            return v1
+          })
+          return metaEnd ?? INCOMPLETE
+        }
+        const valueEnd = skipValue(buf, valueStart, end)
+        if (valueEnd >= 0 && keyIs(buf, keyStart, keyEnd, 'id')) idRange = [valueStart, valueEnd]
+        return valueEnd
+      })
+      if (objectEnd === null) return []
+      elementEnd = objectEnd
+    } else {
+      elementEnd = skipValue(buf, i, end)
+      if (elementEnd < 0) return []
+    }
+    const rs = runState as [number, number] | null
+    if (rs) {
+      const idr = idRange as [number, number] | null
+      const rawId = idr ? decodeStringValue(buf, idr[0], idr[1]) : null
+      let id = rawId ?? `[${index}]`
+      const n = (seen.get(id) ?? 0) + 1
+      seen.set(id, n)
+      if (n > 1) id = `${id}~${n}`
+      const ms = rawId ? /^ai-(\d+)/.exec(rawId) : null
+      out.push({id, index, start: rs[0], end: rs[1], idTimeMs: ms ? Number(ms[1]) : null})
+    }
+    const j = skipWs(buf, elementEnd, end)
+    if (j >= end) return []
+    if (buf[j] === 0x5d) return out
+    if (buf[j] !== 0x2c) return []
+    i = skipWs(buf, j + 1, end)
+  }
+  return []
 }
 
 /**
