@@ -112,6 +112,7 @@ async function walk(dir: string, depth: number, adapters: readonly FormatAdapter
     }
     for (const unit of units) {
       if (onlyFile !== undefined && unit.files !== undefined && !unit.files.includes(onlyFile)) continue
+      if (unit.dir === dir && unit.members === undefined && lossy.size === 0) unit.listing = names
       if (seen.has(unit.path)) continue
       seen.add(unit.path)
       out.chats.push({unit, adapter})

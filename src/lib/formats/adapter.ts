@@ -52,6 +52,12 @@ export interface ChatUnit {
    * in `snapshot.unit`. The core never looks inside.
    */
   facts?: unknown
+  /**
+   * The names discovery's listing of `dir` returned, when it listed that folder to find this chat: the
+   * inventory uses them instead of listing the folder a second time (one listing per chat; issue #7). A name
+   * gone by the time it is read is left out, as with a fresh listing.
+   */
+  listing?: string[]
 }
 
 /** What an adapter sees in one folder: the chats it holds, and whether discovery should search below it. */
