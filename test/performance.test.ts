@@ -89,7 +89,7 @@ test('scan --quick: a truncated primary with an intact .bak is repairable; the r
   }
 })
 
-test('a parallel scan (worker threads) gives exactly the report of a sequential one, damaged chats included', async () => {
+test('a parallel scan (a worker thread beside the main thread) gives exactly the report of a sequential one, damaged chats included', async () => {
   const root = tempDir()
   try {
     const parent = path.join('.config', 'manicode', 'projects', 'demo-app', 'chats')
@@ -102,8 +102,11 @@ test('a parallel scan (worker threads) gives exactly the report of a sequential 
     }
     const opts = {home: '/nonexistent-home', env: {}, keepData: false}
     const seq = await scanPaths([root], {...opts, workers: 0})
-    const par = await scanPaths([root], {...opts, workers: 1})
+    const par = await scanPaths([root], {...opts, workers: 1, parallelAfterMs: 0})
     assert.equal(seq.chats.length, 12)
+    assert.equal(seq.chatsInWorkers, 0)
+    // The worker got a first batch the moment it started; the main thread diagnosed the rest.
+    assert.ok(par.chatsInWorkers >= 1 && par.chatsInWorkers <= 12, `chats in workers: ${par.chatsInWorkers}`)
     assert.deepEqual(par.chats.map((c) => c.report), seq.chats.map((c) => c.report))
     assert.deepEqual(par.errors, seq.errors)
     assert.deepEqual(par.skipped, seq.skipped)

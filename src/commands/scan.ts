@@ -1,21 +1,9 @@
 import {Args, Flags} from '@oclif/core'
-import {availableParallelism} from 'node:os'
 import {BaseCommand} from '../cli/base.js'
 import {ScanProgressBar, progressWanted} from '../cli/progress.js'
 import type {Report} from '../lib/model.js'
 import {buildReport} from '../lib/report.js'
 import {scanPaths} from '../lib/scan.js'
-
-/**
- * Worker threads for a scan: `CHATDOCTOR_WORKERS=n` (n + 1 workers; `auto`: one per core). Off by default: on
- * the shared 2-core benchmark machine they cost more CPU (each worker loads the adapters) than they saved
- * (issue #7; see README "Performance").
- */
-export function workerCount(env: NodeJS.ProcessEnv): number {
-  if (env.CHATDOCTOR_WORKERS === 'auto') return availableParallelism() - 1
-  const n = Number(env.CHATDOCTOR_WORKERS)
-  return env.CHATDOCTOR_WORKERS !== undefined && Number.isInteger(n) && n >= 0 ? n : 0
-}
 
 export default class Scan extends BaseCommand {
   static override summary = 'Diagnose chat dirs: classify every generation, rank them, say what is damaged. Read-only.'
@@ -55,7 +43,7 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
     const paths = argv as string[]
     const json = this.jsonEnabled()
     const bar = await ScanProgressBar.create(progressWanted({stderrIsTTY: Boolean(process.stderr.isTTY), json, env: process.env}))
-    const opts = {home: this.home(), env: process.env, keepData: false, workers: workerCount(process.env), onProgress: bar.update}
+    const opts = {home: this.home(), env: process.env, keepData: false, onProgress: bar.update}
     let result: Pick<Awaited<ReturnType<typeof scanPaths>>, 'skipped' | 'errors'> & {chats: Report['chats']}
     let quick: Report['quick']
     if (flags.quick) {

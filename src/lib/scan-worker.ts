@@ -1,7 +1,7 @@
 /**
- * Worker-thread entry of a parallel scan (`scan.ts`, `diagnoseAll`): receives a batch of `{index, unit, adapter}`
- * (the adapter by name), diagnoses each chat with its bytes dropped, and posts back `[{index, outcome}]` (each
- * outcome without its adapter object, which cannot cross threads).
+ * Worker-thread entry of a parallel scan (`scan.ts`, `diagnoseAll`): receives `{batch, items}`, items being
+ * `{index, unit, adapter}` (the adapter by name), diagnoses each chat with its bytes dropped, and posts back
+ * `{batch, results: [{index, outcome}]}` (each outcome without its adapter object, which cannot cross threads).
  */
 import {parentPort, workerData} from 'node:worker_threads'
 import type {ChatUnit} from './formats/adapter.js'
@@ -10,7 +10,7 @@ import {diagnoseUnit} from './scan.js'
 
 const {home, streamThreshold} = workerData as {home: string; streamThreshold?: number}
 
-parentPort!.on('message', async (items: Array<{index: number; unit: ChatUnit; adapter: string}>) => {
+parentPort!.on('message', async ({batch, items}: {batch: number; items: Array<{index: number; unit: ChatUnit; adapter: string}>}) => {
   const results = []
   for (const m of items) {
     const adapter = adapterByName(m.adapter)
@@ -22,5 +22,5 @@ parentPort!.on('message', async (items: Array<{index: number; unit: ChatUnit; ad
     if ('adapter' in outcome) delete (outcome as {adapter?: unknown}).adapter
     results.push({index: m.index, outcome})
   }
-  parentPort!.postMessage(results)
+  parentPort!.postMessage({batch, results})
 })

@@ -8,6 +8,7 @@ import {ADAPTERS} from './formats/index.js'
 import {readChat} from './inventory.js'
 import type {ChatReport, OperationalError, Skipped} from './model.js'
 import {tildify} from './paths.js'
+import {availableParallelism} from 'node:os'
 
 /** Options of a scan. `home` is used for default roots and to write paths as `~`. */
 export interface ScanOptions {
@@ -21,11 +22,16 @@ export interface ScanOptions {
    */
   keepData?: boolean
   /**
-   * Parallel diagnosis (issue #7): with n > 0, n + 1 worker threads diagnose the chats while the main thread
-   * hands them out (so n = cores - 1 uses every core). Used only when `keepData` is false, the default adapters
-   * are in use and there are at least `PARALLEL_MIN_CHATS` chats. Default 0 (all on the main thread).
+   * Parallel diagnosis (issue #7): at most this many worker threads diagnose chats beside the main thread.
+   * Default: `workerLimit(env)` (one per core beyond the first; `CHATDOCTOR_WORKERS` overrides). Used only
+   * when `keepData` is false and the default adapters are in use.
    */
   workers?: number
+  /**
+   * Start the workers only once the main thread has spent this long (ms) on the chats and the rest looks
+   * like at least `PARALLEL_PAYS_MS` more; default `PARALLEL_AFTER_MS`. 0 starts them at once (tests).
+   */
+  parallelAfterMs?: number
   /**
    * Files above this many bytes are classified by streaming (`inventory.ts`, `STREAM_THRESHOLD_BYTES` by
    * default; `CHATDOCTOR_STREAM_THRESHOLD` in `env` overrides it, for tests and the benchmark).
@@ -55,6 +61,8 @@ export interface ScanResult {
   chats: ScannedChat[]
   skipped: Skipped[]
   errors: OperationalError[]
+  /** How many chats worker threads diagnosed (0 when the scan stayed on the main thread). */
+  chatsInWorkers: number
 }
 
 /** Diagnoses one chat that discovery found. Never throws: an unreadable folder becomes an error. */
@@ -80,10 +88,12 @@ export async function scanPaths(paths: string[], opts: ScanOptions): Promise<Sca
     chats: [],
     skipped: found.skipped.map((s) => ({...s, path: tildify(s.path, opts.home)})),
     errors: found.errors.map((e) => ({...e, path: tildify(e.path, opts.home)})),
+    chatsInWorkers: 0,
   }
   const progress: ScanProgress = {chatsDone: 0, chatsTotal: found.chats.length, filesRead: 0, bytesRead: 0}
   opts.onProgress?.(progress)
-  const outcomes = await diagnoseAll(found.chats, opts, progress)
+  const {outcomes, inWorkers} = await diagnoseAll(found.chats, opts, progress)
+  result.chatsInWorkers = inWorkers
   for (let i = 0; i < outcomes.length; i++) {
     const r = outcomes[i]
     if ('error' in r) result.errors.push(r.error)
@@ -102,8 +112,22 @@ export async function scanPaths(paths: string[], opts: ScanOptions): Promise<Sca
 
 // ---- parallel diagnosis (issue #7) -----------------------------------------------------------------------
 
-/** Below this many chats a scan stays on the main thread (a worker's start-up, ~0.1–0.2 s, would not pay). */
-export const PARALLEL_MIN_CHATS = 8
+/** The main thread works alone for at least this long (ms) before it considers starting workers. */
+export const PARALLEL_AFTER_MS = 150
+
+/** Workers start only when the chats left look like at least this much more work (ms, at the rate so far). */
+export const PARALLEL_PAYS_MS = 400
+
+/**
+ * How many worker threads a scan may start beside the main thread, from `CHATDOCTOR_WORKERS`: unset or
+ * `auto`, one per core beyond the first (`os.availableParallelism() - 1`); `0` none; `n` at most n.
+ */
+export function workerLimit(env: NodeJS.ProcessEnv): number {
+  const v = env.CHATDOCTOR_WORKERS
+  if (v === undefined || v === '' || v === 'auto') return Math.max(0, availableParallelism() - 1)
+  const n = Number(v)
+  return Number.isInteger(n) && n >= 0 ? n : 0
+}
 
 /** What diagnosing one chat gives, plus the files and bytes it read (for progress). */
 export type ChatOutcome = (ScannedChat | {skipped: Skipped} | {error: OperationalError}) & {filesRead?: number; bytesRead?: number}
@@ -127,15 +151,20 @@ export async function diagnoseUnit(unit: ChatUnit, adapter: FormatAdapter, home:
 }
 
 /**
- * Diagnoses every found chat, in discovery order. With workers, chats are handed out in batches to whichever
- * worker is free, so a few huge chats do not leave a core idle; results come back in discovery order whatever
- * finished first.
+ * Diagnoses every found chat; outcomes in discovery order.
+ *
+ * The main thread diagnoses chats one after another. When the scan turns out large (`PARALLEL_AFTER_MS` spent
+ * and `PARALLEL_PAYS_MS` or more to go at the rate so far), it starts up to `workers` worker threads, which
+ * take batches of the remaining chats from the same queue while the main thread goes on with single chats,
+ * so every core works and a small scan never pays a worker's start-up (~0.1–0.2 s of module loading). A
+ * worker that dies has its chats diagnosed on the main thread.
  */
-async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progress: ScanProgress): Promise<ChatOutcome[]> {
+async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progress: ScanProgress): Promise<{outcomes: ChatOutcome[]; inWorkers: number}> {
   const keepData = opts.keepData !== false
   const envThreshold = Number(opts.env.CHATDOCTOR_STREAM_THRESHOLD)
   const threshold = opts.streamThresholdBytes ?? (Number.isInteger(envThreshold) && envThreshold > 0 ? envThreshold : undefined)
   const out: ChatOutcome[] = new Array(chats.length)
+  let inWorkers = 0
   const done = (i: number, r: ChatOutcome) => {
     out[i] = r
     progress.chatsDone++
@@ -143,44 +172,108 @@ async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progres
     progress.bytesRead += r.bytesRead ?? 0
     opts.onProgress?.(progress)
   }
-  const nWorkers = !keepData && opts.adapters === undefined && chats.length >= PARALLEL_MIN_CHATS ? Math.max(0, Math.floor(opts.workers ?? 0)) : 0
+  const maxWorkers = !keepData && opts.adapters === undefined ? Math.max(0, Math.floor(opts.workers ?? workerLimit(opts.env))) : 0
+  const after = opts.parallelAfterMs ?? PARALLEL_AFTER_MS
+  // The shared queue: chat indexes not yet handed out, and those a dead worker gave back.
   let next = 0
-  if (nWorkers === 0) {
-    for (; next < chats.length; next++) done(next, await diagnoseUnit(chats[next].unit, chats[next].adapter, opts.home, keepData, threshold))
-    return out
+  const retry: number[] = []
+  const take = (): number | undefined => (retry.length > 0 ? retry.pop() : next < chats.length ? next++ : undefined)
+  const left = () => chats.length - next + retry.length
+
+  let pool: WorkerPool | null = null
+  const t0 = performance.now()
+  let mainDone = 0
+  for (;;) {
+    if (pool === null && maxWorkers > 0 && left() >= 2) {
+      const spent = performance.now() - t0
+      if (after === 0 || (spent >= after && (spent / Math.max(1, mainDone)) * left() >= PARALLEL_PAYS_MS)) {
+        pool = await WorkerPool.start(Math.min(maxWorkers, left() - 1), {home: opts.home, streamThreshold: threshold}, take, left, (i, r) => {
+          if ('report' in r) (r as ScannedChat).adapter = chats[i].adapter
+          inWorkers++
+          done(i, r)
+        }, (items) => retry.push(...items), chats)
+      }
+    }
+    const i = take()
+    if (i === undefined) break
+    done(i, await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, threshold))
+    mainDone++
+    // Let the workers' results in (and hand them more work) between chats.
+    if (pool) await new Promise((resolve) => setImmediate(resolve))
   }
-  // The main thread only hands out work: `nWorkers + 1` workers (one per core), each given a batch of chats at
-  // a time (small batches near the end, so one slow chat does not hold the others back).
-  const {Worker} = await import('node:worker_threads')
-  const finished: Array<Promise<void>> = []
-  const threads = nWorkers + 1
-  for (let w = 0; w < threads; w++) {
-    const worker = new Worker(new URL('./scan-worker.js', import.meta.url), {workerData: {home: opts.home, streamThreshold: threshold}})
-    finished.push(
-      new Promise<void>((resolve, reject) => {
-        const feed = () => {
-          if (next >= chats.length) {
+  if (pool) {
+    await pool.finished()
+    // Chats a dead worker gave back after the main thread ran out of work.
+    for (let i = take(); i !== undefined; i = take()) done(i, await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, threshold))
+  }
+  return {outcomes: out, inWorkers}
+}
+
+/** Worker threads fed in batches from a queue owned by `diagnoseAll`. */
+class WorkerPool {
+  private readonly pending: Array<Promise<void>> = []
+
+  /**
+   * Starts `n` workers; each gets a first batch at once (so a started worker always diagnoses something) and
+   * keeps two batches in flight, so it never waits for the main thread to finish a chat before it has more.
+   */
+  static async start(
+    n: number,
+    data: {home: string; streamThreshold?: number},
+    take: () => number | undefined,
+    left: () => number,
+    onResult: (index: number, outcome: ChatOutcome) => void,
+    giveBack: (indexes: number[]) => void,
+    chats: Discovery['chats'],
+  ): Promise<WorkerPool> {
+    const {Worker} = await import('node:worker_threads')
+    const pool = new WorkerPool()
+    for (let w = 0; w < n; w++) {
+      const worker = new Worker(new URL('./scan-worker.js', import.meta.url), {workerData: data})
+      const inFlight = new Map<number, number[]>()
+      let batchId = 0
+      let closed = false
+      const send = (): boolean => {
+        const size = Math.max(1, Math.min(32, Math.floor(left() / ((n + 1) * 4))))
+        const items: Array<{index: number; unit: ChatUnit; adapter: string}> = []
+        for (let k = 0; k < size; k++) {
+          const i = take()
+          if (i === undefined) break
+          items.push({index: i, unit: chats[i].unit, adapter: chats[i].adapter.name})
+        }
+        if (items.length === 0) return false
+        inFlight.set(++batchId, items.map((it) => it.index))
+        worker.postMessage({batch: batchId, items})
+        return true
+      }
+      pool.pending.push(
+        new Promise<void>((resolve) => {
+          const close = () => {
+            if (closed) return
+            closed = true
+            for (const indexes of inFlight.values()) giveBack(indexes)
+            inFlight.clear()
             void worker.terminate()
             resolve()
-            return
           }
-          const size = Math.max(1, Math.min(32, Math.floor((chats.length - next) / (threads * 4))))
-          const items = []
-          for (let k = 0; k < size && next < chats.length; k++, next++) items.push({index: next, unit: chats[next].unit, adapter: chats[next].adapter.name})
-          worker.postMessage(items)
-        }
-        worker.on('message', (results: Array<{index: number; outcome: ChatOutcome}>) => {
-          for (const {index, outcome} of results) {
-            if ('report' in outcome) (outcome as ScannedChat).adapter = chats[index].adapter
-            done(index, outcome)
-          }
-          feed()
-        })
-        worker.on('error', reject)
-        feed()
-      }),
-    )
+          worker.on('message', (msg: {batch: number; results: Array<{index: number; outcome: ChatOutcome}>}) => {
+            inFlight.delete(msg.batch)
+            for (const {index, outcome} of msg.results) onResult(index, outcome)
+            if (!send() && inFlight.size === 0) close()
+          })
+          worker.on('error', close)
+          worker.on('exit', close)
+          send()
+          send()
+          if (inFlight.size === 0) close()
+        }),
+      )
+    }
+    return pool
   }
-  await Promise.all(finished)
-  return out
+
+  /** Resolves when every worker has emptied the queue and returned its last batch (or died). */
+  async finished(): Promise<void> {
+    await Promise.all(this.pending)
+  }
 }
