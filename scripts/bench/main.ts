@@ -104,7 +104,7 @@ function benchInput(input: InputInfo, opts: {jqEvery?: number; full?: boolean} =
   const add = (r: Row) => (r.ratioToFloor = r.seconds / floor.seconds)
   add(floor)
   add(measure(input, 'chatdoctor scan --json', node, scan(input.dir)))
-  add(measure(input, 'chatdoctor scan --json, workers', node, scan(input.dir), {env: {CHATDOCTOR_WORKERS: 'auto'}, note: 'CHATDOCTOR_WORKERS=auto: one worker thread per core'}))
+  add(measure(input, 'chatdoctor scan --json, main thread only', node, scan(input.dir), {env: {CHATDOCTOR_WORKERS: '0'}, note: 'CHATDOCTOR_WORKERS=0: no worker threads (the default adds one per extra core once a scan runs long)'}))
   add(measure(input, 'chatdoctor scan --json --quick', node, scan(input.dir, '--quick')))
   add(measure(input, 'agents\' recovery loop', node, [path.join(SCRIPTS, 'recovery.js'), input.dir]))
   if (JQ) {

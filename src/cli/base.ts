@@ -10,6 +10,7 @@ import {Command, Flags, type Interfaces} from '@oclif/core'
 import {EXIT_OPERATIONAL, EXIT_USAGE} from '../lib/exit-codes.js'
 import {makeChalk, useColor} from '../lib/render/style.js'
 import {usageErrorReport} from '../lib/report.js'
+import {writeJson} from '../lib/render/json.js'
 import os from 'node:os'
 
 /** Thrown for a usage error a command detects itself (exit 16). */
@@ -67,12 +68,12 @@ export abstract class BaseCommand extends Command {
   }
 
   /**
-   * Prints the `--json` report: plain `JSON.stringify` (2-space indent), the same text oclif prints without a
-   * JSON theme, minus oclif's token-by-token colourizer, which took most of the run time on large reports
-   * (issue #7).
+   * Prints the `--json` report: the text of `JSON.stringify(json, null, 2)`, the same text oclif prints
+   * without a JSON theme, minus oclif's token-by-token colourizer (which took most of the run time on large
+   * reports), written a chunk at a time instead of as one string (issue #7; `lib/render/json.ts`).
    */
   protected override logJson(json: unknown): void {
-    process.stdout.write(JSON.stringify(json, null, 2) + '\n')
+    writeJson(json, (text) => process.stdout.write(text))
   }
 
   protected override async catch(err: Interfaces.CommandError & {exit?: number; oclif?: {exit?: number}}): Promise<unknown> {

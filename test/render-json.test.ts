@@ -1,0 +1,63 @@
+/**
+ * The `--json` writer (`src/lib/render/json.ts`): its pieces join to exactly `JSON.stringify(value, null, 2)`,
+ * on a real scan report and on the shapes JSON.stringify treats specially; and the CLI's stdout is that text.
+ */
+import assert from 'node:assert/strict'
+import {test} from 'node:test'
+import {jsonPieces, writeJson} from '../src/lib/render/json.js'
+import {buildReport} from '../src/lib/report.js'
+import {scanPaths} from '../src/lib/scan.js'
+import {cleanup, copyRealChat, REAL_CHATS, runCli, tempDir} from './helpers/fixtures.js'
+
+const same = (v: unknown, label: string) => assert.equal([...jsonPieces(v)].join(''), JSON.stringify(v, null, 2), label)
+
+test('jsonPieces joins to JSON.stringify(value, null, 2) for every shape JSON.stringify treats specially', () => {
+  same({}, 'empty object')
+  same({a: [], b: {}, c: [[]], d: [{}]}, 'empty containers')
+  same({a: undefined, b: () => 1, c: Symbol('s'), d: 1}, 'left-out values')
+  same({a: [undefined, () => 1, Symbol('s'), NaN, -0, Infinity]}, 'array holes become null')
+  same({when: new Date(0), list: [new Date(1)], nested: {d: new Date(2)}}, 'toJSON')
+  same({s: 'line\nbreak "q" \\ \u2028 日本 🎉 \ud800', n: null, t: true, x: 1.5e-7}, 'strings and scalars')
+  same({deep: {a: [{b: [1, {c: [2, 3]}]}]}, chats: [{x: {y: [1, 2]}}, {z: 'w'}]}, 'nesting')
+  same([1, {a: 2}], 'top-level array')
+  same('text', 'top-level string')
+  same(null, 'null')
+  same({toJSON: () => ({replaced: [1, 2]})}, 'top-level toJSON')
+  assert.deepEqual([...jsonPieces(undefined)], [], 'undefined has no text')
+})
+
+test('jsonPieces on a real scan report: same text, one piece per chat', async () => {
+  const root = tempDir()
+  try {
+    for (const id of [REAL_CHATS.tenTurns, REAL_CHATS.small]) copyRealChat(id, root)
+    const r = await scanPaths([root], {home: '/nonexistent-home', env: {}, keepData: false})
+    const report = buildReport({command: 'scan', version: '0.0.0', chats: r.chats.map((c) => c.report), skipped: r.skipped, errors: r.errors})
+    assert.equal(report.chats.length, 2)
+    same(report, 'scan report')
+    const pieces = [...jsonPieces(report)]
+    assert.ok(pieces.filter((p) => p.startsWith('\n    {')).length >= 2, 'each chat is its own piece')
+    // Chunked writing gives the same text plus a newline, whatever the chunk size.
+    for (const chunk of [1, 64, 1 << 20]) {
+      let out = ''
+      let writes = 0
+      writeJson(report, (t) => ((out += t), writes++), chunk)
+      assert.equal(out, JSON.stringify(report, null, 2) + '\n')
+      if (chunk === 1) assert.ok(writes > pieces.length / 2)
+      if (chunk === 1 << 20) assert.equal(writes, 1)
+    }
+  } finally {
+    cleanup(root)
+  }
+})
+
+test('scan --json prints exactly JSON.stringify of the report it describes', () => {
+  const root = tempDir()
+  try {
+    copyRealChat(REAL_CHATS.tenTurns, root)
+    const r = runCli(['scan', '--json', root])
+    assert.equal(r.status, 0, r.stderr)
+    assert.equal(r.stdout, JSON.stringify(JSON.parse(r.stdout), null, 2) + '\n')
+  } finally {
+    cleanup(root)
+  }
+})
