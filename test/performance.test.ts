@@ -6,11 +6,12 @@ import assert from 'node:assert/strict'
 import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {PassThrough} from 'node:stream'
+import {availableParallelism} from 'node:os'
 import {test} from 'node:test'
 import {ScanProgressBar, progressWanted} from '../src/cli/progress.js'
 import {QUICK_HEAD_BYTES, QUICK_TAIL_BYTES, classifyEnds} from '../src/lib/classify/quick.js'
 import {readEnds} from '../src/lib/quick.js'
-import {scanPaths} from '../src/lib/scan.js'
+import {scanPaths, workerLimit} from '../src/lib/scan.js'
 import {REAL_CHATS, REALDATA, cleanup, copyRealChat, cutAt, nulRunAt, nulTailAt, nulPadded, runCli, tempDir, withBom, zeroFill} from './helpers/fixtures.js'
 
 const real = (chat: string, file: string) => readFileSync(path.join(REALDATA, 'codebuff', chat, file))
@@ -116,6 +117,17 @@ test('a parallel scan (a worker thread beside the main thread) gives exactly the
   } finally {
     cleanup(root)
   }
+})
+
+test('CHATDOCTOR_WORKERS: unset or auto allows one worker per core beyond the first; 0 none; n at most n; junk none', () => {
+  const auto = Math.max(0, availableParallelism() - 1)
+  assert.equal(workerLimit({}), auto)
+  assert.equal(workerLimit({CHATDOCTOR_WORKERS: 'auto'}), auto)
+  assert.equal(workerLimit({CHATDOCTOR_WORKERS: ''}), auto)
+  assert.equal(workerLimit({CHATDOCTOR_WORKERS: '0'}), 0)
+  assert.equal(workerLimit({CHATDOCTOR_WORKERS: '3'}), 3)
+  assert.equal(workerLimit({CHATDOCTOR_WORKERS: '-1'}), 0)
+  assert.equal(workerLimit({CHATDOCTOR_WORKERS: 'many'}), 0)
 })
 
 test('the progress bar is wanted only on a TTY stderr, without --json, and not with TERM=dumb', () => {
