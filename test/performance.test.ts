@@ -11,6 +11,7 @@ import {test} from 'node:test'
 import {ScanProgressBar, progressWanted} from '../src/cli/progress.js'
 import {QUICK_HEAD_BYTES, QUICK_TAIL_BYTES, classifyEnds} from '../src/lib/classify/quick.js'
 import {readEnds} from '../src/lib/quick.js'
+import {ReadArena} from '../src/lib/inventory.js'
 import {scanPaths, workerLimit} from '../src/lib/scan.js'
 import {REAL_CHATS, REALDATA, cleanup, copyRealChat, cutAt, nulRunAt, nulTailAt, nulPadded, runCli, tempDir, withBom, zeroFill} from './helpers/fixtures.js'
 
@@ -114,6 +115,44 @@ test('a parallel scan (a worker thread beside the main thread) gives exactly the
     assert.ok(seq.chats.some((c) => c.report.status !== 'healthy'))
     // keepData false: no bytes are kept in the result.
     assert.ok(par.chats.every((c) => c.snapshot.files.every((f) => f.data === undefined)))
+  } finally {
+    cleanup(root)
+  }
+})
+
+test('ReadArena: views do not overlap, survive growth, and the arena is reused from its start after reset', () => {
+  const arena = new ReadArena(16)
+  const a = arena.take(5).fill(1)
+  const b = arena.take(5).fill(2)
+  assert.deepEqual([...a], [1, 1, 1, 1, 1])
+  assert.ok(b.byteOffset >= a.byteOffset + 8, 'aligned past the first view')
+  const c = arena.take(40).fill(3) // does not fit: a larger block
+  assert.equal(c.length, 40)
+  assert.deepEqual([...a, ...b], [1, 1, 1, 1, 1, 2, 2, 2, 2, 2], 'views taken before growth keep their bytes')
+  arena.reset()
+  const d = arena.take(4)
+  assert.equal(d.buffer, c.buffer, 'after reset the current block is reused')
+  assert.equal(d.byteOffset, c.byteOffset)
+})
+
+test('a scan reading chats into the reused arena reports exactly what one reading into fresh buffers does', async () => {
+  const root = tempDir()
+  try {
+    const parent = path.join('.config', 'manicode', 'projects', 'demo-app', 'chats')
+    // Big chats and small ones in turn, damaged in different ways, so each chat overwrites the last one's bytes.
+    const damage = [(b: Buffer) => b, (b: Buffer) => cutAt(b, 3000), (b: Buffer) => nulRunAt(b, 2000, 50), withBom]
+    for (let i = 0; i < 8; i++) {
+      const id = `2026-01-01T00-00-${String(i).padStart(2, '0')}.000Z`
+      const dir = copyRealChat(i % 2 === 0 ? REAL_CHATS.tenTurns : REAL_CHATS.small, root, parent, id)
+      const p = path.join(dir, 'run-state.json')
+      writeFileSync(p, damage[i % damage.length](readFileSync(p)))
+    }
+    const opts = {home: '/nonexistent-home', env: {}, workers: 0}
+    const fresh = await scanPaths([root], {...opts, keepData: true})
+    const reused = await scanPaths([root], {...opts, keepData: false})
+    assert.equal(fresh.chats.length, 8)
+    assert.deepEqual(reused.chats.map((c) => c.report), fresh.chats.map((c) => c.report))
+    assert.ok(fresh.chats.some((c) => c.report.status !== 'healthy') && fresh.chats.some((c) => c.report.status === 'healthy'))
   } finally {
     cleanup(root)
   }

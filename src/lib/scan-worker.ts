@@ -10,7 +10,9 @@ import {diagnoseUnit} from './scan.js'
 
 const {home, streamThreshold} = workerData as {home: string; streamThreshold?: number}
 
-parentPort!.on('message', async ({batch, items}: {batch: number; items: Array<{index: number; unit: ChatUnit; adapter: string}>}) => {
+type Batch = {batch: number; items: Array<{index: number; unit: ChatUnit; adapter: string}>}
+
+async function diagnoseBatch({batch, items}: Batch): Promise<void> {
   const results = []
   for (const m of items) {
     const adapter = adapterByName(m.adapter)
@@ -23,4 +25,10 @@ parentPort!.on('message', async ({batch, items}: {batch: number; items: Array<{i
     results.push({index: m.index, outcome})
   }
   parentPort!.postMessage({batch, results})
+}
+
+// Batches run strictly one after another (two are in flight): chats share this thread's read arena.
+let queue = Promise.resolve()
+parentPort!.on('message', (msg: Batch) => {
+  queue = queue.then(() => diagnoseBatch(msg))
 })

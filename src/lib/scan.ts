@@ -5,7 +5,7 @@
 import {discover, type Discovery} from './discover.js'
 import type {ChatDirSnapshot, ChatUnit, FormatAdapter} from './formats/adapter.js'
 import {ADAPTERS} from './formats/index.js'
-import {readChat} from './inventory.js'
+import {readChat, ReadArena} from './inventory.js'
 import type {ChatReport, OperationalError, Skipped} from './model.js'
 import {tildify} from './paths.js'
 import {availableParallelism} from 'node:os'
@@ -66,10 +66,11 @@ export interface ScanResult {
 }
 
 /** Diagnoses one chat that discovery found. Never throws: an unreadable folder becomes an error. */
-export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: string, streamThreshold?: number): Promise<ScannedChat | {skipped: Skipped} | {error: OperationalError}> {
+export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: string, streamThreshold?: number, arena?: ReadArena): Promise<ScannedChat | {skipped: Skipped} | {error: OperationalError}> {
   let snapshot: ChatDirSnapshot
   try {
-    snapshot = await readChat(unit, adapter, {streamThresholdBytes: streamThreshold})
+    arena?.reset()
+    snapshot = await readChat(unit, adapter, {streamThresholdBytes: streamThreshold, arena})
   } catch (e) {
     const err = e as NodeJS.ErrnoException
     const why = err.code === 'ENOENT' ? 'the chat disappeared during the scan' : err.message
@@ -132,9 +133,16 @@ export function workerLimit(env: NodeJS.ProcessEnv): number {
 /** What diagnosing one chat gives, plus the files and bytes it read (for progress). */
 export type ChatOutcome = (ScannedChat | {skipped: Skipped} | {error: OperationalError}) & {filesRead?: number; bytesRead?: number}
 
-/** Diagnoses one chat and, unless `keepData`, drops the bytes read. Never throws. */
+/** This thread's read arena for scans that drop each chat's bytes (made on first use). */
+let dropArena: ReadArena | undefined
+
+/**
+ * Diagnoses one chat and, unless `keepData`, drops the bytes read. Without `keepData` the bytes are read into
+ * this thread's `ReadArena`, reused chat after chat (callers on one thread run one chat at a time). Never throws.
+ */
 export async function diagnoseUnit(unit: ChatUnit, adapter: FormatAdapter, home: string, keepData: boolean, streamThreshold?: number): Promise<ChatOutcome> {
-  const r: ChatOutcome = await scanChat(unit, adapter, home, streamThreshold)
+  const arena = keepData ? undefined : (dropArena ??= new ReadArena())
+  const r: ChatOutcome = await scanChat(unit, adapter, home, streamThreshold, arena)
   if ('report' in r) {
     let files = 0
     let bytes = 0
