@@ -6,7 +6,9 @@
  * with a one-line message (and one JSON object under `--json`); unexpected errors exit 8 with a one-line
  * message, the stack only with `DEBUG=chatdoctor`.
  */
-import {Command, Flags, type Interfaces} from '@oclif/core'
+import {Command} from '@oclif/core/command'
+import * as Flags from '@oclif/core/flags'
+import type {CommandError} from '@oclif/core/interfaces'
 import {EXIT_OPERATIONAL, EXIT_USAGE} from '../lib/exit-codes.js'
 import {makeChalk, useColor} from '../lib/render/style.js'
 import {usageErrorReport} from '../lib/report.js'
@@ -75,7 +77,7 @@ export abstract class BaseCommand extends Command {
     process.stdout.write(JSON.stringify(json, null, 2) + '\n')
   }
 
-  protected override async catch(err: Interfaces.CommandError & {exit?: number; oclif?: {exit?: number}}): Promise<unknown> {
+  protected override async catch(err: CommandError & {exit?: number; oclif?: {exit?: number}}): Promise<unknown> {
     const exit = err.exit ?? err.oclif?.exit
     // oclif's parse errors without an exit-code key of their own (e.g. a flag value not among its options)
     // are CLIParseError instances, which carry `parse`: usage errors too.

@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import {BaseCommand, UsageError} from '../cli/base.js'
 import {archiveKindByName} from '../lib/archive/read.js'
 import {writeTar, writeZip} from '../lib/archive/write.js'

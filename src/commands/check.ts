@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import {BaseCommand, UsageError} from '../cli/base.js'
 import {DEFAULT_LIMITS} from '../lib/archive/read.js'
 import {checkExitCode, checkPaths} from '../lib/check.js'

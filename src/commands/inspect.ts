@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import {BaseCommand, UsageError} from '../cli/base.js'
 import {inspectChat, type Inspection} from '../lib/inspect.js'
 import type {Report} from '../lib/model.js'

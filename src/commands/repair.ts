@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import {createInterface} from 'node:readline/promises'
 import {BaseCommand, UsageError} from '../cli/base.js'
 import {applyChat} from '../lib/apply.js'

@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import {availableParallelism} from 'node:os'
 import {BaseCommand} from '../cli/base.js'
 import {ScanProgressBar, progressWanted} from '../cli/progress.js'

@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import {BaseCommand, UsageError} from '../cli/base.js'
 import {EXIT_OPERATIONAL, EXIT_USAGE} from '../lib/exit-codes.js'
 import {nodeFileSystem} from '../lib/fsio/fs.js'
