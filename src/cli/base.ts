@@ -10,7 +10,7 @@ import {Command} from '@oclif/core/command'
 import * as Flags from '@oclif/core/flags'
 import type {CommandError} from '@oclif/core/interfaces'
 import {EXIT_OPERATIONAL, EXIT_USAGE} from '../lib/exit-codes.js'
-import {makeChalk, useColor} from '../lib/render/style.js'
+import type {ChalkInstance} from 'chalk'
 import {usageErrorReport} from '../lib/report.js'
 import os from 'node:os'
 
@@ -53,8 +53,12 @@ export abstract class BaseCommand extends Command {
     return process.env.HOME || os.homedir()
   }
 
-  /** A chalk instance for stdout, honouring --no-color, NO_COLOR, TERM=dumb and non-TTY output. */
-  protected chalkFor(flag: boolean | undefined) {
+  /**
+   * A chalk instance for stdout, honouring --no-color, NO_COLOR, TERM=dumb and non-TTY output. chalk is loaded
+   * here, on first use, so `--json` runs never load it (issue #7: start-up).
+   */
+  protected async chalkFor(flag: boolean | undefined): Promise<ChalkInstance> {
+    const {makeChalk, useColor} = await import('../lib/render/style.js')
     return makeChalk(useColor({flag, env: process.env, isTTY: Boolean(process.stdout.isTTY)}))
   }
 

@@ -99,7 +99,7 @@ error.`
     }
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) {
-      const chalk = this.chalkFor(flags.color)
+      const chalk = await this.chalkFor(flags.color)
       for (const e of errors) this.note(`${chalk.red('error')} ${e.path}: ${e.message}`)
       if (info) {
         this.out(renderChatTable(built.chats, {chalk, verbose: false, quiet: false}))
@@ -130,7 +130,7 @@ error.`
     }
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) {
-      const chalk = this.chalkFor(flags.color)
+      const chalk = await this.chalkFor(flags.color)
       for (const e of errors) this.note(`${chalk.red('error')} ${e.path}: ${e.message}`)
       if (info) {
         const left = info.omitted.length > 0 ? `; ${info.omitted.length} damaged file${info.omitted.length === 1 ? '' : 's'} left out` : ''
