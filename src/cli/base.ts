@@ -6,11 +6,10 @@
  * with a one-line message (and one JSON object under `--json`); unexpected errors exit 8 with a one-line
  * message, the stack only with `DEBUG=chatdoctor`.
  */
-import {Command} from '@oclif/core/command'
-import * as Flags from '@oclif/core/flags'
 import type {CommandError} from '@oclif/core/interfaces'
 import {EXIT_OPERATIONAL, EXIT_USAGE} from '../lib/exit-codes.js'
 import type {ChalkInstance} from 'chalk'
+import {Command, Flags} from './oclif.js'
 import {usageErrorReport} from '../lib/report.js'
 import os from 'node:os'
 

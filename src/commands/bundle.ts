@@ -1,6 +1,5 @@
-import * as Args from '@oclif/core/args'
-import * as Flags from '@oclif/core/flags'
 import {BaseCommand, UsageError} from '../cli/base.js'
+import {Args, Flags} from '../cli/oclif.js'
 import {archiveKindByName} from '../lib/archive/read.js'
 import {writeTar, writeZip} from '../lib/archive/write.js'
 import {buildBundle} from '../lib/bundle/create.js'

@@ -1,6 +1,5 @@
-import * as Args from '@oclif/core/args'
-import * as Flags from '@oclif/core/flags'
 import {BaseCommand, UsageError} from '../cli/base.js'
+import {Args, Flags} from '../cli/oclif.js'
 import {DEFAULT_LIMITS} from '../lib/archive/read.js'
 import {checkExitCode, checkPaths} from '../lib/check.js'
 import {EXIT_OPERATIONAL} from '../lib/exit-codes.js'

@@ -1,6 +1,5 @@
-import * as Args from '@oclif/core/args'
-import * as Flags from '@oclif/core/flags'
 import {BaseCommand, UsageError} from '../cli/base.js'
+import {Args, Flags} from '../cli/oclif.js'
 import {inspectChat, type Inspection} from '../lib/inspect.js'
 import type {Report} from '../lib/model.js'
 import {renderInspection} from '../lib/render/inspect.js'

@@ -1,7 +1,6 @@
-import * as Args from '@oclif/core/args'
-import * as Flags from '@oclif/core/flags'
 import {createInterface} from 'node:readline/promises'
 import {BaseCommand, UsageError} from '../cli/base.js'
+import {Args, Flags} from '../cli/oclif.js'
 import {applyChat} from '../lib/apply.js'
 import {nodeFileSystem} from '../lib/fsio/fs.js'
 import {stateDir} from '../lib/fsio/repair-log.js'

@@ -1,7 +1,6 @@
-import * as Args from '@oclif/core/args'
-import * as Flags from '@oclif/core/flags'
 import {availableParallelism} from 'node:os'
 import {BaseCommand} from '../cli/base.js'
+import {Args, Flags} from '../cli/oclif.js'
 import {ScanProgressBar, progressWanted} from '../cli/progress.js'
 import type {Report} from '../lib/model.js'
 import {buildReport} from '../lib/report.js'

@@ -1,6 +1,5 @@
-import * as Args from '@oclif/core/args'
-import * as Flags from '@oclif/core/flags'
 import {BaseCommand, UsageError} from '../cli/base.js'
+import {Args, Flags} from '../cli/oclif.js'
 import {EXIT_OPERATIONAL, EXIT_USAGE} from '../lib/exit-codes.js'
 import {nodeFileSystem} from '../lib/fsio/fs.js'
 import {listRepairs, readLog, stateDir} from '../lib/fsio/repair-log.js'
