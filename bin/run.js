@@ -9,6 +9,17 @@ if (process.argv.length === 3 && process.argv[2] === '--version') {
   const {version} = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
   process.stdout.write(`chatdoctor/${version} ${process.platform}-${process.arch} node-${process.version}\n`)
 } else {
-  const {execute} = await import('@oclif/core')
+  // `@oclif/core/execute`, not the package index: the index also loads semver (~10% of oclif's load time) to
+  // check @oclif/core's own Node engine range, which ours (package.json `engines`) already implies. Its other
+  // start-up check, a current directory that no longer exists, is kept here with the index's exact warning.
+  // `require`, not `import`: an ESM import of a CommonJS file first scans its source for export names (see
+  // src/cli/oclif.ts).
+  try {
+    process.cwd()
+  } catch (error) {
+    if (error?.code === 'ENOENT') process.stderr.write('WARNING: current directory does not exist\n')
+  }
+  const {createRequire} = await import('node:module')
+  const {execute} = createRequire(import.meta.url)('@oclif/core/execute')
   await execute({dir: import.meta.url})
 }

@@ -6,9 +6,10 @@
  * with a one-line message (and one JSON object under `--json`); unexpected errors exit 8 with a one-line
  * message, the stack only with `DEBUG=chatdoctor`.
  */
-import {Command, Flags, type Interfaces} from '@oclif/core'
+import type {CommandError} from '@oclif/core/interfaces'
 import {EXIT_OPERATIONAL, EXIT_USAGE} from '../lib/exit-codes.js'
-import {makeChalk, useColor} from '../lib/render/style.js'
+import type {ChalkInstance} from 'chalk'
+import {Command, Flags} from './oclif.js'
 import {usageErrorReport} from '../lib/report.js'
 import {writeJson} from '../lib/render/json.js'
 import os from 'node:os'
@@ -52,8 +53,12 @@ export abstract class BaseCommand extends Command {
     return process.env.HOME || os.homedir()
   }
 
-  /** A chalk instance for stdout, honouring --no-color, NO_COLOR, TERM=dumb and non-TTY output. */
-  protected chalkFor(flag: boolean | undefined) {
+  /**
+   * A chalk instance for stdout, honouring --no-color, NO_COLOR, TERM=dumb and non-TTY output. chalk is loaded
+   * here, on first use, so `--json` runs never load it (issue #7: start-up).
+   */
+  protected async chalkFor(flag: boolean | undefined): Promise<ChalkInstance> {
+    const {makeChalk, useColor} = await import('../lib/render/style.js')
     return makeChalk(useColor({flag, env: process.env, isTTY: Boolean(process.stdout.isTTY)}))
   }
 
@@ -76,7 +81,7 @@ export abstract class BaseCommand extends Command {
     writeJson(json, (text) => process.stdout.write(text))
   }
 
-  protected override async catch(err: Interfaces.CommandError & {exit?: number; oclif?: {exit?: number}}): Promise<unknown> {
+  protected override async catch(err: CommandError & {exit?: number; oclif?: {exit?: number}}): Promise<unknown> {
     const exit = err.exit ?? err.oclif?.exit
     // oclif's parse errors without an exit-code key of their own (e.g. a flag value not among its options)
     // are CLIParseError instances, which carry `parse`: usage errors too.

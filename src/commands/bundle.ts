@@ -1,5 +1,5 @@
-import {Args, Flags} from '@oclif/core'
 import {BaseCommand, UsageError} from '../cli/base.js'
+import {Args, Flags} from '../cli/oclif.js'
 import {archiveKindByName} from '../lib/archive/read.js'
 import {writeTar, writeZip} from '../lib/archive/write.js'
 import {buildBundle} from '../lib/bundle/create.js'
@@ -98,7 +98,7 @@ error.`
     }
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) {
-      const chalk = this.chalkFor(flags.color)
+      const chalk = await this.chalkFor(flags.color)
       for (const e of errors) this.note(`${chalk.red('error')} ${e.path}: ${e.message}`)
       if (info) {
         this.out(renderChatTable(built.chats, {chalk, verbose: false, quiet: false}))
@@ -129,7 +129,7 @@ error.`
     }
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) {
-      const chalk = this.chalkFor(flags.color)
+      const chalk = await this.chalkFor(flags.color)
       for (const e of errors) this.note(`${chalk.red('error')} ${e.path}: ${e.message}`)
       if (info) {
         const left = info.omitted.length > 0 ? `; ${info.omitted.length} damaged file${info.omitted.length === 1 ? '' : 's'} left out` : ''

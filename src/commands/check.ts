@@ -1,5 +1,5 @@
-import {Args, Flags} from '@oclif/core'
 import {BaseCommand, UsageError} from '../cli/base.js'
+import {Args, Flags} from '../cli/oclif.js'
 import {DEFAULT_LIMITS} from '../lib/archive/read.js'
 import {checkExitCode, checkPaths} from '../lib/check.js'
 import {EXIT_OPERATIONAL} from '../lib/exit-codes.js'
@@ -61,7 +61,7 @@ unreadable PATH or a refused archive entry), plus 2 for any chat whose worst fin
     const report = buildReport({command: 'check', version: this.config.version, chats, skipped: result.skipped, errors, exitCode: checkExitCode(chats, errors, failOn)})
     const input: CiInput = {report, chats: result.chats, errors: result.errors, cwd: process.cwd(), failOn}
     const format = this.jsonEnabled() ? 'json' : flags.format
-    const chalk = this.chalkFor(flags.color)
+    const chalk = await this.chalkFor(flags.color)
     const human = () => renderHuman(report, {chalk, verbose: flags.verbose, quiet: flags.quiet})
     let text: string | null = null
     if (format === 'json') text = JSON.stringify(report, null, 2)

@@ -1,5 +1,5 @@
-import {Args, Flags} from '@oclif/core'
 import {BaseCommand, UsageError} from '../cli/base.js'
+import {Args, Flags} from '../cli/oclif.js'
 import {inspectChat, type Inspection} from '../lib/inspect.js'
 import type {Report} from '../lib/model.js'
 import {renderInspection} from '../lib/render/inspect.js'
@@ -43,7 +43,7 @@ Writes nothing, anywhere. Exit status as for scan.`
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) {
       for (const e of report.errors) this.note(`error ${e.path}: ${e.message}`)
-      if (inspection) this.out(renderInspection(inspection, {chalk: this.chalkFor(flags.color)}))
+      if (inspection) this.out(renderInspection(inspection, {chalk: await this.chalkFor(flags.color)}))
     }
     return {...report, inspection}
   }

@@ -1,6 +1,6 @@
-import {Args, Flags} from '@oclif/core'
 import {createInterface} from 'node:readline/promises'
 import {BaseCommand, UsageError} from '../cli/base.js'
+import {Args, Flags} from '../cli/oclif.js'
 import {applyChat} from '../lib/apply.js'
 import {nodeFileSystem} from '../lib/fsio/fs.js'
 import {stateDir} from '../lib/fsio/repair-log.js'
@@ -106,7 +106,7 @@ one chat, or naming no intact generation of it).`
     const report = buildRepairReport({version: this.config.version, home, dryRun, repairId, plans, results, skipped: result.skipped, errors: result.errors, interrupted})
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) {
-      const {stdout, stderr} = renderRepair(report, {chalk: this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet})
+      const {stdout, stderr} = renderRepair(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet})
       this.note(stderr)
       this.out(stdout)
     }

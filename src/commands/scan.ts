@@ -1,5 +1,5 @@
-import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base.js'
+import {Args, Flags} from '../cli/oclif.js'
 import {ScanProgressBar, progressWanted} from '../cli/progress.js'
 import type {Report} from '../lib/model.js'
 import {buildReport} from '../lib/report.js'
@@ -66,7 +66,7 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
     process.exitCode = report.exitCode
     if (!json) {
       const {renderHuman} = await import('../lib/render/table.js')
-      const {stdout, stderr} = renderHuman(report, {chalk: this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet})
+      const {stdout, stderr} = renderHuman(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet})
       this.note(stderr)
       if (quick) this.note(`quick mode: only the first ${quick.headBytes / 1024} KiB and last ${quick.tailBytes / 1024} KiB of each file were read; not detected: ${quick.notDetected}.`)
       this.out(stdout)

@@ -1,5 +1,5 @@
-import {Args, Flags} from '@oclif/core'
 import {BaseCommand, UsageError} from '../cli/base.js'
+import {Args, Flags} from '../cli/oclif.js'
 import {EXIT_OPERATIONAL, EXIT_USAGE} from '../lib/exit-codes.js'
 import {nodeFileSystem} from '../lib/fsio/fs.js'
 import {listRepairs, readLog, stateDir} from '../lib/fsio/repair-log.js'

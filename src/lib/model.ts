@@ -7,9 +7,10 @@
  * Names in the report are a stable contract: fields may be added, never renamed.
  */
 import {z} from 'zod'
+import {SCHEMA_VERSION} from './schema-version.js'
 
-/** Version of the `--json` report layout. Bumped only on an incompatible change. */
-export const SCHEMA_VERSION = 1
+/** Version of the `--json` report layout. Bumped only on an incompatible change. (Defined in `schema-version.ts`.) */
+export {SCHEMA_VERSION}
 
 /**
  * What part a file plays in a chat dir.

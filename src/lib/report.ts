@@ -2,7 +2,8 @@
  * Builds the `--json` report (schemaVersion 1) and its exit status from a scan result. Pure.
  */
 import {EXIT_OPERATIONAL, exitBitForStatus} from './exit-codes.js'
-import {SCHEMA_VERSION, type ChatReport, type OperationalError, type Report, type Skipped} from './model.js'
+import type {ChatReport, OperationalError, Report, Skipped} from './model.js'
+import {SCHEMA_VERSION} from './schema-version.js'
 
 /** Counts per status. */
 export function summarize(chats: ChatReport[], skipped: Skipped[]): Report['summary'] {

@@ -2,9 +2,13 @@
  * Human rendering of `inspect`: header, timeline table, tears, ranking, salvage, transcript and amnesia
  * notes, findings and the plain-language account. Counts, sizes, offsets, ids, times and hashes only.
  */
-import Table from 'cli-table3'
+import type CliTable3 from 'cli-table3'
+import {createRequire} from 'node:module'
 import type {ChalkInstance} from 'chalk'
 import type {Inspection} from '../inspect.js'
+
+// cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up (issue #7).
+const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
 
 function time(ms: number | null): string {
   return ms === null ? '–' : new Date(ms).toISOString()

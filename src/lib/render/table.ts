@@ -3,9 +3,13 @@
  * findings under each chat with `verbose`, a summary line. Never prints message or file content: counts,
  * sizes, ids, times and hashes only (reports get pasted into bug trackers).
  */
-import Table from 'cli-table3'
+import type CliTable3 from 'cli-table3'
+import {createRequire} from 'node:module'
 import type {ChalkInstance} from 'chalk'
 import type {ChatReport, ChatStatus, Report, Severity} from '../model.js'
+
+// cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up (issue #7).
+const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
 
 export interface TableOptions {
   chalk: ChalkInstance
