@@ -120,6 +120,15 @@ export const PARALLEL_AFTER_MS = 150
 export const PARALLEL_PAYS_MS = 400
 
 /**
+ * Workers start only when the chats so far averaged at most this many bytes read (4 MiB). Diagnosing a
+ * multi-MB chat is mostly first touches of fresh memory (each file's decoded string and parsed value), and on
+ * the benchmark VM page faults do not run in parallel (measured: two threads, or two processes, each touching
+ * 500 MB of fresh memory take twice as long as one alone), so a second thread only added memory there
+ * (issue #7; README "Performance").
+ */
+export const PARALLEL_MAX_CHAT_BYTES = 4 * 2 ** 20
+
+/**
  * How many worker threads a scan may start beside the main thread, from `CHATDOCTOR_WORKERS`: unset or
  * `auto`, one per core beyond the first (`os.availableParallelism() - 1`); `0` none; `n` at most n.
  */
@@ -162,7 +171,8 @@ export async function diagnoseUnit(unit: ChatUnit, adapter: FormatAdapter, home:
  * Diagnoses every found chat; outcomes in discovery order.
  *
  * The main thread diagnoses chats one after another. When the scan turns out large (`PARALLEL_AFTER_MS` spent
- * and `PARALLEL_PAYS_MS` or more to go at the rate so far), it starts up to `workers` worker threads, which
+ * and `PARALLEL_PAYS_MS` or more to go at the rate so far) and its chats small (`PARALLEL_MAX_CHAT_BYTES` on
+ * average), it starts up to `workers` worker threads, which
  * take batches of the remaining chats from the same queue while the main thread goes on with single chats,
  * so every core works and a small scan never pays a worker's start-up (~0.1–0.2 s of module loading). A
  * worker that dies has its chats diagnosed on the main thread.
@@ -191,10 +201,12 @@ async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progres
   let pool: WorkerPool | null = null
   const t0 = performance.now()
   let mainDone = 0
+  let mainBytes = 0
   for (;;) {
     if (pool === null && maxWorkers > 0 && left() >= 2) {
       const spent = performance.now() - t0
-      if (after === 0 || (spent >= after && (spent / Math.max(1, mainDone)) * left() >= PARALLEL_PAYS_MS)) {
+      const small = mainBytes <= PARALLEL_MAX_CHAT_BYTES * Math.max(1, mainDone)
+      if (after === 0 || (small && spent >= after && (spent / Math.max(1, mainDone)) * left() >= PARALLEL_PAYS_MS)) {
         pool = await WorkerPool.start(Math.min(maxWorkers, left() - 1), {home: opts.home, streamThreshold: threshold}, take, left, (i, r) => {
           if ('report' in r) (r as ScannedChat).adapter = chats[i].adapter
           inWorkers++
@@ -204,8 +216,10 @@ async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progres
     }
     const i = take()
     if (i === undefined) break
-    done(i, await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, threshold))
+    const r = await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, threshold)
+    done(i, r)
     mainDone++
+    mainBytes += r.bytesRead ?? 0
     // Let the workers' results in (and hand them more work) between chats.
     if (pool) await new Promise((resolve) => setImmediate(resolve))
   }
