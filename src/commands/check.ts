@@ -6,10 +6,6 @@ import {EXIT_OPERATIONAL} from '../lib/exit-codes.js'
 import {appendText, writeFileDurable} from '../lib/fsio/output.js'
 import type {Report, Severity} from '../lib/model.js'
 import type {CiInput} from '../lib/render/ci.js'
-import {renderGithubAnnotations, renderGithubSummary} from '../lib/render/github.js'
-import {renderJunit} from '../lib/render/junit.js'
-import {renderSarif} from '../lib/render/sarif.js'
-import {renderHuman} from '../lib/render/table.js'
 import {buildReport} from '../lib/report.js'
 
 export default class Check extends BaseCommand {
@@ -61,13 +57,13 @@ unreadable PATH or a refused archive entry), plus 2 for any chat whose worst fin
     const report = buildReport({command: 'check', version: this.config.version, chats, skipped: result.skipped, errors, exitCode: checkExitCode(chats, errors, failOn)})
     const input: CiInput = {report, chats: result.chats, errors: result.errors, cwd: process.cwd(), failOn}
     const format = this.jsonEnabled() ? 'json' : flags.format
-    const chalk = await this.chalkFor(flags.color)
-    const human = () => renderHuman(report, {chalk, verbose: flags.verbose, quiet: flags.quiet})
+    // Each renderer (and chalk) is loaded only when its format is asked for (issue #7: start-up).
     let text: string | null = null
     if (format === 'json') text = JSON.stringify(report, null, 2)
-    else if (format === 'sarif') text = JSON.stringify(renderSarif(input), null, 2)
-    else if (format === 'junit') text = renderJunit(input)
+    else if (format === 'sarif') text = JSON.stringify((await import('../lib/render/sarif.js')).renderSarif(input), null, 2)
+    else if (format === 'junit') text = (await import('../lib/render/junit.js')).renderJunit(input)
     else if (format === 'github') {
+      const {renderGithubAnnotations, renderGithubSummary} = await import('../lib/render/github.js')
       text = renderGithubAnnotations(input).join('\n')
       const summary = process.env.GITHUB_STEP_SUMMARY
       if (summary) {
@@ -90,7 +86,8 @@ unreadable PATH or a refused archive entry), plus 2 for any chat whose worst fin
     process.exitCode = report.exitCode
     if (this.jsonEnabled()) return report
     if (text === null || flags.output !== undefined) {
-      const {stdout, stderr} = human()
+      const {renderHuman} = await import('../lib/render/table.js')
+      const {stdout, stderr} = renderHuman(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet})
       this.note(stderr)
       this.out(stdout)
     } else this.out(text)

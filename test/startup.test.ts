@@ -1,0 +1,94 @@
+/**
+ * Start-up (issue #7): which modules a command loads before it does any work. Not timed (speed belongs in
+ * `npm run bench`): a heavy import that creeps back onto the path of `scan`, `--help` or `check` fails here.
+ * Also the start-up check of @oclif/core's package index that bin/run.js keeps (a deleted current directory).
+ */
+import assert from 'node:assert/strict'
+import {spawnSync} from 'node:child_process'
+import {readFileSync} from 'node:fs'
+import path from 'node:path'
+import {after, before, describe, test} from 'node:test'
+import {REAL_CHATS, REPO_ROOT, cleanup, copyRealChat, tempDir} from './helpers/fixtures.js'
+
+const BIN = path.join(REPO_ROOT, 'bin', 'run.js')
+const TRACER = path.join(REPO_ROOT, 'dist', 'test', 'helpers', 'module-trace.js')
+
+let root = ''
+let chat = ''
+before(() => {
+  root = tempDir('chatdoctor-startup-')
+  chat = copyRealChat(REAL_CHATS.small, root)
+})
+after(() => cleanup(root))
+
+/** Runs the built CLI under the module tracer: exit status, stdout, and every module loaded (`/`-separated). */
+function traced(args: string[]): {status: number; stdout: string; modules: string[]} {
+  const out = path.join(root, `trace-${args.join('_').replace(/[^a-z0-9_-]/gi, '')}.txt`)
+  const r = spawnSync(process.execPath, ['--import', TRACER, BIN, ...args], {
+    cwd: REPO_ROOT,
+    env: {...process.env, NO_COLOR: '1', CHATDOCTOR_TRACE_MODULES: out},
+    encoding: 'utf8',
+  })
+  const modules = readFileSync(out, 'utf8').split('\n').filter(Boolean).map((m) => m.replace(/\\/g, '/'))
+  return {status: r.status ?? -1, stdout: r.stdout, modules}
+}
+
+const loads = (modules: string[], part: string) => modules.some((m) => m.includes(part))
+
+/** Loaded by no command's start-up: oclif's package index (help, semver, its engine check) and semver. */
+const NEVER = ['/node_modules/@oclif/core/lib/index.js', '/node_modules/semver/']
+
+describe('what a command loads', {concurrency: 2}, () => {
+  test('scan --json: oclif by subpath, no chalk, no table, no renderer, no report schemas (model.ts)', () => {
+    const r = traced(['scan', '--json', chat])
+    assert.equal(r.status, 0)
+    assert.equal((JSON.parse(r.stdout) as {summary: {healthy: number}}).summary.healthy, 1)
+    // The trace works: the command and oclif's entry point are in it.
+    assert.ok(loads(r.modules, '/dist/src/commands/scan.js'))
+    assert.ok(loads(r.modules, '/node_modules/@oclif/core/lib/execute.js'))
+    for (const part of [...NEVER, '/node_modules/chalk/', '/node_modules/cli-table3/', '/dist/src/lib/render/', '/dist/src/lib/model.js']) {
+      assert.ok(!loads(r.modules, part), `scan --json loaded ${part}`)
+    }
+  })
+
+  test('scan (table): chalk and cli-table3, but no CI renderer and no report schemas', () => {
+    const r = traced(['scan', chat])
+    assert.equal(r.status, 0)
+    assert.match(r.stdout, /^1 chat: 1 healthy/m)
+    assert.ok(loads(r.modules, '/node_modules/chalk/') && loads(r.modules, '/node_modules/cli-table3/'))
+    for (const part of [...NEVER, '/dist/src/lib/render/sarif.js', '/dist/src/lib/render/junit.js', '/dist/src/lib/render/github.js', '/node_modules/fast-xml-parser/', '/dist/src/lib/model.js']) {
+      assert.ok(!loads(r.modules, part), `scan loaded ${part}`)
+    }
+  })
+
+  for (const args of [['--help'], ['scan', '--help']]) {
+    test(`${args.join(' ')}: answered from oclif.manifest.json, loading none of our modules`, () => {
+      const r = traced(args)
+      assert.equal(r.status, 0)
+      assert.match(r.stdout, /USAGE/)
+      assert.ok(loads(r.modules, '/node_modules/@oclif/core/lib/help/'))
+      for (const part of [...NEVER, '/dist/src/']) assert.ok(!loads(r.modules, part), `${args.join(' ')} loaded ${part}`)
+    })
+  }
+
+  test('check --json: no renderer, no chalk', () => {
+    const r = traced(['check', '--json', chat])
+    assert.equal(r.status, 0)
+    assert.ok(loads(r.modules, '/dist/src/commands/check.js'))
+    for (const part of [...NEVER, '/node_modules/chalk/', '/dist/src/lib/render/', '/node_modules/fast-xml-parser/']) {
+      assert.ok(!loads(r.modules, part), `check --json loaded ${part}`)
+    }
+  })
+})
+
+test('a current directory that no longer exists: the warning oclif gives, and the scan still runs', {skip: process.platform === 'win32'}, () => {
+  const gone = path.join(root, 'gone')
+  // The shell enters the folder, removes it, then starts the CLI there.
+  const r = spawnSync('sh', ['-c', 'mkdir "$1" && cd "$1" && rmdir "$1" && exec "$2" "$3" scan --json "$4"', 'sh', gone, process.execPath, BIN, chat], {
+    env: {...process.env, NO_COLOR: '1'},
+    encoding: 'utf8',
+  })
+  assert.equal(r.status, 0, r.stderr)
+  assert.equal(r.stderr, 'WARNING: current directory does not exist\n')
+  assert.equal((JSON.parse(r.stdout) as {summary: {healthy: number}}).summary.healthy, 1)
+})
