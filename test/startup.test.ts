@@ -35,6 +35,9 @@ function traced(args: string[]): {status: number; stdout: string; modules: strin
 
 const loads = (modules: string[], part: string) => modules.some((m) => m.includes(part))
 
+/** Every renderer but the `--json` writer (`render/json.js`, which `--json` needs). */
+const RENDERERS = ['ci', 'github', 'inspect', 'junit', 'repair', 'sarif', 'style', 'table'].map((r) => `/dist/src/lib/render/${r}.js`)
+
 /** Loaded by no command's start-up: oclif's package index (help, semver, its engine check) and semver. */
 const NEVER = ['/node_modules/@oclif/core/lib/index.js', '/node_modules/semver/']
 
@@ -46,7 +49,8 @@ describe('what a command loads', {concurrency: 2}, () => {
     // The trace works: the command and oclif's entry point are in it.
     assert.ok(loads(r.modules, '/dist/src/commands/scan.js'))
     assert.ok(loads(r.modules, '/node_modules/@oclif/core/lib/execute.js'))
-    for (const part of [...NEVER, '/node_modules/chalk/', '/node_modules/cli-table3/', '/dist/src/lib/render/', '/dist/src/lib/model.js']) {
+    assert.ok(loads(r.modules, '/dist/src/lib/render/json.js'), 'the --json writer')
+    for (const part of [...NEVER, '/node_modules/chalk/', '/node_modules/cli-table3/', ...RENDERERS, '/dist/src/lib/model.js']) {
       assert.ok(!loads(r.modules, part), `scan --json loaded ${part}`)
     }
   })
@@ -75,7 +79,7 @@ describe('what a command loads', {concurrency: 2}, () => {
     const r = traced(['check', '--json', chat])
     assert.equal(r.status, 0)
     assert.ok(loads(r.modules, '/dist/src/commands/check.js'))
-    for (const part of [...NEVER, '/node_modules/chalk/', '/dist/src/lib/render/', '/node_modules/fast-xml-parser/']) {
+    for (const part of [...NEVER, '/node_modules/chalk/', ...RENDERERS, '/node_modules/fast-xml-parser/']) {
       assert.ok(!loads(r.modules, part), `check --json loaded ${part}`)
     }
   })
