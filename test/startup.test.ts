@@ -41,8 +41,11 @@ const RENDERERS = ['ci', 'github', 'inspect', 'junit', 'repair', 'sarif', 'style
 /** Loaded by no command's start-up: oclif's package index (help, semver, its engine check) and semver. */
 const NEVER = ['/node_modules/@oclif/core/lib/index.js', '/node_modules/semver/']
 
+/** zod: only for the report schema file, bundle manifests and OpenCode exports, never on the scan path. */
+const ZOD = '/node_modules/zod/'
+
 describe('what a command loads', {concurrency: 2}, () => {
-  test('scan --json: oclif by subpath, no chalk, no table, no renderer, no report schemas (model.ts)', () => {
+  test('scan --json: oclif by subpath, no chalk, no table, no renderer, no report schemas (model.ts), no zod', () => {
     const r = traced(['scan', '--json', chat])
     assert.equal(r.status, 0)
     assert.equal((JSON.parse(r.stdout) as {summary: {healthy: number}}).summary.healthy, 1)
@@ -50,17 +53,17 @@ describe('what a command loads', {concurrency: 2}, () => {
     assert.ok(loads(r.modules, '/dist/src/commands/scan.js'))
     assert.ok(loads(r.modules, '/node_modules/@oclif/core/lib/execute.js'))
     assert.ok(loads(r.modules, '/dist/src/lib/render/json.js'), 'the --json writer')
-    for (const part of [...NEVER, '/node_modules/chalk/', '/node_modules/cli-table3/', ...RENDERERS, '/dist/src/lib/model.js']) {
+    for (const part of [...NEVER, '/node_modules/chalk/', '/node_modules/cli-table3/', ...RENDERERS, '/dist/src/lib/model.js', ZOD]) {
       assert.ok(!loads(r.modules, part), `scan --json loaded ${part}`)
     }
   })
 
-  test('scan (table): chalk and cli-table3, but no CI renderer and no report schemas', () => {
+  test('scan (table): chalk and cli-table3, but no CI renderer, no report schemas, no zod', () => {
     const r = traced(['scan', chat])
     assert.equal(r.status, 0)
     assert.match(r.stdout, /^1 chat: 1 healthy/m)
     assert.ok(loads(r.modules, '/node_modules/chalk/') && loads(r.modules, '/node_modules/cli-table3/'))
-    for (const part of [...NEVER, '/dist/src/lib/render/sarif.js', '/dist/src/lib/render/junit.js', '/dist/src/lib/render/github.js', '/node_modules/fast-xml-parser/', '/dist/src/lib/model.js']) {
+    for (const part of [...NEVER, '/dist/src/lib/render/sarif.js', '/dist/src/lib/render/junit.js', '/dist/src/lib/render/github.js', '/node_modules/fast-xml-parser/', '/dist/src/lib/model.js', ZOD]) {
       assert.ok(!loads(r.modules, part), `scan loaded ${part}`)
     }
   })

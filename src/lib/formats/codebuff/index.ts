@@ -11,7 +11,7 @@ import type {ChatStatus, Classification, ContextMeasure, Finding, Generation, Ro
 import {rankCandidates, type Candidate} from '../../rank.js'
 import type {ChatDirSnapshot, Diagnosis, FileEntry, FormatAdapter} from '../adapter.js'
 import {AGENT_PROCESS, CHAT_ID_PATTERN, KNOWN_OTHER, LEGACY_MESSAGES, PRIMARY, TRANSCRIPT, defaultRoots, isChatDir, roleOf, tempWriterPid, wantsContent} from './layout.js'
-import {ChatMetaSchema, runStateShape} from './schema.js'
+import {isChatMeta, runStateShape} from './schema.js'
 import {endsInterrupted, livePrompts, matchPrompts, transcriptTurns, type TranscriptTurn} from './turns.js'
 import {addEmbeddedGenerations, applyForensics, generationBytes, salvageChat} from './forensics.js'
 
@@ -39,7 +39,7 @@ function classifyFile(role: Role, data: Buffer): Classification {
     // A transcript is an array of ChatMessage objects (codebuff-format.md §2.6).
     return Array.isArray(c.value) && c.value.every((m) => typeof m === 'object' && m !== null && !Array.isArray(m)) ? c : {class: 'corrupt', reasons: ['wrong-shape']}
   }
-  if (role === 'meta') return ChatMetaSchema.safeParse(c.value).success ? c : {class: 'corrupt', reasons: ['wrong-shape']}
+  if (role === 'meta') return isChatMeta(c.value) ? c : {class: 'corrupt', reasons: ['wrong-shape']}
   return c
 }
 

@@ -1,49 +1,47 @@
 /**
- * The shapes a Codebuff file must have to be usable, as zod schemas used only to *validate* (never to produce
- * output: zod objects strip unknown keys; these are loose). Source: codebuff-format.md §2 (CodebuffAI/freebuff
- * sdk/src/run-state.ts, cli/src/types/chat.ts, cli/src/utils/chat-meta.ts at 5dcbfb28).
+ * The shapes a Codebuff file must have to be usable, as plain predicates that only *validate* (loose: any
+ * other keys are allowed and ignored). Source: codebuff-format.md §2 (CodebuffAI/freebuff sdk/src/run-state.ts,
+ * cli/src/types/chat.ts, cli/src/utils/chat-meta.ts at 5dcbfb28).
+ *
+ * Not zod (issue #7): these two checks were all of zod on the scan path, and loading zod cost ~0.1 s of every
+ * run's start-up. `test/codebuff-schema.test.ts` holds them equal to the zod schemas they replace (zod 4:
+ * `z.looseObject`, arrays rejected as objects, `z.number()` rejecting NaN and ±Infinity).
  */
-import {z} from 'zod'
 import type {Reason} from '../../model.js'
 
 /** A message of `messageHistory` (§2.5). Only `role` is relied upon. */
-export const HistoryMessageSchema = z.looseObject({
-  role: z.string(),
-  content: z.unknown(),
-  tags: z.array(z.string()).optional(),
-  sentAt: z.number().optional(),
-})
-export type HistoryMessage = z.infer<typeof HistoryMessageSchema>
+export interface HistoryMessage {
+  role: string
+  content: unknown
+  tags?: string[]
+  sentAt?: number
+  [key: string]: unknown
+}
+
+/** One transcript message (§2.6). */
+export interface ChatMessage {
+  id: string
+  variant: string
+  content?: unknown
+  metadata?: {runState?: unknown; [key: string]: unknown}
+  [key: string]: unknown
+}
 
 /**
  * A RunState that holds agent context: `sessionState.mainAgentState.messageHistory` is an array (§2.1, §3.2).
  * Nothing else is required: a stray field of an odd type (e.g. a non-string `traceSessionId`) does not take
  * the context away (the measure reads such fields defensively).
  */
-export const RunStateWithContextSchema = z.looseObject({
-  sessionState: z.looseObject({
-    mainAgentState: z.looseObject({
-      messageHistory: z.array(z.unknown()),
-    }),
-  }),
-})
+export function isRunStateWithContext(v: unknown): boolean {
+  if (!isPlainObject(v) || !isPlainObject(v.sessionState)) return false
+  const main = v.sessionState.mainAgentState
+  return isPlainObject(main) && Array.isArray(main.messageHistory)
+}
 
-/** One transcript message (§2.6). */
-export const ChatMessageSchema = z.looseObject({
-  id: z.string(),
-  variant: z.string(),
-  content: z.unknown().optional(),
-  metadata: z.looseObject({runState: z.unknown().optional()}).optional(),
-})
-export type ChatMessage = z.infer<typeof ChatMessageSchema>
-
-/** `chat-meta.json` (§2.8, since 26ce94c8, 2026-07-02). */
-export const ChatMetaSchema = z.looseObject({
-  messageCount: z.number(),
-  firstPrompt: z.string(),
-  messagesSize: z.number(),
-  messagesMtimeMs: z.number(),
-})
+/** `chat-meta.json` (§2.8, since 26ce94c8, 2026-07-02): two finite numbers of bytes/ms, a count, a string. */
+export function isChatMeta(v: unknown): boolean {
+  return isPlainObject(v) && Number.isFinite(v.messageCount) && typeof v.firstPrompt === 'string' && Number.isFinite(v.messagesSize) && Number.isFinite(v.messagesMtimeMs)
+}
 
 /** The loader's stand-in for an unreadable run state (#1168; §4.1). */
 export const PLACEHOLDER_MESSAGE = 'Previous run state could not be restored.'
@@ -55,7 +53,7 @@ export const INTERRUPTION_MESSAGE = 'The session ended before this response comp
  * with reasons (`no-session-state`, plus `placeholder` or `fresh-chat` for the known stand-ins).
  */
 export function runStateShape(value: unknown): {class: 'intact' | 'contextless'; reasons: Reason[]} {
-  if (RunStateWithContextSchema.safeParse(value).success) return {class: 'intact', reasons: []}
+  if (isRunStateWithContext(value)) return {class: 'intact', reasons: []}
   const reasons: Reason[] = ['no-session-state']
   const output = (value as {output?: {type?: unknown; message?: unknown}} | null)?.output
   if (isPlainObject(value) && isPlainObject(output) && output.type === 'error') {
