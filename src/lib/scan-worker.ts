@@ -1,7 +1,8 @@
 /**
  * Worker-thread entry of a parallel scan (`scan.ts`, `diagnoseAll`): receives `{batch, items}`, items being
  * `{index, unit, adapter}` (the adapter by name), diagnoses each chat with its bytes dropped, and posts back
- * `{batch, results: [{index, outcome}]}` (each outcome without its adapter object, which cannot cross threads).
+ * `{batch, results: [{index, outcome}]}` (each outcome without its adapter object, which cannot cross threads,
+ * and without `snapshot.unit`, which the main thread already has).
  */
 import {parentPort, workerData} from 'node:worker_threads'
 import type {ChatUnit} from './formats/adapter.js'
@@ -22,6 +23,8 @@ async function diagnoseBatch({batch, items}: Batch): Promise<void> {
     }
     const outcome = await diagnoseUnit(m.unit, adapter, home, false, streamThreshold)
     if ('adapter' in outcome) delete (outcome as {adapter?: unknown}).adapter
+    // The unit came from the main thread, which puts it back: not cloned twice.
+    if ('snapshot' in outcome) delete (outcome.snapshot as {unit?: unknown}).unit
     results.push({index: m.index, outcome})
   }
   parentPort!.postMessage({batch, results})

@@ -114,7 +114,7 @@ export async function scanPaths(paths: string[], opts: ScanOptions): Promise<Sca
 // ---- parallel diagnosis (issue #7) -----------------------------------------------------------------------
 
 /** The main thread works alone for at least this long (ms) before it considers starting workers. */
-export const PARALLEL_AFTER_MS = 150
+export const PARALLEL_AFTER_MS = 50
 
 /** Workers start only when the chats left look like at least this much more work (ms, at the rate so far). */
 export const PARALLEL_PAYS_MS = 400
@@ -208,7 +208,10 @@ async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progres
       const small = mainBytes <= PARALLEL_MAX_CHAT_BYTES * Math.max(1, mainDone)
       if (after === 0 || (small && spent >= after && (spent / Math.max(1, mainDone)) * left() >= PARALLEL_PAYS_MS)) {
         pool = await WorkerPool.start(Math.min(maxWorkers, left() - 1), {home: opts.home, streamThreshold: threshold}, take, left, (i, r) => {
-          if ('report' in r) (r as ScannedChat).adapter = chats[i].adapter
+          if ('report' in r) {
+            ;(r as ScannedChat).adapter = chats[i].adapter
+            ;(r as ScannedChat).snapshot.unit = chats[i].unit // the worker leaves it out (the main thread has it)
+          }
           inWorkers++
           done(i, r)
         }, (items) => retry.push(...items), chats)
