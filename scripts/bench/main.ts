@@ -5,7 +5,7 @@
  * `bench-results/latest.md` (and a timestamped copy of each). Not part of `npm test`: timings depend on the
  * machine.
  *
- * Environment: `BENCH_SEED` (default 7), `BENCH_RUNS` (default 3), `BENCH_HUGE=1` adds the ~1 GiB run-state,
+ * Environment: `BENCH_SEED` (default 7), `BENCH_RUNS` (default 5), `BENCH_HUGE=1` adds the ~1 GiB run-state,
  * `BENCH_KEEP=1` keeps the generated inputs (their folder is printed).
  */
 import {spawnSync} from 'node:child_process'
@@ -16,7 +16,7 @@ import {REAL_CHATS, REALDATA, REPO_ROOT} from '../../test/helpers/fixtures.js'
 import {makeBig, makeFleet, makeFleetLinks, makeLarge, makeSalvage, type InputInfo} from './generate.js'
 
 const SEED = Number(process.env.BENCH_SEED ?? 7)
-const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 3))
+const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5))
 const HUGE = process.env.BENCH_HUGE === '1'
 const KEEP = process.env.BENCH_KEEP === '1'
 const MB = 1e6
@@ -97,20 +97,57 @@ function measure(input: InputInfo | {name: string; bytes: number}, tool: string,
 const node = process.execPath
 const scan = (dir: string, ...flags: string[]) => [BIN, 'scan', '--json', ...flags, dir]
 
+/** One command of an interleaved set: a row's tool name, command, arguments and options. */
+interface Spec {
+  tool: string
+  cmd: string
+  args: string[]
+  note?: string
+  env?: NodeJS.ProcessEnv
+}
+
+/**
+ * Runs the specs interleaved — run 1 of each, then run 2 of each, … — so a machine whose speed drifts (a shared
+ * box) slows all of them alike, and gives each spec's ratio to the first (the floor) as the median of the
+ * per-round ratios. Adds one row per spec.
+ */
+function measureInterleaved(input: InputInfo, specs: Spec[]): Row[] {
+  const times = specs.map(() => [] as number[])
+  const rss = specs.map(() => null as number | null)
+  const codes = specs.map(() => null as number | null)
+  for (let round = 0; round < RUNS; round++) {
+    specs.forEach((spec, k) => {
+      const r = runOnce(spec.cmd, spec.args, spec.cmd === process.execPath, spec.env)
+      times[k].push(r.seconds)
+      if (r.rss !== null) rss[k] = Math.max(rss[k] ?? 0, r.rss)
+      codes[k] = r.code
+    })
+  }
+  return specs.map((spec, k) => {
+    const row: Row = {input: input.name, tool: spec.tool, seconds: median(times[k]), runs: times[k], rssBytes: rss[k], bytes: input.bytes, exitCode: codes[k], ...(spec.note ? {note: spec.note} : {})}
+    row.ratioToFloor = median(times[k].map((t, i) => t / times[0][i]))
+    rows.push(row)
+    const mbps = row.bytes > 0 ? ` ${(row.bytes / MB / row.seconds).toFixed(0)} MB/s` : ''
+    console.log(`  ${input.name.padEnd(12)} ${spec.tool.padEnd(28)} ${row.seconds.toFixed(3)} s${mbps}  ×floor ${row.ratioToFloor.toFixed(2)}  RSS ${rss[k] === null ? '?' : (rss[k]! / MB).toFixed(0) + ' MB'}  exit ${codes[k]}`)
+    return row
+  })
+}
+
 function benchInput(input: InputInfo, opts: {jqEvery?: number; full?: boolean} = {}): void {
   // Warm the page cache (the targets are for a warm cache); not recorded.
   runOnce(node, [path.join(SCRIPTS, 'floor.js'), input.dir], true)
-  const floor = measure(input, 'floor (read + JSON.parse)', node, [path.join(SCRIPTS, 'floor.js'), input.dir])
-  const add = (r: Row) => (r.ratioToFloor = r.seconds / floor.seconds)
-  add(floor)
-  add(measure(input, 'chatdoctor scan --json', node, scan(input.dir)))
-  add(measure(input, 'chatdoctor scan --json, main thread only', node, scan(input.dir), {env: {CHATDOCTOR_WORKERS: '0'}, note: 'CHATDOCTOR_WORKERS=0: no worker threads (the default adds one per extra core once a scan runs long)'}))
-  add(measure(input, 'chatdoctor scan --json --quick', node, scan(input.dir, '--quick')))
-  add(measure(input, 'agents\' recovery loop', node, [path.join(SCRIPTS, 'recovery.js'), input.dir]))
+  const [floor] = measureInterleaved(input, [
+    {tool: 'floor (read + JSON.parse)', cmd: node, args: [path.join(SCRIPTS, 'floor.js'), input.dir]},
+    {tool: 'chatdoctor scan --json', cmd: node, args: scan(input.dir), env: {CHATDOCTOR_WORKERS: undefined}},
+    {tool: 'chatdoctor scan --json, main thread only', cmd: node, args: scan(input.dir), env: {CHATDOCTOR_WORKERS: '0'}, note: 'CHATDOCTOR_WORKERS=0: no worker threads (the default adds one per extra core once a scan runs long)'},
+    {tool: 'chatdoctor scan --json --quick', cmd: node, args: scan(input.dir, '--quick')},
+    {tool: "agents' recovery loop", cmd: node, args: [path.join(SCRIPTS, 'recovery.js'), input.dir]},
+  ])
   if (JQ) {
     const every = opts.jqEvery ?? 1
     const args = [path.join(SCRIPTS, 'jq-each.js'), ...(every > 1 ? ['--every', String(every)] : []), input.dir]
-    add(measure(input, 'jq empty (one call per file)', node, args, {runs: 1, scale: every > 1 ? every : undefined, note: every > 1 ? `1 run on every ${every}th chat, time ×${every}` : '1 run'}))
+    const r = measure(input, 'jq empty (one call per file)', node, args, {runs: 1, scale: every > 1 ? every : undefined, note: every > 1 ? `1 run on every ${every}th chat, time ×${every}` : '1 run'})
+    r.ratioToFloor = r.seconds / floor.seconds
   }
 }
 
@@ -253,7 +290,7 @@ const result = {
 function markdown(): string {
   const m = result.machine
   const lines = [
-    `Measured ${result.date.slice(0, 10)} on ${m.cores} × ${m.cpu}, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}; load average ${m.loadAverage.join(' ')} at start, ${m.loadAverageAtEnd.join(' ')} at end. Seed ${SEED}, median of ${RUNS} runs (start-up: ${Math.max(5, RUNS)}), warm page cache; whole bench ${result.durationSeconds} s.`,
+    `Measured ${result.date.slice(0, 10)} on ${m.cores} × ${m.cpu}, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}; load average ${m.loadAverage.join(' ')} at start, ${m.loadAverageAtEnd.join(' ')} at end. Seed ${SEED}, median of ${RUNS} runs (start-up: ${Math.max(5, RUNS)}), the tools of an input interleaved run by run, × floor the median of the per-run ratios; warm page cache; whole bench ${result.durationSeconds} s.`,
     '',
     '| input | tool | median s | MB/s | peak RSS MB | × floor | note |',
     '|---|---|---:|---:|---:|---:|---|',
