@@ -112,7 +112,9 @@ async function walk(dir: string, depth: number, adapters: readonly FormatAdapter
     }
     for (const unit of units) {
       if (onlyFile !== undefined && unit.files !== undefined && !unit.files.includes(onlyFile)) continue
-      if (unit.dir === dir && unit.members === undefined && lossy.size === 0) unit.listing = names
+      // A chat that is the whole folder (not a few files of it: those would each carry every name) keeps the
+      // listing, so the inventory does not list the folder again.
+      if (unit.dir === dir && unit.members === undefined && unit.files === undefined && lossy.size === 0) unit.listing = names
       if (seen.has(unit.path)) continue
       seen.add(unit.path)
       out.chats.push({unit, adapter})
