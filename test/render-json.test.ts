@@ -7,7 +7,9 @@ import {test} from 'node:test'
 import {jsonPieces, writeJson} from '../src/lib/render/json.js'
 import {buildReport} from '../src/lib/report.js'
 import {scanPaths} from '../src/lib/scan.js'
-import {cleanup, copyRealChat, REAL_CHATS, runCli, tempDir} from './helpers/fixtures.js'
+import {spawnSync} from 'node:child_process'
+import path from 'node:path'
+import {cleanup, copyRealChat, REAL_CHATS, REPO_ROOT, runCli, tempDir} from './helpers/fixtures.js'
 
 const same = (v: unknown, label: string) => assert.equal([...jsonPieces(v)].join(''), JSON.stringify(v, null, 2), label)
 
@@ -57,6 +59,27 @@ test('scan --json prints exactly JSON.stringify of the report it describes', () 
     const r = runCli(['scan', '--json', root])
     assert.equal(r.status, 0, r.stderr)
     assert.equal(r.stdout, JSON.stringify(JSON.parse(r.stdout), null, 2) + '\n')
+  } finally {
+    cleanup(root)
+  }
+})
+
+test('scan --json into a pipe whose reader is slow or gone: the whole report, or a quiet stop; exit status kept', () => {
+  const root = tempDir()
+  try {
+    // Enough chats for a report several times a pipe's 64 KiB buffer, so the writer has to wait for the reader.
+    for (let i = 0; i < 60; i++) copyRealChat(REAL_CHATS.small, root, undefined, `2026-01-01T00-00-${String(i).padStart(2, '0')}.000Z`)
+    const direct = runCli(['scan', '--json', root])
+    assert.equal(direct.status, 0, direct.stderr)
+    assert.ok(direct.stdout.length > 2 * 65536, `report of ${direct.stdout.length} chars`)
+    const bin = path.join(REPO_ROOT, 'bin', 'run.js')
+    const sh = (pipeline: string) => spawnSync('bash', ['-c', pipeline], {encoding: 'utf8', maxBuffer: 1 << 28, env: {...process.env, NO_COLOR: '1', SCAN_BIN: bin, SCAN_ROOT: root, NODE: process.execPath}})
+    const slow = sh('set -o pipefail; "$NODE" "$SCAN_BIN" scan --json "$SCAN_ROOT" | (sleep 1; cat)')
+    assert.equal(slow.status, 0, slow.stderr)
+    assert.equal(slow.stdout, direct.stdout)
+    const gone = sh('"$NODE" "$SCAN_BIN" scan --json "$SCAN_ROOT" | head -c 10; echo " scan-exit=${PIPESTATUS[0]}"')
+    assert.equal(gone.stdout, direct.stdout.slice(0, 10) + ' scan-exit=0\n')
+    assert.equal(gone.stderr, '', 'no error when the reader goes away')
   } finally {
     cleanup(root)
   }

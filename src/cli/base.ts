@@ -12,6 +12,7 @@ import type {ChalkInstance} from 'chalk'
 import {Command, Flags} from './oclif.js'
 import {usageErrorReport} from '../lib/report.js'
 import {writeJson} from '../lib/render/json.js'
+import {stdoutWriter} from './stdout.js'
 import os from 'node:os'
 
 /** Thrown for a usage error a command detects itself (exit 16). */
@@ -75,10 +76,11 @@ export abstract class BaseCommand extends Command {
   /**
    * Prints the `--json` report: the text of `JSON.stringify(json, null, 2)`, the same text oclif prints
    * without a JSON theme, minus oclif's token-by-token colourizer (which took most of the run time on large
-   * reports), written a chunk at a time instead of as one string (issue #7; `lib/render/json.ts`).
+   * reports), written a chunk at a time instead of as one string, with blocking writes (issue #7;
+   * `lib/render/json.ts`, `cli/stdout.ts`).
    */
   protected override logJson(json: unknown): void {
-    writeJson(json, (text) => process.stdout.write(text))
+    writeJson(json, stdoutWriter())
   }
 
   protected override async catch(err: CommandError & {exit?: number; oclif?: {exit?: number}}): Promise<unknown> {
