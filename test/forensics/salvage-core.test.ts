@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import {test} from 'node:test'
 import {locateEmbeddedRunStates, embeddedGenerationBytes, parseEmbeddedName} from '../../src/lib/formats/codebuff/embedded.js'
 import fc from 'fast-check'
-import {objectMembers, skipStringBody, skipValue, valueAt, INCOMPLETE} from '../../src/lib/json/walk.js'
+import {eachMember, keyIs, objectMembers, skipStringBody, skipValue, INCOMPLETE} from '../../src/lib/json/walk.js'
 import {salvageBytes, salvageJson} from '../../src/lib/salvage/index.js'
 
 const SPINE = ['s', 'm', 'h']
@@ -111,7 +111,7 @@ test('nothing to salvage: no object, a tear before the spine array, garbage befo
   assert.match(garbage.ok ? '' : garbage.reason, /not valid JSON/)
 })
 
-test('byte helpers: skipValue, objectMembers, valueAt', () => {
+test('byte helpers: skipValue, objectMembers, eachMember, keyIs', () => {
   const buf = b(DOC)
   assert.equal(skipValue(buf, 0, buf.length), buf.length)
   assert.equal(skipValue(buf, 0, buf.length - 1), INCOMPLETE)
@@ -119,11 +119,22 @@ test('byte helpers: skipValue, objectMembers, valueAt', () => {
   assert.equal(skipValue(b('12,'), 0, 3), 2)
   const top = objectMembers(buf, 0, buf.length)!
   assert.deepEqual(top.members.map((m) => m.key), ['s', 'out'])
-  const r = valueAt(buf, ['out', 'k'])!
-  assert.equal(buf.subarray(r[0], r[1]).toString(), 'true')
-  assert.equal(valueAt(buf, ['nope']), null)
-  // Duplicate keys resolve to the last, as JSON.parse does.
-  assert.equal(b('{"a":1,"a":2}').subarray(...valueAt(b('{"a":1,"a":2}'), ['a'])!).toString(), '2')
+  assert.equal(top.end, buf.length)
+  const out = top.members[1]
+  assert.equal(buf.subarray(out.valueStart, out.valueEnd).toString(), '{"k":true}')
+  assert.equal(objectMembers(buf, 0, buf.length - 1), null, 'an object cut before its end')
+  assert.equal(objectMembers(b('[1]'), 0, 3), null, 'not an object')
+  // Duplicate keys are listed as written (JSON.parse keeps the last).
+  assert.deepEqual(objectMembers(b('{"a":1,"a":2}'), 0, 13)!.members.map((m) => m.valueStart), [5, 11])
+  // eachMember visits each member once, in order, and stops on what its callback cannot skip.
+  const seen: string[] = []
+  const dup = b('{"a":1, "b" : [2] ,"c":{}}')
+  assert.equal(eachMember(dup, 0, dup.length, (k0, k1, v0) => (seen.push(dup.subarray(k0, k1).toString()), skipValue(dup, v0, dup.length))), dup.length)
+  assert.deepEqual(seen, ['"a"', '"b"', '"c"'])
+  assert.equal(eachMember(dup, 0, dup.length, () => INCOMPLETE), null)
+  // keyIs compares as JSON.parse reads keys: escapes decoded, near misses rejected.
+  const keys = b('"runState" "r\\u0075nState" "runStates" "runStat"')
+  assert.deepEqual([[0, 10], [11, 27], [28, 39], [40, 49]].map(([s0, s1]) => keyIs(keys, s0, s1, 'runState')), [true, true, false, false])
 })
 
 /** The reference string skip: one byte at a time, a backslash takes the next byte with it. */

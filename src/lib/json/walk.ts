@@ -126,14 +126,16 @@ export function decodeKey(buf: Uint8Array, keyStart: number, keyEnd: number): st
 }
 
 /**
- * The members of the object whose `{` is at `i`, in order. Returns null when the bytes are not an object or
- * end before it closes. A duplicated key appears as often as it is written (`JSON.parse` keeps the last).
+ * One pass over the members of the object whose `{` is at `i` (no copies, no decoding): calls
+ * `onMember(keyStart, keyEnd, valueStart)` for each (offsets of the key's opening quote, just after its
+ * closing quote, and of the value's first byte), which returns the offset just after the value it read or
+ * skipped, or `INCOMPLETE`. Returns the offset just after the object, or null when the bytes are not a whole
+ * object.
  */
-export function objectMembers(buf: Uint8Array, i: number, end: number): {members: MemberRange[]; end: number} | null {
+export function eachMember(buf: Uint8Array, i: number, end: number, onMember: (keyStart: number, keyEnd: number, valueStart: number) => number): number | null {
   if (buf[i] !== 0x7b) return null
-  const members: MemberRange[] = []
   i = skipWs(buf, i + 1, end)
-  if (i < end && buf[i] === 0x7d) return {members, end: i + 1}
+  if (i < end && buf[i] === 0x7d) return i + 1
   while (i < end) {
     if (buf[i] !== Q) return null
     const keyEnd = skipStringBody(buf, i + 1, end)
@@ -141,62 +143,43 @@ export function objectMembers(buf: Uint8Array, i: number, end: number): {members
     let j = skipWs(buf, keyEnd, end)
     if (buf[j] !== 0x3a) return null
     j = skipWs(buf, j + 1, end)
-    const valueEnd = skipValue(buf, j, end)
+    const valueEnd = onMember(i, keyEnd, j)
     if (valueEnd < 0) return null
-    members.push({key: decodeKey(buf, i, keyEnd), keyStart: i, keyEnd, valueStart: j, valueEnd})
     j = skipWs(buf, valueEnd, end)
     if (j >= end) return null
-    if (buf[j] === 0x7d) return {members, end: j + 1}
+    if (buf[j] === 0x7d) return j + 1
     if (buf[j] !== 0x2c) return null
     i = skipWs(buf, j + 1, end)
   }
   return null
+}
+
+/** True when the key whose quoted bytes are `buf[keyStart, keyEnd)` is `name`, as JSON.parse reads it. */
+export function keyIs(buf: Uint8Array, keyStart: number, keyEnd: number, name: string): boolean {
+  // A key written with escapes (`"r\\u0075nState"`) is decoded and compared; the rest compare as bytes (ASCII names).
+  for (let k = keyStart + 1; k < keyEnd - 1; k++) if (buf[k] === BS) return decodeKey(buf, keyStart, keyEnd) === name
+  if (keyEnd - keyStart - 2 !== name.length) return false
+  for (let k = 0; k < name.length; k++) if (buf[keyStart + 1 + k] !== name.charCodeAt(k)) return false
+  return true
+}
+
+/**
+ * The members of the object whose `{` is at `i`, in order, keys decoded. Returns null when the bytes are not
+ * an object or end before it closes. A duplicated key appears as often as it is written (`JSON.parse` keeps
+ * the last).
+ */
+export function objectMembers(buf: Uint8Array, i: number, end: number): {members: MemberRange[]; end: number} | null {
+  const members: MemberRange[] = []
+  const objectEnd = eachMember(buf, i, end, (keyStart, keyEnd, valueStart) => {
+    const valueEnd = skipValue(buf, valueStart, end)
+    if (valueEnd >= 0) members.push({key: decodeKey(buf, keyStart, keyEnd), keyStart, keyEnd, valueStart, valueEnd})
+    return valueEnd
+  })
+  return objectEnd === null ? null : {members, end: objectEnd}
 }
 
 /** The last member named `key` (the one `JSON.parse` keeps), or undefined. */
 export function lastMember(members: MemberRange[], key: string): MemberRange | undefined {
   for (let k = members.length - 1; k >= 0; k--) if (members[k].key === key) return members[k]
   return undefined
-}
-
-/**
- * The elements of the array whose `[` is at `i`, as `[start, end)` byte ranges. Returns null when the bytes
- * are not an array or end before it closes.
- */
-export function arrayElements(buf: Uint8Array, i: number, end: number): {elements: Array<[number, number]>; end: number} | null {
-  if (buf[i] !== 0x5b) return null
-  const elements: Array<[number, number]> = []
-  i = skipWs(buf, i + 1, end)
-  if (i < end && buf[i] === 0x5d) return {elements, end: i + 1}
-  while (i < end) {
-    const e = skipValue(buf, i, end)
-    if (e < 0) return null
-    elements.push([i, e])
-    const j = skipWs(buf, e, end)
-    if (j >= end) return null
-    if (buf[j] === 0x5d) return {elements, end: j + 1}
-    if (buf[j] !== 0x2c) return null
-    i = skipWs(buf, j + 1, end)
-  }
-  return null
-}
-
-/**
- * The byte range of the value at a path of object keys (the last occurrence of each key, as `JSON.parse`
- * resolves duplicates), starting from the value whose first byte is at `i`. Null when a step is missing or
- * not an object.
- */
-export function valueAt(buf: Uint8Array, path: readonly string[], i = skipWs(buf, 0, buf.length), end = buf.length): [number, number] | null {
-  let start = i
-  let stop = skipValue(buf, i, end)
-  if (stop < 0) return null
-  for (const key of path) {
-    const obj = objectMembers(buf, start, stop)
-    if (!obj) return null
-    const m = lastMember(obj.members, key)
-    if (!m) return null
-    start = m.valueStart
-    stop = m.valueEnd
-  }
-  return [start, stop]
 }

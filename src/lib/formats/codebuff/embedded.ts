@@ -4,7 +4,7 @@
  * `embedded` named `chat-messages.json#<message id>`; restoring one writes the exact bytes of that embedded
  * value, located here by a byte-level scan of the transcript (never a re-serialization of the parsed value).
  */
-import {decodeKey, INCOMPLETE, skipStringBody, skipValue, skipWs} from '../../json/walk.js'
+import {eachMember, INCOMPLETE, keyIs, skipValue, skipWs} from '../../json/walk.js'
 
 /** One embedded RunState: where its bytes sit in the transcript. */
 export interface EmbeddedRunState {
@@ -42,41 +42,6 @@ function decodeStringValue(buf: Uint8Array, start: number, end: number): string 
   } catch {
     return null
   }
-}
-
-/** True when the key whose quoted bytes are `buf[keyStart, keyEnd)` is `name` (ASCII), as JSON.parse reads it. */
-function keyIs(buf: Uint8Array, keyStart: number, keyEnd: number, name: string): boolean {
-  // A key written with escapes (`"r\\u0075nState"`) is decoded and compared; the rest compare as bytes.
-  for (let k = keyStart + 1; k < keyEnd - 1; k++) if (buf[k] === 0x5c) return decodeKey(buf, keyStart, keyEnd) === name
-  if (keyEnd - keyStart - 2 !== name.length) return false
-  for (let k = 0; k < name.length; k++) if (buf[keyStart + 1 + k] !== name.charCodeAt(k)) return false
-  return true
-}
-
-/**
- * One pass over the members of the object whose `{` is at `i`: calls `onMember(keyStart, keyEnd, valueStart)`
- * for each, which returns the offset just after the value it read or skipped (or `INCOMPLETE`). Returns the
- * offset just after the object, or null when the bytes are not a whole object.
- */
-function eachMember(buf: Uint8Array, i: number, end: number, onMember: (keyStart: number, keyEnd: number, valueStart: number) => number): number | null {
-  i = skipWs(buf, i + 1, end)
-  if (i < end && buf[i] === 0x7d) return i + 1
-  while (i < end) {
-    if (buf[i] !== 0x22) return null
-    const keyEnd = skipStringBody(buf, i + 1, end)
-    if (keyEnd < 0) return null
-    let j = skipWs(buf, keyEnd, end)
-    if (buf[j] !== 0x3a) return null
-    j = skipWs(buf, j + 1, end)
-    const valueEnd = onMember(i, keyEnd, j)
-    if (valueEnd < 0) return null
-    j = skipWs(buf, valueEnd, end)
-    if (j >= end) return null
-    if (buf[j] === 0x7d) return j + 1
-    if (buf[j] !== 0x2c) return null
-    i = skipWs(buf, j + 1, end)
-  }
-  return null
 }
 
 /**
