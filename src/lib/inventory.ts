@@ -131,11 +131,8 @@ export function readChatSync(unit: ChatUnit, adapter: FormatAdapter, opts: Inven
     const entry: FileEntry = {name, kind: kindOf(st), bytes: st.size, mtimeMs: st.mtimeMs}
     if (entry.kind === 'file' && adapter.wantsContent(name)) {
       try {
-        if (st.size > threshold) {
-          const r = classifyJsonFileSync(p)
-          if (r.classification.class === 'intact') entry.readError = `intact JSON of ${r.bytes} bytes, too large to parse for measuring (over ${threshold} bytes)`
-          else entry.streamed = {classification: r.classification, sha256: r.sha256}
-        } else entry.data = readFileSync(p)
+        if (st.size > threshold) streamInto(entry, p, threshold)
+        else entry.data = readFileSync(p)
       } catch (e) {
         entry.readError = (e as Error).message
       }
@@ -165,12 +162,7 @@ function readRegularFile(p: string, name: string, threshold: number, arena?: Rea
     const st = fstatSync(fd)
     if (!st.isFile()) return null
     const entry: FileEntry = {name, kind: 'file', bytes: st.size, mtimeMs: st.mtimeMs}
-    if (st.size > threshold) {
-      const r = classifyJsonFileSync(p)
-      if (r.classification.class === 'intact') entry.readError = `intact JSON of ${r.bytes} bytes, too large to parse for measuring (over ${threshold} bytes)`
-      else entry.streamed = {classification: r.classification, sha256: r.sha256}
-      return entry
-    }
+    if (st.size > threshold) return streamInto(entry, p, threshold)
     // The size the descriptor had when opened; a file that shrinks meanwhile gives fewer bytes.
     const data = arena ? arena.take(st.size) : Buffer.allocUnsafeSlow(st.size)
     let got = 0
@@ -186,4 +178,16 @@ function readRegularFile(p: string, name: string, threshold: number, arena?: Rea
   } finally {
     closeSync(fd)
   }
+}
+
+/**
+ * Classifies a file above the streaming threshold (`threshold` bytes) by streaming it, into `entry`: its
+ * verdict and sha256 as `streamed`, or, when it is intact, a `readError` (it cannot be parsed to be
+ * measured). Returns `entry`. Throws what reading the file throws.
+ */
+function streamInto(entry: FileEntry, p: string, threshold: number): FileEntry {
+  const r = classifyJsonFileSync(p)
+  if (r.classification.class === 'intact') entry.readError = `intact JSON of ${r.bytes} bytes, too large to parse for measuring (over ${threshold} bytes)`
+  else entry.streamed = {classification: r.classification, sha256: r.sha256}
+  return entry
 }
