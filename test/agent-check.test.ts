@@ -1,5 +1,5 @@
 /**
- * `check`, `bundle` and `inspect` on Claude Code, Codex and OpenCode (issues #8, #9), through the built CLI:
+ * `check`, `bundle` and `inspect` on Claude Code, Codex and OpenCode, through the built CLI:
  * OpenCode export files checked by PATH and by content (folders, bundles), OpenCode's own exports pass and
  * damaged ones fail with a readable finding; Claude Code / Codex sessions and OpenCode stores in folders and
  * bundles diagnosed with `format`; round trip session → bundle → check gives the scan verdict (also damaged
@@ -102,7 +102,7 @@ function copySessions(dir: string): Record<string, string> {
   return out
 }
 
-/** Damages copies of the session logs in the ways issue #8 lists (torn tail, NUL run, interleaved line). */
+/** Damages copies of the session logs in the ways the bug reports describe (torn tail, NUL run, interleaved line). */
 function damageSessions(s: Record<string, string>): void {
   const short = readFileSync(s['claude.short'])
   writeFileSync(s['claude.short'], cutAt(short, short.length - 120)) // torn tail

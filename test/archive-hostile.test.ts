@@ -1,5 +1,5 @@
 /**
- * Hostile archives (issue #4): entries that escape (`../`, absolute paths, symbolic and hard links pointing
+ * Hostile archives: entries that escape (`../`, absolute paths, symbolic and hard links pointing
  * outside) are refused with `archive-entry-escapes` (exit bit 8) while the rest is diagnosed; archives over
  * the caps are refused with `archive-too-large`; nothing is ever written, inside or outside the temp folder.
  */

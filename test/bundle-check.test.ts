@@ -1,5 +1,5 @@
 /**
- * `chatdoctor bundle` and `check` end to end (issue #4): round trip real chat dir → bundle → check gives the
+ * `chatdoctor bundle` and `check` end to end: round trip real chat dir → bundle → check gives the
  * same verdict as scanning the dir; manifest verification; manifest mtimes used for ranking; a redacted
  * bundle diagnoses the same (also damaged) and carries none of the original strings or paths.
  */

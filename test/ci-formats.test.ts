@@ -1,5 +1,5 @@
 /**
- * `check --format sarif|junit|github` and `--fail-on` (issue #4): SARIF validated against the official SARIF
+ * `check --format sarif|junit|github` and `--fail-on`: SARIF validated against the official SARIF
  * 2.1.0 schema (test/fixtures), JUnit parsed back, GitHub annotation lines counted against GitHub's caps.
  */
 import assert from 'node:assert/strict'

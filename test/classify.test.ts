@@ -1,5 +1,5 @@
 /**
- * The classifier as a spec (issue #2 "Classification"): every class and every reason code, each with its exact
+ * The classifier as a spec (): every class and every reason code, each with its exact
  * class, reasons and damage offset, on real Codebuff files damaged here, plus `JSON.parse` as an oracle for
  * the syntax scanner (it must accept exactly what `JSON.parse` accepts).
  */

@@ -31,7 +31,7 @@ before(() => {
   const ten = copyRealChat(REAL_CHATS.tenTurns, home)
   writeFileSync(path.join(ten, 'run-state.json'), cutAt(readFileSync(path.join(ten, 'run-state.json')), 5000))
   // Unrecoverable: the primary zero-filled and the transcript torn too (an intact transcript's embedded
-  // RunState copy would be a usable generation, issue #5).
+  // RunState copy would be a usable generation).
   const lost = copyRealChat(REAL_CHATS.small, home, CHATS, '2025-11-05T10-00-00.000Z')
   writeFileSync(path.join(lost, 'run-state.json'), zeroFill(readFileSync(path.join(lost, 'run-state.json'))))
   writeFileSync(path.join(lost, 'chat-messages.json'), cutAt(readFileSync(path.join(lost, 'chat-messages.json')), 3000))

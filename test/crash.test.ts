@@ -1,5 +1,5 @@
 /**
- * Crash injection for `repair` and `undo` (issue #6): every prefix of the real operation trace, under three
+ * Crash injection for `repair` and `undo`: every prefix of the real operation trace, under three
  * persistence models (test/helpers/crash-sim.ts), checked against the invariants of test/helpers/crash-suite.ts,
  * each state re-run to convergence. Then the same suite against deliberately broken write paths must fail.
  */

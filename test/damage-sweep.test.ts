@@ -1,9 +1,9 @@
 /**
- * Damage sweeps beyond the plain byte-cut sweep (test/sweep.test.ts), issue #6: NUL fill and NUL tails,
+ * Damage sweeps beyond the plain byte-cut sweep (test/sweep.test.ts), NUL fill and NUL tails,
  * block-aligned cuts (512 and 4096 bytes), a BOM, invalid UTF-8 at both ends, garbage 512-byte sectors,
  * concatenated documents, and property-based mutants (fast-check) over real run-states.
  *
- * The expected verdict of every mutant is derived here from the mutation applied and issue #2's rules (never
+ * The expected verdict of every mutant is derived here from the mutation applied and the classification rules (never
  * from the classifier): a proper prefix is `truncated` (`unexpected-end`, `torn-utf8` when the cut splits a
  * character, `nul-tail` when NULs pad it), a complete document with something after it is `corrupt`
  * (`nul-tail`, `trailing-garbage`, `concatenated`), a BOM is `corrupt` (`bom`), bytes the strict UTF-8

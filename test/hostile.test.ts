@@ -1,5 +1,5 @@
 /**
- * Hostile and unusual trees (issue #6): symbolic links (never followed out of the scanned root, never written
+ * Hostile and unusual trees: symbolic links (never followed out of the scanned root, never written
  * through), errors injected at every write of a repair (EACCES, EROFS, ENOSPC, EIO: tests run as root, where
  * chmod stops nothing), real permissions as an unprivileged user, very long paths, names that are not valid
  * UTF-8, a chat dir deleted mid-scan, a 0-byte transcript, two repairs of one chat at once, stale locks, an
@@ -555,7 +555,7 @@ const CORPUS: Convergence[] = [
   {name: 'missing', chat: REAL_CHATS.tenTurns, damage: (d) => unlinkSync(path.join(d, P))},
   {name: 'behind', chat: REAL_CHATS.tenTurns, damage: (d) => writeFileSync(path.join(d, P), readFileSync(path.join(d, 'run-state.json.bak')))},
   {name: 'placeholder', chat: REAL_CHATS.tenTurns, damage: rw(() => Buffer.from('{"output":{"type":"error","message":"Previous run state could not be restored."}}'))},
-  // Without the transcript (which holds embedded copies of the context: issue #5's generations), so that the
+  // Without the transcript (which holds embedded copies of the context: embedded generations), so that the
   // winner is a whole file: the backup, or none.
   {name: 'truncated, no temp, no transcript (bak wins)', chat: REAL_CHATS.tenTurns, damage: (d) => (noTranscript(d), unlinkSync(path.join(d, TEN_TURN_TEMP)), rw((b) => cutAt(b, 5000))(d))},
   {name: 'all generations torn, no transcript (unrecoverable)', chat: REAL_CHATS.tenTurns, damage: (d) => (noTranscript(d), [P, 'run-state.json.bak', TEN_TURN_TEMP].forEach((n) => rw((b) => cutAt(b, 1000), n)(d)))},

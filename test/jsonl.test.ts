@@ -1,6 +1,6 @@
 /**
  * Line-level classification (classify/jsonl.ts) and the JSONL repair planner (jsonl-repair.ts) on the real
- * public session logs, damaged here in every way issue #8 reports.
+ * public session logs, damaged here in every way the bug reports describe.
  */
 import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'

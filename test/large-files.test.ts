@@ -1,7 +1,7 @@
 /**
  * Run-states above V8's largest string (`buffer.constants.MAX_STRING_LENGTH`, about 512 MiB) cannot be decoded
- * to one string, so `JSON.parse` cannot judge them: issue #6 requires they be classified by streaming, with
- * bounded memory (`classifyJsonFile`, src/lib/classify/stream.ts, issue #7). This test writes a ~600 MB
+ * to one string, so `JSON.parse` cannot judge them: they must be classified by streaming, with
+ * bounded memory (`classifyJsonFile`, src/lib/classify/stream.ts). This test writes a ~600 MB
  * run-state (a real one with its message history grown), so it runs only with `CHATDOCTOR_LARGE=1`; the 1 GB
  * case belongs to `npm run bench`.
  */

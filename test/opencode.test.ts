@@ -1,5 +1,5 @@
 /**
- * OpenCode (issue #9): scan of the JSON tree (1.1.65) and the SQLite store (1.18.33) written by OpenCode
+ * OpenCode: scan of the JSON tree (1.1.65) and the SQLite store (1.18.33) written by OpenCode
  * itself, damaged copies of them, export checks, export from the tree, the repair planner.
  */
 import assert from 'node:assert/strict'

@@ -1,5 +1,5 @@
 /**
- * Issue #7 behaviour (not speed: speed is `npm run bench`): `scan --quick`, the parallel scan giving the same
+ * Performance behaviour (not speed: speed is `npm run bench`): `scan --quick`, the parallel scan giving the same
  * report as the sequential one, the progress bar's decision and its silence off a TTY / under --json.
  */
 import assert from 'node:assert/strict'

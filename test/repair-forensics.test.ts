@@ -1,5 +1,5 @@
 /**
- * `repair` with the forensics of issue #5, end to end through the built CLI: an embedded winner
+ * `repair` with the forensics of end to end through the built CLI: an embedded winner
  * (`chat-messages.json#<id>`) restored byte for byte; a torn transcript restored from an intact transcript
  * temp; `--salvage` (a salvaged torn generation used only when it covers more turns than every intact one,
  * borrowed keys reported per key); a `degraded` chat left alone by plain `repair` (exit bit 4, the option named)
@@ -148,7 +148,7 @@ function write(dir: string, name: string, data: Buffer | string, mtimeMs: number
   setMtime(path.join(dir, name), mtimeMs)
 }
 
-describe('repair with forensics (issue #5)', {concurrency: 3}, () => {
+describe('repair with forensics', {concurrency: 3}, () => {
   test('embedded winner: every run-state file torn, the newest embedded copy is written byte for byte', async () => {
     const sb = sandbox()
     try {
@@ -378,7 +378,7 @@ function promptIndex(history: RunState['sessionState']['mainAgentState']['messag
 }
 
 /**
- * issue #5's example: resumed after a failed load at turn 8, the new session knows turns 8–9 only; the
+ * The documented example: resumed after a failed load at turn 8, the new session knows turns 8–9 only; the
  * transcript has 9 turns, its embedded copies go up to turn 7.
  */
 function amnesiacChat(dir: string): void {

@@ -1,6 +1,6 @@
 /**
- * `repair` and `undo` on Claude Code and Codex session logs (issue #8) and on OpenCode's JSON tree and SQLite
- * store (issue #9), through the built CLI as a user runs it, on damaged copies of the real files in
+ * `repair` and `undo` on Claude Code and Codex session logs and on OpenCode's JSON tree and SQLite
+ * store, through the built CLI as a user runs it, on damaged copies of the real files in
  * shared/realdata (the originals are hashed before and after and must not change).
  *
  * Each reported damage kind is its own chat in one tree (several Claude Code sessions share one project

@@ -130,7 +130,7 @@ const SCENARIOS: Scenario[] = [
     turns: [10, 10],
   },
   {
-    name: "truncated primary, no temp: the transcript's embedded copy of turn 10 wins (issue #5)",
+    name: "truncated primary, no temp: the transcript's embedded copy of turn 10 wins",
     chat: REAL_CHATS.tenTurns,
     damage: (d) => {
       unlinkSync(path.join(d, TEN_TURN_TEMP))

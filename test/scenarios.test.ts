@@ -4,7 +4,7 @@
  * a normalised projection of the report with `test/scenarios/<name>.expect.json`.
  *
  * Regenerate the expect files with `UPDATE_EXPECT=1 npm test`, then review every changed value by hand against
- * the rules of issue #2: an expectation copied from buggy output is a defect. Every scenario also checks that
+ * the classification rules: an expectation copied from buggy output is a defect. Every scenario also checks that
  * the scan is read-only (tree hash with content and mtimes before = after) and that the exit status equals the
  * report's `exitCode`.
  */
@@ -96,7 +96,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'zero-filled-primary',
     // The 1-turn chat has no other run-state file, but its transcript's AI message embeds the turn-1 RunState
-    // (issue #5): that embedded copy wins.
+    //: that embedded copy wins.
     build(root) {
       rewrite(copyRealChat(SMALL, root), 'run-state.json', zeroFill)
       return [root]
@@ -206,7 +206,7 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: 'all-generations-torn',
-    // Every run-state file torn: the transcript's embedded copy of turn 10 (issue #5) wins; repairable.
+    // Every run-state file torn: the transcript's embedded copy of turn 10 wins; repairable.
     build(root) {
       const dir = copyRealChat(TEN, root)
       for (const f of ['run-state.json', 'run-state.json.bak', TEN_TURN_TEMP]) rewrite(dir, f, half)

@@ -1,5 +1,5 @@
 /**
- * Start-up (issue #7): which modules a command loads before it does any work. Not timed (speed belongs in
+ * Start-up: which modules a command loads before it does any work. Not timed (speed belongs in
  * `npm run bench`): a heavy import that creeps back onto the path of `scan`, `--help` or `check` fails here.
  * Also the start-up check of @oclif/core's package index that bin/run.js keeps (a deleted current directory).
  */

@@ -1,5 +1,5 @@
 /**
- * The byte-cut sweep of issue #2: real Codebuff files cut at EVERY byte offset (files up to ~64 KB; a seeded
+ * The byte-cut sweep of real Codebuff files cut at EVERY byte offset (files up to ~64 KB; a seeded
  * sample of offsets for larger ones), compact and pretty, plus copies with multi-byte text and escapes
  * inserted. No proper prefix other than the whole document minus trailing whitespace is ever `intact`, and
  * every cut gets exactly the verdict the rules give:

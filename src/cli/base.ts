@@ -56,7 +56,7 @@ export abstract class BaseCommand extends Command {
 
   /**
    * A chalk instance for stdout, honouring --no-color, NO_COLOR, TERM=dumb and non-TTY output. chalk is loaded
-   * here, on first use, so `--json` runs never load it (issue #7: start-up).
+   * here, on first use, so `--json` runs never load it (start-up).
    */
   protected async chalkFor(flag: boolean | undefined): Promise<ChalkInstance> {
     const {makeChalk, useColor} = await import('../lib/render/style.js')
@@ -76,8 +76,7 @@ export abstract class BaseCommand extends Command {
   /**
    * Prints the `--json` report: the text of `JSON.stringify(json, null, 2)`, the same text oclif prints
    * without a JSON theme, minus oclif's token-by-token colourizer (which took most of the run time on large
-   * reports), written a chunk at a time instead of as one string, with blocking writes (issue #7;
-   * `lib/render/json.ts`, `cli/stdout.ts`).
+   * reports), written a chunk at a time instead of as one string, with blocking writes (`lib/render/json.ts`, `cli/stdout.ts`).
    */
   protected override logJson(json: unknown): void {
     writeJson(json, stdoutWriter())

@@ -1,7 +1,7 @@
 /**
  * The parts of `@oclif/core` the commands use, each loaded by its own subpath with `require`.
  *
- * Why not `import {Command, Flags, Args} from '@oclif/core'` (issue #7, start-up): the package index also loads
+ * Why not `import {Command, Flags, Args} from '@oclif/core'` (start-up): the package index also loads
  * help, semver and an engine check no command needs, and an ESM `import` of a CommonJS file makes Node scan
  * that file's source for its export names first (cjs-module-lexer), which on the start-up path costs more than
  * the modules themselves. `require` gives the very same module objects oclif uses internally (one CommonJS

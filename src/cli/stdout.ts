@@ -1,5 +1,5 @@
 /**
- * Blocking writes to stdout for the `--json` report (issue #7). When stdout is a pipe, Node's
+ * Blocking writes to stdout for the `--json` report. When stdout is a pipe, Node's
  * `process.stdout.write` queues what the reader has not taken yet in memory (measured: +90 MB for a
  * 5,000-chat report piped to another process), because the report is written in one synchronous go. Writing
  * to the file descriptor directly, waiting while the pipe is full, keeps at most one chunk in memory.

@@ -57,7 +57,7 @@ unreadable PATH or a refused archive entry), plus 2 for any chat whose worst fin
     const report = buildReport({command: 'check', version: this.config.version, chats, skipped: result.skipped, errors, exitCode: checkExitCode(chats, errors, failOn)})
     const input: CiInput = {report, chats: result.chats, errors: result.errors, cwd: process.cwd(), failOn}
     const format = this.jsonEnabled() ? 'json' : flags.format
-    // Each renderer (and chalk) is loaded only when its format is asked for (issue #7: start-up).
+    // Each renderer (and chalk) is loaded only when its format is asked for (start-up).
     let text: string | null = null
     if (format === 'json') text = JSON.stringify(report, null, 2)
     else if (format === 'sarif') text = JSON.stringify((await import('../lib/render/sarif.js')).renderSarif(input), null, 2)

@@ -10,7 +10,7 @@
  * 4. durable write of the exact planned bytes over the primary (temp, fsync, rename, fsync dir, verify);
  * 5. release the lock and put the chat dir's own mtime back (within 1 ms).
  *
- * Issues #8/#9 add two actions. `rewrite` (a JSONL session log's repaired bytes) is written like a `restore`,
+ * Session formats add two actions. `rewrite` (a JSONL session log's repaired bytes) is written like a `restore`,
  * after one more size/mtime check of the log right before the write, and the log's own mtime is put back.
  * `move` (a damaged file of OpenCode's JSON tree) is, in step 3, a hard link (or fsynced copy) into the
  * evidence folder, verified by sha256; in step 4, after the same last check, an unlink of the original and an

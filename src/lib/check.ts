@@ -106,7 +106,7 @@ async function sniffExport(file: string): Promise<boolean> {
 }
 
 /**
- * Diagnoses one `opencode export` file on disk as a chat (issue #9). An unreadable file is an operational
+ * Diagnoses one `opencode export` file on disk as a chat. An unreadable file is an operational
  * error. Reads the file whole (an export is one JSON document).
  */
 async function checkExportFile(file: string, opts: CheckOptions, result: CheckResult): Promise<void> {
@@ -301,7 +301,7 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
     return kept
   }
 
-  /** `opencode export` files directly in the folder `dirPath`, found by content (issue #9). */
+  /** `opencode export` files directly in the folder `dirPath`, found by content. */
   const diagnoseExports = (dirPath: string, mtimes: Map<string, number>) => {
     const d = tree.get(dirPath)!
     for (const [name, m] of [...d.entries.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {

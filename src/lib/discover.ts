@@ -1,7 +1,7 @@
 /**
  * Discovery: from the user's PATHs (or each adapter's default roots) to the chat dirs to diagnose.
  *
- * Rules (issue #2): a directory is a chat dir when an adapter recognises it; otherwise the search goes below
+ * Rules: a directory is a chat dir when an adapter recognises it; otherwise the search goes below
  * it, never following symbolic links, up to `MAX_DEPTH` levels, skipping dot-folders other than the agents'
  * own roots (`.config/manicode*`, `.claude`, `.codex`, `.local/share/opencode`) and `node_modules`. A chat
  * reached twice (same real path) is reported once. Read-only: only `readdir`, `lstat`, `realpath`.
@@ -87,7 +87,7 @@ async function walk(dir: string, depth: number, adapters: readonly FormatAdapter
   let entries
   try {
     // Synchronous: thousands of chat dirs are listed one after another, and an async call's thread-pool round
-    // trip cost more than the listing itself (issue #7).
+    // trip cost more than the listing itself.
     entries = readdirSync(dir, {withFileTypes: true})
   } catch (e) {
     out.errors.push({path: dir, message: errMessage(e)})

@@ -32,7 +32,7 @@ export const FINDING_KINDS = {
   'unknown-file': {severity: 'info', description: 'A file the format does not know; listed, never touched.'},
   'unreadable': {severity: 'error', description: 'A file could not be read (permission or I/O error).'},
   'chat-id-nonstandard': {severity: 'info', description: "The chat dir's name does not follow the agent's id pattern."},
-  // OpenCode (issue #9): sessions spread over a JSON tree or database rows, and `opencode export` files.
+  // OpenCode: sessions spread over a JSON tree or database rows, and `opencode export` files.
   'message-damaged': {severity: 'error', description: "A message file is truncated, empty, zero-filled or corrupt: the agent cannot open the session, and the message's parts are lost with it."},
   'part-damaged': {severity: 'error', description: 'A part file (text, tool call, step) is truncated, empty, zero-filled or corrupt: the agent cannot open the session.'},
   'orphan-parts': {severity: 'warning', description: 'Parts whose message is gone: the agent never reads them, so their context is lost.'},
@@ -47,12 +47,12 @@ export const FINDING_KINDS = {
   'duplicate-id': {severity: 'error', description: 'A message or part id occurs more than once in a session.'},
   'role-order': {severity: 'error', description: 'Messages are out of id order, or the session does not start with a user message.'},
   'part-link': {severity: 'error', description: "A part's messageID or sessionID, or a message's sessionID, does not name the record that holds it."},
-  // ---- forensics (issue #5)
+  // ---- forensics
   'context-amnesia': {severity: 'error', description: "The agent's memory was replaced by a new session (traceSessionId break, prompts starting after turn 1 with no summary, or the loader's placeholder saved): earlier turns are missing from its context."},
   'compaction-wipe': {severity: 'warning', description: 'The history was compacted into an empty summary (Codebuff #1166): the agent remembers nothing of the turns before it.'},
   'salvage-available': {severity: 'info', description: 'A torn generation still holds complete messages that a salvage would keep byte-identical (`repair --salvage`).'},
   'meta-stale': {severity: 'info', description: 'The chat-meta.json sidecar no longer matches the transcript size/mtime; the agent recomputes it.'},
-  // Session logs (JSONL: Claude Code, Codex; issue #8).
+  // Session logs (JSONL: Claude Code, Codex).
   'session-truncated': {severity: 'error', description: "The session log's final line is a torn record (a crash mid-append); the agent loses it or shows a blank chat."},
   'session-corrupt': {severity: 'error', description: 'Lines of the session log are damaged (NUL runs, interleaved, torn or split records, bad encoding); the agent skips them or stops there.'},
   'missing-header': {severity: 'error', description: "The session log does not start with the agent's header record (Codex: session_meta); the agent refuses or hides the session."},
@@ -61,7 +61,7 @@ export const FINDING_KINDS = {
   'loader-refuses': {severity: 'error', description: "The agent's loader refuses the session as it is (e.g. Codex: a BOM before the header, bad UTF-8 anywhere, the last paginated record without its ordinal)."},
   'compressed-damaged': {severity: 'warning', description: 'A compressed generation (Codex .jsonl.zst) cannot be decoded or its log is damaged.'},
   'session-live': {severity: 'warning', description: 'The session file changed while it was read: the agent is probably writing it. Repair leaves it alone.'},
-  // Bundles and `check` (issue #4).
+  // Bundles and `check`.
   'archive-entry-escapes': {severity: 'error', description: 'An archive entry names a path outside the archive (../, an absolute path, a link pointing outside); refused, never read.'},
   'archive-too-large': {severity: 'error', description: 'An archive exceeds the entry or uncompressed-size cap (--max-entries, --max-bytes); nothing in it was diagnosed.'},
   'archive-unreadable': {severity: 'error', description: 'A bundle is not a readable .tar, .tar.gz/.tgz or .zip archive.'},

@@ -1,5 +1,5 @@
 /**
- * The forensic picture `inspect` adds for the agents other than Codebuff (issues #8, #9):
+ * The forensic picture `inspect` adds for the agents other than Codebuff:
  *
  * - Claude Code and Codex session logs: every damaged line (1-based line number, byte offset and length,
  *   reasons), the byte changes a repair would make (`jsonl-repair.ts`, the same plan `repair` writes), whether

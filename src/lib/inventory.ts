@@ -3,7 +3,7 @@
  * needs). The only step of a scan that reads file contents. Read-only; never follows symbolic links.
  *
  * Uses synchronous calls: a scan reads one chat after another, and on a fleet of thousands of small chats the
- * thread-pool round trip of each async call cost more than the read itself (issue #7, measured: about half of
+ * thread-pool round trip of each async call cost more than the read itself (measured: about half of
  * the wall time idle).
  */
 import {constants} from 'node:buffer'
@@ -32,7 +32,7 @@ export async function readChat(unit: ChatUnit, adapter: FormatAdapter, opts: Inv
 /**
  * Files larger than this (bytes) are classified by streaming instead of being read whole: V8 cannot make a
  * string longer than `buffer.constants.MAX_STRING_LENGTH` (about 512 MiB), so they could not be decoded and
- * parsed anyway (issue #7).
+ * parsed anyway.
  */
 export const STREAM_THRESHOLD_BYTES = constants.MAX_STRING_LENGTH
 
@@ -47,7 +47,7 @@ export interface InventoryOptions {
 }
 
 /**
- * Reusable memory for the bytes of one chat at a time (issue #7). Fresh buffers cost a page fault per 4 KiB
+ * Reusable memory for the bytes of one chat at a time. Fresh buffers cost a page fault per 4 KiB
  * on first touch — ~12 µs each on the benchmark VM, more than reading the bytes — and threads of one process
  * fault under one lock, so two scan threads reading into fresh buffers ran slower than one. Reading every
  * chat into the same, already touched memory avoids both. Only for scans that drop each chat's bytes once it
@@ -146,7 +146,7 @@ export function readChatSync(unit: ChatUnit, adapter: FormatAdapter, opts: Inven
 /**
  * Opens `p` without following a symbolic link and without blocking on a FIFO, and when it is a regular file
  * returns its entry: size and mtime from the open descriptor (no separate `lstat`: a syscall per file saved,
- * ~20 µs each here; issue #7) and its bytes (in `arena` when given), or its streamed verdict above
+ * ~20 µs each here) and its bytes (in `arena` when given), or its streamed verdict above
  * `threshold` bytes. Returns null
  * for anything else (a link, a folder, a FIFO, a name that is gone, cannot be opened or read), and the caller
  * takes the `lstat` path, which says what it is or why it cannot be read.

@@ -1,8 +1,8 @@
 /**
- * The repair planner for JSONL session logs (Claude Code, Codex; issue #8). Pure: bytes in, repaired bytes and
+ * The repair planner for JSONL session logs (Claude Code, Codex). Pure: bytes in, repaired bytes and
  * the list of changes out; writes nothing (the repair command writes the result through `fsio/`).
  *
- * The only byte changes it makes (issue #8 "Repair"):
+ * The only byte changes it makes ():
  * - `drop-torn-tail`: remove the cut final line;
  * - `strip-nul`: remove NUL runs (a line of only NULs is removed with its line ending);
  * - `strip-bom`: remove a UTF-8 BOM in front of a record (Codex refuses a BOM before its header; peer-formats §3.6);

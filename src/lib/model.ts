@@ -50,7 +50,7 @@ export type FileClass = (typeof CLASSES)[number]
  * `fresh-chat`.
  * Access: `unreadable` (the file could not be read: permission, I/O error), `not-a-file` (the name is a
  * symbolic link, a folder or a special file: never read, never replaced).
- * Line level (JSONL session logs, issue #8; counted per line): `torn-tail` (the final line is a cut record),
+ * Line level (JSONL session logs, counted per line): `torn-tail` (the final line is a cut record),
  * `torn-interior` (an earlier line is a cut record or a fragment), `interleaved-line` (a cut record and the next
  * record, or two records, on one line), `split-record` (one record spread over several lines by raw line
  * breaks), `lone-surrogate` (a `\uD800`–`\uDFFF` escape without its other half); `bom`, `invalid-utf8`,
@@ -86,9 +86,9 @@ export type Severity = (typeof SEVERITIES)[number]
 
 /**
  * Chat verdicts. `degraded` (exit bit 4): the agent loads the chat, but part of its context is missing:
- * the winning generation is usable but amnesiac (a new session replaced the agent's memory, issue #5; plain
+ * the winning generation is usable but amnesiac (a new session replaced the agent's memory, plain
  * `repair` leaves it), or the session's structure lost part of the context (e.g. an OpenCode completed tool
- * part without its output, a message whose parts are gone, issue #9).
+ * part without its output, a message whose parts are gone).
  */
 export const STATUSES = ['healthy', 'repairable', 'unrecoverable', 'degraded'] as const
 export type ChatStatus = (typeof STATUSES)[number]
@@ -138,7 +138,7 @@ export interface ContextMeasure {
   traceSessionId: string | null
   /** True when the history ends in the interruption note (the last turn is partial). */
   interrupted: boolean
-  // Session logs (Claude Code, Codex; issue #8). Counts over the complete records of the file.
+  // Session logs (Claude Code, Codex). Counts over the complete records of the file.
   /** User turns in the file as written (real prompts, not tool results or injected context). */
   userTurns?: number
   /** Assistant messages (Claude Code: distinct `message.id`; Codex: `agent_message` events or assistant messages). */
@@ -160,7 +160,7 @@ export interface ContextMeasure {
 }
 
 /**
- * Line-level facts of a JSONL session log (issue #8): LF-separated lines, a single CR before the LF part of the
+ * Line-level facts of a JSONL session log: LF-separated lines, a single CR before the LF part of the
  * line ending. Counts are of physical lines (the empty piece after a final LF is not a line).
  */
 export interface LineCounts {
@@ -201,11 +201,11 @@ export interface Generation {
   measure?: ContextMeasure
   /** JSONL session logs only: per-line counts and reasons. */
   lines?: LineCounts
-  /** What a salvage of this torn generation would recover (issue #5); absent when nothing is salvageable. */
+  /** What a salvage of this torn generation would recover; absent when nothing is salvageable. */
   salvage?: SalvageReport
 }
 
-// ---- forensics (issue #5) -------------------------------------------------------------------------------
+// ---- forensics -------------------------------------------------------------------------------
 
 /** A member cut off by a tear and filled from a donor generation. */
 export interface BorrowedKeyReport {
@@ -258,7 +258,7 @@ export interface TranscriptRestore {
   sha256: string | null
 }
 
-/** The amnesia diagnosis of a chat (issue #5): what the agent's memory lacks and what could restore it. */
+/** The amnesia diagnosis of a chat: what the agent's memory lacks and what could restore it. */
 export interface AmnesiaReport {
   /** The amnesiac generation (the primary). */
   file: string
@@ -335,7 +335,7 @@ export interface ChatReport {
   ranking: RankEntry[]
   /** `check`: the bundle (archive) the chat was read from, home as `~`; absent for chat dirs on disk. */
   bundle?: string
-  /** Set when the transcript is torn and an intact transcript temp can replace it (issue #5). */
+  /** Set when the transcript is torn and an intact transcript temp can replace it. */
   transcriptRestore?: TranscriptRestore
   /** Set when the agent's memory is amnesiac (status `degraded`, or a placeholder primary). */
   amnesia?: AmnesiaReport
@@ -347,7 +347,7 @@ export interface ChatReport {
   repair?: ChatRepair
 }
 
-// ---- repair (issue #3) -----------------------------------------------------------------------------------
+// ---- repair -----------------------------------------------------------------------------------
 
 /**
  * Kinds of repair action. `preserve`: keep a file as evidence before it is replaced (`to` is its name inside
@@ -355,7 +355,7 @@ export interface ChatReport {
  * chat dir's own mtime back (`to` is `.`), so the agent's "newest chat" choice does not change. A `restore`
  * writes a file's bytes (`from` is its name), an embedded copy's (`from` `chat-messages.json#<id>`), a transcript
  * temp's (`to` `chat-messages.json`) or salvaged bytes (`from` `salvage:<torn file>`, `repair --salvage`).
- * Issues #8/#9: `rewrite`: write the repaired bytes of a JSONL session log (`from` the generation repaired,
+ * `rewrite`: write the repaired bytes of a JSONL session log (`from` the generation repaired,
  * `to` the log the agent reads; `changes` lists every byte change); `move`: move a damaged file of OpenCode's
  * JSON tree out of the tree into the evidence folder (`from` its path below the data dir, `to` its name inside
  * the evidence folder, `sha256` of the bytes moved).
@@ -375,7 +375,7 @@ export interface ActionReport {
   evidence: string | null
   /** (`restore` of salvaged bytes, `repair --salvage`) Members the tear cut off, each copied from a donor generation. */
   keysBorrowed?: BorrowedKeyReport[]
-  /** (`rewrite`) Every byte change of the JSONL repair, in line order (issue #8). */
+  /** (`rewrite`) Every byte change of the JSONL repair, in line order. */
   changes?: LineChangeReport[]
   /** (`move`) Why the file leaves the tree: `damaged-session`, `damaged-message`, `damaged-part`, `parts-of-damaged-message`. */
   why?: string
@@ -401,7 +401,7 @@ export interface LineChangeReport {
   relink?: {from: string; to: string}
 }
 
-/** (OpenCode JSON tree, issue #9) What a session loses by a repair that moves files out of the tree. Ids and counts only. */
+/** (OpenCode JSON tree) What a session loses by a repair that moves files out of the tree. Ids and counts only. */
 export interface TreeLossReport {
   /** Message ids whose file moves out (with all their parts). */
   messages: string[]
@@ -434,7 +434,7 @@ export interface ChatRepair {
   /** The command that undoes this repair; null when nothing was written. */
   undo: string | null
   warnings: string[]
-  /** (issues #8/#9) The status a scan gives the chat once the planned actions are done. */
+  /** The status a scan gives the chat once the planned actions are done. */
   statusAfter?: ChatStatus
   /** (OpenCode JSON tree) What the session loses by the repair. */
   lost?: TreeLossReport

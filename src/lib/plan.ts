@@ -6,10 +6,10 @@
  * The agent context (`run-state.json`), for a chat that needs it:
  * 1. `preserve` the primary (when it exists) into the evidence folder;
  * 2. `restore` the chosen generation's exact bytes as the primary (never parsed and re-serialized): the
- *    winner of a `repairable` chat (a file, or an embedded copy `chat-messages.json#<id>`, issue #5); with
+ *    winner of a `repairable` chat (a file, or an embedded copy `chat-messages.json#<id>`); with
  *    `--salvage`, a salvaged torn generation that covers more turns than every intact candidate; with
  *    `--restore-from`, the generation the user named (e.g. the source of a `degraded` chat's missing turns).
- * The transcript (issue #5): when the scan names an intact transcript temp for a torn `chat-messages.json`
+ * The transcript: when the scan names an intact transcript temp for a torn `chat-messages.json`
  * (`transcriptRestore`), `preserve` and `restore` it the same way. Then, when anything is restored:
  * 3. `restore-mtime` of the chat dir, so the agent's "newest chat" choice (Codebuff `--continue`) is unchanged.
  * Healthy, unrecoverable and degraded chats get no actions unless an option or a transcript restore asks.
@@ -45,9 +45,9 @@ export interface PlannedAction {
   mtimeMs?: number
   /** `restore` of salvaged bytes: the members the tear cut off, each taken from a donor generation. */
   keysBorrowed?: BorrowedKeyReport[]
-  /** `rewrite` (issue #8): the byte changes of the JSONL repair; `mtimeMs` is then the log's own mtime to put back. */
+  /** `rewrite`: the byte changes of the JSONL repair; `mtimeMs` is then the log's own mtime to put back. */
   changes?: LineChangeReport[]
-  /** `move` (issue #9): why the file leaves the tree. */
+  /** `move`: why the file leaves the tree. */
   why?: string
 }
 
@@ -71,7 +71,7 @@ export interface ChatPlan {
   /** For a chat left as it is on purpose (a `degraded` chat under plain `repair`): what would change it, in words. */
   advice?: string
   /**
-   * Issues #8/#9, for formats that keep several chats in one folder (a Claude Code project dir, OpenCode's
+   * for formats that keep several chats in one folder (a Claude Code project dir, OpenCode's
    * data dir): the name of this chat's own subfolder of the evidence folder, `.chatdoctor/<repairId>/<name>/`.
    */
   evidenceSub?: string

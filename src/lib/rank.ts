@@ -1,7 +1,7 @@
 /**
  * Ranking of usable candidates (intact generations of the agent context), format-independent.
  *
- * Order (issue #2): higher N first; then the later `sentAt` of the newest prompt; then the longer message
+ * Order: higher N first; then the later `sentAt` of the newest prompt; then the longer message
  * history; then the newer file mtime; then the byte-wise file name comparison, descending (so equal mtimes on
  * coarse filesystems stay deterministic).
  */

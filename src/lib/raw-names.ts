@@ -2,7 +2,7 @@
  * Names that are not valid UTF-8. Linux allows any bytes in a name; Node lists names as UTF-8 strings, turning
  * bad bytes into U+FFFD, so such an entry cannot be opened under the name Node gives it. Discovery and the
  * inventory use this to show such names escaped (`printableName`: `\xNN`) and never touch them. Read-only;
- * synchronous like the inventory (issue #7).
+ * synchronous like the inventory.
  */
 import {readdirSync} from 'node:fs'
 

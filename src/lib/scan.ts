@@ -18,11 +18,11 @@ export interface ScanOptions {
   /**
    * Keep the bytes read (`snapshot.files[].data`) in the result. Default true (`repair` writes the exact bytes
    * of a generation). `scan` passes false: each chat's bytes are dropped once it is diagnosed, so memory stays
-   * about one chat's worth instead of the whole fleet's (issue #7).
+   * about one chat's worth instead of the whole fleet's.
    */
   keepData?: boolean
   /**
-   * Parallel diagnosis (issue #7): at most this many worker threads diagnose chats beside the main thread.
+   * Parallel diagnosis: at most this many worker threads diagnose chats beside the main thread.
    * Default: `workerLimit(env)` (one per core beyond the first; `CHATDOCTOR_WORKERS` overrides). Used only
    * when `keepData` is false and the default adapters are in use.
    */
@@ -111,7 +111,7 @@ export async function scanPaths(paths: string[], opts: ScanOptions): Promise<Sca
   return result
 }
 
-// ---- parallel diagnosis (issue #7) -----------------------------------------------------------------------
+// ---- parallel diagnosis -----------------------------------------------------------------------
 
 /** The main thread works alone for at least this long (ms) before it considers starting workers. */
 export const PARALLEL_AFTER_MS = 50
@@ -124,7 +124,7 @@ export const PARALLEL_PAYS_MS = 400
  * multi-MB chat is mostly first touches of fresh memory (each file's decoded string and parsed value), and on
  * the benchmark VM page faults do not run in parallel (measured: two threads, or two processes, each touching
  * 500 MB of fresh memory take twice as long as one alone), so a second thread only added memory there
- * (issue #7; README "Performance").
+ * (README "Performance").
  */
 export const PARALLEL_MAX_CHAT_BYTES = 4 * 2 ** 20
 

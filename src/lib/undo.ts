@@ -8,7 +8,7 @@
  * pre-repair bytes are written durably (or, where the repair created the file, it is removed). The chat dir's
  * own mtime is put back afterwards.
  *
- * Issues #8/#9: a `rewrite` is undone like a `restore` (its mtime too). A `move` (a file the repair moved out of
+ * a `rewrite` is undone like a `restore` (its mtime too). A `move` (a file the repair moved out of
  * OpenCode's tree) is undone by writing the evidence copy's bytes back at its place, durably, with its mode and
  * times; the folders that lost a file get their recorded mtimes back (`dirTimes`). A moved file that is back in
  * place with its moved bytes is `already-undone`; one that is back with other bytes (OpenCode wrote a new file

@@ -1,5 +1,5 @@
 /**
- * The byte-cut salvage sweep (issue #5 "Tests"): real run states cut at every offset (files up to ~64 KB) or at
+ * The byte-cut salvage sweep (): real run states cut at every offset (files up to ~64 KB) or at
  * a seeded sample of offsets (the 5.5 MB one), with copies carrying multi-byte text and escapes in every
  * message text. At every cut: the salvaged message count equals the number of messages whose closing brace
  * lies before the cut, the kept bytes are the original's, and @streamparser/json (an independent streaming

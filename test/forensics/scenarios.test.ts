@@ -1,5 +1,5 @@
 /**
- * Forensics scenarios (issue #5): embedded-copy recovery, salvage figures, each amnesia pattern, torn
+ * Forensics scenarios: embedded-copy recovery, salvage figures, each amnesia pattern, torn
  * transcript, stale sidecar, each with its expected report. Built from the real 10-turn and 180-turn chats.
  */
 import assert from 'node:assert/strict'

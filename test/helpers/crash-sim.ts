@@ -1,5 +1,5 @@
 /**
- * Crash-state construction (issue #6; prior-art.md §2: SQLite's test VFS `src/test6.c`, ALICE, CrashMonkey).
+ * Crash-state construction (prior-art.md §2: SQLite's test VFS `src/test6.c`, ALICE, CrashMonkey).
  *
  * Given the tree a run started from (`snapshotTree`) and the operation trace the `RecordingFileSystem` seam
  * recorded, `crashStates` builds, for every prefix of the trace's mutating operations, the on-disk states a

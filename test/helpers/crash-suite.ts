@@ -1,5 +1,5 @@
 /**
- * The crash suite for `repair` and `undo` (issue #6): run one through the recording seam, build every crash
+ * The crash suite for `repair` and `undo`: run one through the recording seam, build every crash
  * state of its trace (`crash-sim.ts`), and for each state check the invariants, then re-run the command on the
  * real file system and check that it converges.
  *

@@ -1,7 +1,7 @@
 /**
  * A preload (`node --import <this file>`) that records every module a process loads, one per line, in the file
  * named by `CHATDOCTOR_TRACE_MODULES`: ES modules as `file:` URLs (through a resolve hook) and CommonJS files
- * as absolute paths (through `Module._load`). For the start-up tests (issue #7), which check what a command
+ * as absolute paths (through `Module._load`). For the start-up tests, which check what a command
  * loads, not how long it takes.
  */
 import {appendFileSync} from 'node:fs'

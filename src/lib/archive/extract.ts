@@ -1,7 +1,7 @@
 /**
  * A private temp folder holding some members of an archive, for store formats whose diagnosis lists a folder
  * tree or opens a database (OpenCode's data dir): `check` extracts just those members, lets the adapter list
- * and read them as on disk, and removes the folder whatever happens (issue #4: "extracted into a private temp
+ * and read them as on disk, and removes the folder whatever happens ("extracted into a private temp
  * folder that is always removed"). Member paths were normalized by `archive/paths.ts` (no `..`, not absolute,
  * links refused); a path that would still land outside the folder is skipped, never written.
  *

@@ -2,7 +2,7 @@
  * Reading chat bundles: `.tar`, `.tar.gz`/`.tgz` (tar-stream over node:zlib) and `.zip` (yauzl), entirely in
  * memory: nothing from an archive is ever written to disk, so no entry can land outside a private folder.
  *
- * Safety rules (issue #4):
+ * Safety rules:
  * - entries whose names escape the archive root (`../`, absolute paths) and symbolic or hard links pointing
  *   outside it are refused (never looked at further) and reported as `archive-entry-escapes`;
  * - caps stop archive bombs: at most `maxEntries` entries and `maxBytes` uncompressed bytes (declared sizes are
@@ -21,7 +21,7 @@ import tarStream from 'tar-stream'
 import yauzl from 'yauzl'
 import {normalizeMemberPath, resolveLinkTarget, type MemberPath} from './paths.js'
 
-/** Default caps (issue #4): 1 GiB uncompressed and 100,000 entries per archive. */
+/** Default caps: 1 GiB uncompressed and 100,000 entries per archive. */
 export const DEFAULT_LIMITS: ArchiveLimits = {maxBytes: 1024 ** 3, maxEntries: 100_000}
 
 /** Caps on one archive. `maxBytes` counts uncompressed member bytes. */

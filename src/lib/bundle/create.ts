@@ -2,7 +2,7 @@
  * `chatdoctor bundle`: exports chat dirs, files as they are (or redacted), with a manifest, as archive members
  * ready to be written by `archive/write.ts`. Read-only on the chat dirs.
  *
- * Layout (issue #4): `chatdoctor-bundle.json` at the root, then one folder per chat named by its id holding
+ * Layout: `chatdoctor-bundle.json` at the root, then one folder per chat named by its id holding
  * the chat dir's files — every generation; chatdoctor's own `.chatdoctor*` evidence, `credentials.json`,
  * symbolic links and anything outside the chat dir are never included.
  */

@@ -1,5 +1,5 @@
 /**
- * `chatdoctor bundle --session <id> -o FILE.json` (issue #9): one session of OpenCode's JSON tree (≤ 1.1.x)
+ * `chatdoctor bundle --session <id> -o FILE.json`: one session of OpenCode's JSON tree (≤ 1.1.x)
  * as an `opencode export` document, so it can be moved into a 1.2+ store with `opencode import`. The document
  * is what `exportFromTree` builds (deep-equal after parsing to OpenCode's own export of an undamaged session),
  * pretty-printed as OpenCode prints it (2-space indent, final newline). With `redact`, its strings are replaced

@@ -1,5 +1,5 @@
 /**
- * `chatdoctor-bundle.json`, the manifest at the root of every bundle `chatdoctor bundle` writes (issue #4).
+ * `chatdoctor-bundle.json`, the manifest at the root of every bundle `chatdoctor bundle` writes.
  * It lets `check` verify a bundle (missing or extra files, size or hash mismatches) and rank generations by
  * their exact mtimes (tar keeps whole seconds, zip two). Loose zod objects: fields may be added, never renamed.
  */

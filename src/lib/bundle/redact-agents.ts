@@ -1,5 +1,5 @@
 /**
- * Redaction of the other agents' files for `bundle --redact` (issues #8, #9), on top of the byte-level lexer
+ * Redaction of the other agents' files for `bundle --redact`, on top of the byte-level lexer
  * of `redact.ts` (string tokens replaced in place, numbers, literals, whitespace and damage kept byte for
  * byte, equal values → equal keyed-hash placeholders):
  *

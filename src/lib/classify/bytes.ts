@@ -77,7 +77,7 @@ export function asBuffer(buf: Uint8Array): Buffer {
  * `fatal` does) on any invalid UTF-8, where Node's default decoding silently turns bad bytes into U+FFFD. A
  * leading BOM is kept as U+FEFF.
  *
- * Speed (issue #7): pure-ASCII bytes, the common case for agent state (JSON.stringify output of English text
+ * Speed: pure-ASCII bytes, the common case for agent state (JSON.stringify output of English text
  * and code), are decoded as ASCII, which is a plain copy (~12 GB/s here); V8's UTF-8 decoder and a fatal
  * `TextDecoder` both run at ~300 MB/s on the same bytes, more than `JSON.parse` itself takes. Other input is
  * validated by `buffer.isUtf8` (simdutf) and then decoded as UTF-8: the same strings as before.

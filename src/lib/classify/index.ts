@@ -2,7 +2,7 @@
  * Classification of one JSON file's bytes: bytes first, then syntax. Shape (does the value hold what its
  * role needs?) is the format adapter's business and comes after this.
  *
- * Rules (README "Classes"; issue #2):
+ * Rules (README "Classes"):
  * - `empty`: 0 bytes or whitespace only.
  * - `zero-filled`: every byte is NUL.
  * - `truncated`: a proper prefix of a JSON document (`unexpected-end`), optionally cut inside a multi-byte

@@ -2,7 +2,7 @@
  * Line-level classification of a JSONL log (one JSON object per line), format-independent. The agents' own
  * record rules (headers, parent links, tool calls) are the format adapters' business and come after this.
  *
- * Rules (issue #8; README "Session logs"):
+ * Rules (README "Session logs"):
  * - Lines are split on LF; a single CR before the LF is part of the line ending (older Codex files use CRLF).
  *   The empty piece after a final LF is not a line.
  * - The file is `intact` when every line is a complete record (a whitespace-only line is skipped by every

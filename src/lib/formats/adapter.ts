@@ -21,7 +21,7 @@ export interface FileEntry {
   /** Why the bytes could not be read (e.g. `EACCES: permission denied`), when they could not. */
   readError?: string
   /**
-   * For a file above the inventory's streaming threshold (issue #7): its syntax verdict and sha256, made by
+   * For a file above the inventory's streaming threshold: its syntax verdict and sha256, made by
    * streaming it in bounded memory; `data` is then absent. Never `intact` (an intact file that large cannot be
    * parsed for measuring and gets `readError` instead).
    */
@@ -54,7 +54,7 @@ export interface ChatUnit {
   facts?: unknown
   /**
    * The names discovery's listing of `dir` returned, when it listed that folder to find this chat: the
-   * inventory uses them instead of listing the folder a second time (one listing per chat; issue #7). A name
+   * inventory uses them instead of listing the folder a second time (one listing per chat). A name
    * gone by the time it is read is left out, as with a fresh listing.
    */
   listing?: string[]
@@ -132,14 +132,14 @@ export interface FormatAdapter {
    */
   listStore?(dir: string): Promise<StoreListing>
   /**
-   * Issue #5: the exact bytes of one generation named as in the report (a file, or an embedded copy
+   * The exact bytes of one generation named as in the report (a file, or an embedded copy
    * `<file>#<id>`), a view into the snapshot; null when not available. What a restore writes.
    */
   generationBytes?(snapshot: ChatDirSnapshot, file: string): Buffer | null
-  /** Issue #5: salvaged generations of the chat's torn files, with their exact bytes (`repair --salvage`). */
+  /** Salvaged generations of the chat's torn files, with their exact bytes (`repair --salvage`). */
   salvage?(snapshot: ChatDirSnapshot, report: Pick<ChatReport, 'generations'>): SalvagedGeneration[]
   /**
-   * Issues #8/#9: the repair plan of one chat of this format (pure: no disk), for formats whose repair is not
+   * The repair plan of one chat of this format (pure: no disk), for formats whose repair is not
    * "restore the winner as the primary" (Codebuff's, in `plan.ts`). `plan.ts` dispatches by the report's
    * `format` (a chat the `claude-code` adapter found may be reported as `codex`). The actions carry their
    * exact bytes (`data`) or name the files they move; `apply.ts` executes them.

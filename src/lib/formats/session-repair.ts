@@ -1,8 +1,8 @@
 /**
- * The repair plan of a JSONL session log (Claude Code, Codex; issue #8). Pure: from the scanned chat to the
+ * The repair plan of a JSONL session log (Claude Code, Codex). Pure: from the scanned chat to the
  * actions `apply.ts` executes. The repaired bytes come from `planJsonlRepair` (`jsonl-repair.ts`), made with the
  * agent's own rules (`analyzeClaude(...).rules`, `analyzeCodex(...).rules`) over the winner's bytes as the scan
- * read them: only the byte changes issue #8 allows (drop a torn tail, strip NUL runs and a BOM, split an
+ * read them: only the byte changes the session-log rules allow (drop a torn tail, strip NUL runs and a BOM, split an
  * interleaved line, drop an unrecoverable line and re-link the `parentUuid` after it); every other line stays
  * byte-identical. Each change is reported (`changes`).
  *

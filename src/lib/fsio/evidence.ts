@@ -66,7 +66,7 @@ export interface Manifest {
   dirMtimeMs: number
   files: EvidenceFile[]
   actions: ActionRecord[]
-  /** (issue #9, `move`) Folders that lost a file, with their times before the repair (undo puts them back). */
+  /** (`move`) Folders that lost a file, with their times before the repair (undo puts them back). */
   dirTimes?: DirTime[]
 }
 

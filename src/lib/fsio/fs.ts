@@ -1,6 +1,6 @@
 /**
  * The write seam: every file operation of `repair` and `undo` goes through a `FileSystem`, so a test can
- * record the exact operation trace, inject errors (EACCES, EROFS, EPERM, EBUSY, …) and (issue #6) replay
+ * record the exact operation trace, inject errors (EACCES, EROFS, EPERM, EBUSY, …) and replay
  * every prefix of the trace under crash models. Nothing outside `src/lib/fsio/` and `apply.ts`/`undo.ts`
  * writes files.
  *

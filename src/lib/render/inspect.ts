@@ -7,7 +7,7 @@ import {createRequire} from 'node:module'
 import type {ChalkInstance} from 'chalk'
 import type {Inspection} from '../inspect.js'
 
-// cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up (issue #7).
+// cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up.
 const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
 
 function time(ms: number | null): string {

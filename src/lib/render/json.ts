@@ -1,7 +1,7 @@
 /**
  * The `--json` report as text, in pieces: exactly the text of `JSON.stringify(value, null, 2)`, but produced
  * one array element at a time for the arrays directly under the top-level object (`chats`, `errors`, …), so a
- * report of thousands of chats is never one string of tens of MB plus a Buffer copy of it (issue #7: ~15 MB
+ * report of thousands of chats is never one string of tens of MB plus a Buffer copy of it (~15 MB
  * for 5,000 chats, held twice, and a third of a second to build).
  */
 

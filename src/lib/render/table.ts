@@ -8,7 +8,7 @@ import {createRequire} from 'node:module'
 import type {ChalkInstance} from 'chalk'
 import type {ChatReport, ChatStatus, Report, Severity} from '../model.js'
 
-// cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up (issue #7).
+// cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up.
 const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
 
 export interface TableOptions {
@@ -61,7 +61,7 @@ export function renderChatTable(chats: ChatReport[], opts: TableOptions): string
     wordWrap: true,
   })
   for (const chat of shown) {
-    // The file the agent loads: the primary, or an export file's own class (issue #9).
+    // The file the agent loads: the primary, or an export file's own class.
     const primary = chat.generations.find((g) => g.role === 'primary') ?? chat.generations.find((g) => g.role === 'export')
     table.push([chat.path, statusText(chat.status, c), primary?.class ?? '–', chat.winner ?? c.red('none'), turnsText(chat)])
   }

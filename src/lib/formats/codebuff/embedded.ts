@@ -50,7 +50,7 @@ function decodeStringValue(buf: Uint8Array, start: number, end: number): string 
  * is named by its index (`[7]`); a repeated id gets `~2`, `~3`, … appended. Keys repeated inside a message
  * resolve as `JSON.parse` does (the last one wins).
  *
- * One pass over the bytes (issue #7): each message's members are walked once, descending into `metadata`
+ * One pass over the bytes: each message's members are walked once, descending into `metadata`
  * instead of skipping it and again, and keys are compared as bytes, not decoded.
  */
 export function locateEmbeddedRunStates(transcript: Uint8Array): EmbeddedRunState[] {

@@ -1,5 +1,5 @@
 /**
- * The deeper forensics of a Codebuff chat (issue #5), run by `diagnoseChat` after classify/measure/rank:
+ * The deeper forensics of a Codebuff chat, run by `diagnoseChat` after classify/measure/rank:
  * embedded generations, salvage figures of torn run states, amnesia (status `degraded`), transcript damage
  * (restore from an intact transcript temp) and a stale `chat-meta.json`. Pure over the snapshot.
  *

@@ -99,7 +99,7 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
     }
     generations.push(classifyEntry(f, role, values))
   }
-  const embedded = addEmbeddedGenerations(entries, generations, values) // issue #5: metadata.runState copies
+  const embedded = addEmbeddedGenerations(entries, generations, values) // metadata.runState copies
   if (!generations.some((g) => g.role === 'primary')) {
     generations.push({file: PRIMARY, role: 'primary', class: 'missing', reasons: [], bytes: 0, mtimeMs: null, sha256: null, turns: null})
   }
@@ -197,7 +197,7 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
       findings.push(finding('context-behind-transcript', winner, `${range} in the transcript but not in the agent's memory`, sev))
     }
   }
-  // Issue #5: salvage figures, transcript restore, stale sidecar, amnesia (may set `degraded`).
+  // Salvage figures, transcript restore, stale sidecar, amnesia (may set `degraded`).
   const forensics = applyForensics({snapshot, generations, values, embedded, turns, status, winner, findings})
   status = forensics.status
   const id = path.basename(snapshot.dir)
@@ -217,7 +217,7 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
 function classifyEntry(f: FileEntry, role: Role, values: Map<string, unknown>): Generation {
   const g: Generation = {file: f.name, role, class: null, reasons: [], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null}
   if (f.data === undefined && f.streamed) {
-    // A file too large to read whole, classified by streaming (issue #7): a syntax verdict, never intact.
+    // A file too large to read whole, classified by streaming: a syntax verdict, never intact.
     const c = f.streamed.classification
     g.class = c.class
     g.reasons = c.reasons

@@ -3,7 +3,7 @@
  * other keys are allowed and ignored). Source: codebuff-format.md §2 (CodebuffAI/freebuff sdk/src/run-state.ts,
  * cli/src/types/chat.ts, cli/src/utils/chat-meta.ts at 5dcbfb28).
  *
- * Not zod (issue #7): these two checks were all of zod on the scan path, and loading zod cost ~0.1 s of every
+ * Not zod: these two checks were all of zod on the scan path, and loading zod cost ~0.1 s of every
  * run's start-up. `test/codebuff-schema.test.ts` holds them equal to the zod schemas they replace (zod 4:
  * `z.looseObject`, arrays rejected as objects, `z.number()` rejecting NaN and ±Infinity).
  */

@@ -1,5 +1,5 @@
 /**
- * An `opencode export` file as a chat of `check` (issue #9): found by PATH or, in folders and bundles, by its
+ * An `opencode export` file as a chat of `check`: found by PATH or, in folders and bundles, by its
  * content (`{"info": {…}, "messages": […]}` at the start), verified with `checkExport`, reported like any other
  * chat with `format: opencode`. Keyed by its session id (`info.id`), or by its file name when it cannot be
  * parsed. Pure; reads nothing (the caller hands over the bytes).

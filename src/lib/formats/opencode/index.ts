@@ -67,7 +67,7 @@ export function diagnoseOpenCode(snapshot: ChatDirSnapshot): Diagnosis {
   return {kind: 'chat', report: diagnoseTreeSession(snapshot.files, facts)}
 }
 
-/** The OpenCode format adapter (issue #9). */
+/** The OpenCode format adapter. */
 export const opencode: FormatAdapter = {
   name: 'opencode',
   defaultRoots,

@@ -1,5 +1,5 @@
 /**
- * The repair plan of one OpenCode chat (issue #9). Pure: from the scanned chat to the actions `apply.ts`
+ * The repair plan of one OpenCode chat. Pure: from the scanned chat to the actions `apply.ts`
  * executes.
  *
  * JSON tree: each damaged file `planTreeRepair` names (plan.ts in this folder) is a `move`: out of
