@@ -61,6 +61,9 @@ export const FINDING_KINDS = {
   'loader-refuses': {severity: 'error', description: "The agent's loader refuses the session as it is (e.g. Codex: a BOM before the header, bad UTF-8 anywhere, the last paginated record without its ordinal)."},
   'compressed-damaged': {severity: 'warning', description: 'A compressed generation (Codex .jsonl.zst) cannot be decoded or its log is damaged.'},
   'session-live': {severity: 'warning', description: 'The session file changed while it was read: the agent is probably writing it. Repair leaves it alone.'},
+  // chatdoctor's own state.
+  'chatdoctor-leftover': {severity: 'info', description: "chatdoctor's own leftover of a killed repair or undo (its `.chatdoctor-<id>-<file>.tmp` temp, or an evidence folder without a manifest or of nothing replaced), with its size; `repair` removes it."},
+  'repair-interrupted': {severity: 'info', description: "A chatdoctor repair of the chat was killed before it put the folder's mtime back; `repair` puts back the mtime it recorded before its first write."},
   // Bundles and `check`.
   'archive-entry-escapes': {severity: 'error', description: 'An archive entry names a path outside the archive (../, an absolute path, a link pointing outside); refused, never read.'},
   'archive-too-large': {severity: 'error', description: 'An archive exceeds the entry or uncompressed-size cap (--max-entries, --max-bytes); nothing in it was diagnosed.'},

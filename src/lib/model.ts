@@ -358,9 +358,11 @@ export interface ChatReport {
  * `rewrite`: write the repaired bytes of a JSONL session log (`from` the generation repaired,
  * `to` the log the agent reads; `changes` lists every byte change); `move`: move a damaged file of OpenCode's
  * JSON tree out of the tree into the evidence folder (`from` its path below the data dir, `to` its name inside
- * the evidence folder, `sha256` of the bytes moved).
+ * the evidence folder, `sha256` of the bytes moved); `remove-leftover`: remove chatdoctor's own leftover of an
+ * interrupted run (`to`: its own temp `.chatdoctor-<id>-<file>.tmp`, or an evidence folder
+ * `.chatdoctor/<id>[/<sub>]` that holds no manifest or evidence of nothing replaced).
  */
-export const ACTION_TYPES = ['preserve', 'restore', 'restore-mtime', 'rewrite', 'move'] as const
+export const ACTION_TYPES = ['preserve', 'restore', 'restore-mtime', 'rewrite', 'move', 'remove-leftover'] as const
 export type ActionType = (typeof ACTION_TYPES)[number]
 
 /** An action as the report shows it. Names are relative to the chat dir. */
@@ -665,6 +667,7 @@ export const ReportSchema = z.looseObject({
   interrupted: z.boolean().optional(),
   repairs: z.array(z.looseObject({repairId: z.string(), time: z.string(), chats: z.array(z.string()), undone: z.boolean()})).optional(),
   undone: z.array(z.looseObject({chat: z.string(), file: z.string(), outcome: z.string(), sha256: z.string().nullable()})).optional(),
+  alreadyUndone: z.boolean().optional(),
 })
 
 /** Counts per chat status, plus skipped dirs. */
@@ -691,10 +694,12 @@ export interface Report {
   repairId?: string | null
   /** (`repair`) True for `--dry-run`. */
   dryRun?: boolean
-  /** (`repair`) True when Ctrl-C stopped the run between chats. */
+  /** (`repair`) True when Ctrl-C (or SIGTERM, SIGHUP) stopped the run between chats. */
   interrupted?: boolean
   /** (`undo --list`) Past repairs. */
   repairs?: Array<{repairId: string; time: string; chats: string[]; undone: boolean}>
+  /** (`undo`) True when nothing needed undoing (already undone, or the repair replaced nothing): nothing was written. */
+  alreadyUndone?: boolean
   /** (`undo`) What undo did with each file. */
   undone?: Array<{chat: string; file: string; outcome: string; sha256: string | null}>
 }

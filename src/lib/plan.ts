@@ -13,10 +13,16 @@
  * (`transcriptRestore`), `preserve` and `restore` it the same way. Then, when anything is restored:
  * 3. `restore-mtime` of the chat dir, so the agent's "newest chat" choice (Codebuff `--continue`) is unchanged.
  * Healthy, unrecoverable and degraded chats get no actions unless an option or a transcript restore asks.
+ *
+ * For every format (`planChat`): a chat whose candidate generation could not be read (EACCES, …) is refused
+ * (it may hold more than what would be restored; `--force` restores the best readable one and says what may be
+ * lost); chatdoctor's own leftovers the scan found (`ScannedChat.own`) become `remove-leftover` actions of a
+ * healthy chat or of one being repaired; and when an earlier repair of the chat was interrupted before it put
+ * the folder's mtime back, `restore-mtime` puts back the value that repair recorded.
  */
 import {createHash} from 'node:crypto'
 import {adapterByName} from './formats/index.js'
-import type {ActionType, BorrowedKeyReport, ChatReport, ChatStatus, LineChangeReport, TreeLossReport} from './model.js'
+import {CONTEXT_ROLES, type ActionType, type BorrowedKeyReport, type ChatReport, type ChatStatus, type LineChangeReport, type Role, type TreeLossReport} from './model.js'
 import {compareCandidates, type Candidate} from './rank.js'
 import {salvageBytes, type SalvagedGeneration} from './salvage/index.js'
 import type {ScannedChat} from './scan.js'
@@ -49,6 +55,10 @@ export interface PlannedAction {
   changes?: LineChangeReport[]
   /** `move`: why the file leaves the tree. */
   why?: string
+  /** `preserve`: the file may be appended to in place (a session log): its evidence is a copy, never a hard link. */
+  copy?: boolean
+  /** `remove-leftover`: its size in bytes. */
+  bytes?: number
 }
 
 /** A file whose size and mtime must be what the scan saw when the repair writes (else the chat is live). */
@@ -83,6 +93,10 @@ export interface ChatPlan {
   statusAfter?: ChatStatus
   /** (OpenCode JSON tree) What the session loses by the moves. */
   lost?: TreeLossReport
+  /** Interrupted earlier repairs of the chat whose recorded dir mtime the `restore-mtime` puts back. */
+  settles?: string[]
+  /** What the report must say besides the actions (e.g. what `--force` may lose). */
+  warnings?: string[]
 }
 
 /** What the user asked `repair` for, beyond the default. */
@@ -91,6 +105,8 @@ export interface PlanOptions {
   salvage?: boolean
   /** `--restore-from <generation>`: restore this generation (the run must hold exactly one chat). */
   restoreFrom?: string
+  /** `--force`: repair although a candidate generation could not be read (with a warning). */
+  force?: boolean
 }
 
 function sha256(buf: Uint8Array): string {
@@ -181,6 +197,8 @@ function degradedAdvice(chat: ScannedChat): string {
 export function planChat(chat: ScannedChat, opts: PlanOptions = {}): ChatPlan {
   const own = (adapterByName(chat.report.format) ?? chat.adapter).planRepair
   const plan = own ? own(chat, opts) : planCodebuffChat(chat, opts)
+  if (!plan.refusal && !plan.problem) refuseUnread(plan, opts)
+  if (!plan.refusal && !plan.problem && !plan.manual && !plan.advice) addOwnState(plan)
   // The same refusal `apply` makes (unsafeTargetReason), decided from the snapshot so a dry run tells it too.
   if (!plan.refusal && !plan.problem) {
     const targets = new Set(plan.actions.filter((a) => a.type === 'restore' || a.type === 'rewrite').map((a) => a.to))
@@ -188,6 +206,52 @@ export function planChat(chat: ScannedChat, opts: PlanOptions = {}): ChatPlan {
     if (bad) plan.refusal = `refused: ${bad.name} is ${bad.kind === 'symlink' ? 'a symbolic link' : bad.kind === 'directory' ? 'a folder' : 'not a regular file'}; chatdoctor never replaces or writes through it (move it away by hand and run chatdoctor repair again)`
   }
   return plan
+}
+
+/** Roles whose unreadable file may hold more of the chat than what a repair restores. */
+const UNREAD_BLOCKS: ReadonlySet<Role> = new Set<Role>([...CONTEXT_ROLES, 'transcript', 'transcript-temp'])
+
+/** True for an action that replaces or removes a user file. */
+function replaces(type: ActionType): boolean {
+  return type === 'restore' || type === 'rewrite' || type === 'move'
+}
+
+/**
+ * A repair that would restore a generation while another candidate could not be read is refused: the unread
+ * one may cover more turns. With `--force` it goes ahead, and the report says what may be lost.
+ */
+function refuseUnread(plan: ChatPlan, opts: PlanOptions): void {
+  if (!plan.actions.some((a) => replaces(a.type))) return
+  const {report, snapshot} = plan.chat
+  const unread = report.generations.filter((g) => UNREAD_BLOCKS.has(g.role) && g.reasons.includes('unreadable'))
+  if (unread.length === 0) return
+  const why = (file: string) => snapshot.files.find((f) => f.name === file)?.readError ?? 'could not be read'
+  const names = unread.map((g) => `${g.file} (${why(g.file)})`).join(', ')
+  const permission = unread.some((g) => /EACCES|EPERM|permission/i.test(why(g.file)))
+  if (!opts.force) {
+    plan.refusal = `refused: ${unread.length === 1 ? 'a generation' : `${unread.length} generations`} could not be read: ${names}; ${unread.length === 1 ? 'it' : 'they'} may hold more of the chat than what would be restored; ${permission ? "run chatdoctor as the file's owner" : 'make it readable'} and run chatdoctor repair again (--force restores the best readable generation)`
+    plan.actions = []
+    return
+  }
+  const restored = plan.actions.find((a) => replaces(a.type))?.from ?? 'the restored generation'
+  plan.warnings = [...(plan.warnings ?? []), `--force: ${names} could not be read; what ${unread.length === 1 ? 'it holds' : 'they hold'} beyond ${restored} (e.g. later turns) is not restored and may be lost`]
+}
+
+/** Adds the removal of chatdoctor's leftovers and the mtime an interrupted repair recorded (healthy or repaired chats). */
+function addOwnState(plan: ChatPlan): void {
+  const own = plan.chat.own
+  if (!own) return
+  const repairing = plan.actions.some((a) => replaces(a.type))
+  if (!repairing && plan.chat.report.status !== 'healthy') return
+  const cleanups: PlannedAction[] = own.leftovers.map((l) => ({type: 'remove-leftover', from: null, to: l.path, sha256: null, bytes: l.bytes}))
+  plan.actions.unshift(...cleanups)
+  if (own.interrupted.length > 0) {
+    const recorded = own.interrupted[0].dirMtimeMs
+    const rm = plan.actions.find((a) => a.type === 'restore-mtime')
+    if (rm) rm.mtimeMs = recorded
+    else plan.actions.push({type: 'restore-mtime', from: null, to: '.', sha256: null, mtimeMs: recorded})
+    plan.settles = own.interrupted.map((i) => i.repairId)
+  }
 }
 
 /** The Codebuff plan (formats without their own `planRepair`). */

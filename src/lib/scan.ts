@@ -6,7 +6,9 @@ import {discover, type Discovery} from './discover.js'
 import type {ChatDirSnapshot, ChatUnit, FormatAdapter} from './formats/adapter.js'
 import {ADAPTERS} from './formats/index.js'
 import {readChat, ReadArena} from './inventory.js'
+import {readLog, stateDir} from './fsio/repair-log.js'
 import type {ChatReport, OperationalError, Skipped} from './model.js'
+import {addOwnState, type OwnState} from './own-state.js'
 import {tildify} from './paths.js'
 import {availableParallelism} from 'node:os'
 
@@ -39,6 +41,8 @@ export interface ScanOptions {
   streamThresholdBytes?: number
   /** Called after discovery and after each chat, with running totals (for a progress display). */
   onProgress?: (progress: ScanProgress) => void
+  /** chatdoctor's state folder (its repair log), default `stateDir(home, env)`. */
+  stateDir?: string
 }
 
 /** Running totals of a scan, for a progress display. Bytes are the sizes of the files read. */
@@ -54,6 +58,8 @@ export interface ScannedChat {
   report: ChatReport
   snapshot: ChatDirSnapshot
   adapter: FormatAdapter
+  /** chatdoctor's own leftovers and interrupted repairs in the chat's folder (`own-state.ts`), when any. */
+  own?: OwnState
 }
 
 /** What a scan found: chats sorted by `path`, skipped dirs and operational errors. */
@@ -105,6 +111,7 @@ export async function scanPaths(paths: string[], opts: ScanOptions): Promise<Sca
       for (const f of r.snapshot.files) if (f.readError) result.errors.push({path: tildify(`${dir}/${f.name}`, opts.home), message: f.readError})
     }
   }
+  if (result.chats.length > 0) addOwnState(result.chats, readLog(opts.stateDir ?? stateDir(opts.home, opts.env)))
   const byPath = (a: {path: string}, b: {path: string}) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
   result.chats.sort((a, b) => byPath(a.report, b.report))
   result.skipped.sort(byPath)
