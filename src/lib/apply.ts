@@ -39,7 +39,7 @@ import {VerifyError, durableWrite, sha256Hex} from './fsio/durable-write.js'
 import {OWN_DIR, evidenceDir as evidenceDirOf, preserveFile, writeManifest, type ActionRecord, type DirTime, type EvidenceFile, type Manifest} from './fsio/evidence.js'
 import {ChangedError, type FileSystem} from './fsio/fs.js'
 import {acquireLock, releaseLock, type LockInfo} from './fsio/lock.js'
-import {appendLog, type LogEntry} from './fsio/repair-log.js'
+import {appendLog} from './fsio/repair-log.js'
 import {HASH_LIMIT_BYTES, Watch, fingerprintChange} from './fsio/watch.js'
 import {isAgentProcess, isHolderAlive, openWriters, ownStartMs, type OpenWriter} from './live.js'
 import type {RepairOutcome} from './model.js'
@@ -293,6 +293,7 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
     const lock = await acquireLock(fs, dir, me, ctx.isHolderAlive ?? ((h) => isHolderAlive(h.pid, h.startedAtMs)))
     if (!lock.ok) throw new Refusal(`refused: another chatdoctor (pid ${lock.holder.pid}, ${lock.holder.purpose || 'unknown'}) is writing this chat; let it finish and run chatdoctor repair again`)
     lockFile = lock.path
+    stage = "checking the chat's files"
     if (lock.tookOverFrom) warnings.push(`took over a stale lock of pid ${lock.tookOverFrom.pid} (${lock.tookOverFrom.purpose || 'unknown'}), which is no longer running`)
     if (!ctx.force) {
       const again = await liveReasons(plan, ctx)
@@ -320,6 +321,7 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
         if (code(e) !== 'ENOENT') warnings.push(`chatdoctor's leftover ${a.to} could not be removed (${code(e) || 'error'})`)
       }
     }
+    stage = "removing chatdoctor's leftovers"
     if (removed.length > 0) {
       await fs.fsyncDir(dir)
       await appendLog(fs, ctx.stateDir, {type: 'cleanup', repairId: ctx.repairId, time: now().toISOString(), chatdoctorVersion: ctx.version, chatDir: dir, removed})
@@ -471,20 +473,23 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
     } else result = out('failed', `${e instanceof WriteFailure ? e.message : describeWriteError(e, stage)}${replaced.length > 0 ? `; ${alreadyReplaced(replaced, ctx.repairId)}` : what}`, replaced.length > 0 ? evDir : null)
   }
 
-  // 5. Record how it ended, tidy, unlock, and put the chat dir's mtime back.
-  if (logged || result.outcome === 'repaired') {
-    const end: LogEntry = {type: 'repair-end', repairId: ctx.repairId, time: now().toISOString(), chatDir: dir, evidenceDir: evDir, outcome: result.outcome, replaced: [...replaced]}
+  // 5. Tidy, unlock, put the chat dir's mtime back, and record how it ended: when something was replaced,
+  // the end is recorded after the mtime (until then the repair is interrupted, and a re-run puts back the
+  // recorded mtime); when nothing was, before its evidence is removed (evidence of nothing is no evidence).
+  const recordEnd = async () => {
+    if (!logged && result.outcome !== 'repaired') return
+    const time = now().toISOString()
     try {
-      if (logged) await appendLog(fs, ctx.stateDir, end)
+      if (logged) await appendLog(fs, ctx.stateDir, {type: 'repair-end', repairId: ctx.repairId, time, chatDir: dir, evidenceDir: evDir, outcome: result.outcome, replaced: [...replaced]})
       if (result.outcome === 'repaired') {
-        for (const id of plan.settles ?? []) await appendLog(fs, ctx.stateDir, {type: 'repair-end', repairId: id, time: end.time, chatDir: dir, evidenceDir: evidenceDirOf(dir, id), outcome: 'settled', replaced: null})
+        for (const id of plan.settles ?? []) await appendLog(fs, ctx.stateDir, {type: 'repair-end', repairId: id, time, chatDir: dir, evidenceDir: evidenceDirOf(dir, id), outcome: 'settled', replaced: null})
       }
     } catch (e) {
       warnings.push(`the end of the repair could not be recorded in the repair log (${code(e) || 'error'}); the next repair of this chat puts its folder's mtime back`)
     }
   }
-  if (replaced.length === 0 && (madeFiles.length > 0 || madeDirs.length > 0)) {
-    // Evidence of nothing replaced is no evidence: remove what this run made (never more).
+  if (replaced.length === 0) {
+    await recordEnd()
     for (const f of madeFiles) await fs.unlink(f).catch(() => undefined)
     for (const d of [...madeDirs].reverse()) await fs.rmdir(d).catch(() => undefined)
     for (const [i] of evidence.entries()) evidence[i] = null
@@ -501,5 +506,6 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
       warnings.push(`the chat dir's mtime could not be put back (${code(e) || 'error'}); the agent's --continue may pick another chat`)
     }
   }
+  if (replaced.length > 0) await recordEnd()
   return result
 }

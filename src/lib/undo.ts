@@ -253,6 +253,8 @@ async function undoChat(c: TrustedChat, repairId: string, ctx: UndoContext, warn
   const me: LockInfo = {pid: process.pid, startedAtMs: ownStartMs(), purpose: `undo ${repairId}`, time: now().toISOString()}
   let lockFile: string | null = null
   let wrote = false
+  /** True once something was written and until the chat dir's times are back. */
+  let timesOwed = false
   let agentWrote = false
   const times = pending ?? {dirMtimeMs: dirSt.mtimeMs, dirAtimeMs: dirSt.atimeMs}
   try {
@@ -268,6 +270,7 @@ async function undoChat(c: TrustedChat, repairId: string, ctx: UndoContext, warn
     if (plan.length === 0) {
       // An interrupted undo had put every file back: only its recorded dir times are left to put back.
       wrote = true
+      await fs.utimes(chatDir, times.dirAtimeMs, times.dirMtimeMs)
       await appendLog(fs, ctx.stateDir, {type: 'undo', repairId, time: now().toISOString(), chatdoctorVersion: ctx.version, chatDir, evidenceDir: null})
       return {files, wrote}
     }
@@ -286,6 +289,7 @@ async function undoChat(c: TrustedChat, repairId: string, ctx: UndoContext, warn
       }
     }
     wrote = true
+    timesOwed = true
     await fs.fsyncDir(evDir)
     const verify = async () => {
       const ch = await watch.changed()
@@ -338,6 +342,15 @@ async function undoChat(c: TrustedChat, repairId: string, ctx: UndoContext, warn
         warnings.push(`the mtime of ${d.abs} could not be put back`)
       }
     }
+    // The chat dir's times before the end is recorded: until then a re-run puts back the recorded ones.
+    if (lockFile) await releaseLock(fs, lockFile)
+    lockFile = null
+    timesOwed = false
+    try {
+      await fs.utimes(chatDir, times.dirAtimeMs, times.dirMtimeMs)
+    } catch {
+      warnings.push(`the mtime of ${chatDir} could not be put back`)
+    }
     await appendLog(fs, ctx.stateDir, {type: 'undo', repairId, time: now().toISOString(), chatdoctorVersion: ctx.version, chatDir, evidenceDir: undoDir})
     return {files, wrote}
   } catch (e) {
@@ -345,11 +358,11 @@ async function undoChat(c: TrustedChat, repairId: string, ctx: UndoContext, warn
   } finally {
     if (lockFile) await releaseLock(fs, lockFile)
     // Not when the agent wrote during the undo: its own save moved the folder's mtime.
-    if (wrote && !agentWrote) {
+    if (timesOwed && !agentWrote) {
       try {
         await fs.utimes(chatDir, times.dirAtimeMs, times.dirMtimeMs)
       } catch {
-        if (wrote) warnings.push(`the mtime of ${chatDir} could not be put back`)
+        warnings.push(`the mtime of ${chatDir} could not be put back`)
       }
     }
   }

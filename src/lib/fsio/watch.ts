@@ -18,7 +18,7 @@ export const HASH_LIMIT_BYTES = 4 * 2 ** 20
 /** A file as seen at one moment; null when it did not exist. */
 export type Fingerprint = {ino: number; size: number; mtimeMs: number; sha256: string | null} | null
 
-/** The fingerprint of `p` now (null when absent). Throws what lstat or reading throws, other than ENOENT. */
+/** The fingerprint of `p` now (null when absent; no sha256 when unreadable). Throws what lstat or reading throws, other than ENOENT, EACCES, EPERM. */
 export async function fingerprint(fs: FileSystem, p: string, hashLimit = HASH_LIMIT_BYTES): Promise<Fingerprint> {
   let st
   try {
@@ -33,8 +33,10 @@ export async function fingerprint(fs: FileSystem, p: string, hashLimit = HASH_LI
     try {
       sha256 = sha256Hex(await fs.readFile(p))
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null
-      throw e
+      const code = (e as NodeJS.ErrnoException).code
+      if (code === 'ENOENT') return null
+      // A file chatdoctor may not read (another user's) is watched by inode, size and mtime alone.
+      if (code !== 'EACCES' && code !== 'EPERM') throw e
     }
   }
   return {ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, sha256}
