@@ -64,7 +64,7 @@ const totals = {interleavings: 0, scenarios: 0}
 for (const sc of SCENARIOS) {
   test(`concurrent writer: ${sc.name}: in every interleaving the agent's bytes survive and the evidence is exactly what was replaced`, async (t) => {
     const r = await runConcurrentSuite(sc)
-    t.diagnostic(`${r.interleavings} interleavings over ${r.ops} file operations; outcomes ${JSON.stringify(r.outcomes)}; the tool replaced a file in ${r.replacedRuns}`)
+    t.diagnostic(`${r.interleavings} interleavings over ${r.ops} file operations; outcomes ${JSON.stringify(r.outcomes)}; the tool replaced a file in ${r.replacedRuns}; ${r.broken} broke an invariant`)
     assert.ok(r.ops >= 20, `a real run (${r.ops} operations)`)
     assert.ok(r.replacedRuns > 0, 'some interleavings let the tool replace the file (the agent wrote after it)')
     assert.ok(Object.keys(r.outcomes).some((o) => o.includes('refused')), 'some interleavings are refused (the agent wrote first)')
@@ -81,6 +81,19 @@ test('concurrent writer: totals', (t) => {
 
 // ---- the single cases --------------------------------------------------------------------------------
 
+/** A seam on which Codebuff saves `agent` (temp + rename) right before chatdoctor's first rename over the primary. */
+function saveBeforeRename(dir: string, agent: Buffer): {fs: RecordingFileSystem; saved: () => boolean} {
+  let saved = false
+  const fs = new RecordingFileSystem(nodeFileSystem(), [], (op, args) => {
+    if (!saved && op === 'rename' && args[1] === path.join(dir, P)) {
+      saved = true
+      writeFileSync(path.join(dir, `${P}.777.tmp`), agent)
+      renameSync(path.join(dir, `${P}.777.tmp`), path.join(dir, P))
+    }
+  })
+  return {fs, saved: () => saved}
+}
+
 test("an agent save between the evidence and the rename over run-state.json: refused (the agent wrote during the repair), the agent's bytes stay the primary, no evidence of a replacement", async () => {
   const root = tempDir()
   try {
@@ -88,17 +101,9 @@ test("an agent save between the evidence and the rename over run-state.json: ref
     const scan = await scanPaths([dir], {home: root, env: {}, stateDir: path.join(root, 'state')})
     const plan = planChat(scan.chats[0])
     const agent = newGeneration(dir, TEN_TURN_TEMP)
-    let saved = false
-    const fs = new RecordingFileSystem(nodeFileSystem(), [], (op, args) => {
-      // Right before chatdoctor's rename over the primary: Codebuff saves (temp + rename).
-      if (!saved && op === 'rename' && args[1] === path.join(dir, P)) {
-        saved = true
-        writeFileSync(path.join(dir, `${P}.777.tmp`), agent)
-        renameSync(path.join(dir, `${P}.777.tmp`), path.join(dir, P))
-      }
-    })
+    const {fs, saved} = saveBeforeRename(dir, agent)
     const out = await applyChat(plan, {fs, repairId: '20260901T100000Z-aaaaaa', version: 'test', stateDir: path.join(root, 'state'), force: false, isAgentProcess: () => false})
-    assert.ok(saved)
+    assert.ok(saved())
     assert.equal(out.outcome, 'refused', out.message ?? '')
     assert.match(out.message!, /the agent wrote run-state\.json during the repair/)
     assert.ok(readFileSync(path.join(dir, P)).equals(agent), "the agent's save is the primary")
@@ -123,16 +128,9 @@ test("an agent save between undo's check and its rename: undo refuses, the agent
     const id = '20260901T100000Z-cccccc'
     assert.equal((await applyChat(planChat(scan.chats[0]), {fs: nodeFileSystem(), repairId: id, version: 'test', stateDir, force: false, isAgentProcess: () => false})).outcome, 'repaired')
     const agent = newGeneration(dir, TEN_TURN_TEMP)
-    let saved = false
-    const fs = new RecordingFileSystem(nodeFileSystem(), [], (op, args) => {
-      if (!saved && op === 'rename' && args[1] === path.join(dir, P)) {
-        saved = true
-        writeFileSync(path.join(dir, `${P}.778.tmp`), agent)
-        renameSync(path.join(dir, `${P}.778.tmp`), path.join(dir, P))
-      }
-    })
+    const {fs, saved} = saveBeforeRename(dir, agent)
     const u = await undoRepair(id, {fs, stateDir, version: 'test', force: false})
-    assert.ok(saved)
+    assert.ok(saved())
     assert.ok(u.files.some((f) => f.outcome === 'refused' && /the agent wrote run-state\.json during the undo/.test(f.message ?? '')), JSON.stringify(u.files))
     assert.ok(readFileSync(path.join(dir, P)).equals(agent), "the agent's save is the primary")
   } finally {

@@ -39,10 +39,11 @@ import {VerifyError, durableWrite, sha256Hex} from './fsio/durable-write.js'
 import {OWN_DIR, evidenceDir as evidenceDirOf, preserveFile, writeManifest, type ActionRecord, type DirTime, type EvidenceFile, type Manifest} from './fsio/evidence.js'
 import {ChangedError, type FileSystem} from './fsio/fs.js'
 import {acquireLock, releaseLock, type LockInfo} from './fsio/lock.js'
-import {appendLog} from './fsio/repair-log.js'
+import {appendLog, readLog} from './fsio/repair-log.js'
 import {HASH_LIMIT_BYTES, Watch, fingerprintChange} from './fsio/watch.js'
 import {isAgentProcess, isHolderAlive, openWriters, ownStartMs, type OpenWriter} from './live.js'
 import type {RepairOutcome} from './model.js'
+import {stillLeftover} from './own-state.js'
 import type {ChatPlan} from './plan.js'
 
 /** What `applyChat` needs besides the plan. */
@@ -312,9 +313,12 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
       if (h) throw new Refusal(h)
     }
 
-    // chatdoctor's own leftovers of interrupted runs.
-    for (const a of plan.actions) {
-      if (a.type !== 'remove-leftover' || !LEFTOVER_NAME.test(a.to)) continue
+    // chatdoctor's own leftovers of interrupted runs, checked again under the lock (another chatdoctor may
+    // have finished the repair whose evidence folder looked partial at the scan).
+    const cleanups = plan.actions.filter((a) => a.type === 'remove-leftover' && LEFTOVER_NAME.test(a.to))
+    const log = cleanups.length > 0 ? readLog(ctx.stateDir) : []
+    for (const a of cleanups) {
+      if (!stillLeftover(dir, a.to, log)) continue
       try {
         removed.push({path: a.to, bytes: await removeTree(fs, path.join(dir, a.to))})
       } catch (e) {

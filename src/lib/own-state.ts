@@ -86,6 +86,28 @@ function isLeftoverEvidence(dir: string, evDir: string, repairId: string, log: L
   return !log.some((e) => e.type === 'repair' && e.repairId === repairId && e.evidenceDir === evDir)
 }
 
+/**
+ * Whether the evidence folder `.chatdoctor/<id>` (with `sub`: its subfolder of one chat) of the chat dir `dir`
+ * is a leftover: it and its subfolders hold no manifest the disk or the log knows of, or (one chat's folder)
+ * the log says its repair replaced nothing. Read-only; checked again by `repair` under the chat's lock.
+ */
+export function evidenceLeftover(dir: string, id: string, sub: string | null, log: LogEntry[]): boolean {
+  const ev = path.join(dir, OWN_DIR, id)
+  if (!REPAIR_ID.test(id) || kindOf(ev) !== 'directory') return false
+  if (sub !== null) return kindOf(path.join(ev, sub)) === 'directory' && isLeftoverEvidence(dir, path.join(ev, sub), id, log)
+  const subs = list(ev).filter((s) => !s.startsWith('undo-') && kindOf(path.join(ev, s)) === 'directory')
+  const holdsManifest = kindOf(path.join(ev, MANIFEST)) !== null || subs.some((s) => kindOf(path.join(ev, s, MANIFEST)) !== null) || log.some((e) => e.type === 'repair' && e.repairId === id && (e.evidenceDir === ev || path.dirname(e.evidenceDir) === ev))
+  return !holdsManifest || (subs.length === 0 && isLeftoverEvidence(dir, ev, id, log))
+}
+
+/** Whether a name of the chat dir (as `remove-leftover` names it) is still chatdoctor's leftover. */
+export function stillLeftover(dir: string, rel: string, log: LogEntry[]): boolean {
+  if (OWN_TEMP.test(rel)) return kindOf(path.join(dir, rel)) === 'file'
+  const parts = rel.split('/')
+  if (parts[0] !== OWN_DIR || parts.length < 2 || parts.length > 3) return false
+  return evidenceLeftover(dir, parts[1], parts[2] ?? null, log)
+}
+
 /** The leftovers in one folder: the chat name each belongs to (null: the folder's), path and size. */
 function leftoversIn(dir: string, names: string[], log: LogEntry[]): Array<Leftover & {owner: string | null}> {
   const out: Array<Leftover & {owner: string | null}> = []
@@ -99,12 +121,11 @@ function leftoversIn(dir: string, names: string[], log: LogEntry[]): Array<Lefto
     const ev = path.join(own, id)
     if (!REPAIR_ID.test(id) || kindOf(ev) !== 'directory') continue
     const subs = list(ev).filter((s) => !s.startsWith('undo-') && kindOf(path.join(ev, s)) === 'directory')
-    const holdsManifest = kindOf(path.join(ev, MANIFEST)) !== null || subs.some((s) => kindOf(path.join(ev, s, MANIFEST)) !== null) || log.some((e) => e.type === 'repair' && e.repairId === id && (e.evidenceDir === ev || path.dirname(e.evidenceDir) === ev))
-    if (!holdsManifest || (subs.length === 0 && isLeftoverEvidence(dir, ev, id, log))) {
+    if (evidenceLeftover(dir, id, null, log)) {
       out.push({path: `${OWN_DIR}/${id}`, bytes: treeBytes(ev), owner: subs.length === 1 ? subs[0] : null})
       continue
     }
-    for (const s of subs) if (isLeftoverEvidence(dir, path.join(ev, s), id, log)) out.push({path: `${OWN_DIR}/${id}/${s}`, bytes: treeBytes(path.join(ev, s)), owner: s})
+    for (const s of subs) if (evidenceLeftover(dir, id, s, log)) out.push({path: `${OWN_DIR}/${id}/${s}`, bytes: treeBytes(path.join(ev, s)), owner: s})
   }
   return out
 }

@@ -56,6 +56,8 @@ export interface ConcurrentResult {
   outcomes: Record<string, number>
   /** How many interleavings had the tool replace a user file (the agent's write came after, or elsewhere). */
   replacedRuns: number
+  /** How many interleavings broke an invariant (0 is the requirement). */
+  broken: number
   violations: string[]
 }
 
@@ -207,12 +209,13 @@ async function runOnce(sc: ConcurrentScenario, k: number | null): Promise<{ops: 
 /** Runs every interleaving of one scenario. */
 export async function runConcurrentSuite(sc: ConcurrentScenario): Promise<ConcurrentResult> {
   const probe = await runOnce(sc, null)
-  const result: ConcurrentResult = {interleavings: 0, ops: probe.ops, outcomes: {}, replacedRuns: 0, violations: []}
+  const result: ConcurrentResult = {interleavings: 0, ops: probe.ops, outcomes: {}, replacedRuns: 0, broken: 0, violations: []}
   for (let k = 0; k <= probe.ops; k++) {
     const r = await runOnce(sc, k)
     result.interleavings++
     result.outcomes[r.outcome] = (result.outcomes[r.outcome] ?? 0) + 1
     if (r.replaced) result.replacedRuns++
+    if (r.violations.length > 0) result.broken++
     result.violations.push(...r.violations)
   }
   return result
