@@ -3,9 +3,7 @@
  * `FileSystem` seam (`fsio/`). Per chat, in this order:
  *
  * 1. refuse a live chat: a watched file (generations, transcript) whose size or mtime differs from the scan,
- *    or a leftover temp whose pid is a running agent process (`--force` overrides, with a warning); a file to be
- *    replaced that a process holds open for writing (`live.ts`: it would keep writing to the replaced inode) is
- *    refused even with `--force`;
+ *    or a leftover temp whose pid is a running agent process (`--force` overrides, with a warning);
  * 2. take the chat's lock (`.chatdoctor/lock`; a live holder → refuse), fingerprint every watched file
  *    (`fsio/watch.ts`: inode, size, mtime, sha256 up to 4 MiB) and compare it with the scan (not with
  *    `--force`); remove chatdoctor's own leftovers the plan names (logged as `cleanup`);
@@ -16,7 +14,9 @@
  * 4. per file replaced or removed: every watched file fingerprinted again right before the rename (or unlink),
  *    which is itself guarded (`FileSystem.rename` with `expect`), and again right after it. Any change means the
  *    agent wrote during the repair: nothing more is written (not even with `--force`), the agent's file is left
- *    as it is, and the chat is refused;
+ *    as it is, and the chat is refused. Right before each rename, a file to be replaced that a process holds
+ *    open for writing (`live.ts`: it would keep writing to the replaced inode) is refused too, even with
+ *    `--force` (one walk of `/proc` per rename: about 10 ms with 100 processes);
  * 5. append `repair-end` (which files were replaced), release the lock and put the chat dir's own mtime back
  *    (within 1 ms; not when the agent wrote during the repair: its own save moved it).
  *
@@ -255,9 +255,6 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
     if (!ctx.force) return out('refused', `refused: ${live[0]}; ${LIVE_HINT}`)
     warnings.push(`--force: writing although ${live.join('; ')}`)
   }
-  const held = heldOpenReason(dir, targets, findWriters)
-  if (held) return out('refused', held)
-
   const unsafe = await unsafeTargetReason(fs, dir, plan.actions.filter((a) => a.type === 'restore' || a.type === 'rewrite').map((a) => a.to))
   if (unsafe) return out('refused', unsafe)
 
