@@ -9,13 +9,13 @@
  *
  * Pure: works on the scan's report and the bytes in its snapshot; never prints message text or file contents.
  */
-import {classifyJsonlBytes, type JsonlClassification, type LineReason} from './classify/jsonl.js'
-import {analyzeClaude} from './formats/claude-code/session.js'
-import {analyzeCodex} from './formats/codex/session.js'
-import {decodeZstd} from './formats/jsonl-session.js'
-import {planJsonlRepair, type JsonlChangeKind} from './jsonl-repair.js'
-import type {ChatReport, Generation} from './model.js'
-import type {ScannedChat} from './scan.js'
+import {classifyJsonlBytes, type JsonlClassification, type LineReason} from '../../classify/jsonl.js'
+import {analyzeClaude} from '../claude-code/session.js'
+import {analyzeCodex} from '../codex/session.js'
+import {decodeZstd} from './session.js'
+import {planJsonlRepair, type JsonlChangeKind} from './repair.js'
+import type {ChatReport, Generation} from '../../model/report.js'
+import type {ScannedChat} from '../../pipeline/scan.js'
 
 /** One damaged line of a session log. Offsets and lengths in bytes of the (decoded) log. */
 export interface DamagedLine {

@@ -5,8 +5,8 @@
  * and without `snapshot.unit`, which the main thread already has).
  */
 import {parentPort, workerData} from 'node:worker_threads'
-import type {ChatUnit} from './formats/adapter.js'
-import {adapterByName} from './formats/index.js'
+import type {ChatUnit} from '../model/adapter.js'
+import {adapterByName} from '../formats/index.js'
 import {diagnoseUnit} from './scan.js'
 
 const {home, streamThreshold} = workerData as {home: string; streamThreshold?: number}

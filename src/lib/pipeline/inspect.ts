@@ -4,10 +4,10 @@
  * ranking with reasons, salvage figures, and a plain-language account of what most likely happened. Pure;
  * reads no files (the snapshot holds the bytes). Never includes message text or file contents.
  */
-import {nulRuns, type NulRun} from './classify/bytes.js'
-import type {AmnesiaReport, ChatReport, FileClass, Finding, RankEntry, Reason, Role, SalvageReport, TranscriptRestore} from './model.js'
+import {nulRuns, type NulRun} from '../classify/bytes.js'
+import type {AmnesiaReport, ChatReport, FileClass, Finding, RankEntry, Reason, Role, SalvageReport, TranscriptRestore} from '../model/report.js'
 import type {ScannedChat} from './scan.js'
-import {agentForensics, type DamagedLine, type PlannedChange, type PlanSummary} from './inspect-agents.js'
+import {agentForensics, type DamagedLine, type PlannedChange, type PlanSummary} from '../formats/jsonl/inspect.js'
 
 /** Filesystem block size the tear offsets are compared against (ext4/xfs/apfs default page and block size). */
 export const BLOCK_SIZE = 4096

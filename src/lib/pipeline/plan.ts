@@ -15,10 +15,10 @@
  * Healthy, unrecoverable and degraded chats get no actions unless an option or a transcript restore asks.
  */
 import {createHash} from 'node:crypto'
-import {adapterByName} from './formats/index.js'
-import type {ActionType, BorrowedKeyReport, ChatReport, ChatStatus, LineChangeReport, TreeLossReport} from './model.js'
-import {compareCandidates, type Candidate} from './rank.js'
-import {salvageBytes, type SalvagedGeneration} from './salvage/index.js'
+import {adapterByName} from '../formats/index.js'
+import type {ActionType, BorrowedKeyReport, ChatReport, ChatStatus, LineChangeReport, TreeLossReport} from '../model/report.js'
+import {compareCandidates, type Candidate} from '../rank/index.js'
+import {salvageBytes, type SalvagedGeneration} from '../salvage/index.js'
 import type {ScannedChat} from './scan.js'
 
 /**

@@ -16,11 +16,11 @@
  */
 import path from 'node:path'
 import {describeWriteError, unsafeTargetReason} from './apply.js'
-import {durableWrite, sha256Hex} from './fsio/durable-write.js'
-import {OWN_DIR, preserveFile, readManifest, type Manifest} from './fsio/evidence.js'
-import type {FileSystem} from './fsio/fs.js'
-import {acquireLock, releaseLock, type LockInfo} from './fsio/lock.js'
-import {appendLog, readLog, type LogEntry} from './fsio/repair-log.js'
+import {durableWrite, sha256Hex} from '../fsio/durable-write.js'
+import {OWN_DIR, preserveFile, readManifest, type Manifest} from '../fsio/evidence.js'
+import type {FileSystem} from '../fsio/fs.js'
+import {acquireLock, releaseLock, type LockInfo} from '../fsio/lock.js'
+import {appendLog, readLog, type LogEntry} from '../fsio/repair-log.js'
 import {isHolderAlive, ownStartMs} from './live.js'
 
 export interface UndoContext {

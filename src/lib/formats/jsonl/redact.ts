@@ -15,9 +15,9 @@
  * - A Codex `.jsonl.zst` generation is decoded, redacted as JSONL and written back as a zstd frame of raw
  *   blocks (RFC 8878 §3.1.1.2, block type 0); a zstd frame that cannot be decoded cannot be redacted.
  */
-import {classifyJsonlBytes} from '../classify/jsonl.js'
-import {decodeZstd} from '../formats/jsonl-session.js'
-import {redactJsonBytes, type RedactProfile, type Redactor} from './redact.js'
+import {classifyJsonlBytes} from '../../classify/jsonl.js'
+import {decodeZstd} from './session.js'
+import {redactJsonBytes, type RedactProfile, type Redactor} from '../../json/redact.js'
 
 /** OpenCode's structural keys (peer-formats.md §1.5; formats/opencode/schema.ts). */
 export const OPENCODE_PROFILE: RedactProfile = {

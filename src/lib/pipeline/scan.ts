@@ -3,11 +3,11 @@
  * `check` and `inspect` all go through `scanPaths`, so they agree on every verdict. Read-only.
  */
 import {discover, type Discovery} from './discover.js'
-import type {ChatDirSnapshot, ChatUnit, FormatAdapter} from './formats/adapter.js'
-import {ADAPTERS} from './formats/index.js'
+import type {ChatDirSnapshot, ChatUnit, FormatAdapter} from '../model/adapter.js'
+import {ADAPTERS} from '../formats/index.js'
 import {readChat, ReadArena} from './inventory.js'
-import type {ChatReport, OperationalError, Skipped} from './model.js'
-import {tildify} from './paths.js'
+import type {ChatReport, OperationalError, Skipped} from '../model/report.js'
+import {tildify} from '../fsio/paths.js'
 import {availableParallelism} from 'node:os'
 
 /** Options of a scan. `home` is used for default roots and to write paths as `~`. */

@@ -1,9 +1,9 @@
 /**
  * Builds the `--json` report (schemaVersion 1) and its exit status from a scan result. Pure.
  */
-import {EXIT_OPERATIONAL, exitBitForStatus} from './exit-codes.js'
-import type {ChatReport, OperationalError, Report, Skipped} from './model.js'
-import {SCHEMA_VERSION} from './schema-version.js'
+import {EXIT_OPERATIONAL, exitBitForStatus} from '../model/exit-codes.js'
+import type {ChatReport, OperationalError, Report, Skipped} from '../model/report.js'
+import {SCHEMA_VERSION} from '../model/schema-version.js'
 
 /** Counts per status. */
 export function summarize(chats: ChatReport[], skipped: Skipped[]): Report['summary'] {

@@ -4,8 +4,8 @@
  * is out of step with the code.
  */
 import {z} from 'zod'
-import {findingKinds} from './findings.js'
-import {ReportSchema} from './model.js'
+import {findingKinds} from '../model/findings.js'
+import {ReportSchema} from '../model/report.js'
 
 /** The JSON Schema (draft 2020-12) of the report, as pretty JSON text with a trailing newline. */
 export function reportJsonSchemaText(): string {

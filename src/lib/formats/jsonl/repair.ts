@@ -16,8 +16,8 @@
  * own acceptance rules (`rules.accept`, e.g. Codex's header first).
  */
 import {createHash} from 'node:crypto'
-import {classifyJsonlBytes, type JsonlClassification, type JsonlLine, type LineReason} from './classify/jsonl.js'
-import {scanValue, skipWhitespace} from './classify/json.js'
+import {classifyJsonlBytes, type JsonlClassification, type JsonlLine, type LineReason} from '../../classify/jsonl.js'
+import {scanValue, skipWhitespace} from '../../classify/json.js'
 
 /** Kinds of byte change a JSONL repair may make. */
 export type JsonlChangeKind = 'drop-torn-tail' | 'strip-nul' | 'strip-bom' | 'split-line' | 'drop-line' | 'relink-parent'

@@ -9,13 +9,13 @@
 import {lstat, readdir, readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {createHash} from 'node:crypto'
-import type {ArchiveInput} from '../archive/write.js'
-import type {FileEntry} from '../formats/adapter.js'
-import type {ChatReport, OperationalError, Role, Skipped} from '../model.js'
+import type {ArchiveInput} from '../../archive/write.js'
+import type {FileEntry} from '../../model/adapter.js'
+import type {ChatReport, OperationalError, Role, Skipped} from '../../model/report.js'
 import {scanPaths, type ScannedChat} from '../scan.js'
 import {BUNDLE_SCHEMA_VERSION, MANIFEST_NAME, verdictDifference, verdictOf, type Manifest, type ManifestChat} from './manifest.js'
-import {makeRedactor, redactChatMeta, redactJsonBytes, type Redactor} from './redact.js'
-import {redactJsonlBytes, redactOpenCodeBytes, redactZstdJsonl} from './redact-agents.js'
+import {makeRedactor, redactChatMeta, redactJsonBytes, type Redactor} from '../../json/redact.js'
+import {redactJsonlBytes, redactOpenCodeBytes, redactZstdJsonl} from '../../formats/jsonl/redact.js'
 
 export interface BundleOptions {
   home: string

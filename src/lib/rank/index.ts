@@ -5,7 +5,7 @@
  * history; then the newer file mtime; then the byte-wise file name comparison, descending (so equal mtimes on
  * coarse filesystems stay deterministic).
  */
-import type {ContextMeasure, RankEntry} from './model.js'
+import type {ContextMeasure, RankEntry} from '../model/report.js'
 
 /** A usable generation as the ranking sees it. */
 export interface Candidate {

@@ -22,13 +22,13 @@
  * Errors never escape: they become a `failed` outcome with a one-line message.
  */
 import path from 'node:path'
-import {VerifyError, durableWrite} from './fsio/durable-write.js'
-import {OWN_DIR, evidenceDir as evidenceDirOf, preserveFile, writeManifest, type ActionRecord, type DirTime, type EvidenceFile, type Manifest} from './fsio/evidence.js'
-import type {FileSystem} from './fsio/fs.js'
-import {acquireLock, releaseLock, type LockInfo} from './fsio/lock.js'
-import {appendLog} from './fsio/repair-log.js'
+import {VerifyError, durableWrite} from '../fsio/durable-write.js'
+import {OWN_DIR, evidenceDir as evidenceDirOf, preserveFile, writeManifest, type ActionRecord, type DirTime, type EvidenceFile, type Manifest} from '../fsio/evidence.js'
+import type {FileSystem} from '../fsio/fs.js'
+import {acquireLock, releaseLock, type LockInfo} from '../fsio/lock.js'
+import {appendLog} from '../fsio/repair-log.js'
 import {isAgentProcess, isHolderAlive, ownStartMs} from './live.js'
-import type {RepairOutcome} from './model.js'
+import type {RepairOutcome} from '../model/report.js'
 import type {ChatPlan} from './plan.js'
 
 /** What `applyChat` needs besides the plan. */

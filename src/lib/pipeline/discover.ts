@@ -9,10 +9,10 @@
 import {lstatSync, readdirSync} from 'node:fs'
 import {realpath, stat} from 'node:fs/promises'
 import path from 'node:path'
-import type {ChatUnit, FormatAdapter} from './formats/adapter.js'
-import type {OperationalError, Skipped} from './model.js'
-import {printableName} from './paths.js'
-import {nonUtf8Names} from './raw-names.js'
+import type {ChatUnit, FormatAdapter} from '../model/adapter.js'
+import type {OperationalError, Skipped} from '../model/report.js'
+import {printableName} from '../fsio/paths.js'
+import {nonUtf8Names} from '../fsio/raw-names.js'
 
 /** How deep below a PATH the search goes (levels of folders). */
 export const MAX_DEPTH = 12

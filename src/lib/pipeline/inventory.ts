@@ -9,10 +9,10 @@
 import {constants} from 'node:buffer'
 import {closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync} from 'node:fs'
 import path from 'node:path'
-import {classifyJsonFileSync} from './classify/stream.js'
-import type {ChatDirSnapshot, ChatUnit, FileEntry, FormatAdapter} from './formats/adapter.js'
-import {printableName} from './paths.js'
-import {nonUtf8Names} from './raw-names.js'
+import {classifyJsonFileSync} from '../classify/stream.js'
+import type {ChatDirSnapshot, ChatUnit, FileEntry, FormatAdapter} from '../model/adapter.js'
+import {printableName} from '../fsio/paths.js'
+import {nonUtf8Names} from '../fsio/raw-names.js'
 
 function kindOf(st: {isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean}): FileEntry['kind'] {
   if (st.isSymbolicLink()) return 'symlink'

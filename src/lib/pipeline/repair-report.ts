@@ -10,9 +10,9 @@
  */
 import {randomBytes} from 'node:crypto'
 import type {ChatOutcome} from './apply.js'
-import {EXIT_CONTEXT_LOST, EXIT_OPERATIONAL, EXIT_REPAIRABLE, EXIT_REPAIRED} from './exit-codes.js'
-import type {ActionReport, ChatReport, ChatRepair, OperationalError, Report, Skipped} from './model.js'
-import {tildify} from './paths.js'
+import {EXIT_CONTEXT_LOST, EXIT_OPERATIONAL, EXIT_REPAIRABLE, EXIT_REPAIRED} from '../model/exit-codes.js'
+import type {ActionReport, ChatReport, ChatRepair, OperationalError, Report, Skipped} from '../model/report.js'
+import {tildify} from '../fsio/paths.js'
 import type {ChatPlan} from './plan.js'
 import {buildReport} from './report.js'
 

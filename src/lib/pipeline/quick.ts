@@ -7,13 +7,13 @@
  */
 import {closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync} from 'node:fs'
 import path from 'node:path'
-import {QUICK_HEAD_BYTES, QUICK_TAIL_BYTES, classifyEnds, type FileEnds} from './classify/quick.js'
+import {QUICK_HEAD_BYTES, QUICK_TAIL_BYTES, classifyEnds, type FileEnds} from '../classify/quick.js'
 import {discover} from './discover.js'
-import {finding} from './findings.js'
-import type {FormatAdapter} from './formats/adapter.js'
-import {ADAPTERS} from './formats/index.js'
-import type {ChatReport, Finding, Generation, OperationalError, Role, Skipped} from './model.js'
-import {tildify} from './paths.js'
+import {finding} from '../model/findings.js'
+import type {FormatAdapter} from '../model/adapter.js'
+import {ADAPTERS} from '../formats/index.js'
+import type {ChatReport, Finding, Generation, OperationalError, Role, Skipped} from '../model/report.js'
+import {tildify} from '../fsio/paths.js'
 import type {ScanOptions} from './scan.js'
 
 /** What a quick scan reports it could not see, for the report's `quick` field. */

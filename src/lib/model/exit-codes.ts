@@ -10,7 +10,7 @@
  * | 8   | operational error: a PATH that does not exist or cannot be read, a permission error, a refused repair |
  * | 16  | usage error (bad flag or argument) |
  */
-import type {ChatStatus} from './model.js'
+import type {ChatStatus} from './report.js'
 
 export const EXIT_OK = 0
 export const EXIT_REPAIRED = 1

@@ -3,7 +3,7 @@
  * they are a contract: add new ones, never rename. The README's table is generated from this list
  * (`test/readme.test.ts` keeps them in step).
  */
-import type {Finding, Severity} from './model.js'
+import type {Finding, Severity} from './report.js'
 
 /** A finding kind: its id, its default severity and a one-line description for rule lists. */
 export interface FindingKind {

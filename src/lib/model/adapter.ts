@@ -2,10 +2,10 @@
  * The boundary every agent format sits behind. The core (discover, inventory, rank, plan, render) knows
  * nothing of file names or schemas; an adapter knows nothing of the terminal or of how files are read.
  */
-import type {ChatReport, Classification, OperationalError, Role} from '../model.js'
+import type {ChatReport, Classification, OperationalError, Role} from './report.js'
 import type {SalvagedGeneration} from '../salvage/index.js'
-import type {ChatPlan, PlanOptions} from '../plan.js'
-import type {ScannedChat} from '../scan.js'
+import type {ChatPlan, PlanOptions} from '../pipeline/plan.js'
+import type {ScannedChat} from '../pipeline/scan.js'
 
 /** One entry directly inside a chat dir, as the inventory saw it (lstat, never following links). */
 export interface FileEntry {

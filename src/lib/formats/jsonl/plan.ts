@@ -25,14 +25,14 @@
  */
 import {createHash} from 'node:crypto'
 import path from 'node:path'
-import {classifyJsonlBytes} from '../classify/jsonl.js'
-import {planJsonlRepair} from '../jsonl-repair.js'
-import type {LineChangeReport} from '../model.js'
-import type {ChatPlan, PlannedAction, PlanOptions, WatchedFile} from '../plan.js'
-import type {ScannedChat} from '../scan.js'
-import {analyzeClaude} from './claude-code/session.js'
-import {analyzeCodex} from './codex/session.js'
-import {decodeZstd} from './jsonl-session.js'
+import {classifyJsonlBytes} from '../../classify/jsonl.js'
+import {planJsonlRepair} from './repair.js'
+import type {LineChangeReport} from '../../model/report.js'
+import type {ChatPlan, PlannedAction, PlanOptions, WatchedFile} from '../../pipeline/plan.js'
+import type {ScannedChat} from '../../pipeline/scan.js'
+import {analyzeClaude} from '../claude-code/session.js'
+import {analyzeCodex} from '../codex/session.js'
+import {decodeZstd} from './session.js'
 
 function sha256(b: Uint8Array): string {
   return createHash('sha256').update(b).digest('hex')

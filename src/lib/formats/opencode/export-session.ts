@@ -9,13 +9,13 @@
  * Read-only on the store: finds the session with discovery (directory listings only), then reads only that
  * session's files. Writes nothing (the command writes the bytes through `fsio/output.ts`).
  */
-import {discover} from '../discover.js'
-import type {FormatAdapter} from '../formats/adapter.js'
-import {checkExport, EXPORT_SIZE_CAP_BYTES, exportFromTree, ExportRefused} from '../formats/opencode/export.js'
-import {opencode} from '../formats/opencode/index.js'
-import type {OpenCodeFacts} from '../formats/opencode/store.js'
-import {makeRedactor} from './redact.js'
-import {redactOpenCodeBytes} from './redact-agents.js'
+import {discover} from '../../pipeline/discover.js'
+import type {FormatAdapter} from '../../model/adapter.js'
+import {checkExport, EXPORT_SIZE_CAP_BYTES, exportFromTree, ExportRefused} from './export.js'
+import {opencode} from './index.js'
+import type {OpenCodeFacts} from './store.js'
+import {makeRedactor} from '../../json/redact.js'
+import {redactOpenCodeBytes} from '../jsonl/redact.js'
 
 export interface SessionExportOptions {
   home: string
