@@ -2,10 +2,7 @@
  * The boundary every agent format sits behind. The core (discover, inventory, rank, plan, render) knows
  * nothing of file names or schemas; an adapter knows nothing of the terminal or of how files are read.
  */
-import type {ChatReport, Classification, OperationalError, Role} from './report.js'
-import type {SalvagedGeneration} from '../salvage/index.js'
-import type {ChatPlan, PlanOptions} from '../pipeline/plan.js'
-import type {ScannedChat} from '../pipeline/scan.js'
+import type {ActionType, BorrowedKeyReport, ChatReport, ChatStatus, Classification, LineChangeReport, OperationalError, Role, TreeLossReport} from './report.js'
 
 /** One entry directly inside a chat dir, as the inventory saw it (lstat, never following links). */
 export interface FileEntry {
@@ -118,12 +115,7 @@ export interface FormatAdapter {
   roleOf?(name: string): Role
   /** The whole diagnosis of one chat dir: classify, measure, rank, status, findings. Pure; never throws. */
   diagnose(snapshot: ChatDirSnapshot): Diagnosis
-  /**
-   * (repair) The pid of the process that wrote a leftover temp, from its name; null when the name carries
-   * none. With `agentProcess`, lets `repair` refuse a chat whose agent is still running.
-   */
-  tempWriterPid?(name: string): number | null
-  /** (repair) Matches an argv element of the agent's own process (e.g. /codebuff|freebuff/i). */
+  /** (repair) Matches an argv element of the agent's own process (e.g. /codebuff|freebuff/i), for the live check. */
   readonly agentProcess?: RegExp
   /**
    * Optional, for store formats (`chatsIn` answered `store: true`): lists the chats of the store at `dir` with
@@ -132,17 +124,91 @@ export interface FormatAdapter {
    */
   listStore?(dir: string): Promise<StoreListing>
   /**
-   * The exact bytes of one generation named as in the report (a file, or an embedded copy
-   * `<file>#<id>`), a view into the snapshot; null when not available. What a restore writes.
-   */
-  generationBytes?(snapshot: ChatDirSnapshot, file: string): Buffer | null
-  /** Salvaged generations of the chat's torn files, with their exact bytes (`repair --salvage`). */
-  salvage?(snapshot: ChatDirSnapshot, report: Pick<ChatReport, 'generations'>): SalvagedGeneration[]
-  /**
-   * The repair plan of one chat of this format (pure: no disk), for formats whose repair is not
-   * "restore the winner as the primary" (Codebuff's, in `plan.ts`). `plan.ts` dispatches by the report's
+   * The repair plan of one chat of this format (pure: no disk). `pipeline/plan.ts` dispatches by the report's
    * `format` (a chat the `claude-code` adapter found may be reported as `codex`). The actions carry their
-   * exact bytes (`data`) or name the files they move; `apply.ts` executes them.
+   * exact bytes (`data`) or name the files they move; `pipeline/apply.ts` executes them. Without it, chats of
+   * this format get no actions.
    */
   planRepair?(chat: ScannedChat, opts: PlanOptions): ChatPlan
+}
+
+/** One diagnosed chat with what the diagnosis was made from (for `repair`'s plan and live-chat check). */
+export interface ScannedChat {
+  report: ChatReport
+  snapshot: ChatDirSnapshot
+  adapter: FormatAdapter
+}
+
+// ---- repair plans ------------------------------------------------------------------------------
+
+/**
+ * Where a `restore` action's bytes come from: a whole file of the chat dir (as the scan read it), or an
+ * in-memory byte string with a label (an embedded copy `chat-messages.json#ai-…`, or salvaged bytes
+ * `salvage:<torn file>`).
+ */
+export type ActionSource = {kind: 'file'; name: string} | {kind: 'bytes'; label: string; data: Buffer}
+
+/** One planned action. Names are relative to the chat dir. */
+export interface PlannedAction {
+  type: ActionType
+  /** The source's name or label; for `preserve`, the file preserved; null for `restore-mtime`. */
+  from: string | null
+  /** The file written (`restore`), the name inside the evidence folder (`preserve`), `.` (`restore-mtime`). */
+  to: string
+  /** sha256 of the bytes written (`restore`) or of the file preserved (`preserve`, null when unread). */
+  sha256: string | null
+  /** `restore`: where the bytes come from. */
+  source?: ActionSource
+  /** `restore`: the exact bytes to write (resolved from `source` at plan time). */
+  data?: Buffer
+  /** `restore-mtime`: the mtime to put back, ms since epoch. */
+  mtimeMs?: number
+  /** `restore` of salvaged bytes: the members the tear cut off, each taken from a donor generation. */
+  keysBorrowed?: BorrowedKeyReport[]
+  /** `rewrite`: the byte changes of the JSONL repair; `mtimeMs` is then the log's own mtime to put back. */
+  changes?: LineChangeReport[]
+  /** `move`: why the file leaves the tree. */
+  why?: string
+}
+
+/** A file whose size and mtime must be what the scan saw when the repair writes (else the chat is live). */
+export interface WatchedFile {
+  name: string
+  bytes: number
+  mtimeMs: number
+}
+
+/** The plan for one chat. */
+export interface ChatPlan {
+  chat: ScannedChat
+  actions: PlannedAction[]
+  /** Generations and transcript as the scan saw them. */
+  watch: WatchedFile[]
+  /** Leftover temps whose name carries the writer's pid. */
+  temps: Array<{name: string; pid: number}>
+  /** Why a needed restore cannot be planned (its bytes are not at hand or no longer hash as scanned); the chat is then not written. */
+  problem?: string
+  /** For a chat left as it is on purpose (a `degraded` chat under plain `repair`): what would change it, in words. */
+  advice?: string
+  /**
+   * for formats that keep several chats in one folder (a Claude Code project dir, OpenCode's
+   * data dir): the name of this chat's own subfolder of the evidence folder, `.chatdoctor/<repairId>/<name>/`.
+   */
+  evidenceSub?: string
+  /** Why the chat must not be written at all (e.g. the agent is writing the session): outcome `refused`. */
+  refusal?: string
+  /** Repairable damage chatdoctor does not repair itself, with the next steps: outcome `manual`. */
+  manual?: string
+  /** The status a scan gives the chat once the actions are done (when it differs from `healthy`, exit bit 4). */
+  statusAfter?: ChatStatus
+  /** (OpenCode JSON tree) What the session loses by the moves. */
+  lost?: TreeLossReport
+}
+
+/** What the user asked `repair` for, beyond the default. */
+export interface PlanOptions {
+  /** `--salvage`: salvaged torn generations are candidates too (used only when they cover more turns). */
+  salvage?: boolean
+  /** `--restore-from <generation>`: restore this generation (the run must hold exactly one chat). */
+  restoreFrom?: string
 }

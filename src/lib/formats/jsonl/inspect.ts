@@ -15,7 +15,7 @@ import {analyzeCodex} from '../codex/session.js'
 import {decodeZstd} from './session.js'
 import {planJsonlRepair, type JsonlChangeKind} from './repair.js'
 import type {ChatReport, Generation} from '../../model/report.js'
-import type {ScannedChat} from '../../pipeline/scan.js'
+import type {ScannedChat} from '../../model/adapter.js'
 
 /** One damaged line of a session log. Offsets and lengths in bytes of the (decoded) log. */
 export interface DamagedLine {
