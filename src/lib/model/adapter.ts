@@ -2,6 +2,7 @@
  * The boundary every agent format sits behind. The core (discover, inventory, rank, plan, render) knows
  * nothing of file names or schemas; an adapter knows nothing of the terminal or of how files are read.
  */
+import type {AgentInspection, TearLocation} from './inspect.js'
 import type {ActionType, BorrowedKeyReport, ChatReport, ChatStatus, Classification, LineChangeReport, OperationalError, Role, TreeLossReport} from './report.js'
 
 /** One entry directly inside a chat dir, as the inventory saw it (lstat, never following links). */
@@ -130,6 +131,12 @@ export interface FormatAdapter {
    * this format get no actions.
    */
   planRepair?(chat: ScannedChat, opts: PlanOptions): ChatPlan
+  /**
+   * (`inspect`) The account of what most likely happened to one chat of this format, in plain language, and
+   * for line-based formats its damaged lines and planned byte changes. `tears` are the damaged files the
+   * inspection located. Pure; never message text or file contents. Without it the account is empty.
+   */
+  inspect?(chat: Pick<ScannedChat, 'report' | 'snapshot'>, tears: readonly TearLocation[]): AgentInspection
 }
 
 /** One diagnosed chat with what the diagnosis was made from (for `repair`'s plan and live-chat check). */

@@ -16,6 +16,7 @@ import {measureRunState} from './measure.js'
 import {transcriptTurns} from './turns.js'
 import {addEmbeddedGenerations, applyForensics, generationBytes, salvageChat} from './forensics.js'
 import {planCodebuffChat} from './plan.js'
+import {inspectChat} from './inspect.js'
 
 /** The CLI keeps only the last 100 transcript messages (codebuff-format.md §3.1, cli/src/utils/run-state-storage.ts). */
 export const TRANSCRIPT_CAP = 100
@@ -238,5 +239,6 @@ export const codebuff: FormatAdapter & {
   generationBytes,
   salvage: salvageChat,
   planRepair: planCodebuffChat,
+  inspect: (chat, tears) => inspectChat(chat.report, tears),
 }
 

@@ -7,6 +7,10 @@ import path from 'node:path'
 import type {FormatAdapter} from '../../model/adapter.js'
 import {diagnoseSession, isSessionName, sessionChatsIn} from '../jsonl/session.js'
 import {planSessionRepair} from '../jsonl/plan.js'
+import {codexDialect} from './session.js'
+import {inspectSession} from '../jsonl/inspect.js'
+
+export {isCodexName} from './session.js'
 
 /** `$CODEX_HOME` (default `<home>/.codex`): `sessions/` and `archived_sessions/` (peer-formats §3.1). */
 export function codexRoots(home: string, env: NodeJS.ProcessEnv): string[] {
@@ -14,23 +18,13 @@ export function codexRoots(home: string, env: NodeJS.ProcessEnv): string[] {
   return [path.join(base, 'sessions'), path.join(base, 'archived_sessions')]
 }
 
-/**
- * Whether a (plain) session name belongs to Codex by name or place: `rollout-*.jsonl`, a compressed
- * `*.jsonl.zst` sibling, or anything inside a `.codex` tree.
- */
-export function isCodexName(dir: string, name: string): boolean {
-  return /^rollout-.*\.jsonl$/.test(name) || dir.split(path.sep).includes('.codex')
-}
-
 /** The Codex format adapter. */
 export const codex: FormatAdapter = {
   name: 'codex',
   defaultRoots: codexRoots,
-  chatsIn: (dir, names) => {
-    const zstPlains = new Set(names.filter((n) => n.endsWith('.jsonl.zst')).map((n) => n.slice(0, -4)))
-    return sessionChatsIn(dir, names, (name) => isCodexName(dir, name) || zstPlains.has(name))
-  },
+  chatsIn: (dir, names) => sessionChatsIn(dir, names, codexDialect),
   wantsContent: isSessionName,
-  diagnose: (snapshot) => diagnoseSession(snapshot, 'codex'),
+  diagnose: (snapshot) => diagnoseSession(snapshot, codexDialect),
   planRepair: planSessionRepair,
+  inspect: inspectSession,
 }

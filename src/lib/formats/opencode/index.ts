@@ -12,6 +12,7 @@ import {emptyContext} from './measure.js'
 import {listStore, type DatabaseSessionFacts, type OpenCodeFacts} from './store.js'
 import {diagnoseTreeSession, issueFindings} from './tree.js'
 import {planOpenCodeRepair} from './repair.js'
+import {inspectSession} from './inspect.js'
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 
@@ -77,4 +78,5 @@ export const opencode: FormatAdapter = {
   diagnose: diagnoseOpenCode,
   listStore,
   planRepair: planOpenCodeRepair,
+  inspect: (chat) => inspectSession(chat.report),
 }
