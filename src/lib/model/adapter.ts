@@ -137,6 +137,26 @@ export interface FormatAdapter {
    * inspection located. Pure; never message text or file contents. Without it the account is empty.
    */
   inspect?(chat: Pick<ScannedChat, 'report' | 'snapshot'>, tears: readonly TearLocation[]): AgentInspection
+  /**
+   * (`bundle --redact`) The chat's files with their content replaced by keyed-hash placeholders (`r`), damage
+   * kept where it is, so the redacted chat diagnoses the same (the bundle checks that). Files that cannot be
+   * redacted structurally are left out with why; `refused` when the chat cannot be redacted at all. Pure.
+   * Without it, chats of this format cannot be redacted.
+   */
+  redact?(files: readonly BundleFile[], report: ChatReport, r: Redactor): {files: BundleFile[]; omitted: Array<{path: string; reason: string}>} | {refused: string}
+}
+
+/** One file of a chat as a bundle carries it: `rel` relative to the chat's folder, `/`-separated. */
+export interface BundleFile {
+  rel: string
+  data: Buffer
+  mtimeMs: number
+}
+
+/** A redaction context: the per-bundle key and a memo of placeholders. */
+export interface Redactor {
+  /** The placeholder of a value: `[redacted:<24 hex>]`, or `''` for `''`. */
+  placeholder(value: string): string
 }
 
 /** One diagnosed chat with what the diagnosis was made from (for `repair`'s plan and live-chat check). */

@@ -10,6 +10,7 @@ import {diagnoseSession, isSessionName, sessionChatsIn} from '../jsonl/session.j
 import {planSessionRepair} from '../jsonl/plan.js'
 import {claudeDialect} from './session.js'
 import {inspectSession} from '../jsonl/inspect.js'
+import {redactSessionFiles} from '../jsonl/redact.js'
 
 /** `$CLAUDE_CONFIG_DIR/projects`, else `<home>/.claude/projects` (peer-formats §2.1). */
 export function claudeRoots(home: string, env: NodeJS.ProcessEnv): string[] {
@@ -26,4 +27,5 @@ export const claudeCode: FormatAdapter = {
   diagnose: (snapshot) => diagnoseSession(snapshot, claudeDialect),
   planRepair: planSessionRepair,
   inspect: inspectSession,
+  redact: redactSessionFiles,
 }

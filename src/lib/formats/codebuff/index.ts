@@ -17,6 +17,7 @@ import {transcriptTurns} from './turns.js'
 import {addEmbeddedGenerations, applyForensics, generationBytes, salvageChat} from './forensics.js'
 import {planCodebuffChat} from './plan.js'
 import {inspectChat} from './inspect.js'
+import {redactChatFiles} from './redact.js'
 
 /** The CLI keeps only the last 100 transcript messages (codebuff-format.md §3.1, cli/src/utils/run-state-storage.ts). */
 export const TRANSCRIPT_CAP = 100
@@ -240,5 +241,6 @@ export const codebuff: FormatAdapter & {
   salvage: salvageChat,
   planRepair: planCodebuffChat,
   inspect: (chat, tears) => inspectChat(chat.report, tears),
+  redact: (files, report, r) => redactChatFiles(files, new Map(report.generations.map((g) => [g.file, g.role] as const)), r),
 }
 

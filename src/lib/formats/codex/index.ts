@@ -9,6 +9,7 @@ import {diagnoseSession, isSessionName, sessionChatsIn} from '../jsonl/session.j
 import {planSessionRepair} from '../jsonl/plan.js'
 import {codexDialect} from './session.js'
 import {inspectSession} from '../jsonl/inspect.js'
+import {redactSessionFiles} from '../jsonl/redact.js'
 
 export {isCodexName} from './session.js'
 
@@ -27,4 +28,5 @@ export const codex: FormatAdapter = {
   diagnose: (snapshot) => diagnoseSession(snapshot, codexDialect),
   planRepair: planSessionRepair,
   inspect: inspectSession,
+  redact: redactSessionFiles,
 }

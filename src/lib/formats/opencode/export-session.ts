@@ -15,7 +15,7 @@ import {checkExport, EXPORT_SIZE_CAP_BYTES, exportFromTree, ExportRefused} from 
 import {opencode} from './index.js'
 import type {OpenCodeFacts} from './store.js'
 import {makeRedactor} from '../../json/redact.js'
-import {redactOpenCodeBytes} from '../jsonl/redact.js'
+import {redactOpenCodeBytes} from './redact.js'
 
 export interface SessionExportOptions {
   home: string

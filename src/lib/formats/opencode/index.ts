@@ -13,6 +13,7 @@ import {listStore, type DatabaseSessionFacts, type OpenCodeFacts} from './store.
 import {diagnoseTreeSession, issueFindings} from './tree.js'
 import {planOpenCodeRepair} from './repair.js'
 import {inspectSession} from './inspect.js'
+import {redactSessionFiles} from './redact.js'
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 
@@ -79,4 +80,5 @@ export const opencode: FormatAdapter = {
   listStore,
   planRepair: planOpenCodeRepair,
   inspect: (chat) => inspectSession(chat.report),
+  redact: redactSessionFiles,
 }
