@@ -3,9 +3,7 @@ import {Args, Flags} from '../cli/oclif.js'
 import {archiveKindByName} from '../lib/archive/read.js'
 import {writeTar, writeZip} from '../lib/archive/write.js'
 import {buildBundle} from '../lib/pipeline/bundle/create.js'
-import {exportSession, SessionExportError} from '../lib/formats/opencode/export-session.js'
-import {EXPORT_SIZE_CAP_BYTES} from '../lib/formats/opencode/export.js'
-import {diagnoseExportFile} from '../lib/formats/opencode/export-chat.js'
+import {exportSession, SessionExportError, sessionExporter} from '../lib/pipeline/session-export.js'
 import path from 'node:path'
 import {EXIT_OPERATIONAL} from '../lib/model/exit-codes.js'
 import {writeFileDurable} from '../lib/fsio/output.js'
@@ -13,6 +11,9 @@ import type {Report} from '../lib/model/report.js'
 import {renderChatTable} from '../lib/render/table.js'
 import {buildReport} from '../lib/pipeline/report.js'
 import {createHash} from 'node:crypto'
+
+const exporter = sessionExporter()
+const EXPORT_SIZE_CAP_BYTES = exporter?.sessionExport.capBytes ?? 0
 
 export default class Bundle extends BaseCommand {
   static override summary = 'Export chat dirs into one archive (.tar.gz, .tar or .zip) with a manifest, optionally redacted.'
@@ -119,7 +120,7 @@ error.`
       await writeFileDurable(flags.output, x.bytes, {overwrite: Boolean(flags.force)})
       info = {file: flags.output, bytes: x.bytes.length, sha256: createHash('sha256').update(x.bytes).digest('hex'), sessionId: x.sessionId, messages: x.messages, parts: x.parts, redacted: x.redacted, omitted: x.omitted}
       // The written export, checked as `check` would (what a CI job will see).
-      chats = [{path: path.resolve(flags.output), ...diagnoseExportFile(path.basename(flags.output), x.bytes, Date.now())}]
+      chats = [{path: path.resolve(flags.output), ...exporter!.sessionExport.diagnose(path.basename(flags.output), x.bytes, Date.now())}]
     } catch (e) {
       errors.push({path: e instanceof SessionExportError ? session : flags.output, message: (e as Error).message})
     }

@@ -97,6 +97,8 @@ export type Diagnosis = {kind: 'chat'; report: Omit<ChatReport, 'path'>} | {kind
 export interface FormatAdapter {
   /** Format id as it appears in the JSON report (`format`), e.g. `codebuff`. */
   readonly name: string
+  /** The agent's name as people write it (`Claude Code`), for messages and `--help`. */
+  readonly displayName: string
   /**
    * Folders to search when no PATH is given, for a given home dir and environment. Not all need exist.
    */
@@ -144,6 +146,47 @@ export interface FormatAdapter {
    * Without it, chats of this format cannot be redacted.
    */
   redact?(files: readonly BundleFile[], report: ChatReport, r: Redactor): {files: BundleFile[]; omitted: Array<{path: string; reason: string}>} | {refused: string}
+  /** (`bundle --session ID`) Writes one session of this format as a single document another install can import. */
+  readonly sessionExport?: SessionExporter
+}
+
+/** What `bundle --session` asks of the adapter that exports sessions. */
+export interface SessionExporter {
+  /** Default cap in bytes of the session's files (`--max-session-bytes`). */
+  readonly capBytes: number
+  /**
+   * The document of session `sessionId` among `units` (this adapter's chats discovery found under the PATHs):
+   * null when none is that session; `{error}` (one line saying what to do next) when it cannot be exported.
+   * Read-only; never throws.
+   */
+  export(units: readonly ChatUnit[], sessionId: string, opts: SessionExportOptions): SessionExport | {error: string} | null
+  /** The report body (without `path`) a written document gets when `check` reads it; `name` is its file name. */
+  diagnose(name: string, data: Buffer, mtimeMs: number): Omit<ChatReport, 'path'>
+}
+
+/** Options of a session export. */
+export interface SessionExportOptions {
+  redact: boolean
+  /** Size cap in bytes of the session's files (default: the exporter's `capBytes`). */
+  capBytes?: number
+  /** Redaction key, for tests only (default: 32 random bytes, never stored). */
+  key?: Buffer
+}
+
+/** A session exported: the bytes to write and what they hold. */
+export interface SessionExport {
+  sessionId: string
+  /** The folder the session was read from (e.g. the agent's data dir). */
+  dataDir: string
+  /** The document's bytes. */
+  bytes: Buffer
+  messages: number
+  parts: number
+  /** Relative paths of damaged files left out. */
+  omitted: string[]
+  /** Total bytes of the session's files read. */
+  sessionBytes: number
+  redacted: boolean
 }
 
 /** One file of a chat as a bundle carries it: `rel` relative to the chat's folder, `/`-separated. */

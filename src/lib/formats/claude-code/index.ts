@@ -21,6 +21,7 @@ export function claudeRoots(home: string, env: NodeJS.ProcessEnv): string[] {
 /** The Claude Code format adapter. */
 export const claudeCode: FormatAdapter = {
   name: 'claude-code',
+  displayName: 'Claude Code',
   defaultRoots: claudeRoots,
   chatsIn: (dir, names) => sessionChatsIn(dir, names, claudeDialect),
   wantsContent: isSessionName,

@@ -230,6 +230,7 @@ export const codebuff: FormatAdapter & {
   tempWriterPid: typeof tempWriterPid
 } = {
   name: 'codebuff',
+  displayName: 'Codebuff',
   defaultRoots: (home) => defaultRoots(home),
   chatsIn: (dir, names) => (isChatDir(dir, names) ? {chats: [{dir, path: dir}], descend: false} : null),
   wantsContent,

@@ -22,6 +22,7 @@ export function codexRoots(home: string, env: NodeJS.ProcessEnv): string[] {
 /** The Codex format adapter. */
 export const codex: FormatAdapter = {
   name: 'codex',
+  displayName: 'Codex',
   defaultRoots: codexRoots,
   chatsIn: (dir, names) => sessionChatsIn(dir, names, codexDialect),
   wantsContent: isSessionName,

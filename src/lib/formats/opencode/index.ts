@@ -14,6 +14,9 @@ import {diagnoseTreeSession, issueFindings} from './tree.js'
 import {planOpenCodeRepair} from './repair.js'
 import {inspectSession} from './inspect.js'
 import {redactSessionFiles} from './redact.js'
+import {EXPORT_SIZE_CAP_BYTES} from './export.js'
+import {diagnoseExportFile} from './export-chat.js'
+import {exportTreeSession} from './export-session.js'
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 
@@ -72,6 +75,7 @@ export function diagnoseOpenCode(snapshot: ChatDirSnapshot): Diagnosis {
 /** The OpenCode format adapter. */
 export const opencode: FormatAdapter = {
   name: 'opencode',
+  displayName: 'OpenCode',
   defaultRoots,
   chatsIn: (dir, names) => (isDataDir(dir, names) ? {chats: [], descend: false, store: true} : null),
   // Tree files are classified; database files are only stat'ed (never read in place).
@@ -81,4 +85,5 @@ export const opencode: FormatAdapter = {
   planRepair: planOpenCodeRepair,
   inspect: (chat) => inspectSession(chat.report),
   redact: redactSessionFiles,
+  sessionExport: {capBytes: EXPORT_SIZE_CAP_BYTES, export: exportTreeSession, diagnose: diagnoseExportFile},
 }
