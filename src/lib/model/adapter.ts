@@ -100,6 +100,12 @@ export interface FormatAdapter {
   /** The agent's name as people write it (`Claude Code`), for messages and `--help`. */
   readonly displayName: string
   /**
+   * The words that are this agent's alone — its names, its file names, its record keys — which no code outside
+   * `src/lib/formats/` may spell (`test/core-names.test.ts`). One lower-case word is matched as a whole word,
+   * anything else as it is written.
+   */
+  readonly vocabulary: readonly string[]
+  /**
    * Folders to search when no PATH is given, for a given home dir and environment. Not all need exist.
    */
   defaultRoots(home: string, env: NodeJS.ProcessEnv): string[]
@@ -109,13 +115,20 @@ export interface FormatAdapter {
    * holds none. Must not touch the disk.
    */
   chatsIn(dir: string, names: string[]): FolderChats | null
+  /**
+   * Home-relative paths of the agent's roots that hold dot-folders (`.config/manicode*`, `.claude`): discovery
+   * skips dot-folders except along these, and inside such a path's parent folders enters only the next step
+   * of one of them. A trailing `*` matches any name starting with what comes before it.
+   */
+  readonly discoveryPaths?: readonly string[]
   /** Whether the inventory must read a file's bytes (otherwise it only stats it). */
   wantsContent(name: string): boolean
   /**
-   * The role of a file by its name, for `scan --quick` (which reads only the ends of files and never calls
-   * `diagnose`). Optional: without it, quick mode classifies no file of this format.
+   * `scan --quick` (which reads only the ends of files and never calls `diagnose`): the role of a file by its
+   * name, and the name a missing primary is reported under. Optional: without it, quick mode classifies no
+   * file of this format.
    */
-  roleOf?(name: string): Role
+  readonly quick?: {roleOf(name: string): Role; primary: string}
   /** The whole diagnosis of one chat dir: classify, measure, rank, status, findings. Pure; never throws. */
   diagnose(snapshot: ChatDirSnapshot): Diagnosis
   /** (repair) Matches an argv element of the agent's own process (e.g. /codebuff|freebuff/i), for the live check. */
@@ -146,8 +159,43 @@ export interface FormatAdapter {
    * Without it, chats of this format cannot be redacted.
    */
   redact?(files: readonly BundleFile[], report: ChatReport, r: Redactor): {files: BundleFile[]; omitted: Array<{path: string; reason: string}>} | {refused: string}
+  /**
+   * (`check`) Single-file documents of this format (e.g. an export of one session), found by name and content
+   * in folders and archives, each diagnosed as a chat.
+   */
+  readonly documents?: DocumentKind
+  /** (`check`) Whether an archive member's bytes are needed beyond `wantsContent` (e.g. a store's database). */
+  archiveWants?(name: string): boolean
+  /** Phrases of this agent's that `render/` uses in human output. */
+  readonly texts?: AdapterTexts
   /** (`bundle --session ID`) Writes one session of this format as a single document another install can import. */
   readonly sessionExport?: SessionExporter
+}
+
+/** Single-file documents of a format, for `check`. */
+export interface DocumentKind {
+  /** Whether a file of this name may be one (by name alone). */
+  mayBeName(name: string): boolean
+  /** How many leading bytes `looksLike` needs. */
+  readonly sniffBytes: number
+  /** Whether a file's first bytes look like one. */
+  looksLike(head: Uint8Array): boolean
+  /** Folder names that hold the agent's own files: never searched for documents, nor is a PATH below them one. */
+  readonly skipFolders: readonly string[]
+  /** The report body (without `path`) of one document; `name` is its file name. Pure. */
+  diagnose(name: string, data: Buffer, mtimeMs: number): Omit<ChatReport, 'path'>
+}
+
+/** Phrases of an agent's that human output uses. */
+export interface AdapterTexts {
+  /** The record key a `relink-parent` change rewrites (shown with the old and new ids); default `parent`. */
+  readonly parentKey?: string
+  /** What `repair` puts back with `restore-mtime`; default `folder's mtime`. */
+  readonly folderMtime?: string
+  /** What `repair` says of a chat it cannot repair (no usable generation), instead of the outcome's message. */
+  notRepairable?(chat: ChatReport): string
+  /** What `repair` adds when a session file is gone for good (`lost.sessionListed` false). */
+  readonly sessionUnlisted?: string
 }
 
 /** What `bundle --session` asks of the adapter that exports sessions. */

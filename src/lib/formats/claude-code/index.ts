@@ -21,6 +21,7 @@ export function claudeRoots(home: string, env: NodeJS.ProcessEnv): string[] {
 /** The Claude Code format adapter. */
 export const claudeCode: FormatAdapter = {
   name: 'claude-code',
+  vocabulary: ['claude', 'parentUuid', 'isSidechain', 'compact_boundary', 'CLAUDE_CONFIG_DIR', '.claude'],
   displayName: 'Claude Code',
   defaultRoots: claudeRoots,
   chatsIn: (dir, names) => sessionChatsIn(dir, names, claudeDialect),
@@ -29,4 +30,6 @@ export const claudeCode: FormatAdapter = {
   planRepair: planSessionRepair,
   inspect: inspectSession,
   redact: redactSessionFiles,
+  discoveryPaths: ['.claude'],
+  texts: {parentKey: 'parentUuid'},
 }

@@ -230,11 +230,12 @@ export const codebuff: FormatAdapter & {
   tempWriterPid: typeof tempWriterPid
 } = {
   name: 'codebuff',
+  vocabulary: ['codebuff', 'freebuff', 'manicode', 'run-state.json', 'chat-messages.json', 'chat-meta.json', 'sessionState', 'mainAgentState', 'messageHistory', 'USER_PROMPT'],
   displayName: 'Codebuff',
   defaultRoots: (home) => defaultRoots(home),
   chatsIn: (dir, names) => (isChatDir(dir, names) ? {chats: [{dir, path: dir}], descend: false} : null),
   wantsContent,
-  roleOf,
+  quick: {roleOf, primary: PRIMARY},
   diagnose: diagnoseChat,
   tempWriterPid,
   agentProcess: AGENT_PROCESS,
@@ -243,5 +244,13 @@ export const codebuff: FormatAdapter & {
   planRepair: planCodebuffChat,
   inspect: (chat, tears) => inspectChat(chat.report, tears),
   redact: (files, report, r) => redactChatFiles(files, new Map(report.generations.map((g) => [g.file, g.role] as const)), r),
+  discoveryPaths: ['.config/manicode*'],
+  texts: {
+    folderMtime: "chat folder's mtime (so --continue still picks the same chat)",
+    notRepairable(chat) {
+      const survives = chat.transcriptTurns !== null ? `the transcript survives with ${chat.transcriptTurns} agent turn${chat.transcriptTurns === 1 ? '' : 's'}` : 'no intact transcript survives either'
+      return `no usable generation of the agent context: the agent's memory of this chat is lost; ${survives}; nothing written`
+    },
+  },
 }
 

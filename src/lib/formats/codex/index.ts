@@ -22,6 +22,7 @@ export function codexRoots(home: string, env: NodeJS.ProcessEnv): string[] {
 /** The Codex format adapter. */
 export const codex: FormatAdapter = {
   name: 'codex',
+  vocabulary: ['codex', 'rollout-', 'session_meta', 'turn_context', 'response_item', 'CODEX_HOME', '.codex', '.jsonl.zst'],
   displayName: 'Codex',
   defaultRoots: codexRoots,
   chatsIn: (dir, names) => sessionChatsIn(dir, names, codexDialect),
@@ -30,4 +31,5 @@ export const codex: FormatAdapter = {
   planRepair: planSessionRepair,
   inspect: inspectSession,
   redact: redactSessionFiles,
+  discoveryPaths: ['.codex'],
 }

@@ -7,7 +7,7 @@
 import {finding} from '../../model/findings.js'
 import type {ChatStatus, Finding, Generation} from '../../model/report.js'
 import type {ChatDirSnapshot, Diagnosis, FormatAdapter} from '../../model/adapter.js'
-import {defaultRoots, isDatabaseName, isDataDir, treeFileOf} from './layout.js'
+import {STORAGE, defaultRoots, isDatabaseName, isDataDir, treeFileOf} from './layout.js'
 import {emptyContext} from './measure.js'
 import {listStore, type DatabaseSessionFacts, type OpenCodeFacts} from './store.js'
 import {diagnoseTreeSession, issueFindings} from './tree.js'
@@ -15,7 +15,7 @@ import {planOpenCodeRepair} from './repair.js'
 import {inspectSession} from './inspect.js'
 import {redactSessionFiles} from './redact.js'
 import {EXPORT_SIZE_CAP_BYTES} from './export.js'
-import {diagnoseExportFile} from './export-chat.js'
+import {EXPORT_SNIFF_BYTES, diagnoseExportFile, looksLikeExport, mayBeExportName} from './export-chat.js'
 import {exportTreeSession} from './export-session.js'
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
@@ -75,6 +75,7 @@ export function diagnoseOpenCode(snapshot: ChatDirSnapshot): Diagnosis {
 /** The OpenCode format adapter. */
 export const opencode: FormatAdapter = {
   name: 'opencode',
+  vocabulary: ['opencode', 'opencode.db', 'sessionID', 'messageID', 'projectID', 'storage/'],
   displayName: 'OpenCode',
   defaultRoots,
   chatsIn: (dir, names) => (isDataDir(dir, names) ? {chats: [], descend: false, store: true} : null),
@@ -86,4 +87,9 @@ export const opencode: FormatAdapter = {
   inspect: (chat) => inspectSession(chat.report),
   redact: redactSessionFiles,
   sessionExport: {capBytes: EXPORT_SIZE_CAP_BYTES, export: exportTreeSession, diagnose: diagnoseExportFile},
+  discoveryPaths: ['.config/opencode', '.local/share/opencode'],
+  documents: {mayBeName: mayBeExportName, sniffBytes: EXPORT_SNIFF_BYTES, looksLike: looksLikeExport, skipFolders: [STORAGE], diagnose: diagnoseExportFile},
+  // Export files and tree files are JSON (told apart by content); a store's database files are needed whole.
+  archiveWants: (name) => name.toLowerCase().endsWith('.json') || isDatabaseName(name.replace(/-(?:wal|shm)$/, '')),
+  texts: {sessionUnlisted: 'OpenCode still cannot list this session, but the other sessions of the store are listed again'},
 }
