@@ -2,6 +2,7 @@
  * The boundary every agent format sits behind. The core (discover, inventory, rank, plan, render) knows
  * nothing of file names or schemas; an adapter knows nothing of the terminal or of how files are read.
  */
+import type {FindingKindSpec} from './findings.js'
 import type {AgentInspection, TearLocation} from './inspect.js'
 import type {ActionType, BorrowedKeyReport, ChatReport, ChatStatus, Classification, LineChangeReport, OperationalError, Role, TreeLossReport} from './report.js'
 
@@ -105,6 +106,8 @@ export interface FormatAdapter {
    * anything else as it is written.
    */
   readonly vocabulary: readonly string[]
+  /** The finding kinds this format reports beyond the core's, joined into the closed list by the registry. */
+  readonly findingKinds?: Readonly<Record<string, FindingKindSpec>>
   /**
    * Folders to search when no PATH is given, for a given home dir and environment. Not all need exist.
    */

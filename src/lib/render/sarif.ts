@@ -13,7 +13,7 @@
 import {createHash} from 'node:crypto'
 import {gzipSync} from 'node:zlib'
 import type * as Sarif from 'sarif'
-import {findingKinds} from '../model/findings.js'
+import {findingKinds} from '../formats/index.js'
 import type {Severity} from '../model/report.js'
 import {ciItems, type CiInput, type CiItem} from './ci.js'
 

@@ -11,6 +11,8 @@ import {planSessionRepair} from '../jsonl/plan.js'
 import {claudeDialect} from './session.js'
 import {inspectSession} from '../jsonl/inspect.js'
 import {redactSessionFiles} from '../jsonl/redact.js'
+import {CLAUDE_FINDING_KINDS} from './findings.js'
+import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'
 
 /** `$CLAUDE_CONFIG_DIR/projects`, else `<home>/.claude/projects` (peer-formats §2.1). */
 export function claudeRoots(home: string, env: NodeJS.ProcessEnv): string[] {
@@ -21,6 +23,7 @@ export function claudeRoots(home: string, env: NodeJS.ProcessEnv): string[] {
 /** The Claude Code format adapter. */
 export const claudeCode: FormatAdapter = {
   name: 'claude-code',
+  findingKinds: {...SESSION_FINDING_KINDS, ...CLAUDE_FINDING_KINDS},
   vocabulary: ['claude', 'parentUuid', 'isSidechain', 'compact_boundary', 'CLAUDE_CONFIG_DIR', '.claude'],
   displayName: 'Claude Code',
   defaultRoots: claudeRoots,

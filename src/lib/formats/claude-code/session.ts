@@ -5,7 +5,7 @@
  * the closed-source CLI), checked against the real files in shared/realdata/public/claude-code/.
  */
 import type {JsonlClassification, JsonlRecord} from '../../classify/jsonl.js'
-import {finding} from '../../model/findings.js'
+import {finding} from './findings.js'
 import type {ContextMeasure, Finding} from '../../model/report.js'
 import type {SessionDialect} from '../jsonl/dialect.js'
 import type {JsonlRepairRules} from '../jsonl/repair.js'

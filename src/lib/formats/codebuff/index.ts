@@ -6,7 +6,7 @@
 import {createHash} from 'node:crypto'
 import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
-import {finding} from '../../model/findings.js'
+import {finding} from './findings.js'
 import type {ChatStatus, Classification, Finding, Generation, Role} from '../../model/report.js'
 import {rankCandidates, type Candidate} from '../../rank/index.js'
 import type {ChatDirSnapshot, Diagnosis, FileEntry, FormatAdapter} from '../../model/adapter.js'
@@ -18,6 +18,7 @@ import {addEmbeddedGenerations, applyForensics, generationBytes, salvageChat} fr
 import {planCodebuffChat} from './plan.js'
 import {inspectChat} from './inspect.js'
 import {redactChatFiles} from './redact.js'
+import {CODEBUFF_FINDING_KINDS} from './findings.js'
 
 /** The CLI keeps only the last 100 transcript messages (codebuff-format.md §3.1, cli/src/utils/run-state-storage.ts). */
 export const TRANSCRIPT_CAP = 100
@@ -230,6 +231,7 @@ export const codebuff: FormatAdapter & {
   tempWriterPid: typeof tempWriterPid
 } = {
   name: 'codebuff',
+  findingKinds: CODEBUFF_FINDING_KINDS,
   vocabulary: ['codebuff', 'freebuff', 'manicode', 'run-state.json', 'chat-messages.json', 'chat-meta.json', 'sessionState', 'mainAgentState', 'messageHistory', 'USER_PROMPT'],
   displayName: 'Codebuff',
   defaultRoots: (home) => defaultRoots(home),

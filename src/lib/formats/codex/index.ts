@@ -10,6 +10,8 @@ import {planSessionRepair} from '../jsonl/plan.js'
 import {codexDialect} from './session.js'
 import {inspectSession} from '../jsonl/inspect.js'
 import {redactSessionFiles} from '../jsonl/redact.js'
+import {CODEX_FINDING_KINDS} from './findings.js'
+import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'
 
 export {isCodexName} from './session.js'
 
@@ -22,6 +24,7 @@ export function codexRoots(home: string, env: NodeJS.ProcessEnv): string[] {
 /** The Codex format adapter. */
 export const codex: FormatAdapter = {
   name: 'codex',
+  findingKinds: {...SESSION_FINDING_KINDS, ...CODEX_FINDING_KINDS},
   vocabulary: ['codex', 'rollout-', 'session_meta', 'turn_context', 'response_item', 'CODEX_HOME', '.codex', '.jsonl.zst'],
   displayName: 'Codex',
   defaultRoots: codexRoots,

@@ -7,7 +7,7 @@
  */
 import path from 'node:path'
 import type {JsonlClassification} from '../../classify/jsonl.js'
-import {finding} from '../../model/findings.js'
+import {finding} from './findings.js'
 import type {ContextMeasure, Finding} from '../../model/report.js'
 import type {SessionDialect} from '../jsonl/dialect.js'
 import type {JsonlRepairRules} from '../jsonl/repair.js'

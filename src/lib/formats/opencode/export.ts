@@ -10,7 +10,7 @@
 import {lstatSync, readFileSync, readdirSync} from 'node:fs'
 import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
-import {finding} from '../../model/findings.js'
+import {finding} from './findings.js'
 import type {ChatStatus, DamageLocation, FileClass, Finding, Reason, SessionContext} from '../../model/report.js'
 import type {FileEntry} from '../../model/adapter.js'
 import {STORAGE, messageFile, partFile, sessionFile} from './layout.js'

@@ -4,7 +4,7 @@
  * ≤ 1.1.x), or over rows of `opencode.db` (≥ 1.2.0). `chatsIn` recognises the data dir, `listStore` lists its
  * sessions (store.ts), `diagnose` judges one session (tree.ts for the tree, here for the database).
  */
-import {finding} from '../../model/findings.js'
+import {finding} from './findings.js'
 import type {ChatStatus, Finding, Generation} from '../../model/report.js'
 import type {ChatDirSnapshot, Diagnosis, FormatAdapter} from '../../model/adapter.js'
 import {STORAGE, defaultRoots, isDatabaseName, isDataDir, treeFileOf} from './layout.js'
@@ -17,6 +17,7 @@ import {redactSessionFiles} from './redact.js'
 import {EXPORT_SIZE_CAP_BYTES} from './export.js'
 import {EXPORT_SNIFF_BYTES, diagnoseExportFile, looksLikeExport, mayBeExportName} from './export-chat.js'
 import {exportTreeSession} from './export-session.js'
+import {OPENCODE_FINDING_KINDS} from './findings.js'
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 
@@ -75,6 +76,7 @@ export function diagnoseOpenCode(snapshot: ChatDirSnapshot): Diagnosis {
 /** The OpenCode format adapter. */
 export const opencode: FormatAdapter = {
   name: 'opencode',
+  findingKinds: OPENCODE_FINDING_KINDS,
   vocabulary: ['opencode', 'opencode.db', 'sessionID', 'messageID', 'projectID', 'storage/'],
   displayName: 'OpenCode',
   defaultRoots,
