@@ -169,6 +169,8 @@ export interface FormatAdapter {
   readonly documents?: DocumentKind
   /** (`check`) Whether an archive member's bytes are needed beyond `wantsContent` (e.g. a store's database). */
   archiveWants?(name: string): boolean
+  /** What this adapter adds to the commands' `--help` (`cli/help.ts` joins the adapters' in registry order). */
+  readonly help: AdapterHelp
   /** Phrases of this agent's that `render/` uses in human output. */
   readonly texts?: AdapterTexts
   /** (`bundle --session ID`) Writes one session of this format as a single document another install can import. */
@@ -185,8 +187,39 @@ export interface DocumentKind {
   looksLike(head: Uint8Array): boolean
   /** Folder names that hold the agent's own files: never searched for documents, nor is a PATH below them one. */
   readonly skipFolders: readonly string[]
-  /** The report body (without `path`) of one document; `name` is its file name. Pure. */
-  diagnose(name: string, data: Buffer, mtimeMs: number): Omit<ChatReport, 'path'>
+  /** The report body (without `path`) of one document; `name` is its file name. Reads nothing. */
+  diagnose(name: string, data: Buffer, mtimeMs: number): Promise<Omit<ChatReport, 'path'>>
+}
+
+/** What an adapter adds to the commands' `--help`: plain sentences, wrapped by the commands. */
+export interface AdapterHelp {
+  /** `scan`: where it searches with no PATH, e.g. `Codebuff's config roots (~/.config/manicode, …)`. */
+  readonly roots: string
+  /** `repair`: how this format's chats are repaired (a paragraph). */
+  readonly repair?: string
+  /** `inspect`: what the inspection of this format's chats shows beyond the common picture. */
+  readonly inspect?: string
+  /** `bundle`: how this format's chats go into a bundle. */
+  readonly bundle?: string
+  /** `repair`: the agent's process names, for the live-chat refusal (`codebuff/freebuff`). */
+  readonly process?: string
+  /** A store holding many chats that `inspect` picks from with `--session`: its folder and its ids, in words. */
+  readonly store?: {readonly dir: string; readonly sessionId: string}
+  /** `bundle --session`: what it writes (a paragraph) and the `--session` flag's description. */
+  readonly sessionExport?: {readonly paragraph: string; readonly flag: string}
+  /** Example paths for the commands' examples; the first adapter giving one is used. */
+  readonly examples?: {
+    /** A chat (its dir or session file). */
+    readonly chat?: string
+    /** A folder of chats. */
+    readonly chats?: string
+    /** A root searched by default. */
+    readonly root?: string
+    /** A generation `--restore-from` may name. */
+    readonly generation?: string
+    /** Arguments of further `bundle` examples. */
+    readonly bundle?: readonly string[]
+  }
 }
 
 /** Phrases of an agent's that human output uses. */
@@ -210,9 +243,9 @@ export interface SessionExporter {
    * null when none is that session; `{error}` (one line saying what to do next) when it cannot be exported.
    * Read-only; never throws.
    */
-  export(units: readonly ChatUnit[], sessionId: string, opts: SessionExportOptions): SessionExport | {error: string} | null
+  export(units: readonly ChatUnit[], sessionId: string, opts: SessionExportOptions): Promise<SessionExport | {error: string} | null>
   /** The report body (without `path`) a written document gets when `check` reads it; `name` is its file name. */
-  diagnose(name: string, data: Buffer, mtimeMs: number): Omit<ChatReport, 'path'>
+  diagnose(name: string, data: Buffer, mtimeMs: number): Promise<Omit<ChatReport, 'path'>>
 }
 
 /** Options of a session export. */

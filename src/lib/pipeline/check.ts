@@ -136,7 +136,7 @@ async function checkExportFile(file: string, kind: DocumentKind, opts: CheckOpti
   }
   const name = path.basename(file)
   const dir = path.dirname(file)
-  const report: ChatReport = {path: tildify(file, opts.home), ...kind.diagnose(name, data, mtimeMs)}
+  const report: ChatReport = {path: tildify(file, opts.home), ...(await kind.diagnose(name, data, mtimeMs))}
   const snapshot: ChatDirSnapshot = {dir, unit: {dir, path: file, files: [name]}, dirMtimeMs: 0, files: [{name, kind: 'file', bytes: data.length, mtimeMs, data}]}
   result.chats.push({report, snapshot, location: file, suite: dir, bundle: null, filesDir: dir})
 }
@@ -320,7 +320,7 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
   }
 
   /** Single-file documents directly in the folder `dirPath`, found by name and content. */
-  const diagnoseExports = (dirPath: string, mtimes: Map<string, number>) => {
+  const diagnoseExports = async (dirPath: string, mtimes: Map<string, number>) => {
     const d = tree.get(dirPath)!
     for (const [name, m] of [...d.entries.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const kind = m.kind === 'file' && 'data' in m && m.data ? documentFor(documentKinds(adapters), name, m.data) : undefined
@@ -329,7 +329,7 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
       const loc = `${file}/${rel}`
       const folder = dirPath === '' ? file : `${file}/${dirPath}`
       const mtimeMs = mtimes.get(rel) ?? m.mtimeMs
-      const report: ChatReport = {path: tildify(loc, opts.home), ...kind.diagnose(name, m.data, mtimeMs), bundle: shown}
+      const report: ChatReport = {path: tildify(loc, opts.home), ...(await kind.diagnose(name, m.data, mtimeMs)), bundle: shown}
       const snapshot: ChatDirSnapshot = {dir: folder, unit: {dir: folder, path: loc, files: [name]}, dirMtimeMs: 0, files: [{name, kind: 'file', bytes: m.data.length, mtimeMs, data: m.data}]}
       result.chats.push({report, snapshot, location: loc, suite, bundle: file, filesDir: folder})
     }
@@ -399,7 +399,7 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
       else for (const unit of found.chats) diagnose(adapter, dirPath, unit.files, [], new Map(), unit.files ? unit.path : undefined)
     }
     if (!descend) return
-    diagnoseExports(dirPath, new Map())
+    await diagnoseExports(dirPath, new Map())
     if (depth >= MAX_DEPTH) return
     for (const [name, m] of d.entries) {
       if (m.kind !== 'directory') continue

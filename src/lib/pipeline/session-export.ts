@@ -39,7 +39,7 @@ export async function exportSession(paths: string[], sessionId: string, opts: Se
   if (!adapter) throw new SessionExportError('no format of this chatdoctor exports sessions')
   const found = await discover(paths, [adapter], opts.home, opts.env)
   const where = paths.length > 0 ? paths.join(', ') : adapter.defaultRoots(opts.home, opts.env).join(', ')
-  const r = adapter.sessionExport.export(
+  const r = await adapter.sessionExport.export(
     found.chats.map((c) => c.unit),
     sessionId,
     {redact: opts.redact, capBytes: opts.capBytes ?? adapter.sessionExport.capBytes, key: opts.key},

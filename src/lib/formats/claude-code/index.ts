@@ -35,4 +35,12 @@ export const claudeCode: FormatAdapter = {
   redact: redactSessionFiles,
   discoveryPaths: ['.claude'],
   texts: {parentKey: 'parentUuid'},
+  help: {
+    roots: "Claude Code's ($CLAUDE_CONFIG_DIR or ~/.claude)/projects",
+    repair:
+      'Claude Code and Codex session logs are rewritten with only the allowed line changes (torn tail dropped, NUL runs and a BOM stripped, interleaved lines split, an unrecoverable line dropped and the parentUuid after it re-linked), each reported; every other line stays byte-identical and the log keeps its mtime. A session that grew while it was read is refused.',
+    inspect: 'A Claude Code or Codex session is inspected by its file: every damaged line (line number, byte offset and length, reasons) and the byte changes a repair would make are listed.',
+    bundle: "Claude Code and Codex sessions: give the session file (or a folder of them); each session goes in with its sibling generations (Codex's .jsonl.zst). --redact works line by line: every complete record is redacted on its own, damaged lines keep their damage where it is, and the session must diagnose the same.",
+    examples: {bundle: ['~/.claude/projects/-home-me-app/0a1b2c3d-1111-2222-3333-444455556666.jsonl -o session.tar.gz']},
+  },
 }

@@ -254,5 +254,17 @@ export const codebuff: FormatAdapter & {
       return `no usable generation of the agent context: the agent's memory of this chat is lost; ${survives}; nothing written`
     },
   },
+  help: {
+    roots: "Codebuff's config roots (~/.config/manicode, manicode-dev, manicode-test)",
+    repair:
+      'Codebuff: the winner may be an embedded copy (chat-messages.json#<id>): its exact bytes are written. A torn chat-messages.json with an intact transcript temp is restored from the temp (the torn file kept as evidence). A degraded chat (amnesiac context) is left as it is: the report names the --restore-from that would restore the generation holding the missing turns. --salvage also uses a salvaged torn generation when it covers more turns than every intact one.',
+    process: 'codebuff/freebuff',
+    examples: {
+      chat: '~/.config/manicode/projects/my-app/chats/2025-11-04T14-01-15.000Z',
+      chats: '~/.config/manicode/projects/my-app/chats',
+      root: '~/.config/manicode',
+      generation: 'chat-messages.json#ai-1762265497000-d81188ed9dfc1',
+    },
+  },
 }
 

@@ -35,4 +35,8 @@ export const codex: FormatAdapter = {
   inspect: inspectSession,
   redact: redactSessionFiles,
   discoveryPaths: ['.codex'],
+  help: {
+    roots: "Codex's ($CODEX_HOME or ~/.codex)/sessions and archived_sessions",
+    repair: 'A Codex .jsonl.zst winner is written, decoded, as the plain .jsonl Codex reads.',
+  },
 }
