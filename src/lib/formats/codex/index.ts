@@ -1,7 +1,7 @@
 /**
  * The Codex CLI adapter: one chat per rollout, `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<ts>-<threadId>.jsonl`
  * and its compressed sibling `….jsonl.zst` (generations of one session), and flat `archived_sessions/`.
- * Told apart from Claude Code by content (`jsonl-session.ts`). Source: peer-formats.md §3.1.
+ * Told apart from Claude Code by content (`formats/jsonl/session.ts`). Source: peer-formats.md §3.1.
  */
 import path from 'node:path'
 import type {FormatAdapter} from '../../model/adapter.js'

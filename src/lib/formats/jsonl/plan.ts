@@ -1,6 +1,6 @@
 /**
  * The repair plan of a JSONL session log (Claude Code, Codex). Pure: from the scanned chat to the
- * actions `apply.ts` executes. The repaired bytes come from `planJsonlRepair` (`repair.ts`), made with the
+ * actions `pipeline/apply.ts` executes. The repaired bytes come from `planJsonlRepair` (`repair.ts`), made with the
  * agent's own rules (its dialect's `analyze(...).rules`, `dialects.ts`) over the winner's bytes as the scan
  * read them: only the byte changes the session-log rules allow (drop a torn tail, strip NUL runs and a BOM, split an
  * interleaved line, drop an unrecoverable line and re-link the `parentUuid` after it); every other line stays
@@ -20,7 +20,7 @@
  *
  * Refused outright (never written, even with `--force`): a session that changed size while the scan read it
  * (`session-live`: the agent is writing it; the bytes at hand are a mid-write snapshot), and a plan the agent's
- * acceptance rules refuse. The live check of `apply.ts` then compares size and mtime again right before the
+ * acceptance rules refuse. The live check of `pipeline/apply.ts` then compares size and mtime again right before the
  * write.
  */
 import {createHash} from 'node:crypto'

@@ -1,7 +1,7 @@
 /**
- * What the Claude Code and Codex adapters share: one-file JSONL sessions, found by name, told apart by content,
- * diagnosed line by line (`classify/jsonl.ts`), measured by the agent's own rules
- * (`claude-code/session.ts`, `codex/session.ts`) and planned for repair (`jsonl-repair.ts`).
+ * What the members of the JSON-lines session family (Claude Code, Codex) share: one-file JSONL sessions,
+ * found by name, told apart by content, diagnosed line by line (`classify/jsonl.ts`), measured by the
+ * agent's own rules (its dialect, `dialects.ts`) and planned for repair (`repair.ts`).
  *
  * A session's generations: the log itself (`primary`) and, for Codex, the same rollout compressed beside it
  * (`<name>.jsonl.zst`, role `compressed`; Codex loads the plain file when both exist, peer-formats §3.3).
