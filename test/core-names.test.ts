@@ -50,3 +50,24 @@ test('the check sees names in identifiers, strings, templates and regular expres
   assert.deepEqual(wordsOf('planCodebuffChat'), ['plan', 'codebuff', 'chat'])
   assert.deepEqual(wordsOf('OPENCODE_PROFILE'), ['opencode', 'profile'])
 })
+
+test("scan --help names every adapter's roots (the help is built from the registry)", async () => {
+  const {default: Scan} = await import('../src/commands/scan.js')
+  for (const a of ADAPTERS) assert.ok(String(Scan.description).replace(/\s+/g, ' ').includes(a.help.roots), `scan --help names ${a.name}'s roots`)
+})
+
+test('the finding kinds: one closed list, every id declared once (a family\'s shared kinds identically)', async () => {
+  const {findingKinds} = await import('../src/lib/formats/index.js')
+  const {CORE_FINDING_KINDS} = await import('../src/lib/model/findings.js')
+  const kinds = findingKinds()
+  assert.equal(new Set(kinds.map((k) => k.id)).size, kinds.length)
+  const seen = new Map<string, string>(Object.entries(CORE_FINDING_KINDS).map(([id, k]) => [id, JSON.stringify(k)]))
+  for (const a of ADAPTERS) {
+    for (const [id, k] of Object.entries(a.findingKinds ?? {})) {
+      const prev = seen.get(id)
+      assert.ok(prev === undefined || prev === JSON.stringify(k), `${a.name} redefines ${id}`)
+      seen.set(id, JSON.stringify(k))
+    }
+  }
+  assert.deepEqual(kinds.map((k) => k.id).sort(), [...seen.keys()].sort())
+})
