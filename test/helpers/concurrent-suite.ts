@@ -22,12 +22,12 @@
 import {createHash} from 'node:crypto'
 import {closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync, writeSync, appendFileSync} from 'node:fs'
 import path from 'node:path'
-import {applyChat} from '../../src/lib/apply.js'
+import {applyChat} from '../../src/lib/pipeline/apply.js'
 import {RecordingFileSystem, nodeFileSystem} from '../../src/lib/fsio/fs.js'
 import {readLog} from '../../src/lib/fsio/repair-log.js'
-import {planChat} from '../../src/lib/plan.js'
-import {scanPaths} from '../../src/lib/scan.js'
-import {undoRepair} from '../../src/lib/undo.js'
+import {planChat} from '../../src/lib/pipeline/plan.js'
+import {scanPaths} from '../../src/lib/pipeline/scan.js'
+import {undoRepair} from '../../src/lib/pipeline/undo.js'
 import {cleanup, tempDir} from './fixtures.js'
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex')

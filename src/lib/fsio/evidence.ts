@@ -11,7 +11,7 @@
  * through `parseManifest`, which checks its whole shape: a manifest is hostile until checked.
  */
 import path from 'node:path'
-import type {FileClass} from '../model.js'
+import type {FileClass} from '../model/report.js'
 import {durableWrite, sha256Hex} from './durable-write.js'
 import type {FileSystem} from './fs.js'
 
