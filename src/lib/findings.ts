@@ -10,6 +10,8 @@ export interface FindingKind {
   id: string
   severity: Severity
   description: string
+  /** Shown in the default human output too (not only with --verbose): the user must act before the agent starts. */
+  urgent?: boolean
 }
 
 export const FINDING_KINDS = {
@@ -61,6 +63,10 @@ export const FINDING_KINDS = {
   'loader-refuses': {severity: 'error', description: "The agent's loader refuses the session as it is (e.g. Codex: a BOM before the header, bad UTF-8 anywhere, the last paginated record without its ordinal)."},
   'compressed-damaged': {severity: 'warning', description: 'A compressed generation (Codex .jsonl.zst) cannot be decoded or its log is damaged.'},
   'session-live': {severity: 'warning', description: 'The session file changed while it was read: the agent is probably writing it. Repair leaves it alone.'},
+  // What the agent's own next start does to a chat.
+  'next-start-loss': {severity: 'error', description: "The agent's own next start will destroy part of this chat (Gemini CLI: its start-up cleanup deletes every session file of a short id when one of them is empty, unreadable, without its metadata line or an orphan; its next append runs onto a torn or unterminated last line). Repair the chat, or bundle it, before the agent starts again.", urgent: true},
+  'session-sibling': {severity: 'info', description: 'Another file of the same session sits beside the one the agent loads (Gemini CLI: a resume in a later minute starts a second session file with the same short id).'},
+  'quarantined-copy': {severity: 'info', description: "A copy of the session the agent itself set aside when it could not reload it (Gemini CLI `<file>.unreadable-<ms>`); the agent never reads it again."},
   // Bundles and `check`.
   'archive-entry-escapes': {severity: 'error', description: 'An archive entry names a path outside the archive (../, an absolute path, a link pointing outside); refused, never read.'},
   'archive-too-large': {severity: 'error', description: 'An archive exceeds the entry or uncompressed-size cap (--max-entries, --max-bytes); nothing in it was diagnosed.'},
@@ -77,7 +83,13 @@ export type FindingId = keyof typeof FINDING_KINDS
 
 /** All finding kinds, in a stable order, for rule lists (SARIF, README). */
 export function findingKinds(): FindingKind[] {
-  return Object.entries(FINDING_KINDS).map(([id, k]) => ({id, severity: k.severity, description: k.description}))
+  return Object.entries(FINDING_KINDS).map(([id, k]) => ({id, severity: k.severity, description: k.description, ...('urgent' in k ? {urgent: k.urgent} : {})}))
+}
+
+/** True for findings the default human output shows (a warning or error of an `urgent` kind). */
+export function isUrgent(f: Finding): boolean {
+  const kind = (FINDING_KINDS as Record<string, Omit<FindingKind, 'id'>>)[f.id]
+  return kind?.urgent === true && f.severity !== 'info'
 }
 
 /** Makes a finding with the kind's default severity unless one is given. */

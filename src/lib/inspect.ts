@@ -78,7 +78,7 @@ export interface Inspection {
   plans?: PlanSummary[]
 }
 
-const CLASSIFIED: ReadonlySet<Role> = new Set(['primary', 'backup', 'temp', 'transcript', 'transcript-temp', 'meta', 'message', 'part', 'compressed', 'export'])
+const CLASSIFIED: ReadonlySet<Role> = new Set(['primary', 'backup', 'temp', 'transcript', 'transcript-temp', 'meta', 'message', 'part', 'compressed', 'export', 'sibling'])
 
 /** Builds the inspection of one scanned chat. */
 export function inspectChat(scanned: Pick<ScannedChat, 'report' | 'snapshot'>): Inspection {

@@ -17,6 +17,7 @@ import {rankCandidates, type Candidate} from '../rank.js'
 import type {ChatDirSnapshot, ChatUnit, Diagnosis, FileEntry, FolderChats} from './adapter.js'
 import {analyzeClaude, isClaudeRecord} from './claude-code/session.js'
 import {analyzeCodex, isCodexRecord} from './codex/session.js'
+import {isGeminiRecord} from './gemini-cli/records.js'
 
 /** The two JSONL session formats. */
 export type SessionFormat = 'claude-code' | 'codex'
@@ -191,6 +192,8 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionFormat):
   }
   const anyRecords = states.some((s) => s.cls !== null && s.cls.records.length > 0)
   if (format === null) {
+    const gemini = states.some((s) => s.cls !== null && s.cls.records.slice(0, 50).some((r) => isGeminiRecord(r.value)))
+    if (gemini) return {kind: 'skipped', reason: 'a Gemini CLI session log under another name; point chatdoctor at it under its own name (session-<date>T<HH-MM>-<id8>.jsonl) or at its chats folder'}
     if (anyRecords) return {kind: 'skipped', reason: 'a .jsonl file whose records are neither Claude Code nor Codex session records'}
     format = hint
   }

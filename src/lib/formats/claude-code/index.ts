@@ -1,13 +1,14 @@
 /**
  * The Claude Code adapter: one chat per session log, `~/.claude/projects/<encoded-cwd>/<sessionId>.jsonl`
  * (or under `$CLAUDE_CONFIG_DIR`), side-chains in `<sessionId>/subagents/agent-<id>.jsonl`. Any other
- * `*.jsonl` file not taken by the Codex adapter is offered here too and told apart by content
+ * `*.jsonl` file not taken by the Codex or Gemini CLI adapter is offered here too and told apart by content
  * (`jsonl-session.ts`), so a session copied anywhere is still found. Source: peer-formats.md §2.1.
  */
 import path from 'node:path'
 import type {FormatAdapter} from '../adapter.js'
 import {diagnoseSession, isSessionName, sessionChatsIn} from '../jsonl-session.js'
 import {isCodexName} from '../codex/index.js'
+import {isGeminiName} from '../gemini-cli/layout.js'
 import {planSessionRepair} from '../session-repair.js'
 
 /** `$CLAUDE_CONFIG_DIR/projects`, else `<home>/.claude/projects` (peer-formats §2.1). */
@@ -22,7 +23,7 @@ export const claudeCode: FormatAdapter = {
   defaultRoots: claudeRoots,
   chatsIn: (dir, names) => {
     const zstPlains = new Set(names.filter((n) => n.endsWith('.jsonl.zst')).map((n) => n.slice(0, -4)))
-    return sessionChatsIn(dir, names, (name) => !isCodexName(dir, name) && !zstPlains.has(name))
+    return sessionChatsIn(dir, names, (name) => !isCodexName(dir, name) && !isGeminiName(dir, name) && !zstPlains.has(name))
   },
   wantsContent: isSessionName,
   diagnose: (snapshot) => diagnoseSession(snapshot, 'claude-code'),

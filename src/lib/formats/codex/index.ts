@@ -7,6 +7,7 @@ import path from 'node:path'
 import type {FormatAdapter} from '../adapter.js'
 import {diagnoseSession, isSessionName, sessionChatsIn} from '../jsonl-session.js'
 import {planSessionRepair} from '../session-repair.js'
+import {isGeminiName} from '../gemini-cli/layout.js'
 
 /** `$CODEX_HOME` (default `<home>/.codex`): `sessions/` and `archived_sessions/` (peer-formats §3.1). */
 export function codexRoots(home: string, env: NodeJS.ProcessEnv): string[] {
@@ -28,7 +29,7 @@ export const codex: FormatAdapter = {
   defaultRoots: codexRoots,
   chatsIn: (dir, names) => {
     const zstPlains = new Set(names.filter((n) => n.endsWith('.jsonl.zst')).map((n) => n.slice(0, -4)))
-    return sessionChatsIn(dir, names, (name) => isCodexName(dir, name) || zstPlains.has(name))
+    return sessionChatsIn(dir, names, (name) => !isGeminiName(dir, name) && (isCodexName(dir, name) || zstPlains.has(name)))
   },
   wantsContent: isSessionName,
   diagnose: (snapshot) => diagnoseSession(snapshot, 'codex'),

@@ -1,0 +1,132 @@
+/**
+ * One generation of a Gemini CLI session (a session file, a `.unreadable-<ms>` copy, a `.tmp-<pid>` temp, or a
+ * legacy `.json` document): what the CLI's loader reaches, what its next start does with the file, and the turns
+ * it holds. Pure.
+ */
+import type {Classification, ContextMeasure} from '../../model.js'
+import {classifyJsonBytes} from '../../classify/index.js'
+import type {JsonlClassification} from '../../classify/jsonl.js'
+import type {JsonlRepairRules} from '../../jsonl-repair.js'
+import {countMessages, replay, type GeminiRecord, type MessageCounts, type Replay} from './records.js'
+
+/** Why the CLI's next start deletes a session file (sessionUtils.ts `getAllSessionFiles`, sessionCleanup.ts). */
+export type DeleteReason = 'unloadable' | 'no-session-id' | 'nothing-resumable' | 'subagent-kind'
+
+/** What one generation holds, as the CLI's loader reads it. */
+export interface GeminiAnalysis {
+  /** The loader's replay of the records it reads. */
+  replay: Replay
+  counts: MessageCounts
+  /** Prompts over every complete record of the file as written (damaged lines' complete records included). */
+  promptsWritten: number
+  /** Null when the CLI keeps the file at its next start; otherwise why it deletes it. */
+  deletes: DeleteReason | null
+  /** The session id the metadata names, null when none. */
+  sessionId: string | null
+  /** The metadata's `lastUpdated`, ms since epoch (the CLI resumes the file of a session updated last). */
+  lastUpdated: number | null
+  measure: ContextMeasure
+}
+
+/** The loader's acceptance of a repaired log: it must load (a metadata line with `sessionId` and `projectHash`). */
+export function geminiAcceptance(records: Array<Record<string, unknown>>): string[] {
+  return replay(records).loads ? [] : ['no metadata line with sessionId and projectHash survives: Gemini CLI cannot load the file']
+}
+
+/** The byte-change rules of a Gemini CLI session log repair (`jsonl-repair.ts`). */
+export const GEMINI_RULES: JsonlRepairRules = {finalNewline: true, accept: geminiAcceptance}
+
+function timeOf(v: unknown): number | null {
+  if (typeof v !== 'string') return null
+  const t = Date.parse(v)
+  return Number.isNaN(t) ? null : t
+}
+
+/** The measure of a replay: N is the prompts the model answered, prompts all of them. */
+function measureOf(r: Replay, c: MessageCounts, records: number): ContextMeasure {
+  return {
+    turns: c.answered,
+    prompts: c.prompts,
+    newestPromptAt: c.newestPromptAt,
+    historyLength: r.messages.length,
+    unmatchedPrompts: 0,
+    unmatchedBeforeFirst: 0,
+    firstMatchedTurn: c.answered > 0 ? 1 : null,
+    traceSessionId: null,
+    interrupted: c.lastUnanswered,
+    userTurns: c.prompts,
+    assistantMessages: c.modelMessages,
+    toolCalls: c.toolCalls,
+    toolCallsWithResult: c.toolCallsWithResult,
+    toolCallsOpen: c.toolCalls - c.toolCallsWithResult,
+    compactions: r.checkpoints,
+    lastActivityAt: c.lastActivityAt,
+    records,
+    reachableRecords: records,
+  }
+}
+
+/** What the CLI's start-up does with a loaded (or not loaded) replay. */
+function deleteReason(r: Replay, c: MessageCounts, topLevel: boolean): DeleteReason | null {
+  if (!r.loads) return 'unloadable'
+  if (typeof r.metadata.sessionId !== 'string' || r.metadata.sessionId === '') return 'no-session-id'
+  if (c.resumable === 0) return 'nothing-resumable'
+  if (topLevel && r.metadata.kind === 'subagent') return 'subagent-kind'
+  return null
+}
+
+/**
+ * Analyses a JSON-lines generation from its line classification. The loader reads only the lines that are one
+ * whole record (it `JSON.parse`s each line and skips those that fail); `topLevel` says whether the file sits
+ * directly in a chats folder (where the start-up cleanup looks).
+ */
+export function analyzeJsonl(cls: JsonlClassification, topLevel: boolean): GeminiAnalysis {
+  const clean = cls.records.filter((r) => cls.lines[r.line].kind === 'record').map((r) => r.value as GeminiRecord)
+  const r = replay(clean)
+  const c = countMessages(r.messages)
+  const written = countMessages(replay(cls.records.map((x) => x.value as GeminiRecord)).messages)
+  return {
+    replay: r,
+    counts: c,
+    promptsWritten: written.prompts,
+    deletes: deleteReason(r, c, topLevel),
+    sessionId: typeof r.metadata.sessionId === 'string' ? r.metadata.sessionId : null,
+    lastUpdated: timeOf(r.metadata.lastUpdated),
+    measure: measureOf(r, c, clean.length),
+  }
+}
+
+/** A legacy `.json` session (one document `{sessionId, projectHash, startTime, lastUpdated, messages}`). */
+export interface LegacyAnalysis {
+  classification: Classification
+  /** Null when the document is not intact or not a session. */
+  analysis: GeminiAnalysis | null
+}
+
+/**
+ * Analyses a legacy `.json` session document: the loader parses the whole file (`parseLegacyRecordFallback`)
+ * and takes any object with a `sessionId` key.
+ */
+export function analyzeLegacy(data: Uint8Array, topLevel: boolean): LegacyAnalysis {
+  const classification = classifyJsonBytes(data)
+  if (classification.class !== 'intact') return {classification, analysis: null}
+  const v = classification.value
+  if (typeof v !== 'object' || v === null || Array.isArray(v) || !('sessionId' in v)) return {classification: {class: 'corrupt', reasons: ['wrong-shape']}, analysis: null}
+  const doc = v as GeminiRecord
+  const messages = Array.isArray(doc.messages) ? (doc.messages.filter((m) => typeof m === 'object' && m !== null) as GeminiRecord[]) : []
+  // The legacy path takes the document as it is: `loads` needs only the sessionId key.
+  const r: Replay = {metadata: doc, messages, loads: true, metaLines: 1, checkpoints: 0, rewinds: 0}
+  const c = countMessages(messages)
+  return {
+    classification,
+    analysis: {
+      replay: r,
+      counts: c,
+      promptsWritten: c.prompts,
+      deletes: deleteReason({...r, loads: true}, c, topLevel),
+      sessionId: typeof doc.sessionId === 'string' ? doc.sessionId : null,
+      lastUpdated: timeOf(doc.lastUpdated),
+      measure: measureOf(r, c, messages.length),
+    },
+  }
+}
