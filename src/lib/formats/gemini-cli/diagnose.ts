@@ -18,7 +18,7 @@ import {rankCandidates, type Candidate} from '../../rank.js'
 import type {ChatDirSnapshot, Diagnosis, FileEntry} from '../adapter.js'
 import {isClaudeRecord} from '../claude-code/session.js'
 import {isCodexRecord} from '../codex/session.js'
-import {isChatsDir, parseName, type GeminiFileKind} from './layout.js'
+import {isChatsDir, parseName, SESSION_ID, type GeminiFileKind} from './layout.js'
 import {isGeminiRecord} from './records.js'
 import {analyzeJsonl, analyzeLegacy, GEMINI_RULES, type DeleteReason, type GeminiAnalysis} from './session.js'
 
@@ -174,6 +174,10 @@ function startHazard(states: GenState[]): StartHazard {
 
 /** Diagnoses one Gemini CLI session. */
 export function diagnoseGemini(snapshot: ChatDirSnapshot): Diagnosis {
+  const only = snapshot.files.length === 1 ? snapshot.files[0] : undefined
+  if (only && SESSION_ID.test(only.name)) {
+    return {kind: 'skipped', reason: only.kind === 'directory' ? `a sub-agent folder of session ${only.name} whose session file is gone (no session file of short id ${only.name.slice(0, 8)} beside it)` : 'not a Gemini CLI session file'}
+  }
   const states = readStates(snapshot)
   // Told apart from the other JSON-lines agents by content: a file of their records is never taken for Gemini's.
   let gemini = 0

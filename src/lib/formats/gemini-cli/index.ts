@@ -7,7 +7,7 @@
 import path from 'node:path'
 import type {ChatUnit, FormatAdapter} from '../adapter.js'
 import {diagnoseGemini} from './diagnose.js'
-import {AGENT_PROCESS, defaultRoots, isSubagentName, parseName, tempWriterPid} from './layout.js'
+import {AGENT_PROCESS, defaultRoots, isChatsDir, isSubagentName, parseName, SESSION_ID, tempWriterPid} from './layout.js'
 import {planGeminiRepair} from './plan.js'
 
 /** Groups a folder's Gemini CLI files into chats: by short id, or one per sub-agent session file. */
@@ -21,6 +21,13 @@ function chatsIn(dir: string, names: string[]): {chats: ChatUnit[]; descend: boo
     const g = groups.get(key) ?? []
     g.push(n)
     groups.set(key, g)
+  }
+  // A sub-agent folder `chats/<parent session id>/` whose parent session file is gone (the CLI deletes both together).
+  if (isChatsDir(dir)) {
+    for (const n of names) {
+      const m = SESSION_ID.exec(n)
+      if (m && !groups.has(`id:${m[1]}`)) groups.set(`orphan:${n}`, [n])
+    }
   }
   if (groups.size === 0) return null
   const chats: ChatUnit[] = []

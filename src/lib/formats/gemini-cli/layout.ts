@@ -28,6 +28,9 @@ const UNREADABLE = /^(session-.*\.jsonl?)\.unreadable-(\d+)$/
 /** A leftover temp of the CLI's rewrite of a session file: `<session file>.tmp-<pid>`. */
 const TEMP = /^(session-.*\.jsonl?)\.tmp-(\d+)$/
 
+/** A full session id (a UUID), as sub-agent folders are named: its first 8 characters are the short id. */
+export const SESSION_ID = /^([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
 /** The name of the folder holding a project's session files, `~/.gemini/tmp/<project slug>/chats/`. */
 export const CHATS_DIR = 'chats'
 

@@ -150,8 +150,9 @@ export interface MessageCounts {
   answered: number
   /** Model messages. */
   modelMessages: number
+  /** Tool calls: distinct ids of `toolCalls[]` entries and of `functionCall` parts (as a checkpoint stores them). */
   toolCalls: number
-  /** Tool calls with a recorded result or a final status. */
+  /** Tool calls with a recorded result (a `toolCalls[]` result or final status, or a `functionResponse` part). */
   toolCallsWithResult: number
   /** The newest prompt's `timestamp`, ms since epoch. */
   newestPromptAt: number | null
@@ -167,7 +168,25 @@ export interface MessageCounts {
 export function countMessages(messages: readonly GeminiRecord[]): MessageCounts {
   const c: MessageCounts = {prompts: 0, answered: 0, modelMessages: 0, toolCalls: 0, toolCallsWithResult: 0, newestPromptAt: null, lastActivityAt: null, resumable: 0, lastUnanswered: false}
   let open = false
+  const calls = new Set<string>()
+  const results = new Set<string>()
+  let anonymous = 0
+  const callId = (v: unknown): string | null => (isObj(v) && typeof v.id === 'string' ? v.id : null)
   for (const m of messages) {
+    if (Array.isArray(m.content)) {
+      for (const p of m.content) {
+        if (!isObj(p)) continue
+        if (p.functionCall !== undefined) {
+          const id = callId(p.functionCall)
+          if (id === null) anonymous++
+          else calls.add(id)
+        }
+        if (p.functionResponse !== undefined) {
+          const id = callId(p.functionResponse)
+          if (id !== null) results.add(id)
+        }
+      }
+    }
     const t = timeOf(m)
     if (t !== null && (c.lastActivityAt === null || t > c.lastActivityAt)) c.lastActivityAt = t
     if (isResumable(m)) c.resumable++
@@ -181,8 +200,10 @@ export function countMessages(messages: readonly GeminiRecord[]): MessageCounts 
     c.modelMessages++
     if (Array.isArray(m.toolCalls)) {
       for (const call of m.toolCalls) {
-        c.toolCalls++
-        if (isObj(call) && ((Array.isArray(call.result) && call.result.length > 0) || call.status === 'success' || call.status === 'error' || call.status === 'cancelled')) c.toolCallsWithResult++
+        const id = callId(call)
+        if (id === null) anonymous++
+        else calls.add(id)
+        if (id !== null && isObj(call) && ((Array.isArray(call.result) && call.result.length > 0) || call.status === 'success' || call.status === 'error' || call.status === 'cancelled')) results.add(id)
       }
     }
     if (open && isResumable(m)) {
@@ -191,5 +212,7 @@ export function countMessages(messages: readonly GeminiRecord[]): MessageCounts 
     }
   }
   c.lastUnanswered = open
+  c.toolCalls = calls.size + anonymous
+  for (const id of calls) if (results.has(id)) c.toolCallsWithResult++
   return c
 }

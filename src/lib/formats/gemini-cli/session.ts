@@ -59,7 +59,6 @@ function measureOf(r: Replay, c: MessageCounts, records: number): ContextMeasure
     toolCalls: c.toolCalls,
     toolCallsWithResult: c.toolCallsWithResult,
     toolCallsOpen: c.toolCalls - c.toolCallsWithResult,
-    compactions: r.checkpoints,
     lastActivityAt: c.lastActivityAt,
     records,
     reachableRecords: records,
