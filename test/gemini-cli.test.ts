@@ -5,6 +5,7 @@
  * byte for byte, and detection against the other JSON-lines agents in both directions.
  */
 import assert from 'node:assert/strict'
+import {spawn} from 'node:child_process'
 import {mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
@@ -437,5 +438,44 @@ test('a legacy .json session document beside its .jsonl migration is one chat; a
     assert.equal(alone.contextTurns, 2)
   } finally {
     cleanup(root)
+  }
+})
+
+test('a running Gemini CLI in the chat\'s project is refused (its process is the only signal: it locks no session file); --force writes anyway', async () => {
+  const root = tempDir()
+  const project = path.join(root, 'demo-app')
+  mkdirSync(project)
+  const home = path.join(root, 'home')
+  const chats = copyGemini(home, {kase: 'truncate-mid-record', step: '0-damaged'})
+  writeFileSync(path.join(chats, '..', '.project_root'), project)
+  // A stand-in for the CLI's own process: `node …/gemini.js`, working in the project.
+  const bin = path.join(root, 'bundle')
+  mkdirSync(bin)
+  writeFileSync(path.join(bin, 'gemini.js'), 'setTimeout(() => {}, 120000)\n')
+  const child = spawn(process.execPath, [path.join(bin, 'gemini.js')], {cwd: project, stdio: 'ignore'})
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const env = {HOME: home, XDG_STATE_HOME: path.join(root, 'state')}
+    const before = hashTree(chats)
+    const r = runCli(['repair', '--json', chats], {env})
+    const report = JSON.parse(r.stdout) as {chats: Array<ChatReport & {repair: {outcome: string; message: string}}>}
+    const a = report.chats.find((c) => c.path.endsWith(SESSION_A))!
+    assert.equal(a.repair.outcome, 'refused')
+    assert.match(a.repair.message, new RegExp(`Gemini CLI is running in this chat's project \\(pid ${child.pid} `))
+    assert.deepEqual(hashTree(chats), before, 'nothing written')
+    const forced = JSON.parse(runCli(['repair', '--json', '--force', chats], {env}).stdout) as typeof report
+    assert.equal(forced.chats.find((c) => c.path.endsWith(SESSION_A))!.repair.outcome, 'repaired')
+  } finally {
+    child.kill()
+    cleanup(root)
+  }
+  // Without the process the same repair goes through.
+  const again = tempDir()
+  try {
+    const c2 = copyGemini(again, {kase: 'truncate-mid-record', step: '0-damaged'})
+    const r = JSON.parse(runCli(['repair', '--json', c2], {env: {HOME: again, XDG_STATE_HOME: path.join(again, 'state')}}).stdout) as {chats: Array<ChatReport & {repair: {outcome: string}}>}
+    assert.equal(r.chats.find((c) => c.path.endsWith(SESSION_A))!.repair.outcome, 'repaired')
+  } finally {
+    cleanup(again)
   }
 })

@@ -8,6 +8,7 @@ import path from 'node:path'
 import type {ChatUnit, FormatAdapter} from '../adapter.js'
 import {diagnoseGemini} from './diagnose.js'
 import {AGENT_PROCESS, defaultRoots, isChatsDir, isSubagentName, parseName, SESSION_ID, tempWriterPid} from './layout.js'
+import {geminiLiveReasons} from './live.js'
 import {planGeminiRepair} from './plan.js'
 
 /** Groups a folder's Gemini CLI files into chats: by short id, or one per sub-agent session file. */
@@ -57,4 +58,5 @@ export const geminiCli: FormatAdapter = {
   tempWriterPid,
   agentProcess: AGENT_PROCESS,
   planRepair: planGeminiRepair,
+  liveReasons: (snapshot) => geminiLiveReasons(snapshot),
 }
