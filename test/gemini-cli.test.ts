@@ -5,8 +5,8 @@
  * byte for byte, and detection against the other JSON-lines agents in both directions.
  */
 import assert from 'node:assert/strict'
-import {spawn} from 'node:child_process'
-import {mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {spawn, spawnSync} from 'node:child_process'
+import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 import type {ChatReport} from '../src/lib/model.js'
@@ -479,3 +479,100 @@ test('a running Gemini CLI in the chat\'s project is refused (its process is the
     cleanup(again)
   }
 })
+
+/** Every string value of at least 8 characters in a session's records (prompts, answers, thoughts, tool output). */
+function textsOf(buf: Buffer): string[] {
+  const out = new Set<string>()
+  const walk = (v: unknown, key: string | null) => {
+    if (typeof v === 'string') {
+      if (v.length >= 8 && !['id', 'sessionId', 'projectHash', 'timestamp', 'startTime', 'lastUpdated', 'model', 'name', 'status', 'kind', 'type', 'displayName', '$rewindTo'].includes(key ?? '')) out.add(v.replace(/^(<session_context>|\/|\?)/, '').slice(0, 40))
+    } else if (Array.isArray(v)) v.forEach((x) => walk(x, key))
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k)
+  }
+  for (const l of lines(buf)) {
+    try {
+      walk(JSON.parse(l.toString('utf8')), null)
+    } catch {
+      // a damaged line
+    }
+  }
+  return [...out].filter((t) => t.trim().length >= 8)
+}
+
+test('$rewindTo and last-record-per-id: a rewind to the third prompt leaves two answered prompts; a re-appended record counts once', async () => {
+  const root = tempDir()
+  try {
+    const chats = copyGemini(root)
+    const A = realSession(SESSION_A)
+    const recs = lines(A).map((l) => JSON.parse(l.toString('utf8')) as Record<string, unknown>)
+    const prompts = recs.filter((r) => r.type === 'user' && Array.isArray(r.content) && typeof (r.content as Array<{text?: unknown}>)[0]?.text === 'string' && !String((r.content as Array<{text: string}>)[0].text).startsWith('<'))
+    const third = prompts[2].id as string
+    put(chats, SESSION_A, Buffer.concat([A, Buffer.from(JSON.stringify({$rewindTo: third}) + '\n')]))
+    const r = (await scan([chats], root)).get(SESSION_A)!
+    assert.equal(r.status, 'healthy')
+    assert.deepEqual([r.contextTurns, r.transcriptTurns], [2, 2])
+    // An unknown id drops every message (the loader clears its map): nothing is resumable, the session is empty by
+    // the CLI's own rules (as after a rewind to its start), and its next start deletes the file; nothing else is lost.
+    put(chats, SESSION_A, Buffer.concat([A, Buffer.from(JSON.stringify({$rewindTo: 'no-such-id'}) + '\n')]))
+    const gone = (await scan([chats], root)).get(SESSION_A)!
+    assert.deepEqual([gone.contextTurns, gone.transcriptTurns], [0, 0])
+    assert.equal(gen(gone, SESSION_A).class, 'contextless')
+    assert.deepEqual(ids(gone), ['info next-start-loss'])
+    // Last record per id: the tool turn's model record is written twice (before and after the tool ran).
+    const g = gen((await scan([copyGemini(path.join(root, 'b'))], path.join(root, 'b'))).get(SESSION_A)!, SESSION_A)
+    const modelLines = recs.filter((x) => x.type === 'gemini').length
+    assert.ok(g.measure!.assistantMessages! < modelLines, `${g.measure!.assistantMessages} < ${modelLines}`)
+  } finally {
+    cleanup(root)
+  }
+})
+
+test('bundle --redact: none of the user\'s text is left, every file of the session kept (orphan, quarantine copy), and check gives the scan verdicts', () => {
+  const root = tempDir()
+  try {
+    const chats = copyGemini(root, {kase: 'control-resume-next-minute', step: '1-resume'})
+    put(chats, SESSION_A, damageFile('truncate-mid-record', '1-list', SESSION_A))
+    // A quarantine copy the CLI would have left, and a command the loader must keep ignoring after redaction.
+    put(chats, `${SESSION_A}.unreadable-1796118130000`, realSession(SESSION_A))
+    const B = damageFile('control-resume-next-minute', '1-resume', SESSION_B)
+    const cmd = {...(JSON.parse(lines(B)[2].toString('utf8')) as Record<string, unknown>), id: 'c0ffee00-0000-4000-8000-000000000001', content: [{text: '/stats model'}]}
+    put(chats, SESSION_B, Buffer.concat([B, Buffer.from(JSON.stringify(cmd) + '\n')]))
+    const env = {HOME: root}
+    const scanned = JSON.parse(runCli(['scan', '--json', chats], {env}).stdout) as {chats: ChatReport[]}
+    const out = path.join(root, 'out.tar.gz')
+    const b = runCli(['bundle', '--redact', '-o', out, chats], {env})
+    assert.equal(b.status, 0, b.stderr + b.stdout)
+    const x = path.join(root, 'x')
+    mkdirSync(x)
+    assert.equal(spawnSyncTar(out, x), 0)
+    const members = listFiles(x)
+    for (const n of [SESSION_A, `${SESSION_A}.unreadable-1796118130000`, SESSION_B, ORPHAN_B]) assert.ok(members.some((m) => m.endsWith('/' + n)), `${n} is in the bundle`)
+    const all = Buffer.concat(members.map((m) => readFileSync(m)))
+    const texts = [...textsOf(realSession(SESSION_A)), ...textsOf(B)]
+    assert.ok(texts.length > 30, `${texts.length} texts`)
+    for (const t of texts) assert.equal(all.includes(Buffer.from(t)), false, `redacted: ${JSON.stringify(t)}`)
+    const checked = JSON.parse(runCli(['check', '--json', out], {env}).stdout) as {chats: ChatReport[]}
+    const verdict = (c: ChatReport) => JSON.stringify([c.format, c.id, c.status, c.winner, c.contextTurns, c.transcriptTurns, c.findings.map((f) => f.id).sort(), c.generations.map((g) => [g.file, g.role, g.class, g.reasons, g.turns])])
+    assert.deepEqual(checked.chats.map(verdict).sort(), scanned.chats.map(verdict).sort())
+    assert.ok(checked.chats.some((c) => c.status === 'repairable' && c.findings.some((f) => f.id === 'next-start-loss')))
+  } finally {
+    cleanup(root)
+  }
+})
+
+function spawnSyncTar(archive: string, dest: string): number {
+  return spawnSync('tar', ['xzf', archive, '-C', dest]).status ?? -1
+}
+
+function listFiles(dir: string): string[] {
+  const out: string[] = []
+  const walk = (d: string) => {
+    for (const n of readdirSync(d)) {
+      const p = path.join(d, n)
+      if (statSync(p).isDirectory()) walk(p)
+      else out.push(p)
+    }
+  }
+  walk(dir)
+  return out
+}

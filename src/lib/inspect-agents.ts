@@ -4,6 +4,8 @@
  * - Claude Code and Codex session logs: every damaged line (1-based line number, byte offset and length,
  *   reasons), the byte changes a repair would make (`jsonl-repair.ts`, the same plan `repair` writes), whether
  *   the agent would accept the result, and an account of what most likely happened to the log.
+ * - Gemini CLI sessions: the same, per generation, with the account of formats/gemini-cli/account.ts (what the
+ *   CLI's next start will do included).
  * - OpenCode sessions: the account of the session's files (session file, message and part files, or the
  *   database) and what each damaged one costs; the timeline lists every file with its class.
  *
@@ -12,6 +14,7 @@
 import {classifyJsonlBytes, type JsonlClassification, type LineReason} from './classify/jsonl.js'
 import {analyzeClaude} from './formats/claude-code/session.js'
 import {analyzeCodex} from './formats/codex/session.js'
+import {geminiForensics} from './formats/gemini-cli/account.js'
 import {decodeZstd} from './formats/jsonl-session.js'
 import {planJsonlRepair, type JsonlChangeKind} from './jsonl-repair.js'
 import type {ChatReport, Generation} from './model.js'
@@ -78,11 +81,12 @@ function logBytes(scanned: Pick<ScannedChat, 'snapshot'>, g: Generation): Buffer
   return d.ok ? d.bytes : null
 }
 
-/** The forensics of a Claude Code, Codex or OpenCode chat; null for other formats. */
+/** The forensics of a Claude Code, Codex, Gemini CLI or OpenCode chat; null for other formats. */
 export function agentForensics(scanned: Pick<ScannedChat, 'report' | 'snapshot'>): AgentForensics | null {
   const r = scanned.report
   if (r.format === 'claude-code' || r.format === 'codex') return sessionForensics(scanned)
   if (r.format === 'opencode') return {damagedLines: [], plannedChanges: [], plans: [], account: openCodeAccount(r)}
+  if (r.format === 'gemini-cli') return geminiForensics(scanned)
   return null
 }
 

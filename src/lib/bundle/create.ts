@@ -16,6 +16,7 @@ import {scanPaths, type ScannedChat} from '../scan.js'
 import {BUNDLE_SCHEMA_VERSION, MANIFEST_NAME, verdictDifference, verdictOf, type Manifest, type ManifestChat} from './manifest.js'
 import {makeRedactor, redactChatMeta, redactJsonBytes, type Redactor} from './redact.js'
 import {redactJsonlBytes, redactOpenCodeBytes, redactZstdJsonl} from './redact-agents.js'
+import {redactGeminiFile} from '../formats/gemini-cli/redact.js'
 
 export interface BundleOptions {
   home: string
@@ -79,8 +80,9 @@ async function chatFiles(chat: ScannedChat): Promise<{files: ChatFile[]; omitted
 }
 
 /**
- * Redacts the files of a Claude Code or Codex session (JSONL, line by line) or of an OpenCode JSON-tree session
- * (bundle/redact-agents.ts); files that cannot be redacted structurally are omitted.
+ * Redacts the files of a Claude Code, Codex or Gemini CLI session (JSONL, line by line) or of an OpenCode JSON-tree
+ * session (bundle/redact-agents.ts, formats/gemini-cli/redact.ts); files that cannot be redacted structurally are
+ * omitted.
  */
 function redactAgentFiles(format: string, files: ChatFile[], roles: Map<string, Role>, r: Redactor): {files: ChatFile[]; omitted: Array<{path: string; reason: string}>} {
   const out: ChatFile[] = []
@@ -89,7 +91,9 @@ function redactAgentFiles(format: string, files: ChatFile[], roles: Map<string, 
     const role = roles.get(f.rel) ?? 'other'
     let data: Buffer | null = null
     let why = 'content cannot be redacted structurally'
-    if (format === 'opencode' && (role === 'primary' || role === 'message' || role === 'part')) data = redactOpenCodeBytes(f.data, r)
+    if (format === 'gemini-cli') {
+      if (role === 'primary' || role === 'sibling' || role === 'backup' || role === 'temp') data = redactGeminiFile(f.rel, f.data, r)
+    } else if (format === 'opencode' && (role === 'primary' || role === 'message' || role === 'part')) data = redactOpenCodeBytes(f.data, r)
     else if (format !== 'opencode' && role === 'primary') data = redactJsonlBytes(f.data, r)
     else if (format !== 'opencode' && role === 'compressed') {
       data = redactZstdJsonl(f.data, r)

@@ -52,13 +52,13 @@ export function redactOpenCodeBytes(buf: Buffer, r: Redactor): Buffer {
 }
 
 /**
- * Redacts a JSONL session log line by line (see the module comment). Line endings are kept byte for byte.
- * Never throws.
+ * Redacts a JSONL session log line by line (see the module comment), by `profile` (default: the Claude Code and
+ * Codex keys). Line endings are kept byte for byte. Never throws.
  */
-export function redactJsonlBytes(buf: Buffer, r: Redactor): Buffer {
+export function redactJsonlBytes(buf: Buffer, r: Redactor, profile: RedactProfile = JSONL_PROFILE): Buffer {
   const cls = classifyJsonlBytes(buf)
   if (cls.lines.length === 0) return Buffer.from(buf) // empty or zero-filled: nothing to redact
-  const red = (from: number, to: number) => (to > from ? redactJsonBytes(buf.subarray(from, to), 'other', r, JSONL_PROFILE) : Buffer.alloc(0))
+  const red = (from: number, to: number) => (to > from ? redactJsonBytes(buf.subarray(from, to), 'other', r, profile) : Buffer.alloc(0))
   const out: Buffer[] = []
   for (let i = 0; i < cls.lines.length; i++) {
     const line = cls.lines[i]

@@ -91,10 +91,19 @@ function sniff(cls: JsonlClassification): {gemini: number; other: 'claude-code' 
   return {gemini, other: claude + codex === 0 ? null : claude >= codex ? 'claude-code' : 'codex', others: claude + codex}
 }
 
+/**
+ * True when the unit's files sit as in a chats folder (the folder itself, or a copy of it such as a bundle's chat
+ * folder), where the CLI's start-up cleanup applies: anywhere but a sub-agent folder `chats/<parent id>/`. A copy
+ * gets the same verdict as the original, so `check` of a bundle agrees with `scan` of the chats folder.
+ */
+function isSessionFolder(dir: string): boolean {
+  return !isChatsDir(path.dirname(dir))
+}
+
 /** Reads every generation of the unit: classification, replay, repair plan. */
 export function readStates(snapshot: ChatDirSnapshot): GenState[] {
   const states: GenState[] = []
-  const topLevel = isChatsDir(snapshot.dir)
+  const topLevel = isSessionFolder(snapshot.dir)
   for (const entry of snapshot.files) {
     const parsed = parseName(snapshot.dir, entry.name)
     const kind: GeminiFileKind = parsed?.kind ?? 'session'
@@ -192,7 +201,7 @@ export function diagnoseGemini(snapshot: ChatDirSnapshot): Diagnosis {
   }
   if (gemini === 0 && others > 0) return {kind: 'skipped', reason: `holds ${other === 'codex' ? 'Codex' : 'Claude Code'} session records under a Gemini CLI session name; not diagnosed as Gemini CLI (point chatdoctor at the file under its own name)`}
 
-  const topLevel = isChatsDir(snapshot.dir)
+  const topLevel = isSessionFolder(snapshot.dir)
   const findings: Finding[] = []
   const primary = pickPrimary(states)
   for (const s of states) if (s.kind === 'session' && s !== primary) s.gen.role = 'sibling'
