@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import {spawn, spawnSync} from 'node:child_process'
-import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 import type {ChatReport} from '../src/lib/model.js'
@@ -576,3 +576,51 @@ function listFiles(dir: string): string[] {
   walk(dir)
   return out
 }
+
+test('hostile inputs in a chats folder: a symbolic link, a FIFO, a name that is not UTF-8 and a file too large to read whole are said, never followed, read or written, and the rest is diagnosed', async () => {
+  const root = tempDir()
+  try {
+    const chats = copyGemini(root)
+    const outside = path.join(root, 'outside.jsonl')
+    writeFileSync(outside, realSession(SESSION_B))
+    symlinkSync(outside, path.join(chats, 'session-2026-12-01T11-00-11111111.jsonl'))
+    spawnSync('mkfifo', [path.join(chats, 'session-2026-12-01T11-01-22222222.jsonl')])
+    writeFileSync(Buffer.concat([Buffer.from(chats + '/session-2026-12-01T11-02-'), Buffer.from([0xff]), Buffer.from('3333333.jsonl')]), realSession(SESSION_B))
+    // hashTree reads every non-folder (a FIFO would block it) by its name as a string (a non-UTF-8 name fails):
+    // the names as bytes, and the bytes of each regular file, instead.
+    const odd = Buffer.concat([Buffer.from(chats + '/session-2026-12-01T11-02-'), Buffer.from([0xff]), Buffer.from('3333333.jsonl')])
+    const tree = () => {
+      const names = readdirSync(chats, {encoding: 'buffer'}).map((b) => b.toString('latin1')).filter((n) => n !== '.chatdoctor').sort()
+      const files = [path.join(chats, SESSION_A), path.join(chats, SESSION_B), outside].map((f) => `${f} ${sha256(readFileSync(f))} ${statSync(f).mtimeMs}`)
+      return [...names, ...files, sha256(readFileSync(odd))]
+    }
+    const before = tree()
+    const env = {HOME: root, XDG_STATE_HOME: path.join(root, 'state')}
+    const r = await scanPaths([chats], {home: root, env: {HOME: root}})
+    const by = new Map(r.chats.map((c) => [path.basename(c.report.path), c.report]))
+    assert.equal(by.get(SESSION_A)!.status, 'healthy')
+    assert.equal(by.get(SESSION_B)!.status, 'healthy')
+    for (const n of ['session-2026-12-01T11-00-11111111.jsonl', 'session-2026-12-01T11-01-22222222.jsonl']) {
+      const c = by.get(n)!
+      assert.equal(gen(c, n).class, 'corrupt', n)
+      assert.deepEqual(gen(c, n).reasons, ['not-a-file'], n)
+      assert.equal(c.findings.some((f) => f.id === 'context-lost'), false, n)
+      assert.ok(c.findings.some((f) => f.id === 'unknown-file' && /never read, never touched/.test(f.message)), n)
+    }
+    // Repair writes nothing through the link, the FIFO or the odd name (and does not hang on the FIFO).
+    const rep = runCli(['repair', '--json', chats], {env})
+    assert.doesNotMatch(rep.stderr, /    at /)
+    assert.deepEqual(tree(), before)
+    // Above the streaming threshold a JSON-lines file is not read whole: said unreadable (exit bit 8), never called lost.
+    rmSync(path.join(chats, 'session-2026-12-01T11-01-22222222.jsonl'))
+    const big = runCli(['scan', '--json', chats], {env: {...env, CHATDOCTOR_STREAM_THRESHOLD: '10000'}})
+    const report = JSON.parse(big.stdout) as {chats: ChatReport[]; exitCode: number}
+    const a = report.chats.find((c) => c.path.endsWith(SESSION_A))!
+    assert.deepEqual(gen(a, SESSION_A).reasons, ['unreadable'])
+    assert.ok(a.findings.some((f) => f.id === 'unreadable' && /too large to read whole/.test(f.message)))
+    assert.equal(a.findings.some((f) => f.id === 'context-lost'), false)
+    assert.equal(report.chats.find((c) => c.path.endsWith(SESSION_B))!.status, 'healthy')
+  } finally {
+    cleanup(root)
+  }
+})

@@ -118,8 +118,11 @@ export function readStates(snapshot: ChatDirSnapshot): GenState[] {
       continue
     }
     if (entry.data === undefined) {
-      gen.class = entry.streamed ? entry.streamed.classification.class : 'corrupt'
-      gen.reasons = entry.streamed ? [...entry.streamed.classification.reasons] : ['unreadable']
+      // Not read (permission, I/O error), or too large to read whole: the inventory's streamed verdict is of one
+      // JSON document, which a JSON-lines file is not, so only a legacy document keeps it.
+      const streamed = legacy ? entry.streamed : undefined
+      gen.class = streamed ? streamed.classification.class : 'corrupt'
+      gen.reasons = streamed ? [...streamed.classification.reasons] : ['unreadable']
       if (entry.streamed) gen.sha256 = entry.streamed.sha256
       continue
     }
@@ -231,7 +234,8 @@ export function diagnoseGemini(snapshot: ChatDirSnapshot): Diagnosis {
   // Findings: line damage of each generation, what the loader and the next start make of the files.
   for (const s of states) {
     const cls = s.cls
-    if (s.entry.kind === 'file' && s.entry.data === undefined) findings.push(finding('unreadable', s.gen.file, `could not read ${s.gen.file}${s.entry.readError ? ` (${s.entry.readError})` : ''}`))
+    if (s.entry.kind === 'file' && s.entry.data === undefined) findings.push(finding('unreadable', s.gen.file, `could not read ${s.gen.file} (${s.entry.readError ?? (s.entry.streamed ? `${s.entry.bytes} bytes, too large to read whole` : 'unknown error')}); not diagnosed, never written`))
+    if (s.entry.kind !== 'file') findings.push(finding('unknown-file', s.gen.file, `${s.gen.file} is ${s.entry.kind === 'symlink' ? 'a symbolic link' : s.entry.kind === 'directory' ? 'a folder' : 'not a regular file'}: never read, never touched`, 'warning'))
     if (s.entry.data && s.entry.data.length !== s.entry.bytes) findings.push(finding('session-live', s.gen.file, `${s.gen.file} changed size while it was read (${s.entry.bytes} → ${s.entry.data.length} bytes): Gemini CLI is probably writing it`))
     if (s.legacy && s.gen.class !== null && s.gen.class !== 'intact' && s.gen.class !== 'contextless' && s.entry.data) findings.push(finding('session-corrupt', s.gen.file, `the legacy session document is ${s.gen.class}${s.gen.reasons.length ? ` (${s.gen.reasons.join(', ')})` : ''}; Gemini CLI cannot load it`))
     if (!cls) continue
@@ -282,7 +286,9 @@ export function diagnoseGemini(snapshot: ChatDirSnapshot): Diagnosis {
   if (!best) status = 'unrecoverable'
   else if (best.st !== primary || (best.st.plan?.changes.length ?? 0) > 0 || endangered) status = 'repairable'
   else status = 'healthy'
-  if (status === 'unrecoverable') {
+  // A chat whose files could not be read is not known to be lost: the unread files are said (exit bit 8).
+  const unread = states.some((s) => s.kind !== 'temp' && (s.entry.kind !== 'file' || s.entry.data === undefined))
+  if (status === 'unrecoverable' && !unread) {
     const main = primary ?? states[0]
     const why = main?.plan && main.plan.problems.length > 0 ? main.plan.problems.join('; ') : main?.legacy ? 'the legacy document is not whole' : 'no complete record survives'
     findings.push(finding('context-lost', null, `no generation gives a session file Gemini CLI loads and keeps (${why})`))
