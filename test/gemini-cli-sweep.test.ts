@@ -7,11 +7,13 @@
  * - the repair keeps only whole original lines, in order: exactly the bytes up to the last line end before the
  *   cut (plus the line end of a whole final record), or nothing is planned when the CLI could not load the result;
  * - the diagnosis (for every offset of the smaller files, and for every line end ±1 and a seeded sample of the
- *   session of 58 lines) agrees: `healthy` only on a line end.
+ *   session of 58 lines) agrees: `healthy` only on a line end, and the plan a repair writes (with Gemini CLI's
+ *   own rule of dropping a resumed start left without its full checkpoint) keeps whole original lines only.
  */
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 import {classifyJsonlBytes} from '../src/lib/classify/jsonl.js'
+import {readStates} from '../src/lib/formats/gemini-cli/diagnose.js'
 import {geminiCli} from '../src/lib/formats/gemini-cli/index.js'
 import {GEMINI_RULES} from '../src/lib/formats/gemini-cli/session.js'
 import {planJsonlRepair} from '../src/lib/jsonl-repair.js'
@@ -53,7 +55,16 @@ function checkCut(buf: Buffer, k: number, stats: {intact: number; repaired: numb
   if (plan.changes.length > 0) stats.repaired++
 }
 
+/** True when `out` is the original's first whole lines (a prefix ending at a line end), or those plus a final LF. */
+function wholeLines(buf: Buffer, k: number, out: Buffer): boolean {
+  if (out.length === 0) return true
+  return buf.subarray(0, out.length).equals(out) && out[out.length - 1] === LF && (out.length <= k || (out.length === k + 1 && buf[k] === LF))
+}
+
 function checkDiagnosis(name: string, buf: Buffer, k: number): void {
+  // The plan a repair writes (the Gemini rules on top of the JSON-lines planner) keeps whole original lines only.
+  const [st] = readStates({dir: '/sweep/chats', unit: {dir: '/sweep/chats', path: `/sweep/chats/${name}`, files: [name]}, dirMtimeMs: 0, files: [{name, kind: 'file', bytes: k, mtimeMs: 0, data: buf.subarray(0, k)}]})
+  if (st.plan?.accepted) assert.ok(wholeLines(buf, k, st.plan.bytes), `cut at ${k}: the planned repair keeps whole original lines only`)
   const r = diagnose(name, buf.subarray(0, k))
   assert.ok(r, `cut at ${k}: diagnosed`)
   const onLineEnd = k === 0 || buf[k - 1] === LF

@@ -271,8 +271,15 @@ test('B50 a torn session the CLI would delete or garble: truncated, repaired in 
     const report = JSON.parse(rep.stdout) as {repairId: string; chats: Array<ChatReport & {repair: {outcome: string; evidence: string}}>}
     const ra = report.chats.find((c) => c.path.endsWith(SESSION_A))!
     assert.equal(ra.repair.outcome, 'repaired')
-    // Whole original lines only: everything up to the last line end before the tear.
-    const expected = cut.subarray(0, cut.lastIndexOf(0x0a) + 1)
+    // Whole original lines only: everything up to the last line end before the tear, less a resumed start left
+    // unfinished there (its metadata line and context-only checkpoint, with the full checkpoint torn).
+    const kept = lines(cut.subarray(0, cut.lastIndexOf(0x0a) + 1))
+    const recs = kept.map((l) => JSON.parse(l.toString('utf8')) as {id?: string; $set?: {messages?: unknown[]}})
+    let i = recs.length - 1
+    while (i > 0 && recs[i].id === undefined && !Array.isArray(recs[i].$set?.messages)) i--
+    const unfinished = Array.isArray(recs[i].$set?.messages) && recs[i].$set!.messages!.length === 1
+    const expected = Buffer.concat(unfinished ? kept.slice(0, i - 1) : kept)
+    assert.ok(unfinished, 'the 80% cut falls in the full checkpoint of a resumed start')
     assert.deepEqual(readFileSync(path.join(chats, SESSION_A)), expected)
     const evidence = ra.repair.evidence.replace(/^~/, root)
     assert.deepEqual(readFileSync(path.join(evidence, SESSION_A)), cut)
@@ -620,6 +627,79 @@ test('hostile inputs in a chats folder: a symbolic link, a FIFO, a name that is 
     assert.ok(a.findings.some((f) => f.id === 'unreadable' && /too large to read whole/.test(f.message)))
     assert.equal(a.findings.some((f) => f.id === 'context-lost'), false)
     assert.equal(report.chats.find((c) => c.path.endsWith(SESSION_B))!.status, 'healthy')
+  } finally {
+    cleanup(root)
+  }
+})
+
+test("the CLI's .unreadable-<ms> copy that holds more answered prompts than the session file it rewrote wins; repair writes its bytes over the session file, undo puts the rewritten file back", () => {
+  const root = tempDir()
+  try {
+    const env = {HOME: root, XDG_STATE_HOME: path.join(root, 'state')}
+    const chats = copyGemini(root)
+    const A = realSession(SESSION_A)
+    // The CLI's rewrite from memory after a failed reload: here, the session as it stood two turns earlier.
+    const L = lines(A)
+    const short = Buffer.concat(L.slice(0, 40))
+    const copy = `${SESSION_A}.unreadable-1796118130000`
+    put(chats, SESSION_A, short)
+    put(chats, copy, A)
+    put(chats, `${SESSION_A}.tmp-4242`, A.subarray(0, 5000))
+    const s = JSON.parse(runCli(['scan', '--json', chats], {env}).stdout) as {chats: ChatReport[]}
+    const a = s.chats.find((c) => c.path.endsWith(SESSION_A))!
+    assert.equal(a.status, 'repairable')
+    assert.equal(a.winner, copy)
+    assert.equal(gen(a, copy).role, 'backup')
+    assert.equal(gen(a, `${SESSION_A}.tmp-4242`).role, 'temp')
+    assert.equal(gen(a, `${SESSION_A}.tmp-4242`).class, 'truncated')
+    assert.deepEqual([a.contextTurns, a.transcriptTurns], [5, 5])
+    // Cut after a resumed start's context-only checkpoint, the session file itself replays as empty: the next start deletes it.
+    assert.deepEqual(ids(a), ['error next-start-loss', 'error primary-behind', 'error session-truncated', 'info quarantined-copy', 'warning temp-damaged'])
+    const before = hashTree(chats)
+    const rep = JSON.parse(runCli(['repair', '--json', chats], {env}).stdout) as {repairId: string; chats: Array<ChatReport & {actions: Array<{type: string; from: string | null; to: string}>}>}
+    const ra = rep.chats.find((c) => c.path.endsWith(SESSION_A))!
+    assert.deepEqual(ra.actions.map((x) => `${x.type} ${x.from} → ${x.to}`), [`preserve ${SESSION_A} → ${SESSION_A}`, `rewrite ${copy} → ${SESSION_A}`, 'restore-mtime null → .'])
+    assert.deepEqual(readFileSync(path.join(chats, SESSION_A)), A)
+    const u = runCli(['undo', rep.repairId, '--json'], {env})
+    assert.equal(u.status, 0, u.stdout + u.stderr)
+    const now = hashTree(chats)
+    const noMtime = (v: string) => v.split(' ').filter((_, i) => i !== 2).join(' ')
+    for (const k of Object.keys(before)) {
+      if (k.startsWith('.chatdoctor') || before[k].startsWith('dir')) continue
+      assert.equal(noMtime(now[k]), noMtime(before[k]), k)
+      assert.ok(Math.abs(Number(now[k].split(' ')[2]) - Number(before[k].split(' ')[2])) < 1, `${k} mtime`)
+    }
+  } finally {
+    cleanup(root)
+  }
+})
+
+test('a crash between the two checkpoints of a resumed start: the file replays as empty and the next start would delete it; repair drops the unfinished start (whole lines) and the session is back', async () => {
+  const root = tempDir()
+  try {
+    const chats = copyGemini(root)
+    const L = lines(realSession(SESSION_A))
+    // Session A's second resumed start: its metadata line and context-only checkpoint are lines 38 and 39 (1-based).
+    const recs = L.map((l) => JSON.parse(l.toString('utf8')) as Record<string, unknown>)
+    const meta = recs.findIndex((r, i) => i > 30 && typeof r.projectHash === 'string')
+    assert.ok(meta > 0 && Array.isArray((recs[meta + 1].$set as {messages?: unknown}).messages))
+    for (const upTo of [meta + 2, meta + 3]) {
+      put(chats, SESSION_A, Buffer.concat(L.slice(0, upTo)))
+      const r = (await scan([chats], root)).get(SESSION_A)!
+      assert.equal(r.status, 'repairable', `${upTo} lines`)
+      assert.equal(gen(r, SESSION_A).class, 'contextless')
+      assert.deepEqual(gen(r, SESSION_A).reasons, [])
+      assert.deepEqual([r.contextTurns, r.transcriptTurns], [3, 3])
+      const f = r.findings.find((x) => x.id === 'next-start-loss')!
+      assert.equal(f.severity, 'error')
+      assert.match(f.message, /never wrote its full checkpoint.*chatdoctor repair makes it a session file the CLI keeps \(drop-trailing ×\d\)/)
+    }
+    const env = {HOME: root, XDG_STATE_HOME: path.join(root, 'state')}
+    runCli(['repair', chats], {env})
+    assert.deepEqual(readFileSync(path.join(chats, SESSION_A)), Buffer.concat(L.slice(0, meta)))
+    const after = (await scan([chats], root)).get(SESSION_A)!
+    assert.equal(after.status, 'healthy')
+    assert.deepEqual([after.contextTurns, after.transcriptTurns], [3, 3])
   } finally {
     cleanup(root)
   }

@@ -14,7 +14,9 @@
  *   so the agent's chain walk crosses the gap (the value bytes of that one key change, nothing else);
  * - `add-newline` (agents that append a record without first checking that the file ends in a line end, e.g.
  *   Gemini CLI): a complete final record without its line end gets one, so the next append starts a new line
- *   instead of running onto the record.
+ *   instead of running onto the record;
+ * - `drop-trailing` (made by a format's own rules on top of this plan, e.g. Gemini CLI's unfinished resume):
+ *   whole lines at the end of the log that leave the agent's loader with nothing, removed.
  * Every other line stays byte-identical, in order. The result is classified again and checked with the agent's
  * own acceptance rules (`rules.accept`, e.g. Codex's header first).
  */
@@ -23,7 +25,7 @@ import {classifyJsonlBytes, type JsonlClassification, type JsonlLine, type LineR
 import {scanValue, skipWhitespace} from './classify/json.js'
 
 /** Kinds of byte change a JSONL repair may make. */
-export type JsonlChangeKind = 'drop-torn-tail' | 'strip-nul' | 'strip-bom' | 'split-line' | 'drop-line' | 'relink-parent' | 'add-newline'
+export type JsonlChangeKind = 'drop-torn-tail' | 'strip-nul' | 'strip-bom' | 'split-line' | 'drop-line' | 'relink-parent' | 'add-newline' | 'drop-trailing'
 
 /** One change of a planned repair. Offsets are into the original file. */
 export interface JsonlChange {

@@ -20,7 +20,7 @@ import {isClaudeRecord} from '../claude-code/session.js'
 import {isCodexRecord} from '../codex/session.js'
 import {isChatsDir, parseName, SESSION_ID, type GeminiFileKind} from './layout.js'
 import {isGeminiRecord} from './records.js'
-import {analyzeJsonl, analyzeLegacy, GEMINI_RULES, type DeleteReason, type GeminiAnalysis} from './session.js'
+import {analyzeJsonl, analyzeLegacy, dropUnfinishedResume, GEMINI_RULES, type DeleteReason, type GeminiAnalysis} from './session.js'
 
 /** One generation's verdict with what a repair would make of it. */
 export interface GenState {
@@ -141,6 +141,13 @@ export function readStates(snapshot: ChatDirSnapshot): GenState[] {
       st.analysis = analyzeJsonl(cls, topLevel)
       st.plan = planJsonlRepair(entry.data, GEMINI_RULES)
       st.repaired = st.plan.changes.length === 0 ? st.analysis : analyzeJsonl(st.plan.after, topLevel)
+      if (st.plan.accepted && st.repaired.deletes === 'nothing-resumable') {
+        const more = dropUnfinishedResume(entry.data, st.plan)
+        if (more?.accepted) {
+          st.plan = more
+          st.repaired = analyzeJsonl(more.after, topLevel)
+        }
+      }
       gen.class = cls.class
       gen.reasons = [...cls.reasons]
       if (cls.damage) gen.damage = cls.damage
@@ -214,7 +221,7 @@ export function diagnoseGemini(snapshot: ChatDirSnapshot): Diagnosis {
     if (!a || s.gen.class !== 'intact' || !a.replay.loads || a.counts.resumable > 0) continue
     // Parses, loads, but holds nothing of a conversation: the start-up's own records only.
     s.gen.class = 'contextless'
-    s.gen.reasons = [s.gen.role === 'sibling' && withPrompts ? 'sibling-orphan' : 'fresh-chat']
+    s.gen.reasons = a.promptsWritten > 0 ? [] : [s.gen.role === 'sibling' && withPrompts ? 'sibling-orphan' : 'fresh-chat']
   }
 
   // Candidates: generations that, once repaired, the CLI loads and keeps.
@@ -260,10 +267,13 @@ export function diagnoseGemini(snapshot: ChatDirSnapshot): Diagnosis {
     const lost = victims.reduce((n, s) => n + (s.analysis?.promptsWritten ?? 0), 0)
     const records = victims.reduce((n, s) => n + (s.cls?.records.length ?? 0), 0)
     const t = hazard.triggers[0]
-    const because = `${t.st.gen.file} (${deleteWords(t.why, t.st.gen)})`
+    const unfinished = t.st.plan?.changes.some((c) => c.kind === 'drop-trailing') === true
+    const because = `${t.st.gen.file} (${unfinished ? 'it ends in a resumed start that never wrote its full checkpoint, so it replays as an empty session' : deleteWords(t.why, t.st.gen)})`
     const all = victims.map((s) => s.gen.file)
     const keptHold = victims.some((s) => !hazard.triggers.some((x) => x.st === s) && (s.analysis?.promptsWritten ?? 0) > 0)
-    if (keptHold) {
+    if (best && t.st === best.st && lost > 0) {
+      findings.push(finding('next-start-loss', t.st.gen.file, `Gemini CLI's next start (any start, even \`gemini --list-sessions\`) deletes ${because}, with the ${plural(lost, 'prompt')} it holds${victims.length > 1 ? `, and by its short id ${hazard.shortId} every other session file of this session` : ''}. chatdoctor repair makes it a session file the CLI keeps (${describeChanges(t.st.plan!)}); run it, or chatdoctor bundle the chat, before Gemini CLI starts again`))
+    } else if (keptHold) {
       const others = all.filter((f) => !hazard.triggers.some((x) => x.st.gen.file === f))
       findings.push(finding('next-start-loss', t.st.gen.file, `Gemini CLI's next start (any start, even \`gemini --list-sessions\`) deletes ${because} and, by its short id ${hazard.shortId}, every session file of this session${others.length > 0 ? `: ${others.join(', ')} with it` : ''} (${plural(lost, 'prompt')} in all). Run chatdoctor repair on this chat (it sets ${setAside.map((x) => x.st.gen.file).join(', ') || t.st.gen.file} aside, keeping it as evidence), or chatdoctor bundle it, before Gemini CLI starts again`))
     } else if (lost > 0) {

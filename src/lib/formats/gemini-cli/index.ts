@@ -47,13 +47,16 @@ function chatsIn(dir: string, names: string[]): {chats: ChatUnit[]; descend: boo
   return {chats, descend: true}
 }
 
-/** The Gemini CLI format adapter. */
+/**
+ * The Gemini CLI format adapter. No `roleOf`: `scan --quick` judges a file as one JSON document from its ends,
+ * which a JSON-lines log is not (a torn tail that a repair drops would read as unrecoverable), so quick mode
+ * leaves these sessions to the full scan, as it does Claude Code's and Codex's.
+ */
 export const geminiCli: FormatAdapter = {
   name: 'gemini-cli',
   defaultRoots,
   chatsIn,
   wantsContent: () => true,
-  roleOf: (name) => (/\.unreadable-\d+$/.test(name) ? 'backup' : /\.tmp-\d+$/.test(name) ? 'temp' : 'primary'),
   diagnose: diagnoseGemini,
   tempWriterPid,
   agentProcess: AGENT_PROCESS,

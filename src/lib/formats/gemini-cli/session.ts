@@ -5,9 +5,10 @@
  */
 import type {Classification, ContextMeasure} from '../../model.js'
 import {classifyJsonBytes} from '../../classify/index.js'
-import type {JsonlClassification} from '../../classify/jsonl.js'
-import type {JsonlRepairRules} from '../../jsonl-repair.js'
-import {countMessages, replay, type GeminiRecord, type MessageCounts, type Replay} from './records.js'
+import {createHash} from 'node:crypto'
+import {classifyJsonlBytes, type JsonlClassification} from '../../classify/jsonl.js'
+import type {JsonlChange, JsonlRepairPlan, JsonlRepairRules} from '../../jsonl-repair.js'
+import {countMessages, isMetaRecord, isPrompt, isResumable, replay, type GeminiRecord, type MessageCounts, type Replay} from './records.js'
 
 /** Why the CLI's next start deletes a session file (sessionUtils.ts `getAllSessionFiles`, sessionCleanup.ts). */
 export type DeleteReason = 'unloadable' | 'no-session-id' | 'nothing-resumable' | 'subagent-kind'
@@ -17,7 +18,7 @@ export interface GeminiAnalysis {
   /** The loader's replay of the records it reads. */
   replay: Replay
   counts: MessageCounts
-  /** Prompts over every complete record of the file as written (damaged lines' complete records included). */
+  /** Prompts the file holds as written (`heldPrompts`; damaged lines' complete records included). */
   promptsWritten: number
   /** Null when the CLI keeps the file at its next start; otherwise why it deletes it. */
   deletes: DeleteReason | null
@@ -83,16 +84,82 @@ export function analyzeJsonl(cls: JsonlClassification, topLevel: boolean): Gemin
   const clean = cls.records.filter((r) => cls.lines[r.line].kind === 'record').map((r) => r.value as GeminiRecord)
   const r = replay(clean)
   const c = countMessages(r.messages)
-  const written = countMessages(replay(cls.records.map((x) => x.value as GeminiRecord)).messages)
   return {
     replay: r,
     counts: c,
-    promptsWritten: written.prompts,
+    promptsWritten: heldPrompts(cls.records.map((x) => x.value as GeminiRecord)),
     deletes: deleteReason(r, c, topLevel),
     sessionId: typeof r.metadata.sessionId === 'string' ? r.metadata.sessionId : null,
     lastUpdated: timeOf(r.metadata.lastUpdated),
     measure: measureOf(r, c, clean.length),
   }
+}
+
+/**
+ * Prompts the file holds as written: distinct prompt ids in every record, checkpoints' message lists included
+ * (a checkpoint that replaced them does not make them gone from the file). When the file holds a `$rewindTo`
+ * (the user took turns back on purpose), the replay's count instead.
+ */
+export function heldPrompts(records: readonly GeminiRecord[]): number {
+  if (records.some((r) => typeof r.$rewindTo === 'string')) return countMessages(replay(records).messages).prompts
+  const ids = new Set<string>()
+  const see = (m: unknown) => {
+    if (typeof m === 'object' && m !== null && typeof (m as GeminiRecord).id === 'string' && isPrompt(m as GeminiRecord)) ids.add((m as GeminiRecord).id as string)
+  }
+  for (const r of records) {
+    see(r)
+    const set = r.$set as GeminiRecord | undefined
+    for (const list of [set && typeof set === 'object' ? set.messages : undefined, r.messages]) if (Array.isArray(list)) list.forEach(see)
+  }
+  return ids.size
+}
+
+/**
+ * The start of a resumed start that never got its full checkpoint: at every resumed start the CLI appends a
+ * metadata line, a `$set.messages` holding only the session context, `$set.sessionId`, then a `$set.messages`
+ * with the whole history (new-agents.md §1.3). Cut after the context-only checkpoint, the file replays as an
+ * empty session, and the CLI's next start deletes it. Returns the index (into `records`) of the first record of
+ * that unfinished preamble when the records before it replay to a session with something resumable; else null.
+ */
+export function unfinishedResume(records: readonly GeminiRecord[]): number | null {
+  let i = records.length - 1
+  while (i >= 0 && !isCheckpoint(records[i])) {
+    const r = records[i]
+    // Only the preamble's own records may follow: metadata lines and `$set`s without messages.
+    if (typeof r.id === 'string' || typeof r.$rewindTo === 'string') return null
+    i--
+  }
+  if (i < 0) return null
+  const list = (records[i].$set as GeminiRecord).messages as unknown[]
+  if (list.some((m) => typeof m === 'object' && m !== null && isResumable(m as GeminiRecord))) return null
+  const start = i > 0 && isMetaRecord(records[i - 1]) ? i - 1 : i
+  const before = replay(records.slice(0, start))
+  return before.loads && countMessages(before.messages).resumable > 0 ? start : null
+}
+
+/**
+ * The repair plan extended by the Gemini CLI rule above: when the repaired log would replay as an empty session
+ * only because it ends in an unfinished resume, those trailing lines are dropped too (`drop-trailing`), so the
+ * log is the session as it stood before that start. Only when every change of `plan` lies in those lines (the
+ * result is then exactly the original's first lines). Null when the rule does not apply.
+ */
+export function dropUnfinishedResume(data: Buffer, plan: JsonlRepairPlan): JsonlRepairPlan | null {
+  const cls = plan.before
+  const clean = cls.records.filter((r) => cls.lines[r.line].kind === 'record')
+  const at = unfinishedResume(clean.map((r) => r.value as GeminiRecord))
+  if (at === null) return null
+  const first = clean[at].line
+  if (plan.changes.some((c) => c.line - 1 < first)) return null
+  const bytes = Buffer.from(data.subarray(0, cls.lines[first].start))
+  const changes: JsonlChange[] = cls.lines.slice(first).map((l) => ({kind: 'drop-trailing', line: l.index + 1, offset: l.start, length: l.next - l.start, reasons: [...l.reasons], bytesRemoved: l.next - l.start, recordsKept: 0, sha256: createHash('sha256').update(data.subarray(l.start, l.next)).digest('hex')}))
+  const after = classifyJsonlBytes(bytes)
+  const problems = after.class === 'intact' ? geminiAcceptance(after.records.map((r) => r.value)) : [`the result is ${after.class}`]
+  return {bytes, changes, before: cls, after, accepted: problems.length === 0, problems}
+}
+
+function isCheckpoint(r: GeminiRecord): boolean {
+  const set = r.$set
+  return typeof set === 'object' && set !== null && Array.isArray((set as GeminiRecord).messages)
 }
 
 /** A legacy `.json` session (one document `{sessionId, projectHash, startTime, lastUpdated, messages}`). */
