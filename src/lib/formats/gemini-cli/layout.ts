@@ -73,10 +73,11 @@ export function parseName(dir: string, name: string): GeminiName | null {
 
 /**
  * A sub-agent session: `chats/<parent session id>/<session id>.jsonl`. Named by its own id, so it is told apart
- * from another agent's `<uuid>.jsonl` by its place only: a folder directly inside a `chats` folder.
+ * from another agent's `<uuid>.jsonl` by its place only: a folder named by a full session id (a UUID) directly
+ * inside a `chats` folder (a Codebuff chat dir `chats/<creation time>/` with its `log.jsonl` is not one).
  */
 export function isSubagentName(dir: string, name: string): boolean {
-  return isChatsDir(path.dirname(dir)) && name.endsWith('.jsonl') && !name.startsWith('.')
+  return SESSION_ID.test(path.basename(dir)) && isChatsDir(path.dirname(dir)) && name.endsWith('.jsonl') && !name.startsWith('.')
 }
 
 /** True when the Gemini CLI adapter takes this name in this folder (the other JSON-lines adapters then leave it). */
