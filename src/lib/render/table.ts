@@ -1,14 +1,14 @@
 /**
  * Human rendering of a report: one table row per chat (chat, status, primary class, winner, turns N/M),
- * findings under each chat with `verbose` (without it, only the urgent ones: what the agent's own next start
- * will destroy), a summary line. Never prints message or file content: counts,
+ * findings under each chat with `verbose` (without it, only the urgent ones: a warning or error of a kind marked
+ * `urgent`, what the agent's own next start will destroy), a summary line. Never prints message or file content: counts,
  * sizes, ids, times and hashes only (reports get pasted into bug trackers).
  */
 import type CliTable3 from 'cli-table3'
 import {createRequire} from 'node:module'
 import type {ChalkInstance} from 'chalk'
-import {isUrgent} from '../findings.js'
-import type {ChatReport, ChatStatus, Report, Severity} from '../model.js'
+import {findingKinds} from '../formats/index.js'
+import type {Finding, ChatReport, ChatStatus, Report, Severity} from '../model/report.js'
 
 // cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up.
 const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
@@ -80,6 +80,14 @@ export function renderFindings(chats: ChatReport[], opts: TableOptions): string[
     for (const f of chat.findings) lines.push(`  ${severityText(f.severity, c)} ${f.id}${f.file ? ` ${c.dim(f.file)}` : ''}: ${f.message}`)
   }
   return lines
+}
+
+let urgentIds: ReadonlySet<string> | undefined
+
+/** True for a finding the default output shows: a warning or error of an `urgent` kind. */
+export function isUrgent(f: Finding): boolean {
+  urgentIds ??= new Set(findingKinds().filter((k) => k.urgent).map((k) => k.id))
+  return f.severity !== 'info' && urgentIds.has(f.id)
 }
 
 /** Renders the whole human report: table, skipped dirs (verbose), errors, summary. */

@@ -4,49 +4,10 @@
  * what the CLI's own next start will do. Pure; never includes message text or file contents.
  */
 import type {LineReason} from '../../classify/jsonl.js'
-import type {JsonlChangeKind} from '../../jsonl-repair.js'
-import type {ChatReport} from '../../model.js'
-import type {ChatDirSnapshot} from '../adapter.js'
+import type {ChatDirSnapshot} from '../../model/adapter.js'
+import type {AgentInspection, DamagedLine, PlannedChange, PlanSummary} from '../../model/inspect.js'
+import type {ChatReport} from '../../model/report.js'
 import {readStates, type GenState} from './diagnose.js'
-
-/** One damaged line (offsets in bytes of the file). */
-export interface GeminiDamagedLine {
-  file: string
-  line: number
-  offset: number
-  length: number
-  reasons: LineReason[]
-  action: 'drop' | 'rewrite'
-  recordsKept: number
-}
-
-/** One byte change a repair would make. */
-export interface GeminiPlannedChange {
-  file: string
-  kind: JsonlChangeKind
-  line: number
-  offset: number
-  length: number
-  bytesRemoved: number
-  reasons: LineReason[]
-}
-
-/** A generation's repair plan in brief. */
-export interface GeminiPlanSummary {
-  file: string
-  changes: number
-  bytesBefore: number
-  bytesAfter: number
-  accepted: boolean
-  problems: string[]
-}
-
-export interface GeminiForensics {
-  damagedLines: GeminiDamagedLine[]
-  plannedChanges: GeminiPlannedChange[]
-  plans: GeminiPlanSummary[]
-  account: string
-}
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 
@@ -99,13 +60,13 @@ function fileAccount(s: GenState): string {
 }
 
 /** The forensics of one Gemini CLI chat from its scan. */
-export function geminiForensics(scanned: {report: ChatReport; snapshot: ChatDirSnapshot}): GeminiForensics {
+export function inspectGemini(scanned: {report: ChatReport; snapshot: ChatDirSnapshot}): AgentInspection {
   const r = scanned.report
   const states = readStates(scanned.snapshot)
   const role = new Map(r.generations.map((g) => [g.file, g] as const))
-  const damagedLines: GeminiDamagedLine[] = []
-  const plannedChanges: GeminiPlannedChange[] = []
-  const plans: GeminiPlanSummary[] = []
+  const damagedLines: DamagedLine[] = []
+  const plannedChanges: PlannedChange[] = []
+  const plans: PlanSummary[] = []
   for (const s of states) {
     if (s.cls) {
       for (const l of s.cls.lines) {

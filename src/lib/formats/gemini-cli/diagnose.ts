@@ -11,13 +11,12 @@
 import {createHash} from 'node:crypto'
 import path from 'node:path'
 import {classifyJsonlBytes, type JsonlClassification} from '../../classify/jsonl.js'
-import {finding} from '../../findings.js'
-import {planJsonlRepair, type JsonlRepairPlan} from '../../jsonl-repair.js'
-import type {ChatStatus, Finding, Generation, Role} from '../../model.js'
-import {rankCandidates, type Candidate} from '../../rank.js'
-import type {ChatDirSnapshot, Diagnosis, FileEntry} from '../adapter.js'
-import {isClaudeRecord} from '../claude-code/session.js'
-import {isCodexRecord} from '../codex/session.js'
+import {finding} from './findings.js'
+import {planJsonlRepair, type JsonlRepairPlan} from '../jsonl/repair.js'
+import type {ChatStatus, Finding, Generation, Role} from '../../model/report.js'
+import {rankCandidates, type Candidate} from '../../rank/index.js'
+import type {ChatDirSnapshot, Diagnosis, FileEntry} from '../../model/adapter.js'
+import {SESSION_DIALECTS} from '../jsonl/dialects.js'
 import {isChatsDir, parseName, SESSION_ID, type GeminiFileKind} from './layout.js'
 import {isGeminiRecord} from './records.js'
 import {analyzeJsonl, analyzeLegacy, dropUnfinishedResume, GEMINI_RULES, type DeleteReason, type GeminiAnalysis} from './session.js'
@@ -78,17 +77,24 @@ function describeLines(cls: JsonlClassification): string {
   return `${plural(cls.counts.damaged, 'damaged line')} of ${cls.counts.total} (${rs})${first ? `, first at line ${first.line}, byte ${first.offset}` : ''}`
 }
 
-/** Which agent wrote a log's records, judged from its first 50 complete records. */
-function sniff(cls: JsonlClassification): {gemini: number; other: 'claude-code' | 'codex' | null; others: number} {
+/** How people write the other family members' names, for the skip reason (the family lists them by id). */
+const OTHER_NAMES: Record<string, string> = {'claude-code': 'Claude Code', codex: 'Codex'}
+
+/** Which agent wrote a log's records, judged from its first 50 complete records: Gemini CLI's, or another member's of the JSON-lines family. */
+function sniff(cls: JsonlClassification): {gemini: number; other: string | null; others: number} {
+  const others = SESSION_DIALECTS.filter((d) => d.name !== 'gemini-cli')
+  const counts = others.map(() => 0)
   let gemini = 0
-  let claude = 0
-  let codex = 0
   for (const r of cls.records.slice(0, 50)) {
     if (isGeminiRecord(r.value)) gemini++
-    else if (isClaudeRecord(r.value)) claude++
-    else if (isCodexRecord(r.value)) codex++
+    else {
+      const i = others.findIndex((d) => d.isRecord(r.value))
+      if (i >= 0) counts[i]++
+    }
   }
-  return {gemini, other: claude + codex === 0 ? null : claude >= codex ? 'claude-code' : 'codex', others: claude + codex}
+  let best = -1
+  for (let i = 0; i < counts.length; i++) if (counts[i] > 0 && (best < 0 || counts[i] > counts[best])) best = i
+  return {gemini, other: best < 0 ? null : others[best].name, others: counts.reduce((a, b) => a + b, 0)}
 }
 
 /**
@@ -201,7 +207,7 @@ export function diagnoseGemini(snapshot: ChatDirSnapshot): Diagnosis {
   // Told apart from the other JSON-lines agents by content: a file of their records is never taken for Gemini's.
   let gemini = 0
   let others = 0
-  let other: 'claude-code' | 'codex' | null = null
+  let other: string | null = null
   for (const s of states) {
     if (!s.cls) continue
     const f = sniff(s.cls)
@@ -209,7 +215,7 @@ export function diagnoseGemini(snapshot: ChatDirSnapshot): Diagnosis {
     others += f.others
     other ??= f.other
   }
-  if (gemini === 0 && others > 0) return {kind: 'skipped', reason: `holds ${other === 'codex' ? 'Codex' : 'Claude Code'} session records under a Gemini CLI session name; not diagnosed as Gemini CLI (point chatdoctor at the file under its own name)`}
+  if (gemini === 0 && others > 0) return {kind: 'skipped', reason: `holds ${OTHER_NAMES[other ?? ''] ?? other} session records under a Gemini CLI session name; not diagnosed as Gemini CLI (point chatdoctor at the file under its own name)`}
 
   const topLevel = isSessionFolder(snapshot.dir)
   const findings: Finding[] = []

@@ -5,11 +5,15 @@
  * `chats/<parent session id>/<session id>.jsonl` are a chat each. Sources: layout.ts, records.ts.
  */
 import path from 'node:path'
-import type {ChatUnit, FormatAdapter} from '../adapter.js'
+import type {ChatUnit, FormatAdapter} from '../../model/adapter.js'
 import {diagnoseGemini} from './diagnose.js'
-import {AGENT_PROCESS, defaultRoots, isChatsDir, isSubagentName, parseName, SESSION_ID, tempWriterPid} from './layout.js'
+import {inspectGemini} from './account.js'
+import {GEMINI_FINDING_KINDS} from './findings.js'
+import {AGENT_PROCESS, defaultRoots, isChatsDir, isSubagentName, parseName, SESSION_ID} from './layout.js'
 import {geminiLiveReasons} from './live.js'
 import {planGeminiRepair} from './plan.js'
+import {redactGeminiFiles} from './redact.js'
+import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'
 
 /** Groups a folder's Gemini CLI files into chats: by short id, or one per sub-agent session file. */
 function chatsIn(dir: string, names: string[]): {chats: ChatUnit[]; descend: boolean} | null {
@@ -48,18 +52,31 @@ function chatsIn(dir: string, names: string[]): {chats: ChatUnit[]; descend: boo
 }
 
 /**
- * The Gemini CLI format adapter. No `roleOf`: `scan --quick` judges a file as one JSON document from its ends,
+ * The Gemini CLI format adapter. No `quick`: `scan --quick` judges a file as one JSON document from its ends,
  * which a JSON-lines log is not (a torn tail that a repair drops would read as unrecoverable), so quick mode
  * leaves these sessions to the full scan, as it does Claude Code's and Codex's.
  */
 export const geminiCli: FormatAdapter = {
   name: 'gemini-cli',
+  displayName: 'Gemini CLI',
+  vocabulary: ['gemini', '.gemini', 'GEMINI_CLI_HOME', 'projectHash', '$rewindTo', '.project_root', 'projects.json'],
+  findingKinds: {...SESSION_FINDING_KINDS, ...GEMINI_FINDING_KINDS},
   defaultRoots,
+  discoveryPaths: ['.gemini'],
   chatsIn,
   wantsContent: () => true,
   diagnose: diagnoseGemini,
-  tempWriterPid,
   agentProcess: AGENT_PROCESS,
-  planRepair: planGeminiRepair,
   liveReasons: (snapshot) => geminiLiveReasons(snapshot),
+  planRepair: planGeminiRepair,
+  inspect: (chat) => inspectGemini(chat),
+  redact: redactGeminiFiles,
+  help: {
+    roots: "Gemini CLI's ($GEMINI_CLI_HOME or ~)/.gemini/tmp/*/chats",
+    repair:
+      "Gemini CLI sessions: the session file is rewritten with only the allowed line changes (torn tail dropped, NUL runs and a BOM stripped, interleaved lines split, a final record given its line end, a resumed start left without its full checkpoint dropped), and every other session file of its short id that the CLI's next start would not keep (the orphan of a resume in a later minute, an empty or torn sibling) is moved into the evidence folder, so the CLI's start-up cleanup deletes nothing by short id. Refused while Gemini CLI runs in the chat's project.",
+    inspect: "Gemini CLI: every damaged line, the planned byte changes, and what the CLI's own next start would delete.",
+    bundle: 'Gemini CLI sessions are redacted line by line; every file of the short id goes in.',
+    process: 'gemini',
+  },
 }

@@ -5,10 +5,9 @@
  * Node bundle, and the child it relaunches itself as) whose working folder is the project's root, which the
  * chats folder's parent names in `.project_root`. Linux `/proc` only; read-only.
  */
-import {closeSync, constants, fstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync} from 'node:fs'
+import {closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, realpathSync} from 'node:fs'
 import path from 'node:path'
-import {processCommandLine} from '../../live.js'
-import type {ChatDirSnapshot} from '../adapter.js'
+import type {ChatDirSnapshot} from '../../model/adapter.js'
 import {AGENT_PROCESS, isChatsDir} from './layout.js'
 
 /** The project root a chats folder belongs to (`<project temp dir>/.project_root`), or null when unknown. */
@@ -31,6 +30,16 @@ export function projectRootOf(chatsDir: string): string | null {
   }
 }
 
+/** The argv of a running process (`/proc/<pid>/cmdline`), or null when it is gone or unreadable. */
+function commandLine(pid: number): string[] | null {
+  try {
+    const raw = readFileSync(`/proc/${pid}/cmdline`)
+    return raw.length === 0 ? null : raw.toString('utf8').split('\0').filter((a) => a !== '')
+  } catch {
+    return null
+  }
+}
+
 /** A running process of the CLI, with the folder it works in (null when that cannot be read). */
 export interface GeminiProcess {
   pid: number
@@ -49,7 +58,7 @@ export function geminiProcesses(pattern: RegExp = AGENT_PROCESS): GeminiProcess[
   for (const p of pids) {
     const pid = Number(p)
     if (pid === process.pid) continue
-    const argv = processCommandLine(pid)
+    const argv = commandLine(pid)
     if (!argv || !argv.slice(0, 3).some((a) => pattern.test(a))) continue
     let cwd: string | null
     try {

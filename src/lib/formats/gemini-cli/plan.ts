@@ -20,10 +20,10 @@
  */
 import {createHash} from 'node:crypto'
 import path from 'node:path'
-import type {LineChangeReport} from '../../model.js'
-import type {ChatPlan, PlannedAction, PlanOptions, WatchedFile} from '../../plan.js'
-import type {ScannedChat} from '../../scan.js'
+import type {LineChangeReport} from '../../model/report.js'
+import type {ChatPlan, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
 import {readStates, type GenState} from './diagnose.js'
+import {tempWriterPid} from './layout.js'
 
 function sha256(b: Uint8Array): string {
   return createHash('sha256').update(b).digest('hex')
@@ -40,7 +40,7 @@ export function planGeminiRepair(chat: ScannedChat, opts: PlanOptions): ChatPlan
   const watch: WatchedFile[] = snapshot.files.filter((f) => f.kind === 'file').map((f) => ({name: f.name, bytes: f.bytes, mtimeMs: f.mtimeMs}))
   const plan: ChatPlan = {chat, actions: [], watch, temps: [], evidenceSub: path.basename(snapshot.unit.path)}
   for (const f of snapshot.files) {
-    const pid = chat.adapter.tempWriterPid?.(f.name) ?? null
+    const pid = tempWriterPid(f.name)
     if (pid !== null) plan.temps.push({name: f.name, pid})
   }
   if (opts.restoreFrom !== undefined) {

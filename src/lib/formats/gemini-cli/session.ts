@@ -3,11 +3,11 @@
  * legacy `.json` document): what the CLI's loader reaches, what its next start does with the file, and the turns
  * it holds. Pure.
  */
-import type {Classification, ContextMeasure} from '../../model.js'
+import type {Classification, ContextMeasure} from '../../model/report.js'
 import {classifyJsonBytes} from '../../classify/index.js'
 import {createHash} from 'node:crypto'
 import {classifyJsonlBytes, type JsonlClassification} from '../../classify/jsonl.js'
-import type {JsonlChange, JsonlRepairPlan, JsonlRepairRules} from '../../jsonl-repair.js'
+import type {JsonlChange, JsonlRepairPlan, JsonlRepairRules} from '../jsonl/repair.js'
 import {countMessages, isMetaRecord, isPrompt, isResumable, replay, type GeminiRecord, type MessageCounts, type Replay} from './records.js'
 
 /** Why the CLI's next start deletes a session file (sessionUtils.ts `getAllSessionFiles`, sessionCleanup.ts). */
