@@ -68,17 +68,4 @@ export function put(chats: string, name: string, data: Buffer, mtimeMs?: number)
 }
 
 /** The physical lines of a buffer, each with its LF. */
-export function lines(buf: Buffer): Buffer[] {
-  const out: Buffer[] = []
-  let s = 0
-  while (s < buf.length) {
-    const i = buf.indexOf(0x0a, s)
-    if (i < 0) {
-      out.push(buf.subarray(s))
-      break
-    }
-    out.push(buf.subarray(s, i + 1))
-    s = i + 1
-  }
-  return out
-}
+export {linesOf as lines} from './sessions.js'

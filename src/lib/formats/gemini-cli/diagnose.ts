@@ -17,6 +17,7 @@ import type {ChatStatus, Finding, Generation, Role} from '../../model/report.js'
 import {rankCandidates, type Candidate} from '../../rank/index.js'
 import type {ChatDirSnapshot, Diagnosis, FileEntry} from '../../model/adapter.js'
 import {SESSION_DIALECTS} from '../jsonl/dialects.js'
+import {describeChanges, describeLines} from '../jsonl/session.js'
 import {isChatsDir, parseName, SESSION_ID, type GeminiFileKind} from './layout.js'
 import {isGeminiRecord} from './records.js'
 import {analyzeJsonl, analyzeLegacy, dropUnfinishedResume, GEMINI_RULES, type DeleteReason, type GeminiAnalysis} from './session.js'
@@ -60,21 +61,6 @@ export function deleteWords(why: DeleteReason, g: Generation): string {
     case 'subagent-kind':
       return 'its metadata says kind "subagent"'
   }
-}
-
-/** Counts of a plan's changes by kind, as words ("drop-torn-tail ×1"). */
-function describeChanges(plan: JsonlRepairPlan): string {
-  const by = new Map<string, number>()
-  for (const c of plan.changes) by.set(c.kind, (by.get(c.kind) ?? 0) + 1)
-  return [...by].map(([k, n]) => `${k} ×${n}`).join(', ')
-}
-
-function describeLines(cls: JsonlClassification): string {
-  const rs = Object.entries(cls.counts.byReason)
-    .map(([r, n]) => `${r} ×${n}`)
-    .join(', ')
-  const first = cls.counts.firstDamaged[0]
-  return `${plural(cls.counts.damaged, 'damaged line')} of ${cls.counts.total} (${rs})${first ? `, first at line ${first.line}, byte ${first.offset}` : ''}`
 }
 
 /** How people write the other family members' names, for the skip reason (the family lists them by id). */

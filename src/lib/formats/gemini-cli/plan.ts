@@ -19,9 +19,8 @@
  * whose result the CLI would not load.
  */
 import {createHash} from 'node:crypto'
-import path from 'node:path'
-import type {LineChangeReport} from '../../model/report.js'
-import type {ChatPlan, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
+import type {ChatPlan, PlannedAction, PlanOptions, ScannedChat} from '../../model/adapter.js'
+import {lineChangeReports, startSessionPlan} from '../jsonl/plan.js'
 import {readStates, type GenState} from './diagnose.js'
 import {tempWriterPid} from './layout.js'
 
@@ -37,22 +36,12 @@ function toSetAside(states: GenState[], except: GenState | undefined): GenState[
 /** Plans the repair of one Gemini CLI session. Pure; never throws. */
 export function planGeminiRepair(chat: ScannedChat, opts: PlanOptions): ChatPlan {
   const {report, snapshot} = chat
-  const watch: WatchedFile[] = snapshot.files.filter((f) => f.kind === 'file').map((f) => ({name: f.name, bytes: f.bytes, mtimeMs: f.mtimeMs}))
-  const plan: ChatPlan = {chat, actions: [], watch, temps: [], evidenceSub: path.basename(snapshot.unit.path)}
+  const {plan, done} = startSessionPlan(chat, opts, 'Gemini CLI')
   for (const f of snapshot.files) {
     const pid = tempWriterPid(f.name)
     if (pid !== null) plan.temps.push({name: f.name, pid})
   }
-  if (opts.restoreFrom !== undefined) {
-    plan.problem = `--restore-from is for Codebuff chats; a ${report.format} session is repaired from its best generation`
-    return plan
-  }
-  if (report.status !== 'repairable' || report.winner === null) return plan
-  const live = report.findings.find((f) => f.id === 'session-live')
-  if (live) {
-    plan.refusal = `refused: ${live.file ?? 'the session'} changed size while it was read: Gemini CLI is writing this session; quit it and run chatdoctor repair again`
-    return plan
-  }
+  if (done) return plan
   const states = readStates(snapshot)
   const best = states.find((s) => s.gen.file === report.winner)
   const primaryName = report.generations.find((g) => g.role === 'primary')?.file
@@ -71,7 +60,7 @@ export function planGeminiRepair(chat: ScannedChat, opts: PlanOptions): ChatPlan
     const data = source.plan ? source.plan.bytes : source.entry.data!
     const hash = sha256(data)
     if (target.entry.data && sha256(target.entry.data) === hash) return
-    const changes: LineChangeReport[] = (source.plan?.changes ?? []).map((c) => ({kind: c.kind, line: c.line, offset: c.offset, length: c.length, reasons: [...c.reasons], bytesRemoved: c.bytesRemoved, recordsKept: c.recordsKept, sha256: c.sha256}))
+    const changes = lineChangeReports(source.plan?.changes ?? [])
     actions.push({type: 'preserve', from: target.gen.file, to: target.gen.file, sha256: target.gen.sha256})
     actions.push({type: 'rewrite', from: source.gen.file, to: target.gen.file, sha256: hash, source: {kind: 'bytes', label: source.gen.file, data}, data, changes, mtimeMs: target.entry.mtimeMs})
   }
