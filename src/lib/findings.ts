@@ -61,6 +61,13 @@ export const FINDING_KINDS = {
   'loader-refuses': {severity: 'error', description: "The agent's loader refuses the session as it is (e.g. Codex: a BOM before the header, bad UTF-8 anywhere, the last paginated record without its ordinal)."},
   'compressed-damaged': {severity: 'warning', description: 'A compressed generation (Codex .jsonl.zst) cannot be decoded or its log is damaged.'},
   'session-live': {severity: 'warning', description: 'The session file changed while it was read: the agent is probably writing it. Repair leaves it alone.'},
+  // What the agent's own next start does to a chat.
+  'next-start-loss': {severity: 'error', description: "The agent's own next start (or opening the chat in it) will destroy part of this chat (e.g. Roo Code 3.47.3 and later save an empty transcript over a ui_messages.json they cannot read). Repair the chat, or bundle it, before the agent opens it again."},
+  // VS Code extension task folders (Roo Code, Kilo Code, Cline 3.x).
+  'not-in-index': {severity: 'warning', description: "The task folder is intact but the extension's task index does not list it, so the extension does not show it (Roo Code tasks/_index.json, Cline state/taskHistory.json)."},
+  'index-damaged': {severity: 'warning', description: "The extension's task index cannot be read (torn, empty or not the index's shape); what the extension does next is in the message."},
+  'write-lock': {severity: 'info', description: "A lock folder of the extension's safe write (<file>.lock, proper-lockfile): held while the extension writes that file, stale after 31 s. A fresh one makes repair refuse."},
+  'context-condensed': {severity: 'info', description: 'Turns of the model context were condensed into a summary or hidden by sliding-window truncation: they stay stored, the model sees the summary. Not damage.'},
   // Bundles and `check`.
   'archive-entry-escapes': {severity: 'error', description: 'An archive entry names a path outside the archive (../, an absolute path, a link pointing outside); refused, never read.'},
   'archive-too-large': {severity: 'error', description: 'An archive exceeds the entry or uncompressed-size cap (--max-entries, --max-bytes); nothing in it was diagnosed.'},

@@ -12,6 +12,7 @@
 import {classifyJsonlBytes, type JsonlClassification, type LineReason} from './classify/jsonl.js'
 import {analyzeClaude} from './formats/claude-code/session.js'
 import {analyzeCodex} from './formats/codex/session.js'
+import {adapterByName} from './formats/index.js'
 import {decodeZstd} from './formats/jsonl-session.js'
 import {planJsonlRepair, type JsonlChangeKind} from './jsonl-repair.js'
 import type {ChatReport, Generation} from './model.js'
@@ -81,6 +82,8 @@ function logBytes(scanned: Pick<ScannedChat, 'snapshot'>, g: Generation): Buffer
 /** The forensics of a Claude Code, Codex or OpenCode chat; null for other formats. */
 export function agentForensics(scanned: Pick<ScannedChat, 'report' | 'snapshot'>): AgentForensics | null {
   const r = scanned.report
+  const own = adapterByName(r.format)?.inspectAccount
+  if (own) return {damagedLines: [], plannedChanges: [], plans: [], account: own(r)}
   if (r.format === 'claude-code' || r.format === 'codex') return sessionForensics(scanned)
   if (r.format === 'opencode') return {damagedLines: [], plannedChanges: [], plans: [], account: openCodeAccount(r)}
   return null

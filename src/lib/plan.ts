@@ -120,7 +120,9 @@ export function generationSource(chat: ScannedChat, generation: string): ActionS
   const view = chat.adapter.generationBytes?.(chat.snapshot, generation)
   if (!view) return null
   const data = Buffer.from(view) // a copy: never a view into the snapshot's buffers
-  const expected = chat.report.generations.find((g) => g.file === generation)?.sha256
+  // A salvaged generation `salvage:<file>` is checked against its torn file's salvage summary.
+  const salvaged = generation.startsWith('salvage:') ? chat.report.generations.find((g) => g.file === generation.slice('salvage:'.length))?.salvage?.sha256 : undefined
+  const expected = salvaged ?? chat.report.generations.find((g) => g.file === generation)?.sha256
   if (!expected || sha256(data) !== expected) return null
   return {kind: 'bytes', label: generation, data}
 }

@@ -3,6 +3,7 @@
  * nothing of file names or schemas; an adapter knows nothing of the terminal or of how files are read.
  */
 import type {ChatReport, Classification, OperationalError, Role} from '../model.js'
+import type {Redactor} from '../bundle/redact.js'
 import type {SalvagedGeneration} from '../salvage/index.js'
 import type {ChatPlan, PlanOptions} from '../plan.js'
 import type {ScannedChat} from '../scan.js'
@@ -100,6 +101,11 @@ export interface FormatAdapter {
   /** Format id as it appears in the JSON report (`format`), e.g. `codebuff`. */
   readonly name: string
   /**
+   * Other format ids this adapter's reports carry (one adapter for a family of agents that write alike, e.g.
+   * `roo-code`, `kilo-code`): `adapterByName` finds the adapter by these too.
+   */
+  readonly formats?: readonly string[]
+  /**
    * Folders to search when no PATH is given, for a given home dir and environment. Not all need exist.
    */
   defaultRoots(home: string, env: NodeJS.ProcessEnv): string[]
@@ -125,6 +131,20 @@ export interface FormatAdapter {
   tempWriterPid?(name: string): number | null
   /** (repair) Matches an argv element of the agent's own process (e.g. /codebuff|freebuff/i). */
   readonly agentProcess?: RegExp
+  /**
+   * (repair) Why the chat at `dir` is live right now by the agent's own signals (its lock files, a process
+   * holding its store open); empty when it does not look live. Read-only I/O; never throws. `repair` refuses
+   * a live chat (`--force` overrides), as for a running temp writer.
+   */
+  liveReasons?(dir: string): string[]
+  /**
+   * (`bundle --redact`) The redacted bytes of one file of a chat (by its name and role), or null when it cannot
+   * be redacted structurally (then it is left out of the bundle). Without it the core's rules for the format
+   * apply.
+   */
+  redact?(name: string, role: Role, data: Buffer, r: Redactor): Buffer | null
+  /** (`inspect`) The plain-language account of one of this format's chats; without it the core's account applies. */
+  inspectAccount?(report: ChatReport): string
   /**
    * Optional, for store formats (`chatsIn` answered `store: true`): lists the chats of the store at `dir` with
    * their `members` (and `facts`). Read-only; may read directory listings and the few file bytes needed to

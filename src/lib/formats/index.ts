@@ -4,10 +4,11 @@ import {claudeCode} from './claude-code/index.js'
 import {codebuff} from './codebuff/index.js'
 import {codex} from './codex/index.js'
 import {opencode} from './opencode/index.js'
+import {VSCODE_TASK_ADAPTERS} from './vscode-tasks/index.js'
 
-export const ADAPTERS: readonly FormatAdapter[] = [codebuff, opencode, claudeCode, codex]
+export const ADAPTERS: readonly FormatAdapter[] = [codebuff, opencode, claudeCode, codex, ...VSCODE_TASK_ADAPTERS]
 
-/** The adapter with this format id, or undefined. */
+/** The adapter with this format id (its name, or one of the formats its reports carry), or undefined. */
 export function adapterByName(name: string): FormatAdapter | undefined {
-  return ADAPTERS.find((a) => a.name === name)
+  return ADAPTERS.find((a) => a.name === name) ?? ADAPTERS.find((a) => a.formats?.includes(name))
 }

@@ -80,6 +80,24 @@ export function renderFindings(chats: ChatReport[], opts: TableOptions): string[
   return lines
 }
 
+/**
+ * Findings shown without `--verbose`: what the agent's own next start will destroy (`next-start-loss`), so the
+ * user repairs or bundles the chat before starting the agent again.
+ */
+export const ALWAYS_SHOWN: ReadonlySet<string> = new Set(['next-start-loss'])
+
+function renderAlwaysShown(chats: ChatReport[], opts: TableOptions): string[] {
+  const c = opts.chalk
+  const lines: string[] = []
+  for (const chat of chats) {
+    const shown = chat.findings.filter((f) => ALWAYS_SHOWN.has(f.id))
+    if (shown.length === 0) continue
+    lines.push('', c.bold(chat.path))
+    for (const f of shown) lines.push(`  ${severityText(f.severity, c)} ${f.id}${f.file ? ` ${c.dim(f.file)}` : ''}: ${f.message}`)
+  }
+  return lines
+}
+
 /** Renders the whole human report: table, skipped dirs (verbose), errors, summary. */
 export function renderHuman(report: Report, opts: TableOptions): {stdout: string; stderr: string} {
   const out: string[] = []
@@ -87,6 +105,7 @@ export function renderHuman(report: Report, opts: TableOptions): {stdout: string
   const table = renderChatTable(report.chats, opts)
   if (table) out.push(table)
   if (opts.verbose) out.push(...renderFindings(report.chats, opts))
+  else out.push(...renderAlwaysShown(report.chats, opts))
   if (opts.verbose) for (const s of report.skipped) out.push(opts.chalk.dim(`skipped ${s.path}: ${s.reason}`))
   for (const e of report.errors) err.push(`${opts.chalk.red('error')} ${e.path}: ${e.message}`)
   if (!opts.quiet) {
