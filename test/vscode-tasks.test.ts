@@ -5,20 +5,18 @@
  * built CLI as a user runs it.
  */
 import assert from 'node:assert/strict'
-import {spawn} from 'node:child_process'
-import {chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {execFileSync, spawn} from 'node:child_process'
+import {existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
-import {execFileSync} from 'node:child_process'
 import {scanPaths, type ScannedChat} from '../src/lib/scan.js'
 import {classifyJsonBytes} from '../src/lib/classify/index.js'
 import {salvageMessageArray} from '../src/lib/formats/vscode-tasks/salvage.js'
 import {diagnoseTask, generationBytes} from '../src/lib/formats/vscode-tasks/index.js'
 import {defaultRoots} from '../src/lib/formats/vscode-tasks/layout.js'
-import {historyFacts} from '../src/lib/formats/vscode-tasks/measure.js'
 import type {ChatReport} from '../src/lib/model.js'
 import {cleanup, cutAt, hashTree, runCli, setMtime, sha256, tempDir, zeroFill} from './helpers/fixtures.js'
-import {buildTask, compact, historyItem, jsonStreamBytes, put, realTurns, rooBak, rooNew, safeWrite, storageDir, taskFiles, taskId, writeStore, type Task, type Variant} from './helpers/vscode-tasks.js'
+import {buildTask, compact, historyItem, jsonStreamBytes, put, realTurns, safeWrite, storageDir, taskFiles, taskId, writeStore, type Task, type Variant} from './helpers/vscode-tasks.js'
 
 const VARIANTS: Variant[] = ['roo', 'kilo', 'cline']
 const FORMAT: Record<Variant, string> = {roo: 'roo-code', kilo: 'kilo-code', cline: 'cline-extension'}
@@ -455,5 +453,234 @@ test('B50 Roo Code: ui_messages.json cut at 80 %, the index lists the task: trun
     assert.ok(existsSync(path.join(h.stores.roo, 'tasks', '_index.json')))
   } finally {
     cleanup(h.home)
+  }
+})
+
+// ---- condensing, empty history -------------------------------------------------------------------------
+
+test('Roo Code condensing and sliding-window truncation: the summary and the marker are no turns, the hidden turns stay counted', async () => {
+  const h = home(['roo'])
+  try {
+    const t = h.tasks.roo[0]
+    const dir = path.join(h.stores.roo, 'tasks', t.id)
+    const condenseId = 'c0ffee00-0000-4000-8000-000000000001'
+    const truncationId = 'c0ffee00-0000-4000-8000-000000000002'
+    const api = t.api.map((m, i) => (i < 8 ? {...m, condenseParent: condenseId} : m))
+    api.splice(8, 0, {role: 'user', content: [{type: 'text', text: '## Conversation Summary\nThe user explored the project.'}], ts: (t.api[7].ts as number) + 1, isSummary: true, condenseId})
+    api.splice(12, 0, {role: 'user', content: '[Sliding window truncation: 2 messages hidden to reduce context]', ts: (api[12].ts as number) - 1, isTruncationMarker: true, truncationId})
+    api[10] = {...api[10], truncationParent: truncationId}
+    put(path.join(dir, API), compact(api), T0 + 95_000)
+    const r = byId(await scan([dir], h.home), t.id)
+    assert.equal(r.status, 'healthy')
+    assert.equal(r.contextTurns, 5)
+    assert.equal(gen(r, API).measure!.compactions, 2)
+    const f = r.findings.find((x) => x.id === 'context-condensed')!
+    assert.match(f.message, /1 condensation and 1 sliding-window truncation: 2 turns of 5/)
+  } finally {
+    cleanup(h.home)
+  }
+})
+
+test('an empty model context beside a transcript with turns: contextless semantic-empty, unrecoverable unless another generation holds it', async () => {
+  const c = crashed('roo', 'renamed-new')
+  try {
+    put(path.join(c.dir, API), Buffer.from('[]'), T0 + 96_000)
+    const r = (await scan([c.dir], c.home))[0].report
+    assert.equal(gen(r, API).class, 'contextless')
+    assert.deepEqual(gen(r, API).reasons, ['semantic-empty'])
+    assert.equal(r.status, 'repairable')
+    assert.equal(r.winner, c.backup)
+    assert.equal(r.contextTurns, 4)
+    assert.ok(ids(r).includes('primary-contextless'))
+  } finally {
+    cleanup(c.home)
+  }
+})
+
+test('a complete new temp of ui_messages.json holding more than the transcript: restored by repair', async () => {
+  const h = home(['roo'])
+  try {
+    const t = h.tasks.roo[0]
+    const dir = path.join(h.stores.roo, 'tasks', t.id)
+    const shorter = compact(t.ui.slice(0, t.ui.length - 3))
+    put(path.join(dir, UI), shorter, T0 + 97_000)
+    const {temp} = safeWrite('roo', dir, UI, compact(t.ui), 1796119500000, 'wrote-new')
+    const r = byId(await scan([dir], h.home), t.id)
+    assert.equal(r.status, 'repairable')
+    assert.equal(r.transcriptRestore!.from, temp)
+    const rep = runJson(['repair', dir], {HOME: h.home})
+    assert.equal(rep.report.chats[0].repair!.outcome, 'repaired')
+    assert.ok(readFileSync(path.join(dir, UI)).equals(compact(t.ui)))
+  } finally {
+    cleanup(h.home)
+  }
+})
+
+// ---- live refusal ------------------------------------------------------------------------------------
+
+test('a live extension is refused: a fresh write lock in the task folder, or a process holding the profile state database open', async () => {
+  const c = crashed('roo', 'wrote-new')
+  try {
+    const env = {HOME: c.home}
+    // 1. A fresh proper-lockfile lock folder: the extension is writing.
+    const lock = path.join(c.dir, `${API}.lock`)
+    mkdirSync(lock)
+    let rep = runJson(['repair', c.dir], env)
+    assert.equal(rep.report.chats[0].repair!.outcome, 'refused')
+    assert.match(rep.report.chats[0].repair!.message!, /write lock of api_conversation_history\.json/)
+    assert.ok((rep.report.exitCode & 8) !== 0)
+    // A stale one (older than 31 s) does not refuse: it is a leftover the next write takes over.
+    setMtime(lock, Date.now() - 120_000)
+    rmSync(lock, {recursive: true})
+    mkdirSync(lock)
+    setMtime(lock, Date.now() - 120_000)
+    // 2. VS Code running with this profile: its state database is open.
+    const globalStorage = path.dirname(path.dirname(path.dirname(c.dir)))
+    const db = path.join(globalStorage, 'state.vscdb')
+    writeFileSync(db, 'SQLite format 3\0')
+    const holder = spawn(process.execPath, ['-e', `require('fs').openSync(${JSON.stringify(db)}, 'r'); process.stdout.write('open\\n'); setInterval(() => {}, 1000)`], {stdio: ['ignore', 'pipe', 'ignore']})
+    try {
+      await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()))
+      rep = runJson(['repair', c.dir], env)
+      assert.equal(rep.report.chats[0].repair!.outcome, 'refused')
+      assert.match(rep.report.chats[0].repair!.message!, new RegExp(`process ${holder.pid} has .*state\\.vscdb open`))
+    } finally {
+      holder.kill()
+      await new Promise((resolve) => holder.once('exit', resolve))
+    }
+    rep = runJson(['repair', c.dir], env)
+    assert.equal(rep.report.chats[0].repair!.outcome, 'repaired')
+    assert.ok(readFileSync(path.join(c.dir, API)).equals(c.newBytes))
+  } finally {
+    cleanup(c.home)
+  }
+})
+
+// ---- inspect, bundle, check ----------------------------------------------------------------------------
+
+/** Every string of a task's files that is content (≥ 8 characters, JSON-encoded as in the file). */
+function contentStrings(t: Task): string[] {
+  const out = new Set<string>()
+  const walk = (v: unknown, key: string | null) => {
+    if (typeof v === 'string') {
+      if (v.length >= 8 && !['role', 'type', 'say', 'ask', 'id', 'tool_use_id', 'name'].includes(key ?? '')) out.add(JSON.stringify(v).slice(1, -1))
+    } else if (Array.isArray(v)) for (const x of v) walk(x, key)
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k)
+  }
+  walk(t.api, null)
+  walk(t.ui, null)
+  return [...out]
+}
+
+test('inspect, bundle --redact and check on task folders: the same verdicts, none of the user\'s text in the bundle', async () => {
+  const h = home()
+  try {
+    // One damaged task per variant, so the bundle carries damage too.
+    for (const v of VARIANTS) {
+      const t = h.tasks[v][0]
+      const p = path.join(h.stores[v], 'tasks', t.id, UI)
+      const whole = readFileSync(p)
+      writeFileSync(p, cutAt(whole, Math.floor(whole.length * 0.7)))
+    }
+    const env = {HOME: h.home}
+    const scanned = runJson(['scan', ...Object.values(h.stores)], env).report
+    const t = h.tasks.roo[0]
+    const ins = (JSON.parse(runCli(['inspect', path.join(h.stores.roo, 'tasks', t.id), '--json'], {env}).stdout) as {inspection: {account: string; findings: Array<{id: string}>}}).inspection
+    assert.match(ins.account, /ui_messages\.json stops mid-document/)
+    assert.match(ins.account, /restores the transcript from salvage:ui_messages\.json/)
+    assert.ok(ins.findings.some((f) => f.id === 'next-start-loss'))
+    const human = runCli(['inspect', path.join(h.stores.roo, 'tasks', t.id)], {env})
+    assert.match(human.stdout, /next-start-loss/)
+    for (const redact of [false, true]) {
+      const file = path.join(h.home, redact ? 'r.tar' : 'plain.tar')
+      const b = runCli(['bundle', ...(redact ? ['--redact'] : []), ...Object.values(h.stores), '-o', file], {env})
+      assert.equal(b.status, 0, b.stderr)
+      const check = JSON.parse(runCli(['check', file, '--json'], {env}).stdout) as {chats: ChatReport[]; errors: unknown[]}
+      assert.deepEqual(check.errors, [])
+      const verdict = (c: ChatReport) => [c.id, c.format, c.status, c.winner, c.contextTurns, c.transcriptTurns, c.generations.map((g) => [g.file, g.class, g.reasons, g.turns])]
+      assert.deepEqual(check.chats.map(verdict).sort(), scanned.chats.map(verdict).sort())
+      if (!redact) continue
+      const bytes = readFileSync(file)
+      const leaked = VARIANTS.flatMap((v) => h.tasks[v].flatMap(contentStrings)).filter((s) => bytes.includes(Buffer.from(s)))
+      assert.deepEqual(leaked, [])
+      assert.equal(bytes.includes(Buffer.from('/home/dev')), false)
+      for (const p of realTurns('A').map((x) => x.prompt)) assert.equal(bytes.includes(Buffer.from(p)), false, p)
+    }
+  } finally {
+    cleanup(h.home)
+  }
+})
+
+// ---- hostile input -------------------------------------------------------------------------------------
+
+test('hostile task folders: a symlink or FIFO under a file name, a non-UTF-8 name, a huge file streamed; never read, never replaced', async () => {
+  const h = home(['roo'])
+  try {
+    const [a, b] = h.tasks.roo
+    const da = path.join(h.stores.roo, 'tasks', a.id)
+    const db = path.join(h.stores.roo, 'tasks', b.id)
+    rmSync(path.join(da, API))
+    symlinkSync('/etc/passwd', path.join(da, API))
+    rmSync(path.join(db, UI))
+    execFileSync('mkfifo', [path.join(db, UI)])
+    writeFileSync(Buffer.concat([Buffer.from(db + path.sep), Buffer.from([0x66, 0xff, 0x2e, 0x6a])]), 'x')
+    const chats = await scan([h.stores.roo], h.home)
+    const ra = byId(chats, a.id)
+    assert.deepEqual([gen(ra, API).class, gen(ra, API).reasons], ['corrupt', ['not-a-file']])
+    const rb = byId(chats, b.id)
+    assert.deepEqual([gen(rb, UI).class, gen(rb, UI).reasons], ['corrupt', ['not-a-file']])
+    assert.ok(rb.generations.some((g) => g.file === 'f\\xff.j' && g.role === 'other'))
+    const rep = runJson(['repair', da], {HOME: h.home})
+    assert.match(rep.report.chats[0].repair?.message ?? '', /symbolic link|not-repairable|nothing/)
+    assert.equal(readFileSync(path.join(da, API), 'utf8'), readFileSync('/etc/passwd', 'utf8'))
+    // A file above the streaming threshold is classified by streaming, never parsed whole.
+    const big = path.join(h.stores.roo, 'tasks', a.id)
+    rmSync(path.join(big, API))
+    writeFileSync(path.join(big, API), cutAt(compact(a.api), 5000))
+    const streamed = await scanPaths([big], {home: h.home, env: {}, workers: 0, streamThresholdBytes: 1024})
+    const g = gen(streamed.chats[0].report, API)
+    assert.equal(g.class, 'truncated')
+    assert.equal(g.sha256, sha256(cutAt(compact(a.api), 5000)))
+  } finally {
+    cleanup(h.home)
+  }
+})
+
+// ---- every byte cut ------------------------------------------------------------------------------------
+
+test('every byte cut of a task\'s model context and transcript: never intact, a salvage keeps only whole original messages', () => {
+  for (const v of ['roo', 'cline'] as const) {
+    const t = task(v, 0, realTurns('B'))
+    const files = {[API]: {bytes: compact(t.api), value: t.api}, [UI]: {bytes: compact(t.ui), value: t.ui}}
+    for (const [name, {bytes, value}] of Object.entries(files)) {
+      for (let k = 0; k < bytes.length; k++) {
+        const cut = bytes.subarray(0, k)
+        const c = classifyJsonBytes(cut)
+        assert.notEqual(c.class, 'intact', `${v} ${name} cut at ${k}`)
+        const s = salvageMessageArray(name, cut, c)
+        if (!s) continue
+        const out = Buffer.concat(s.parts)
+        const kept = JSON.parse(out.toString('utf8')) as unknown[]
+        assert.deepEqual(kept, value.slice(0, kept.length), `${v} ${name} cut at ${k}`)
+        assert.ok(out.equals(compact(value.slice(0, kept.length))), `${v} ${name} cut at ${k}: byte for byte`)
+        if (s.lossless) assert.ok(k >= compact(value.slice(0, kept.length)).length - 1, `lossless only when the cut is past the last kept message (${k})`)
+      }
+    }
+  }
+  // And through the whole diagnosis of a task folder: never healthy-with-the-cut-file-as-winner.
+  const t = task('kilo', 0, realTurns('B'))
+  const api = compact(t.api)
+  const files = taskFiles(t)
+  for (let k = 0; k < api.length; k += 7) {
+    const snapshot = {dir: '/x/tasks/' + t.id, unit: {dir: '/x/tasks/' + t.id, path: '/x/tasks/' + t.id}, dirMtimeMs: T0, files: Object.entries({...files, [API]: api.subarray(0, k)}).sort().map(([name, data]) => ({name, kind: 'file' as const, bytes: data.length, mtimeMs: T0, data}))}
+    const d = diagnoseTask(snapshot)
+    assert.equal(d.kind, 'chat')
+    if (d.kind !== 'chat') continue
+    assert.notEqual(d.report.status, 'healthy', `cut at ${k}`)
+    if (d.report.winner?.startsWith('salvage:')) {
+      const bytes = generationBytes(snapshot, d.report.winner)!
+      const kept = JSON.parse(bytes.toString('utf8')) as unknown[]
+      assert.ok(bytes.equals(compact(t.api.slice(0, kept.length))))
+    }
   }
 })

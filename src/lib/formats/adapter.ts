@@ -59,6 +59,11 @@ export interface ChatUnit {
    * gone by the time it is read is left out, as with a fresh listing.
    */
   listing?: string[]
+  /**
+   * The format a bundle's manifest recorded for this chat, when `check` reads it back from a bundle (the chat's
+   * folder is then out of the place that told its format, e.g. an extension's storage folder).
+   */
+  recordedFormat?: string
 }
 
 /** What an adapter sees in one folder: the chats it holds, and whether discovery should search below it. */

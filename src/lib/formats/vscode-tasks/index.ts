@@ -88,7 +88,8 @@ function classifyEntry(f: FileEntry, role: Role, values: Map<string, unknown>): 
 function factsOf(snapshot: ChatDirSnapshot): TaskFacts {
   const f = snapshot.unit.facts as TaskFacts | undefined
   if (f && f.kind === 'vscode-task') return f
-  return {kind: 'vscode-task', variant: variantOfFiles(snapshot.files.map((x) => x.name)), index: null}
+  const recorded = (Object.entries(FORMAT_OF) as Array<[Variant, string]>).find(([, name]) => name === snapshot.unit.recordedFormat)?.[0]
+  return {kind: 'vscode-task', variant: recorded ?? variantOfFiles(snapshot.files.map((x) => x.name)), index: null}
 }
 
 /** Salvages of the torn message arrays of a task folder (model context and transcript generations). */
