@@ -21,7 +21,10 @@ bytes are written. A torn chat-messages.json with an intact transcript temp is r
 torn file kept as evidence). A degraded chat (amnesiac context) is left as it is: the report names the
 --restore-from that would restore the generation holding the missing turns. --salvage also uses a salvaged
 torn generation when it covers more turns than every intact one. A chat whose files change during the run,
-or whose leftover temp belongs to a running codebuff/freebuff process, is refused (--force writes anyway).
+or whose leftover temp belongs to a running codebuff/freebuff process, is refused (--force writes anyway). A Roo
+Code, Kilo Code or Cline task is refused while its <file>.lock folder is fresher than 31 s (the extension is
+writing) or a process holds its storage folder or the editor profile's globalStorage/state.vscdb open (the
+editor is running; Linux /proc only).
 
 Claude Code and Codex session logs are rewritten with only the allowed line changes (torn tail dropped, NUL
 runs and a BOM stripped, interleaved lines split, an unrecoverable line dropped and the parentUuid after it

@@ -11,7 +11,9 @@ export default class Scan extends BaseCommand {
   static override description = `With no PATH, searches Codebuff's config roots (~/.config/manicode, manicode-dev, manicode-test),
 OpenCode's data dir ($XDG_DATA_HOME/opencode, default ~/.local/share/opencode; its database is read on a
 private copy, never opened in place), Claude Code's ($CLAUDE_CONFIG_DIR or ~/.claude)/projects and Codex's
-($CODEX_HOME or ~/.codex)/sessions and archived_sessions.
+($CODEX_HOME or ~/.codex)/sessions and archived_sessions, and the globalStorage folders of Roo Code, Kilo Code
+and Cline 3.x in every VS Code-family editor (Code, Insiders, VSCodium, Cursor, Windsurf; Linux, macOS, Windows
+and remote-server paths) plus the customStoragePath their settings.json names.
 A PATH may be a chat dir or any folder above chat dirs (searched without following symbolic links).
 Writes nothing, anywhere.
 
