@@ -492,6 +492,7 @@ test('an empty model context beside a transcript with turns: contextless semanti
     assert.equal(r.winner, c.backup)
     assert.equal(r.contextTurns, 4)
     assert.ok(ids(r).includes('primary-contextless'))
+    assert.ok(!ids(r).includes('next-start-loss'), 'an empty array is read as it is: nothing for the extension to overwrite')
   } finally {
     cleanup(c.home)
   }

@@ -131,11 +131,13 @@ function bestTranscriptSource(sources: TranscriptSource[]): TranscriptSource | u
 /** What opening the task does to a damaged file, per extension (docs/formats.md). */
 function nextStartLoss(variant: Variant, file: string, g: Generation | undefined): string | null {
   if (variant === 'cline' || variant === 'kilo') return null
-  const product = variant === 'roo' ? 'Roo Code' : 'Roo Code'
-  if (file === UI_MESSAGES && g && g.class !== 'intact' && g.class !== 'missing') {
+  const product = 'Roo Code'
+  // Only bytes the extension cannot parse are replaced: an empty array `[]` is read as it is.
+  const unreadable = g !== undefined && g.class !== 'intact' && g.class !== 'missing' && g.class !== 'contextless'
+  if (file === UI_MESSAGES && unreadable) {
     return `opening this task in ${product} (3.47.3 and later) loads ${UI_MESSAGES} as an empty transcript and saves it over the damaged file at once (the old bytes are renamed aside and deleted): repair the task, or bundle it, before opening it`
   }
-  if (file === API_HISTORY && g && g.class !== 'intact' && g.class !== 'missing') {
+  if (file === API_HISTORY && unreadable) {
     return `${product} (3.47.3 and later) reads the damaged ${API_HISTORY} as an empty history; its next save of this task writes that over the file: repair the task, or bundle it, before resuming it`
   }
   if (file === API_HISTORY && g?.class === 'missing') {
