@@ -10,7 +10,7 @@ import AjvDraft04Module from 'ajv-draft-04'
 import addFormatsModule from 'ajv-formats'
 import {XMLParser} from 'fast-xml-parser'
 import {REAL_CHATS, REPO_ROOT, TEN_TURN_TEMP, cleanup, copyRealChat, cutAt, runCli, tempDir, zeroFill} from './helpers/fixtures.js'
-import {FINDING_KINDS} from '../src/lib/findings.js'
+import {FINDING_KINDS} from '../src/lib/model/findings.js'
 
 interface Rep {
   exitCode: number

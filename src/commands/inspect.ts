@@ -1,10 +1,10 @@
 import {BaseCommand, UsageError} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
-import {inspectChat, type Inspection} from '../lib/inspect.js'
-import type {Report} from '../lib/model.js'
+import {inspectChat, type Inspection} from '../lib/pipeline/inspect.js'
+import type {Report} from '../lib/model/report.js'
 import {renderInspection} from '../lib/render/inspect.js'
-import {buildReport} from '../lib/report.js'
-import {scanPaths} from '../lib/scan.js'
+import {buildReport} from '../lib/pipeline/report.js'
+import {scanPaths} from '../lib/pipeline/scan.js'
 
 export default class Inspect extends BaseCommand {
   static override summary = 'The whole forensic picture of one chat: timeline, tears, ranking, salvage, what happened. Read-only.'

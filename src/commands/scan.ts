@@ -1,9 +1,9 @@
 import {BaseCommand} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
 import {ScanProgressBar, progressWanted} from '../cli/progress.js'
-import type {Report} from '../lib/model.js'
-import {buildReport} from '../lib/report.js'
-import {scanPaths} from '../lib/scan.js'
+import type {Report} from '../lib/model/report.js'
+import {buildReport} from '../lib/pipeline/report.js'
+import {scanPaths} from '../lib/pipeline/scan.js'
 
 export default class Scan extends BaseCommand {
   static override summary = 'Diagnose chat dirs: classify every generation, rank them, say what is damaged. Read-only.'
@@ -49,7 +49,7 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
     let result: Pick<Awaited<ReturnType<typeof scanPaths>>, 'skipped' | 'errors'> & {chats: Report['chats']}
     let quick: Report['quick']
     if (flags.quick) {
-      const {quickScanPaths, quickInfo} = await import('../lib/quick.js')
+      const {quickScanPaths, quickInfo} = await import('../lib/pipeline/quick.js')
       result = await quickScanPaths(paths, opts)
       quick = quickInfo()
     } else {

@@ -1,5 +1,5 @@
 /** Every format adapter chatdoctor knows, in detection order. */
-import type {FormatAdapter} from './adapter.js'
+import type {FormatAdapter} from '../model/adapter.js'
 import {claudeCode} from './claude-code/index.js'
 import {codebuff} from './codebuff/index.js'
 import {codex} from './codex/index.js'

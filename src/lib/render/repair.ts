@@ -4,7 +4,7 @@
  * is and how to undo. Never prints message text or file contents.
  */
 import type {ChalkInstance} from 'chalk'
-import type {ChatReport, LineChangeReport, Report} from '../model.js'
+import type {ChatReport, LineChangeReport, Report} from '../model/report.js'
 import {renderFindings} from './table.js'
 
 export interface RepairRenderOptions {

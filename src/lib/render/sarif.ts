@@ -13,8 +13,8 @@
 import {createHash} from 'node:crypto'
 import {gzipSync} from 'node:zlib'
 import type * as Sarif from 'sarif'
-import {findingKinds} from '../findings.js'
-import type {Severity} from '../model.js'
+import {findingKinds} from '../model/findings.js'
+import type {Severity} from '../model/report.js'
 import {ciItems, type CiInput, type CiItem} from './ci.js'
 
 /** GitHub code scanning: results kept per run. */

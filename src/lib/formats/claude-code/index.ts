@@ -5,10 +5,10 @@
  * (`jsonl-session.ts`), so a session copied anywhere is still found. Source: peer-formats.md §2.1.
  */
 import path from 'node:path'
-import type {FormatAdapter} from '../adapter.js'
-import {diagnoseSession, isSessionName, sessionChatsIn} from '../jsonl-session.js'
+import type {FormatAdapter} from '../../model/adapter.js'
+import {diagnoseSession, isSessionName, sessionChatsIn} from '../jsonl/session.js'
 import {isCodexName} from '../codex/index.js'
-import {planSessionRepair} from '../session-repair.js'
+import {planSessionRepair} from '../jsonl/plan.js'
 
 /** `$CLAUDE_CONFIG_DIR/projects`, else `<home>/.claude/projects` (peer-formats §2.1). */
 export function claudeRoots(home: string, env: NodeJS.ProcessEnv): string[] {

@@ -5,9 +5,9 @@
  * the closed-source CLI), checked against the real files in shared/realdata/public/claude-code/.
  */
 import type {JsonlClassification, JsonlRecord} from '../../classify/jsonl.js'
-import {finding} from '../../findings.js'
-import type {ContextMeasure, Finding} from '../../model.js'
-import type {JsonlRepairRules} from '../../jsonl-repair.js'
+import {finding} from '../../model/findings.js'
+import type {ContextMeasure, Finding} from '../../model/report.js'
+import type {JsonlRepairRules} from '../jsonl/repair.js'
 
 /** Record `type`s Claude Code writes (peer-formats §2.2); new ones appear per release. */
 export const CLAUDE_TYPES = new Set(['user', 'assistant', 'system', 'summary', 'custom-title', 'ai-title', 'agent-name', 'file-history-snapshot', 'file-history-delta', 'attachment', 'queue-operation', 'last-prompt', 'mode', 'pr-link', 'cost-state', 'progress'])

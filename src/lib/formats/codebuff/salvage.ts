@@ -10,7 +10,7 @@
  * all of `fileContext` and `output`.
  */
 import {createHash} from 'node:crypto'
-import type {Generation} from '../../model.js'
+import type {Generation} from '../../model/report.js'
 import {salvageJson, type Donor, type SalvagedGeneration} from '../../salvage/index.js'
 import {measureRunState} from './index.js'
 import {runStateShape} from './schema.js'

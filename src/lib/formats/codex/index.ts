@@ -4,9 +4,9 @@
  * Told apart from Claude Code by content (`jsonl-session.ts`). Source: peer-formats.md §3.1.
  */
 import path from 'node:path'
-import type {FormatAdapter} from '../adapter.js'
-import {diagnoseSession, isSessionName, sessionChatsIn} from '../jsonl-session.js'
-import {planSessionRepair} from '../session-repair.js'
+import type {FormatAdapter} from '../../model/adapter.js'
+import {diagnoseSession, isSessionName, sessionChatsIn} from '../jsonl/session.js'
+import {planSessionRepair} from '../jsonl/plan.js'
 
 /** `$CODEX_HOME` (default `<home>/.codex`): `sessions/` and `archived_sessions/` (peer-formats §3.1). */
 export function codexRoots(home: string, env: NodeJS.ProcessEnv): string[] {

@@ -6,9 +6,9 @@
  * shared/realdata/public/codex/ (one in the pre-`session_meta` format with CRLF line ends).
  */
 import type {JsonlClassification} from '../../classify/jsonl.js'
-import {finding} from '../../findings.js'
-import type {ContextMeasure, Finding} from '../../model.js'
-import type {JsonlRepairRules} from '../../jsonl-repair.js'
+import {finding} from '../../model/findings.js'
+import type {ContextMeasure, Finding} from '../../model/report.js'
+import type {JsonlRepairRules} from '../jsonl/repair.js'
 
 /** Line `type`s of the `{timestamp, type, payload}` rollout format (peer-formats §3.2). */
 export const ROLLOUT_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'compacted', 'event_msg', 'world_state'])

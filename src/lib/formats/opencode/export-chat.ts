@@ -5,7 +5,7 @@
  * parsed. Pure; reads nothing (the caller hands over the bytes).
  */
 import {createHash} from 'node:crypto'
-import type {ChatReport, Generation} from '../../model.js'
+import type {ChatReport, Generation} from '../../model/report.js'
 import {checkExport} from './export.js'
 
 /** How many leading bytes `looksLikeExport` needs. */

@@ -4,9 +4,9 @@
  * ≤ 1.1.x), or over rows of `opencode.db` (≥ 1.2.0). `chatsIn` recognises the data dir, `listStore` lists its
  * sessions (store.ts), `diagnose` judges one session (tree.ts for the tree, here for the database).
  */
-import {finding} from '../../findings.js'
-import type {ChatStatus, Finding, Generation} from '../../model.js'
-import type {ChatDirSnapshot, Diagnosis, FormatAdapter} from '../adapter.js'
+import {finding} from '../../model/findings.js'
+import type {ChatStatus, Finding, Generation} from '../../model/report.js'
+import type {ChatDirSnapshot, Diagnosis, FormatAdapter} from '../../model/adapter.js'
 import {defaultRoots, isDatabaseName, isDataDir, treeFileOf} from './layout.js'
 import {emptyContext} from './measure.js'
 import {listStore, type DatabaseSessionFacts, type OpenCodeFacts} from './store.js'

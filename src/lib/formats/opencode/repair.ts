@@ -17,8 +17,8 @@
  * with the next steps, and nothing is written. The same for a session that is only missing from the database
  * beside the tree (the fix is an import, which OpenCode itself must write).
  */
-import type {ChatPlan, PlannedAction, PlanOptions, WatchedFile} from '../../plan.js'
-import type {ScannedChat} from '../../scan.js'
+import type {ChatPlan, PlannedAction, PlanOptions, WatchedFile} from '../../pipeline/plan.js'
+import type {ScannedChat} from '../../pipeline/scan.js'
 import {planTreeRepair} from './plan.js'
 import type {OpenCodeFacts} from './store.js'
 

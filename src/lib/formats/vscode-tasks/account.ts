@@ -3,7 +3,7 @@
  * how the extensions write), what the extension will do with it, and the best recovery. Counts, names and
  * offsets only.
  */
-import type {ChatReport, Generation} from '../../model.js'
+import type {ChatReport, Generation} from '../../model/report.js'
 import {API_HISTORY, UI_MESSAGES, leftoverOf} from './layout.js'
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`

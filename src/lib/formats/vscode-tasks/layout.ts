@@ -11,7 +11,7 @@
  */
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
-import type {Role} from '../../model.js'
+import type {Role} from '../../model/report.js'
 
 /** Which extension wrote a task folder (`unknown` when nothing tells). */
 export type Variant = 'roo' | 'kilo' | 'cline' | 'unknown'

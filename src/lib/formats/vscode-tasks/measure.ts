@@ -18,7 +18,7 @@
  * The transcript (`ui_messages.json`): an array of `ClineMessage`s `{ts, type: "ask"|"say", say?, ask?, text?}`.
  * The first message is the task (`say: "text"`); every later prompt of the user is a `say: "user_feedback"`.
  */
-import type {ContextMeasure} from '../../model.js'
+import type {ContextMeasure} from '../../model/report.js'
 
 /** The tags the extensions wrap user-written content in (USER_CONTENT_TAGS). */
 export const USER_CONTENT_TAGS = ['<task>', '<feedback>', '<answer>', '<user_message>'] as const

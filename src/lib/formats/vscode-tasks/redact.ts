@@ -6,8 +6,8 @@
  * user-content tags (`<task>`, `<feedback>`, `<answer>`, `<user_message>` and their closing tags), which are
  * kept where they stand so the redacted task counts the same turns.
  */
-import type {Role} from '../../model.js'
-import {redactJsonBytes, type RedactProfile, type Redactor} from '../../bundle/redact.js'
+import type {Role} from '../../model/report.js'
+import {redactJsonBytes, type RedactProfile, type Redactor} from '../../json/redact.js'
 
 /** Keys whose values are structure (kept when they look like ids). */
 const STRUCTURAL_KEYS = new Set([

@@ -8,7 +8,7 @@
 import {createHash} from 'node:crypto'
 import {isUtf8} from 'node:buffer'
 import {scanValue, skipWhitespace} from '../../classify/json.js'
-import type {Classification, SalvageReport} from '../../model.js'
+import type {Classification, SalvageReport} from '../../model/report.js'
 import {salvageJson, type SalvagedGeneration} from '../../salvage/index.js'
 import {isMessageArray} from './measure.js'
 

@@ -13,8 +13,8 @@
 import {readdirSync, readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
-import type {FileClass} from '../../model.js'
-import type {ChatUnit, StoreListing} from '../adapter.js'
+import type {FileClass} from '../../model/report.js'
+import type {ChatUnit, StoreListing} from '../../model/adapter.js'
 import {CLINE_INDEX, ROO_INDEX, isTaskDir, variantOfFiles, variantOfRoot, type Variant} from './layout.js'
 
 /** What the task index says of one task. */
