@@ -1,32 +1,25 @@
 /**
- * Redaction for `chatdoctor bundle --redact`: replaces message text, tool inputs and outputs, file contents and
- * absolute paths in a chat's JSON files with placeholders, working on the bytes of the JSON (string tokens are
- * replaced in place; nothing is parsed and re-serialized), so that:
+ * The byte-level JSON lexer of `bundle --redact`: replaces string tokens of a JSON file with keyed-hash
+ * placeholders, working on the bytes (nothing is parsed and re-serialized), by an agent's rules (a
+ * `RedactProfile`, from the agent's folder), so that:
  *
- * - structure, ids, roles, tags, numbers (counts, `sentAt`, timestamps) and whitespace are kept byte for byte;
+ * - structure, the ids the profile names, numbers and whitespace are kept byte for byte;
  * - damage stays where it was: a torn file stays torn inside the same token, NUL runs, control bytes, invalid
  *   UTF-8 bytes and bad escapes are kept (a character cut by the tear is replaced by a same-length cut one);
  * - equal values get equal placeholders and different values different ones (a keyed hash, HMAC-SHA-256, with
- *   a random key per bundle that is never stored), so the redacted chat diagnoses the same: prompt matching
- *   compares `unwrapPrompt(text)` of `USER_PROMPT` history messages with the transcript's trimmed `content`
- *   (formats/codebuff/turns.ts), and both sides are mapped to the same placeholder.
+ *   a random key per bundle that is never stored), so the redacted chat diagnoses the same.
  *
- * Which strings are kept: object keys that look like identifiers (outside maps keyed by path or symbol, e.g.
- * `fileContext.knowledgeFiles`), values of structural keys (`role`, `type`, `tags`, ids, …) that look like ids
- * (no `/`, `\`, newline; at most 100 characters), and the SDK's fixed stand-in messages (codebuff-format.md §4).
- * Everything else becomes `[redacted:<24 hex>]` (the empty string stays empty). After the first irregular byte
- * (damage, garbage, text after the document) every string is replaced, keys included: nothing there is read by
- * a diagnosis.
+ * Object keys that look like identifiers are kept (outside maps the profile says are keyed by path or
+ * symbol); values of the profile's structural keys that look like ids (no `/`, `\`, newline; at most 100
+ * characters) are kept; everything else becomes `[redacted:<24 hex>]` (the empty string stays empty) unless
+ * the profile's value rule says otherwise. After the first irregular byte (damage, garbage, text after the
+ * document) every string is replaced, keys included: nothing there is read by a diagnosis.
  */
 import {createHmac, randomBytes} from 'node:crypto'
-import {INTERRUPTION_MESSAGE, PLACEHOLDER_MESSAGE} from '../formats/codebuff/schema.js'
 import {utf8SequenceAt} from '../classify/bytes.js'
+import type {Redactor} from '../model/adapter.js'
 
-/** A redaction context: the per-bundle key and a memo of placeholders. */
-export interface Redactor {
-  /** The placeholder of a value: `[redacted:<24 hex>]`, or `''` for `''`. */
-  placeholder(value: string): string
-}
+export type {Redactor} from '../model/adapter.js'
 
 /** A redactor with a fresh random 32-byte key (never stored anywhere). `key` is for tests only. */
 export function makeRedactor(key: Buffer = randomBytes(32)): Redactor {
@@ -44,102 +37,26 @@ export function makeRedactor(key: Buffer = randomBytes(32)): Redactor {
   }
 }
 
-/** Keys whose string values are structure, not content (kept when they look like ids). */
-const STRUCTURAL_KEYS = new Set([
-  'role', 'type', 'variant', 'tags', 'id', 'messageId', 'toolCallId', 'toolName', 'agentId', 'agentType', 'agentName',
-  'runId', 'parentId', 'traceSessionId', 'status', 'mode', 'mediaType', 'textType', 'timestamp', 'completionTime',
-  'timeToLive', 'thinkingId', 'spawnToolCallId', 'ancestorRunIds', 'childRunIds', 'keepLastTags', 'thinkingCollapseState',
-])
 /** What a kept structural value may look like: no path separators, no newlines, short. */
 const SAFE_VALUE = /^[\w .:@+#-]{0,100}$/
 /** Object keys kept as they are. */
 const SAFE_KEY = /^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/
-/** Maps keyed by file path or code symbol (ProjectFileContext, codebuff-format.md §2.3): keys below are redacted. */
-const PATH_MAPS = new Set(['fileTokenScores', 'tokenCallers', 'knowledgeFiles', 'userKnowledgeFiles', 'changesSinceLastChat', 'shellConfigFiles'])
-/** Fixed texts written by the SDK or the CLI, never by the user (codebuff-format.md §4). */
-const CONSTANTS = new Set([PLACEHOLDER_MESSAGE, INTERRUPTION_MESSAGE, 'Run cancelled by user.', 'See attached image(s)', '(empty chat)'])
-
-function isKeptConstant(s: string): boolean {
-  if (CONSTANTS.has(s)) return true
-  // The SDK's interruption note at the end of a history (turns.ts `endsInterrupted`).
-  return s.length <= 400 && /^\s*<system>[\s\S]*<\/system>\s*$/.test(s) && s.includes('ended before this response completed') && !s.includes('<user_message>')
-}
-
-/** The file being redacted: the transcript's top-level `content` values are redacted as transcript turns. */
-export type RedactRole = 'transcript' | 'state' | 'other'
 
 /**
- * Another agent's rules for `redactJsonBytes` (bundle/redact-agents.ts): which keys hold structure (their values
- * are kept when they look like ids), and an optional rule for other string values (undefined: the default
- * placeholder). Without a profile, Codebuff's rules apply.
+ * An agent's rules for `redactJsonBytes`: which keys hold structure (their values are kept when they look
+ * like ids), which keys hold maps keyed by paths or symbols (the keys below them are redacted too), and an
+ * optional rule for other string values (undefined: the default placeholder). `depth` is the nesting depth
+ * of the value (1 inside the root container).
  */
 export interface RedactProfile {
   structuralKeys: ReadonlySet<string>
-  value?(value: string, key: string | null, r: Redactor): string | undefined
+  pathMapKeys?: ReadonlySet<string>
+  value?(value: string, key: string | null, r: Redactor, depth: number): string | undefined
   /**
    * NUL bytes outside strings are padding (kept as they are, like whitespace) instead of the first irregular
    * byte: JSONL readers strip NUL runs from a line and read the record around them (classify/jsonl.ts).
    */
   nulIsPadding?: boolean
-}
-
-const ATTACHED_IMAGES = 'See attached image(s)'
-const USER_OPEN = '<user_message>'
-const USER_CLOSE = '</user_message>'
-const TERMINAL_BLOCK = /^\s*<user_terminal_commands>[\s\S]*?<\/user_terminal_commands>\s*/
-const PASTED_TAIL = /\n+\[(?:Pasted Text|File: [^\]\n]*|Directory: [^\]\n]*)\][\s\S]*$/
-
-function norm(s: string): string {
-  return s.replace(/\r\n/g, '\n').trim()
-}
-
-/** Leading and trailing whitespace kept, the trimmed rest (CRLF as LF) replaced: `norm(out) = R(norm(s))`. */
-function redactTrimmed(s: string, r: Redactor): string {
-  const lead = /^\s*/.exec(s)![0]
-  if (lead.length === s.length) return s
-  const trail = /\s*$/.exec(s)![0]
-  return lead + r.placeholder(norm(s)) + trail
-}
-
-/**
- * Redacts a message text so that `unwrapPrompt(out) === R(unwrapPrompt(s))` (R = placeholder, R('') = ''),
- * and `out` starts with `<user_message>` exactly when `s` does (after leading whitespace): the prompt key of
- * turns.ts is preserved. The terminal-commands block and the pasted/file tail are kept as redacted sections.
- */
-export function redactPromptText(s: string, r: Redactor): string {
-  if (isKeptConstant(s)) return s
-  const open = s.indexOf(USER_OPEN)
-  const close = s.lastIndexOf(USER_CLOSE)
-  if (open >= 0 && close > open) {
-    const pre = s.slice(0, open)
-    const post = s.slice(close + USER_CLOSE.length)
-    const inner = s.slice(open + USER_OPEN.length, close)
-    const pre2 = pre.trim() === '' ? pre : r.placeholder(pre)
-    const post2 = post.trim() === '' ? post : r.placeholder(post)
-    return pre2 + USER_OPEN + redactPromptBody(inner, r) + USER_CLOSE + post2
-  }
-  if (s.trimStart().startsWith(USER_OPEN)) return USER_OPEN + redactPromptBody(s, r) + USER_CLOSE
-  return redactPromptBody(s, r)
-}
-
-/** The body between the wrapper tags, decomposed as `unwrapPrompt` does: terminal block, core, pasted tail. */
-function redactPromptBody(t: string, r: Redactor): string {
-  let rest = t
-  let head = ''
-  const term = TERMINAL_BLOCK.exec(rest)
-  if (term) {
-    head = `<user_terminal_commands>${r.placeholder(term[0])}</user_terminal_commands>\n`
-    rest = rest.slice(term[0].length)
-  }
-  let tail = ''
-  const pasted = PASTED_TAIL.exec(rest)
-  if (pasted) {
-    tail = `\n[Pasted Text]${r.placeholder(pasted[0])}`
-    rest = rest.slice(0, pasted.index)
-  }
-  const core = norm(rest)
-  const core2 = core === ATTACHED_IMAGES ? ATTACHED_IMAGES : r.placeholder(core)
-  return head + core2 + tail
 }
 
 // ---- the byte-level lexer ------------------------------------------------------------------------------
@@ -265,10 +182,9 @@ function isWordByte(b: number): boolean {
 }
 
 /**
- * Redacts the bytes of one JSON file (any bytes: damaged, torn, garbage). `role` picks how the transcript's
- * top-level `content` values are redacted. Never throws.
+ * Redacts the bytes of one JSON file (any bytes: damaged, torn, garbage) by an agent's `profile`. Never throws.
  */
-export function redactJsonBytes(buf: Buffer, role: RedactRole, r: Redactor, profile?: RedactProfile): Buffer {
+export function redactJsonBytes(buf: Buffer, r: Redactor, profile: RedactProfile): Buffer {
   const out: Buffer[] = []
   let pending = ''
   const emit = (s: string) => {
@@ -302,7 +218,7 @@ export function redactJsonBytes(buf: Buffer, role: RedactRole, r: Redactor, prof
       i++
       continue
     }
-    if (b === 0 && profile?.nulIsPadding) {
+    if (b === 0 && profile.nulIsPadding) {
       emitRaw(buf.subarray(i, i + 1))
       i++
       continue
@@ -312,7 +228,7 @@ export function redactJsonBytes(buf: Buffer, role: RedactRole, r: Redactor, prof
     if (b === 0x7b || b === 0x5b) {
       if (top && top.kind === 'object' && top.expectKey) strict = true
       const key = top ? (top.kind === 'object' ? top.lastKey : top.key) : null
-      const pathMap = Boolean(top && (top.pathMap || (top.kind === 'object' && key !== null && PATH_MAPS.has(key))))
+      const pathMap = Boolean(top && (top.pathMap || (top.kind === 'object' && key !== null && profile.pathMapKeys?.has(key) === true)))
       stack.push({kind: b === 0x7b ? 'object' : 'array', key, lastKey: null, expectKey: b === 0x7b, pathMap})
       emit(b === 0x7b ? '{' : '[')
       i++
@@ -359,7 +275,7 @@ export function redactJsonBytes(buf: Buffer, role: RedactRole, r: Redactor, prof
           emit(encode(SAFE_KEY.test(value) && !top!.pathMap ? value : r.placeholder(value)))
         } else {
           const key = top ? (top.kind === 'object' ? top.lastKey : top.key) : null
-          emit(encode(profile ? redactProfileValue(value, key, profile, r) : redactValue(value, key, role, stack.length, r)))
+          emit(encode(redactValue(value, key, profile, r, stack.length)))
         }
       }
       if (closed) emit('"')
@@ -408,59 +324,8 @@ export function redactJsonBytes(buf: Buffer, role: RedactRole, r: Redactor, prof
   return Buffer.concat(out)
 }
 
-/** A string value in a regular region, by another agent's profile. */
-function redactProfileValue(value: string, key: string | null, profile: RedactProfile, r: Redactor): string {
+/** A string value in a regular region, by the profile: a structural id kept, else the profile's rule or a placeholder. */
+function redactValue(value: string, key: string | null, profile: RedactProfile, r: Redactor, depth: number): string {
   if (key !== null && profile.structuralKeys.has(key) && SAFE_VALUE.test(value)) return value
-  return profile.value?.(value, key, r) ?? r.placeholder(value)
-}
-
-/** A string value in a regular region, by the key it belongs to. */
-function redactValue(value: string, key: string | null, role: RedactRole, depth: number, r: Redactor): string {
-  if (key !== null && STRUCTURAL_KEYS.has(key) && SAFE_VALUE.test(value)) return value
-  if (isKeptConstant(value)) return value
-  if (key === 'content' && role === 'transcript' && depth === 2) return redactTrimmed(value, r)
-  if (key === 'text' || key === 'content') return redactPromptText(value, r)
-  return r.placeholder(value)
-}
-
-/**
- * `chat-meta.json` recomputed for the redacted transcript (codebuff-format.md §2.8): `firstPrompt` is the first
- * `user` message's trimmed `content` of the redacted transcript (cut to 97 characters + `...` over 100, as the
- * CLI does; `(empty chat)` when none), `messagesSize` the redacted transcript's size when the original sidecar
- * matched the original transcript (a stale sidecar stays stale), `messageCount` and `messagesMtimeMs` kept
- * (redaction keeps the message count; the bundle keeps mtimes). A sidecar that does not parse is redacted
- * like any JSON file, so its damage stays.
- */
-export function redactChatMeta(meta: Buffer, transcript: {original: Buffer; redacted: Buffer} | null, r: Redactor): Buffer {
-  let value: unknown
-  try {
-    value = JSON.parse(new TextDecoder('utf-8', {fatal: true}).decode(meta))
-  } catch {
-    return redactJsonBytes(meta, 'other', r)
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || meta[0] === 0xef) return redactJsonBytes(meta, 'other', r)
-  let messages: unknown = null
-  if (transcript) {
-    try {
-      messages = JSON.parse(transcript.redacted.toString('utf8'))
-    } catch {
-      messages = null
-    }
-  }
-  const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    if (k === 'firstPrompt' && typeof v === 'string') {
-      if (Array.isArray(messages)) {
-        const first = messages.find((m) => typeof m === 'object' && m !== null && (m as {variant?: unknown}).variant === 'user') as {content?: unknown} | undefined
-        const text = typeof first?.content === 'string' ? first.content.trim() : ''
-        out[k] = first === undefined ? '(empty chat)' : text.length > 100 ? text.slice(0, 97) + '...' : text
-      } else out[k] = isKeptConstant(v) ? v : r.placeholder(v)
-    } else if (k === 'messagesSize' && typeof v === 'number' && transcript && v === transcript.original.length) out[k] = transcript.redacted.length
-    else if (typeof v === 'string') out[k] = isKeptConstant(v) ? v : r.placeholder(v)
-    else if (typeof v === 'object' && v !== null) out[k] = JSON.parse(redactJsonBytes(Buffer.from(JSON.stringify(v)), 'other', r).toString('utf8'))
-    else out[k] = v
-  }
-  const pretty = meta.includes(0x0a)
-  const text = pretty ? JSON.stringify(out, null, 2) + (meta[meta.length - 1] === 0x0a ? '\n' : '') : JSON.stringify(out)
-  return Buffer.from(text, 'utf8')
+  return profile.value?.(value, key, r, depth) ?? r.placeholder(value)
 }

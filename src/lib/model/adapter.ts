@@ -2,11 +2,9 @@
  * The boundary every agent format sits behind. The core (discover, inventory, rank, plan, render) knows
  * nothing of file names or schemas; an adapter knows nothing of the terminal or of how files are read.
  */
-import type {ChatReport, Classification, OperationalError, Role} from './report.js'
-import type {Redactor} from '../json/redact.js'
-import type {SalvagedGeneration} from '../salvage/index.js'
-import type {ChatPlan, PlanOptions} from '../pipeline/plan.js'
-import type {ScannedChat} from '../pipeline/scan.js'
+import type {FindingKindSpec} from './findings.js'
+import type {AgentInspection, TearLocation} from './inspect.js'
+import type {ActionType, BorrowedKeyReport, ChatReport, ChatStatus, Classification, LineChangeReport, OperationalError, Role, TreeLossReport} from './report.js'
 
 /** One entry directly inside a chat dir, as the inventory saw it (lstat, never following links). */
 export interface FileEntry {
@@ -59,11 +57,6 @@ export interface ChatUnit {
    * gone by the time it is read is left out, as with a fresh listing.
    */
   listing?: string[]
-  /**
-   * The format a bundle's manifest recorded for this chat, when `check` reads it back from a bundle (the chat's
-   * folder is then out of the place that told its format, e.g. an extension's storage folder).
-   */
-  recordedFormat?: string
 }
 
 /** What an adapter sees in one folder: the chats it holds, and whether discovery should search below it. */
@@ -105,11 +98,16 @@ export type Diagnosis = {kind: 'chat'; report: Omit<ChatReport, 'path'>} | {kind
 export interface FormatAdapter {
   /** Format id as it appears in the JSON report (`format`), e.g. `codebuff`. */
   readonly name: string
+  /** The agent's name as people write it (`Claude Code`), for messages and `--help`. */
+  readonly displayName: string
   /**
-   * Other format ids this adapter's reports carry (one adapter for a family of agents that write alike, e.g.
-   * `roo-code`, `kilo-code`): `adapterByName` finds the adapter by these too.
+   * The words that are this agent's alone — its names, its file names, its record keys — which no code outside
+   * `src/lib/formats/` may spell (`test/core-names.test.ts`). One lower-case word is matched as a whole word,
+   * anything else as it is written.
    */
-  readonly formats?: readonly string[]
+  readonly vocabulary: readonly string[]
+  /** The finding kinds this format reports beyond the core's, joined into the closed list by the registry. */
+  readonly findingKinds?: Readonly<Record<string, FindingKindSpec>>
   /**
    * Folders to search when no PATH is given, for a given home dir and environment. Not all need exist.
    */
@@ -120,36 +118,24 @@ export interface FormatAdapter {
    * holds none. Must not touch the disk.
    */
   chatsIn(dir: string, names: string[]): FolderChats | null
+  /**
+   * Home-relative paths of the agent's roots that hold dot-folders (`.config/manicode*`, `.claude`): discovery
+   * skips dot-folders except along these, and inside such a path's parent folders enters only the next step
+   * of one of them. A trailing `*` matches any name starting with what comes before it.
+   */
+  readonly discoveryPaths?: readonly string[]
   /** Whether the inventory must read a file's bytes (otherwise it only stats it). */
   wantsContent(name: string): boolean
   /**
-   * The role of a file by its name, for `scan --quick` (which reads only the ends of files and never calls
-   * `diagnose`). Optional: without it, quick mode classifies no file of this format.
+   * `scan --quick` (which reads only the ends of files and never calls `diagnose`): the role of a file by its
+   * name, and the name a missing primary is reported under. Optional: without it, quick mode classifies no
+   * file of this format.
    */
-  roleOf?(name: string): Role
+  readonly quick?: {roleOf(name: string): Role; primary: string}
   /** The whole diagnosis of one chat dir: classify, measure, rank, status, findings. Pure; never throws. */
   diagnose(snapshot: ChatDirSnapshot): Diagnosis
-  /**
-   * (repair) The pid of the process that wrote a leftover temp, from its name; null when the name carries
-   * none. With `agentProcess`, lets `repair` refuse a chat whose agent is still running.
-   */
-  tempWriterPid?(name: string): number | null
-  /** (repair) Matches an argv element of the agent's own process (e.g. /codebuff|freebuff/i). */
+  /** (repair) Matches an argv element of the agent's own process (e.g. /codebuff|freebuff/i), for the live check. */
   readonly agentProcess?: RegExp
-  /**
-   * (repair) Why the chat at `dir` is live right now by the agent's own signals (its lock files, a process
-   * holding its store open); empty when it does not look live. Read-only I/O; never throws. `repair` refuses
-   * a live chat (`--force` overrides), as for a running temp writer.
-   */
-  liveReasons?(dir: string): string[]
-  /**
-   * (`bundle --redact`) The redacted bytes of one file of a chat (by its name and role), or null when it cannot
-   * be redacted structurally (then it is left out of the bundle). Without it the core's rules for the format
-   * apply.
-   */
-  redact?(name: string, role: Role, data: Buffer, r: Redactor): Buffer | null
-  /** (`inspect`) The plain-language account of one of this format's chats; without it the core's account applies. */
-  inspectAccount?(report: ChatReport): string
   /**
    * Optional, for store formats (`chatsIn` answered `store: true`): lists the chats of the store at `dir` with
    * their `members` (and `facts`). Read-only; may read directory listings and the few file bytes needed to
@@ -157,17 +143,226 @@ export interface FormatAdapter {
    */
   listStore?(dir: string): Promise<StoreListing>
   /**
-   * The exact bytes of one generation named as in the report (a file, or an embedded copy
-   * `<file>#<id>`), a view into the snapshot; null when not available. What a restore writes.
-   */
-  generationBytes?(snapshot: ChatDirSnapshot, file: string): Buffer | null
-  /** Salvaged generations of the chat's torn files, with their exact bytes (`repair --salvage`). */
-  salvage?(snapshot: ChatDirSnapshot, report: Pick<ChatReport, 'generations'>): SalvagedGeneration[]
-  /**
-   * The repair plan of one chat of this format (pure: no disk), for formats whose repair is not
-   * "restore the winner as the primary" (Codebuff's, in `plan.ts`). `plan.ts` dispatches by the report's
+   * The repair plan of one chat of this format (pure: no disk). `pipeline/plan.ts` dispatches by the report's
    * `format` (a chat the `claude-code` adapter found may be reported as `codex`). The actions carry their
-   * exact bytes (`data`) or name the files they move; `apply.ts` executes them.
+   * exact bytes (`data`) or name the files they move; `pipeline/apply.ts` executes them. Without it, chats of
+   * this format get no actions.
    */
   planRepair?(chat: ScannedChat, opts: PlanOptions): ChatPlan
+  /**
+   * (`inspect`) The account of what most likely happened to one chat of this format, in plain language, and
+   * for line-based formats its damaged lines and planned byte changes. `tears` are the damaged files the
+   * inspection located. Pure; never message text or file contents. Without it the account is empty.
+   */
+  inspect?(chat: Pick<ScannedChat, 'report' | 'snapshot'>, tears: readonly TearLocation[]): AgentInspection
+  /**
+   * (`bundle --redact`) The chat's files with their content replaced by keyed-hash placeholders (`r`), damage
+   * kept where it is, so the redacted chat diagnoses the same (the bundle checks that). Files that cannot be
+   * redacted structurally are left out with why; `refused` when the chat cannot be redacted at all. Pure.
+   * Without it, chats of this format cannot be redacted.
+   */
+  redact?(files: readonly BundleFile[], report: ChatReport, r: Redactor): {files: BundleFile[]; omitted: Array<{path: string; reason: string}>} | {refused: string}
+  /**
+   * (`check`) Single-file documents of this format (e.g. an export of one session), found by name and content
+   * in folders and archives, each diagnosed as a chat.
+   */
+  readonly documents?: DocumentKind
+  /** (`check`) Whether an archive member's bytes are needed beyond `wantsContent` (e.g. a store's database). */
+  archiveWants?(name: string): boolean
+  /** What this adapter adds to the commands' `--help` (`cli/help.ts` joins the adapters' in registry order). */
+  readonly help: AdapterHelp
+  /** Phrases of this agent's that `render/` uses in human output. */
+  readonly texts?: AdapterTexts
+  /** (`bundle --session ID`) Writes one session of this format as a single document another install can import. */
+  readonly sessionExport?: SessionExporter
+}
+
+/** Single-file documents of a format, for `check`. */
+export interface DocumentKind {
+  /** Whether a file of this name may be one (by name alone). */
+  mayBeName(name: string): boolean
+  /** How many leading bytes `looksLike` needs. */
+  readonly sniffBytes: number
+  /** Whether a file's first bytes look like one. */
+  looksLike(head: Uint8Array): boolean
+  /** Folder names that hold the agent's own files: never searched for documents, nor is a PATH below them one. */
+  readonly skipFolders: readonly string[]
+  /** The report body (without `path`) of one document; `name` is its file name. Reads nothing. */
+  diagnose(name: string, data: Buffer, mtimeMs: number): Promise<Omit<ChatReport, 'path'>>
+}
+
+/** What an adapter adds to the commands' `--help`: plain sentences, wrapped by the commands. */
+export interface AdapterHelp {
+  /** `scan`: where it searches with no PATH, e.g. `Codebuff's config roots (~/.config/manicode, …)`. */
+  readonly roots: string
+  /** `repair`: how this format's chats are repaired (a paragraph). */
+  readonly repair?: string
+  /** `inspect`: what the inspection of this format's chats shows beyond the common picture. */
+  readonly inspect?: string
+  /** `bundle`: how this format's chats go into a bundle. */
+  readonly bundle?: string
+  /** `repair`: the agent's process names, for the live-chat refusal (`codebuff/freebuff`). */
+  readonly process?: string
+  /** A store holding many chats that `inspect` picks from with `--session`: its folder and its ids, in words. */
+  readonly store?: {readonly dir: string; readonly sessionId: string}
+  /** `bundle --session`: what it writes (a paragraph) and the `--session` flag's description. */
+  readonly sessionExport?: {readonly paragraph: string; readonly flag: string}
+  /** Example paths for the commands' examples; the first adapter giving one is used. */
+  readonly examples?: {
+    /** A chat (its dir or session file). */
+    readonly chat?: string
+    /** A folder of chats. */
+    readonly chats?: string
+    /** A root searched by default. */
+    readonly root?: string
+    /** A generation `--restore-from` may name. */
+    readonly generation?: string
+    /** Arguments of further `bundle` examples. */
+    readonly bundle?: readonly string[]
+  }
+}
+
+/** Phrases of an agent's that human output uses. */
+export interface AdapterTexts {
+  /** The record key a `relink-parent` change rewrites (shown with the old and new ids); default `parent`. */
+  readonly parentKey?: string
+  /** What `repair` puts back with `restore-mtime`; default `folder's mtime`. */
+  readonly folderMtime?: string
+  /** What `repair` says of a chat it cannot repair (no usable generation), instead of the outcome's message. */
+  notRepairable?(chat: ChatReport): string
+  /** What `repair` adds when a session file is gone for good (`lost.sessionListed` false). */
+  readonly sessionUnlisted?: string
+}
+
+/** What `bundle --session` asks of the adapter that exports sessions. */
+export interface SessionExporter {
+  /** Default cap in bytes of the session's files (`--max-session-bytes`). */
+  readonly capBytes: number
+  /**
+   * The document of session `sessionId` among `units` (this adapter's chats discovery found under the PATHs):
+   * null when none is that session; `{error}` (one line saying what to do next) when it cannot be exported.
+   * Read-only; never throws.
+   */
+  export(units: readonly ChatUnit[], sessionId: string, opts: SessionExportOptions): Promise<SessionExport | {error: string} | null>
+  /** The report body (without `path`) a written document gets when `check` reads it; `name` is its file name. */
+  diagnose(name: string, data: Buffer, mtimeMs: number): Promise<Omit<ChatReport, 'path'>>
+}
+
+/** Options of a session export. */
+export interface SessionExportOptions {
+  redact: boolean
+  /** Size cap in bytes of the session's files (default: the exporter's `capBytes`). */
+  capBytes?: number
+  /** Redaction key, for tests only (default: 32 random bytes, never stored). */
+  key?: Buffer
+}
+
+/** A session exported: the bytes to write and what they hold. */
+export interface SessionExport {
+  sessionId: string
+  /** The folder the session was read from (e.g. the agent's data dir). */
+  dataDir: string
+  /** The document's bytes. */
+  bytes: Buffer
+  messages: number
+  parts: number
+  /** Relative paths of damaged files left out. */
+  omitted: string[]
+  /** Total bytes of the session's files read. */
+  sessionBytes: number
+  redacted: boolean
+}
+
+/** One file of a chat as a bundle carries it: `rel` relative to the chat's folder, `/`-separated. */
+export interface BundleFile {
+  rel: string
+  data: Buffer
+  mtimeMs: number
+}
+
+/** A redaction context: the per-bundle key and a memo of placeholders. */
+export interface Redactor {
+  /** The placeholder of a value: `[redacted:<24 hex>]`, or `''` for `''`. */
+  placeholder(value: string): string
+}
+
+/** One diagnosed chat with what the diagnosis was made from (for `repair`'s plan and live-chat check). */
+export interface ScannedChat {
+  report: ChatReport
+  snapshot: ChatDirSnapshot
+  adapter: FormatAdapter
+}
+
+// ---- repair plans ------------------------------------------------------------------------------
+
+/**
+ * Where a `restore` action's bytes come from: a whole file of the chat dir (as the scan read it), or an
+ * in-memory byte string with a label (an embedded copy `chat-messages.json#ai-…`, or salvaged bytes
+ * `salvage:<torn file>`).
+ */
+export type ActionSource = {kind: 'file'; name: string} | {kind: 'bytes'; label: string; data: Buffer}
+
+/** One planned action. Names are relative to the chat dir. */
+export interface PlannedAction {
+  type: ActionType
+  /** The source's name or label; for `preserve`, the file preserved; null for `restore-mtime`. */
+  from: string | null
+  /** The file written (`restore`), the name inside the evidence folder (`preserve`), `.` (`restore-mtime`). */
+  to: string
+  /** sha256 of the bytes written (`restore`) or of the file preserved (`preserve`, null when unread). */
+  sha256: string | null
+  /** `restore`: where the bytes come from. */
+  source?: ActionSource
+  /** `restore`: the exact bytes to write (resolved from `source` at plan time). */
+  data?: Buffer
+  /** `restore-mtime`: the mtime to put back, ms since epoch. */
+  mtimeMs?: number
+  /** `restore` of salvaged bytes: the members the tear cut off, each taken from a donor generation. */
+  keysBorrowed?: BorrowedKeyReport[]
+  /** `rewrite`: the byte changes of the JSONL repair; `mtimeMs` is then the log's own mtime to put back. */
+  changes?: LineChangeReport[]
+  /** `move`: why the file leaves the tree. */
+  why?: string
+}
+
+/** A file whose size and mtime must be what the scan saw when the repair writes (else the chat is live). */
+export interface WatchedFile {
+  name: string
+  bytes: number
+  mtimeMs: number
+}
+
+/** The plan for one chat. */
+export interface ChatPlan {
+  chat: ScannedChat
+  actions: PlannedAction[]
+  /** Generations and transcript as the scan saw them. */
+  watch: WatchedFile[]
+  /** Leftover temps whose name carries the writer's pid. */
+  temps: Array<{name: string; pid: number}>
+  /** Why a needed restore cannot be planned (its bytes are not at hand or no longer hash as scanned); the chat is then not written. */
+  problem?: string
+  /** For a chat left as it is on purpose (a `degraded` chat under plain `repair`): what would change it, in words. */
+  advice?: string
+  /**
+   * for formats that keep several chats in one folder (a Claude Code project dir, OpenCode's
+   * data dir): the name of this chat's own subfolder of the evidence folder, `.chatdoctor/<repairId>/<name>/`.
+   */
+  evidenceSub?: string
+  /** Why the chat must not be written at all (e.g. the agent is writing the session): outcome `refused`. */
+  refusal?: string
+  /** Repairable damage chatdoctor does not repair itself, with the next steps: outcome `manual`. */
+  manual?: string
+  /** The status a scan gives the chat once the actions are done (when it differs from `healthy`, exit bit 4). */
+  statusAfter?: ChatStatus
+  /** (OpenCode JSON tree) What the session loses by the moves. */
+  lost?: TreeLossReport
+}
+
+/** What the user asked `repair` for, beyond the default. */
+export interface PlanOptions {
+  /** `--salvage`: salvaged torn generations are candidates too (used only when they cover more turns). */
+  salvage?: boolean
+  /** `--restore-from <generation>`: restore this generation (the run must hold exactly one chat). */
+  restoreFrom?: string
 }

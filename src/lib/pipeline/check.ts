@@ -16,10 +16,8 @@ import {withExtracted} from '../archive/extract.js'
 import {MANIFEST_NAME, ManifestSchema, type Manifest} from './bundle/manifest.js'
 import {MAX_DEPTH, mayEnter} from './discover.js'
 import {EXIT_REPAIRABLE} from '../model/exit-codes.js'
-import type {ChatDirSnapshot, ChatUnit, FileEntry, FormatAdapter} from '../model/adapter.js'
+import type {ChatDirSnapshot, ChatUnit, DocumentKind, FileEntry, FormatAdapter} from '../model/adapter.js'
 import {ADAPTERS, adapterByName} from '../formats/index.js'
-import {EXPORT_SNIFF_BYTES, diagnoseExportFile, looksLikeExport, mayBeExportName} from '../formats/opencode/export-chat.js'
-import {isDatabaseName} from '../formats/opencode/layout.js'
 import {readChatSync} from './inventory.js'
 import {finding, reaches, worstSeverity} from '../model/findings.js'
 import type {ChatReport, Finding, OperationalError, Severity, Skipped} from '../model/report.js'
@@ -70,11 +68,24 @@ function untildify(p: string, home: string): string {
   return p === '~' ? home : p.startsWith('~/') ? path.join(home, p.slice(2)) : p
 }
 
+/** The adapters' document kinds (`FormatAdapter.documents`), in registry order. */
+function documentKinds(adapters: readonly FormatAdapter[]): DocumentKind[] {
+  return adapters.flatMap((a) => (a.documents ? [a.documents] : []))
+}
+
+/** The first document kind whose name rule takes `name` and whose content rule takes `data`'s first bytes. */
+function documentFor(kinds: readonly DocumentKind[], name: string, data: Uint8Array): DocumentKind | undefined {
+  return kinds.find((k) => k.mayBeName(name) && k.looksLike(data.subarray(0, k.sniffBytes)))
+}
+
 /**
- * Archives and `opencode export` files (by content) below a folder (not following links; the discovery's depth
- * and dot-folder rules; OpenCode's own `storage/` trees are not searched for exports).
+ * Archives and single-file documents (by name and content, `FormatAdapter.documents`) below a folder (not
+ * following links; the discovery's depth and dot-folder rules; the folders that hold an agent's own files are
+ * not searched for documents).
  */
-async function findArchives(dir: string, depth: number, out: string[], exports: string[] = []): Promise<void> {
+async function findArchives(dir: string, depth: number, adapters: readonly FormatAdapter[], out: string[], exports: Map<string, DocumentKind>): Promise<void> {
+  const kinds = documentKinds(adapters)
+  const skip = new Set(kinds.flatMap((k) => k.skipFolders))
   let entries
   try {
     entries = await readdir(dir, {withFileTypes: true})
@@ -84,32 +95,36 @@ async function findArchives(dir: string, depth: number, out: string[], exports: 
   for (const e of entries) {
     const p = path.join(dir, e.name)
     if (e.isFile() && archiveKindByName(e.name)) out.push(p)
-    else if (e.isFile() && mayBeExportName(e.name) && (await sniffExport(p))) exports.push(p)
-    else if (e.isDirectory() && depth < MAX_DEPTH && mayEnter(dir, e.name) && e.name !== 'storage') await findArchives(p, depth + 1, out, exports)
+    else if (e.isFile() && kinds.some((k) => k.mayBeName(e.name))) {
+      const kind = await sniffDocument(p, kinds.filter((k) => k.mayBeName(e.name)))
+      if (kind && !exports.has(p)) exports.set(p, kind)
+    } else if (e.isDirectory() && depth < MAX_DEPTH && mayEnter(dir, e.name, adapters) && !skip.has(e.name)) await findArchives(p, depth + 1, adapters, out, exports)
   }
 }
 
-/** Whether a file's first bytes look like an `opencode export` document; false when it cannot be read. */
-async function sniffExport(file: string): Promise<boolean> {
+/** The first of `kinds` whose content rule takes a file's first bytes; undefined when none or unreadable. */
+async function sniffDocument(file: string, kinds: readonly DocumentKind[]): Promise<DocumentKind | undefined> {
   try {
     const fh = await open(file, 'r')
     try {
-      const head = Buffer.alloc(EXPORT_SNIFF_BYTES)
+      const head = Buffer.alloc(Math.max(...kinds.map((k) => k.sniffBytes)))
       const {bytesRead} = await fh.read(head, 0, head.length, 0)
-      return looksLikeExport(head.subarray(0, bytesRead))
+      return kinds.find((k) => k.looksLike(head.subarray(0, Math.min(bytesRead, k.sniffBytes))))
+    } catch {
+      return undefined
     } finally {
       await fh.close()
     }
   } catch {
-    return false
+    return undefined
   }
 }
 
 /**
- * Diagnoses one `opencode export` file on disk as a chat. An unreadable file is an operational
- * error. Reads the file whole (an export is one JSON document).
+ * Diagnoses one single-file document on disk as a chat. An unreadable file is an operational error. Reads the
+ * file whole (a document is one JSON document).
  */
-async function checkExportFile(file: string, opts: CheckOptions, result: CheckResult): Promise<void> {
+async function checkExportFile(file: string, kind: DocumentKind, opts: CheckOptions, result: CheckResult): Promise<void> {
   let data: Buffer
   let mtimeMs: number
   try {
@@ -121,7 +136,7 @@ async function checkExportFile(file: string, opts: CheckOptions, result: CheckRe
   }
   const name = path.basename(file)
   const dir = path.dirname(file)
-  const report: ChatReport = {path: tildify(file, opts.home), ...diagnoseExportFile(name, data, mtimeMs)}
+  const report: ChatReport = {path: tildify(file, opts.home), ...(await kind.diagnose(name, data, mtimeMs))}
   const snapshot: ChatDirSnapshot = {dir, unit: {dir, path: file, files: [name]}, dirMtimeMs: 0, files: [{name, kind: 'file', bytes: data.length, mtimeMs, data}]}
   result.chats.push({report, snapshot, location: file, suite: dir, bundle: null, filesDir: dir})
 }
@@ -132,17 +147,20 @@ export async function checkPaths(paths: string[], opts: CheckOptions): Promise<C
   const result: CheckResult = {chats: [], skipped: [], errors: []}
   const dirs: string[] = []
   const archives: string[] = []
-  const exports: string[] = []
+  const exports = new Map<string, DocumentKind>()
+  const kinds = documentKinds(adapters)
   for (const p of paths) {
     const abs = path.resolve(p)
     try {
       const real = await realpath(abs)
       const st = await stat(real)
+      const kind = st.isFile() ? kinds.find((k) => k.mayBeName(path.basename(real)) && !k.skipFolders.some((f) => real.split(path.sep).includes(f))) : undefined
       if (st.isFile() && archiveKindByName(real)) archives.push(real)
-      else if (st.isFile() && mayBeExportName(path.basename(real)) && !real.split(path.sep).includes('storage')) exports.push(real)
-      else {
+      else if (kind) {
+        if (!exports.has(real)) exports.set(real, kind)
+      } else {
         dirs.push(abs)
-        if (st.isDirectory()) await findArchives(real, 0, archives, exports)
+        if (st.isDirectory()) await findArchives(real, 0, adapters, archives, exports)
       }
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code
@@ -163,7 +181,7 @@ export async function checkPaths(paths: string[], opts: CheckOptions): Promise<C
     }
   }
   for (const a of [...new Set(archives)].sort()) await checkArchive(a, opts, adapters, result)
-  for (const x of [...new Set(exports)].sort()) await checkExportFile(x, opts, result)
+  for (const x of [...exports.keys()].sort()) await checkExportFile(x, exports.get(x)!, opts, result)
   result.chats.sort((a, b) => byPath(a.report, b.report))
   result.skipped.sort(byPath)
   return result
@@ -208,8 +226,8 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
     result.errors.push({id, path: member ? `${shown}/${member}` : shown, message, location: member ? `${file}/${member}` : file, suite})
   const keep = (p: string) => {
     const name = p.slice(p.lastIndexOf('/') + 1)
-    // `.json` for export files and OpenCode trees (told apart by content), databases for OpenCode stores.
-    return p === MANIFEST_NAME || name.toLowerCase().endsWith('.json') || isDatabaseName(name.replace(/-(?:wal|shm)$/, '')) || adapters.some((a) => a.wantsContent(name))
+    // What a diagnosis reads, and what a store or a document needs beyond it (told apart by content later).
+    return p === MANIFEST_NAME || adapters.some((a) => a.wantsContent(name) || (a.archiveWants?.(name) ?? false))
   }
   let contents
   try {
@@ -301,16 +319,17 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
     return kept
   }
 
-  /** `opencode export` files directly in the folder `dirPath`, found by content. */
-  const diagnoseExports = (dirPath: string, mtimes: Map<string, number>) => {
+  /** Single-file documents directly in the folder `dirPath`, found by name and content. */
+  const diagnoseExports = async (dirPath: string, mtimes: Map<string, number>) => {
     const d = tree.get(dirPath)!
     for (const [name, m] of [...d.entries.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      if (m.kind !== 'file' || !('data' in m) || !m.data || !mayBeExportName(name) || !looksLikeExport(m.data)) continue
+      const kind = m.kind === 'file' && 'data' in m && m.data ? documentFor(documentKinds(adapters), name, m.data) : undefined
+      if (!kind || m.kind !== 'file' || !('data' in m) || !m.data) continue
       const rel = dirPath === '' ? name : `${dirPath}/${name}`
       const loc = `${file}/${rel}`
       const folder = dirPath === '' ? file : `${file}/${dirPath}`
       const mtimeMs = mtimes.get(rel) ?? m.mtimeMs
-      const report: ChatReport = {path: tildify(loc, opts.home), ...diagnoseExportFile(name, m.data, mtimeMs), bundle: shown}
+      const report: ChatReport = {path: tildify(loc, opts.home), ...(await kind.diagnose(name, m.data, mtimeMs)), bundle: shown}
       const snapshot: ChatDirSnapshot = {dir: folder, unit: {dir: folder, path: loc, files: [name]}, dirMtimeMs: 0, files: [{name, kind: 'file', bytes: m.data.length, mtimeMs, data: m.data}]}
       result.chats.push({report, snapshot, location: loc, suite, bundle: file, filesDir: folder})
     }
@@ -380,11 +399,11 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
       else for (const unit of found.chats) diagnose(adapter, dirPath, unit.files, [], new Map(), unit.files ? unit.path : undefined)
     }
     if (!descend) return
-    diagnoseExports(dirPath, new Map())
+    await diagnoseExports(dirPath, new Map())
     if (depth >= MAX_DEPTH) return
     for (const [name, m] of d.entries) {
       if (m.kind !== 'directory') continue
-      if (!mayEnter(location, name)) continue
+      if (!mayEnter(location, name, adapters)) continue
       await walk(dirPath === '' ? name : `${dirPath}/${name}`, depth + 1)
     }
   }

@@ -2,8 +2,8 @@
  * Discovery: from the user's PATHs (or each adapter's default roots) to the chat dirs to diagnose.
  *
  * Rules: a directory is a chat dir when an adapter recognises it; otherwise the search goes below
- * it, never following symbolic links, up to `MAX_DEPTH` levels, skipping dot-folders other than the agents'
- * own roots (`.config/manicode*`, `.claude`, `.codex`, `.local/share/opencode`) and `node_modules`. A chat
+ * it, never following symbolic links, up to `MAX_DEPTH` levels, skipping dot-folders other than those on the
+ * way to the agents' own roots (each adapter's `discoveryPaths`) and `node_modules`. A chat
  * reached twice (same real path) is reported once. Read-only: only `readdir`, `lstat`, `realpath`.
  */
 import {lstatSync, readdirSync} from 'node:fs'
@@ -29,14 +29,30 @@ export interface Discovery {
   skipped: Skipped[]
 }
 
-/** Whether the search may enter `name` inside `parent`. */
-export function mayEnter(parent: string, name: string): boolean {
+/** Whether `name` matches one step of a discovery path (`x*`: any name starting with `x`). */
+function stepMatches(step: string, name: string): boolean {
+  return step.endsWith('*') ? name.startsWith(step.slice(0, -1)) : name === step
+}
+
+/**
+ * Whether the search may enter `name` inside `parent`, by the adapters' `discoveryPaths`: never
+ * `node_modules`; inside a folder that ends like the first steps of a discovery path whose first step is a
+ * dot-folder, only the next step of such a path; a dot-folder elsewhere only when it is the first step of a
+ * discovery path; anything else.
+ */
+export function mayEnter(parent: string, name: string, adapters: readonly FormatAdapter[]): boolean {
   if (name === 'node_modules') return false
-  const base = path.basename(parent)
-  if (base === '.config') return name.startsWith('manicode') || name === 'opencode'
-  if (base === '.local') return name === 'share'
-  if (base === 'share' && path.basename(path.dirname(parent)) === '.local') return name === 'opencode'
-  if (name.startsWith('.')) return name === '.config' || name === '.local' || name === '.claude' || name === '.codex'
+  const paths = adapters.flatMap((a) => a.discoveryPaths ?? []).map((p) => p.split('/')).filter((p) => p[0].startsWith('.'))
+  const tail = parent.split(path.sep)
+  const next: string[] = []
+  for (const p of paths) {
+    for (let k = 1; k < p.length; k++) {
+      const last = tail.slice(-k)
+      if (last.length === k && last.every((seg, i) => stepMatches(p[i], seg))) next.push(p[k])
+    }
+  }
+  if (next.length > 0) return next.some((step) => stepMatches(step, name))
+  if (name.startsWith('.')) return paths.some((p) => stepMatches(p[0], name))
   return true
 }
 
@@ -128,7 +144,7 @@ async function walk(dir: string, depth: number, adapters: readonly FormatAdapter
       continue
     }
     if (e.isSymbolicLink()) {
-      if (!mayEnter(dir, e.name)) continue
+      if (!mayEnter(dir, e.name, adapters)) continue
       try {
         if ((await stat(child)).isDirectory() && lstatSync(child).isSymbolicLink()) out.skipped.push({path: child, reason: 'symbolic link to a folder: not followed'})
       } catch {
@@ -136,6 +152,6 @@ async function walk(dir: string, depth: number, adapters: readonly FormatAdapter
       }
       continue
     }
-    if (e.isDirectory() && mayEnter(dir, e.name)) await walk(child, depth + 1, adapters, out, seen)
+    if (e.isDirectory() && mayEnter(dir, e.name, adapters)) await walk(child, depth + 1, adapters, out, seen)
   }
 }

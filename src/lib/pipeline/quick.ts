@@ -54,7 +54,7 @@ const STATE_ROLES: readonly Role[] = ['primary', 'backup', 'temp']
 
 /** Quick diagnosis of one chat dir's files. Returns null when the folder holds no file of a known role. */
 function quickChat(dir: string, files: string[] | undefined, adapter: FormatAdapter, home: string, errors: OperationalError[]): ChatReport | null {
-  const roleOf = adapter.roleOf
+  const roleOf = adapter.quick?.roleOf
   let names = readdirSync(dir)
   if (files !== undefined) names = names.filter((n) => files.includes(n))
   names.sort()
@@ -89,7 +89,7 @@ function quickChat(dir: string, files: string[] | undefined, adapter: FormatAdap
   if (known.length === 0) return null
   let primary = generations.find((g) => g.role === 'primary')
   if (!primary) {
-    primary = {file: 'run-state.json', role: 'primary', class: 'missing', reasons: [], bytes: 0, mtimeMs: null, sha256: null, turns: null}
+    primary = {file: adapter.quick?.primary ?? 'primary', role: 'primary', class: 'missing', reasons: [], bytes: 0, mtimeMs: null, sha256: null, turns: null}
     generations.unshift(primary)
     findings.push(finding('primary-missing', primary.file, `${primary.file} is missing`))
   } else if (primary.class !== 'intact') findings.push(finding('primary-damaged', primary.file, `${primary.file} is ${primary.class}${primary.reasons.length ? ` (${primary.reasons.join(', ')})` : ''} at its ends`))

@@ -3,10 +3,12 @@
  * `check` and `inspect` all go through `scanPaths`, so they agree on every verdict. Read-only.
  */
 import {discover, type Discovery} from './discover.js'
-import type {ChatDirSnapshot, ChatUnit, FormatAdapter} from '../model/adapter.js'
+import type {ChatDirSnapshot, ChatUnit, FormatAdapter, ScannedChat} from '../model/adapter.js'
+
+export type {ScannedChat} from '../model/adapter.js'
 import {ADAPTERS} from '../formats/index.js'
 import {readChat, ReadArena} from './inventory.js'
-import type {ChatReport, OperationalError, Skipped} from '../model/report.js'
+import type {OperationalError, Skipped} from '../model/report.js'
 import {tildify} from '../fsio/paths.js'
 import {availableParallelism} from 'node:os'
 
@@ -47,13 +49,6 @@ export interface ScanProgress {
   chatsTotal: number
   filesRead: number
   bytesRead: number
-}
-
-/** One diagnosed chat with what the diagnosis was made from (for `repair`'s plan and live-chat check). */
-export interface ScannedChat {
-  report: ChatReport
-  snapshot: ChatDirSnapshot
-  adapter: FormatAdapter
 }
 
 /** What a scan found: chats sorted by `path`, skipped dirs and operational errors. */

@@ -4,7 +4,7 @@
  * `test/contract.test.ts` fails when either is out of step with the code.
  */
 import {z} from 'zod'
-import {findingKinds} from '../model/findings.js'
+import {findingKinds} from '../formats/index.js'
 import {ReportSchema} from '../model/report.js'
 
 /** The JSON Schema (draft 2020-12) of the report, as pretty JSON text with a trailing newline. */

@@ -7,7 +7,7 @@
  * included) and `salvageChat` (salvaged generations with their exact bytes).
  */
 import {createHash} from 'node:crypto'
-import {finding} from '../../model/findings.js'
+import {finding} from './findings.js'
 import type {AmnesiaReport, ChatReport, ChatStatus, Finding, Generation, TranscriptRestore} from '../../model/report.js'
 import {compareCandidates, type Candidate} from '../../rank/index.js'
 import type {Donor, SalvagedGeneration} from '../../salvage/index.js'

@@ -1,72 +1,18 @@
 /**
- * The forensic picture `inspect` adds for the agents other than Codebuff:
- *
- * - Claude Code and Codex session logs: every damaged line (1-based line number, byte offset and length,
- *   reasons), the byte changes a repair would make (`jsonl-repair.ts`, the same plan `repair` writes), whether
- *   the agent would accept the result, and an account of what most likely happened to the log.
- * - OpenCode sessions: the account of the session's files (session file, message and part files, or the
- *   database) and what each damaged one costs; the timeline lists every file with its class.
+ * The forensic picture `inspect` adds for a session log of the JSON-lines family: every damaged line (1-based
+ * line number, byte offset and length, reasons), the byte changes a repair would make (`repair.ts`, the same
+ * plan `repair` writes), whether the agent would accept the result, and an account of what most likely
+ * happened to the log.
  *
  * Pure: works on the scan's report and the bytes in its snapshot; never prints message text or file contents.
  */
 import {classifyJsonlBytes, type JsonlClassification, type LineReason} from '../../classify/jsonl.js'
-import {analyzeClaude} from '../claude-code/session.js'
-import {analyzeCodex} from '../codex/session.js'
-import {adapterByName} from '../index.js'
+import {dialectByName, SESSION_DIALECTS} from './dialects.js'
 import {decodeZstd} from './session.js'
-import {planJsonlRepair, type JsonlChangeKind} from './repair.js'
+import {planJsonlRepair} from './repair.js'
 import type {ChatReport, Generation} from '../../model/report.js'
-import type {ScannedChat} from '../../pipeline/scan.js'
-
-/** One damaged line of a session log. Offsets and lengths in bytes of the (decoded) log. */
-export interface DamagedLine {
-  /** The generation's file name. */
-  file: string
-  /** 1-based line number. */
-  line: number
-  offset: number
-  /** Bytes of the line, line ending included. */
-  length: number
-  reasons: LineReason[]
-  /** What a repair does with it: `drop` the line, `rewrite` it from the records it holds. */
-  action: 'drop' | 'rewrite'
-  /** Complete records the line still holds. */
-  recordsKept: number
-}
-
-/** One byte change a repair of a session log would make (ids only, never content). */
-export interface PlannedChange {
-  file: string
-  kind: JsonlChangeKind
-  line: number
-  offset: number
-  length: number
-  bytesRemoved: number
-  reasons: LineReason[]
-  /** For `relink-parent`: the parent id before and after. */
-  relink?: {from: string; to: string}
-}
-
-/** A session log generation's repair plan in brief. */
-export interface PlanSummary {
-  file: string
-  changes: number
-  bytesBefore: number
-  bytesAfter: number
-  /** True when the repaired log is intact and passes the agent's acceptance rules. */
-  accepted: boolean
-  problems: string[]
-}
-
-/** What `inspect` adds for a Claude Code, Codex or OpenCode chat. */
-export interface AgentForensics {
-  /** Damaged lines of every session log generation (JSONL formats only). */
-  damagedLines: DamagedLine[]
-  /** The byte changes a repair would make, per generation (JSONL formats only). */
-  plannedChanges: PlannedChange[]
-  plans: PlanSummary[]
-  account: string
-}
+import type {ScannedChat} from '../../model/adapter.js'
+import type {AgentInspection, DamagedLine, PlannedChange, PlanSummary} from '../../model/inspect.js'
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 
@@ -79,17 +25,8 @@ function logBytes(scanned: Pick<ScannedChat, 'snapshot'>, g: Generation): Buffer
   return d.ok ? d.bytes : null
 }
 
-/** The forensics of a Claude Code, Codex or OpenCode chat; null for other formats. */
-export function agentForensics(scanned: Pick<ScannedChat, 'report' | 'snapshot'>): AgentForensics | null {
-  const r = scanned.report
-  const own = adapterByName(r.format)?.inspectAccount
-  if (own) return {damagedLines: [], plannedChanges: [], plans: [], account: own(r)}
-  if (r.format === 'claude-code' || r.format === 'codex') return sessionForensics(scanned)
-  if (r.format === 'opencode') return {damagedLines: [], plannedChanges: [], plans: [], account: openCodeAccount(r)}
-  return null
-}
-
-function sessionForensics(scanned: Pick<ScannedChat, 'report' | 'snapshot'>): AgentForensics {
+/** The inspection of a session of the JSON-lines family (`FormatAdapter.inspect` of its members). */
+export function inspectSession(scanned: Pick<ScannedChat, 'report' | 'snapshot'>): Required<AgentInspection> {
   const r = scanned.report
   const damagedLines: DamagedLine[] = []
   const plannedChanges: PlannedChange[] = []
@@ -105,7 +42,7 @@ function sessionForensics(scanned: Pick<ScannedChat, 'report' | 'snapshot'>): Ag
       if (l.kind !== 'damaged') continue
       damagedLines.push({file: g.file, line: l.index + 1, offset: l.start, length: l.next - l.start, reasons: [...l.reasons], action: l.action === 'rewrite' ? 'rewrite' : 'drop', recordsKept: l.records.length})
     }
-    const rules = r.format === 'claude-code' ? analyzeClaude(g.file, cls).rules : analyzeCodex(g.file, cls).rules
+    const rules = (dialectByName(r.format) ?? SESSION_DIALECTS[0]).analyze(g.file, cls).rules
     const plan = planJsonlRepair(bytes, rules)
     for (const c of plan.changes) plannedChanges.push({file: g.file, kind: c.kind, line: c.line, offset: c.offset, length: c.length, bytesRemoved: c.bytesRemoved, reasons: c.reasons, ...(c.relink ? {relink: c.relink} : {})})
     plans.push({file: g.file, changes: plan.changes.length, bytesBefore: bytes.length, bytesAfter: plan.bytes.length, accepted: plan.accepted, problems: plan.problems})
@@ -150,7 +87,7 @@ function sessionAccount(r: ChatReport, classes: Map<string, JsonlClassification>
     const seen = new Set<LineReason>()
     const stories: string[] = []
     for (const d of mine) {
-      for (const reason of d.reasons) {
+      for (const reason of d.reasons as LineReason[]) {
         if (seen.has(reason)) continue
         seen.add(reason)
         stories.push(reasonStory(reason, `line ${d.line}, byte ${d.offset}`))
@@ -170,46 +107,6 @@ function sessionAccount(r: ChatReport, classes: Map<string, JsonlClassification>
   if (r.status === 'unrecoverable') s.push('No generation gives a log the agent accepts.')
   const dangling = r.findings.find((f) => f.id === 'dangling-parent' && f.severity !== 'info')
   if (dangling) s.push(`The parent chain is broken: ${dangling.message}.`)
-  if (r.status === 'healthy' && s.length <= 1) s.push('Nothing was lost.')
-  return s.join(' ')
-}
-
-function fileStory(g: Generation): string {
-  const at = g.damage ? ` at byte ${g.damage.offset}` : ''
-  switch (g.class) {
-    case 'empty':
-      return `${g.file} is 0 bytes: OpenCode overwrites its files in place with no temp file, and the process died between truncating and writing it`
-    case 'zero-filled':
-      return `${g.file} holds only zeros (${g.bytes} bytes): its size reached the disk but none of its data (a crash or power loss soon after an in-place overwrite)`
-    case 'truncated':
-      return `${g.file} stops mid-document${at}: the in-place overwrite was cut`
-    default:
-      return `${g.file} is ${g.class}${g.reasons.length ? ` (${g.reasons.join(', ')})` : ''}${at}`
-  }
-}
-
-function openCodeAccount(r: ChatReport): string {
-  const s: string[] = []
-  const exp = r.generations.find((g) => g.role === 'export')
-  if (exp) {
-    s.push(exp.class === 'intact' ? `The export file ${exp.file} is whole${r.contextTurns !== null ? ` (${plural(r.contextTurns, 'user turn')})` : ''}.` : `The export file is damaged: ${fileStory(exp)}.`)
-  } else if (r.generations.some((g) => g.role === 'database')) {
-    const dmg = r.findings.filter((f) => f.id === 'database-damaged' || f.id === 'database-unreadable')
-    s.push(dmg.length === 0 ? `The session lives in the database ${r.winner ?? ''}, which passes its integrity check (read on a private copy).` : `The session's database is damaged: ${dmg[0].message}.`)
-  } else {
-    const session = r.generations.find((g) => g.role === 'primary')
-    const messages = r.generations.filter((g) => g.role === 'message')
-    const parts = r.generations.filter((g) => g.role === 'part')
-    s.push(`The session spreads over ${session && session.class !== 'missing' ? 'a session file' : 'no session file'}, ${plural(messages.length, 'message file')} and ${plural(parts.length, 'part file')}.`)
-    if (session?.class === 'missing') s.push('Its session file is gone (deleted, or never written): OpenCode cannot list the session, though its messages survive on disk.')
-    const bad = r.generations.filter((g) => (g.role === 'primary' || g.role === 'message' || g.role === 'part') && g.class !== null && g.class !== 'intact' && g.class !== 'missing')
-    for (const g of bad) s.push(`${fileStory(g)}.`)
-    if (bad.some((g) => g.role === 'primary')) s.push('OpenCode stops listing sessions at a damaged session file, so every session of the store disappears from its list.')
-    else if (bad.length > 0) s.push('OpenCode fails to open the session until the damaged files are moved out of the tree (what `repair` does, keeping them as evidence).')
-  }
-  const lost = r.findings.filter((f) => f.id === 'tool-output-missing' || f.id === 'message-without-parts' || f.id === 'parent-missing' || f.id === 'orphan-parts')
-  if (lost.length > 0) s.push(`The structure loses context: ${lost.map((f) => f.message).join('; ')}.`)
-  if (r.findings.some((f) => f.id === 'not-in-database')) s.push('The session exists only in the legacy JSON tree; OpenCode 1.16 and later will not import it.')
   if (r.status === 'healthy' && s.length <= 1) s.push('Nothing was lost.')
   return s.join(' ')
 }

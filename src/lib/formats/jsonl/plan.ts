@@ -1,7 +1,7 @@
 /**
  * The repair plan of a JSONL session log (Claude Code, Codex). Pure: from the scanned chat to the
- * actions `apply.ts` executes. The repaired bytes come from `planJsonlRepair` (`jsonl-repair.ts`), made with the
- * agent's own rules (`analyzeClaude(...).rules`, `analyzeCodex(...).rules`) over the winner's bytes as the scan
+ * actions `pipeline/apply.ts` executes. The repaired bytes come from `planJsonlRepair` (`repair.ts`), made with the
+ * agent's own rules (its dialect's `analyze(...).rules`, `dialects.ts`) over the winner's bytes as the scan
  * read them: only the byte changes the session-log rules allow (drop a torn tail, strip NUL runs and a BOM, split an
  * interleaved line, drop an unrecoverable line and re-link the `parentUuid` after it); every other line stays
  * byte-identical. Each change is reported (`changes`).
@@ -20,7 +20,7 @@
  *
  * Refused outright (never written, even with `--force`): a session that changed size while the scan read it
  * (`session-live`: the agent is writing it; the bytes at hand are a mid-write snapshot), and a plan the agent's
- * acceptance rules refuse. The live check of `apply.ts` then compares size and mtime again right before the
+ * acceptance rules refuse. The live check of `pipeline/apply.ts` then compares size and mtime again right before the
  * write.
  */
 import {createHash} from 'node:crypto'
@@ -28,10 +28,8 @@ import path from 'node:path'
 import {classifyJsonlBytes} from '../../classify/jsonl.js'
 import {planJsonlRepair} from './repair.js'
 import type {LineChangeReport} from '../../model/report.js'
-import type {ChatPlan, PlannedAction, PlanOptions, WatchedFile} from '../../pipeline/plan.js'
-import type {ScannedChat} from '../../pipeline/scan.js'
-import {analyzeClaude} from '../claude-code/session.js'
-import {analyzeCodex} from '../codex/session.js'
+import type {ChatPlan, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
+import {dialectByName, SESSION_DIALECTS} from './dialects.js'
 import {decodeZstd} from './session.js'
 
 function sha256(b: Uint8Array): string {
@@ -69,7 +67,7 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
     bytes = d.bytes
   }
   const cls = classifyJsonlBytes(bytes)
-  const rules = report.format === 'codex' ? analyzeCodex(winner.name, cls).rules : analyzeClaude(winner.name, cls).rules
+  const rules = (dialectByName(report.format) ?? SESSION_DIALECTS[0]).analyze(winner.name, cls).rules
   const jp = planJsonlRepair(bytes, rules)
   if (!jp.accepted) {
     plan.refusal = `refused: the repaired log would not be accepted by ${report.format} (${jp.problems.join('; ')}); nothing written`

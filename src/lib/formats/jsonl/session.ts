@@ -1,7 +1,7 @@
 /**
- * What the Claude Code and Codex adapters share: one-file JSONL sessions, found by name, told apart by content,
- * diagnosed line by line (`classify/jsonl.ts`), measured by the agent's own rules
- * (`claude-code/session.ts`, `codex/session.ts`) and planned for repair (`jsonl-repair.ts`).
+ * What the members of the JSON-lines session family (Claude Code, Codex) share: one-file JSONL sessions,
+ * found by name, told apart by content, diagnosed line by line (`classify/jsonl.ts`), measured by the
+ * agent's own rules (its dialect, `dialects.ts`) and planned for repair (`repair.ts`).
  *
  * A session's generations: the log itself (`primary`) and, for Codex, the same rollout compressed beside it
  * (`<name>.jsonl.zst`, role `compressed`; Codex loads the plain file when both exist, peer-formats §3.3).
@@ -10,16 +10,13 @@ import {createHash} from 'node:crypto'
 import path from 'node:path'
 import {decompress} from 'fzstd'
 import {classifyJsonlBytes, type JsonlClassification} from '../../classify/jsonl.js'
-import {finding} from '../../model/findings.js'
-import {planJsonlRepair, type JsonlRepairPlan, type JsonlRepairRules} from './repair.js'
-import type {ChatStatus, ContextMeasure, Finding, Generation} from '../../model/report.js'
+import {finding} from './findings.js'
+import {planJsonlRepair, type JsonlRepairPlan} from './repair.js'
+import type {ChatStatus, Finding, Generation} from '../../model/report.js'
 import {rankCandidates, type Candidate} from '../../rank/index.js'
 import type {ChatDirSnapshot, ChatUnit, Diagnosis, FileEntry, FolderChats} from '../../model/adapter.js'
-import {analyzeClaude, isClaudeRecord} from '../claude-code/session.js'
-import {analyzeCodex, isCodexRecord} from '../codex/session.js'
-
-/** The two JSONL session formats. */
-export type SessionFormat = 'claude-code' | 'codex'
+import type {SessionAnalysis, SessionDialect} from './dialect.js'
+import {SESSION_DIALECTS} from './dialects.js'
 
 /** JSONL files the agents keep that are not sessions (prompt history, indexes, Codebuff's logs). */
 const NOT_SESSIONS = new Set(['history.jsonl', 'session_index.jsonl', 'log.jsonl', 'trace.jsonl'])
@@ -40,10 +37,14 @@ function isCodebuffChatDir(names: string[]): boolean {
 
 /**
  * Groups the session files of a folder into chats: `<x>.jsonl` and `<x>.jsonl.zst` are one chat (named by the
- * plain file when it exists). `claim(name)` says whether this adapter takes the (plain) name.
+ * plain file when it exists). `me` takes the (plain) names it claims (`claimsName`), or, without a
+ * `claimsName`, those no other dialect of the family claims.
  */
-export function sessionChatsIn(dir: string, names: string[], claim: (name: string) => boolean): FolderChats | null {
+export function sessionChatsIn(dir: string, names: string[], me: SessionDialect): FolderChats | null {
   if (isCodebuffChatDir(names)) return null
+  const zstPlains = new Set(names.filter((n) => n.endsWith('.jsonl.zst')).map((n) => n.slice(0, -4)))
+  const claimedBy = (d: SessionDialect, name: string) => d.claimsName?.(dir, name, zstPlains.has(name)) ?? false
+  const claim = me.claimsName ? (name: string) => claimedBy(me, name) : (name: string) => !SESSION_DIALECTS.some((d) => d !== me && claimedBy(d, name))
   const groups = new Map<string, string[]>()
   for (const n of names) {
     if (!isSessionName(n)) continue
@@ -62,16 +63,19 @@ export function sessionChatsIn(dir: string, names: string[], claim: (name: strin
   return {chats, descend: true}
 }
 
-/** Which agent wrote these records, by content; null when neither. Looks at the first 50 complete records. */
-export function sniffFormat(cls: JsonlClassification): SessionFormat | null {
-  let claude = 0
-  let codex = 0
+/**
+ * Which member of the family wrote these records, by content; null when none. Looks at the first 50 complete
+ * records; each counts for the first dialect that knows it, and a tie goes to the earlier dialect.
+ */
+export function sniffFormat(cls: JsonlClassification): SessionDialect | null {
+  const counts = SESSION_DIALECTS.map(() => 0)
   for (const r of cls.records.slice(0, 50)) {
-    if (isClaudeRecord(r.value)) claude++
-    else if (isCodexRecord(r.value)) codex++
+    const i = SESSION_DIALECTS.findIndex((d) => d.isRecord(r.value))
+    if (i >= 0) counts[i]++
   }
-  if (claude === 0 && codex === 0) return null
-  return claude >= codex ? 'claude-code' : 'codex'
+  let best = -1
+  for (let i = 0; i < counts.length; i++) if (counts[i] > 0 && (best < 0 || counts[i] > counts[best])) best = i
+  return best < 0 ? null : SESSION_DIALECTS[best]
 }
 
 /** The bytes of a generation: the file's own, or the decoded log of a `.zst`. */
@@ -88,26 +92,6 @@ export function decodeZstd(data: Buffer): Decoded {
   }
 }
 
-/** The measure, findings and rules of one generation, from its agent's analysis. */
-interface Analysis {
-  measure: ContextMeasure
-  transcriptTurns: number
-  findings: Finding[]
-  rules: JsonlRepairRules
-  refused: string | null
-  id: string | null
-}
-
-function analyze(format: SessionFormat, name: string, cls: JsonlClassification): Analysis {
-  if (format === 'claude-code') {
-    const a = analyzeClaude(name, cls)
-    const withId = cls.records.find((r) => typeof r.value.sessionId === 'string')
-    return {...a, id: withId ? (withId.value.sessionId as string) : null}
-  }
-  const a = analyzeCodex(name, cls)
-  return {...a, id: a.threadId}
-}
-
 function sha256(buf: Buffer): string {
   return createHash('sha256').update(buf).digest('hex')
 }
@@ -121,10 +105,10 @@ interface GenState {
   gen: Generation
   entry: FileEntry
   cls: JsonlClassification | null
-  analysis: Analysis | null
+  analysis: SessionAnalysis | null
   plan: JsonlRepairPlan | null
   /** The measure after the planned repair (what the agent would reach then). */
-  repaired: Analysis | null
+  repaired: SessionAnalysis | null
   /** The log's bytes (decoded for a `.zst`). */
   bytes: Buffer | null
 }
@@ -148,10 +132,10 @@ function describeLines(cls: JsonlClassification): string {
  * Diagnoses one JSONL session (the log and its siblings). `hint` is the format discovery guessed from the
  * name; the content decides (a file whose records are neither agent's is skipped). Pure; never throws.
  */
-export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionFormat): Diagnosis {
+export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect): Diagnosis {
   const states: GenState[] = []
   const findings: Finding[] = []
-  let format: SessionFormat | null = null
+  let format: SessionDialect | null = null
   let undecided = true
   for (const entry of snapshot.files) {
     const role = entry.name.endsWith('.zst') ? 'compressed' : 'primary'
@@ -194,14 +178,14 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionFormat):
     if (anyRecords) return {kind: 'skipped', reason: 'a .jsonl file whose records are neither Claude Code nor Codex session records'}
     format = hint
   }
-  const fmt: SessionFormat = format
+  const fmt: SessionDialect = format
 
   for (const st of states) {
     if (!st.cls || !st.bytes) continue
     const cls = st.cls
-    st.analysis = analyze(fmt, st.entry.name, cls)
+    st.analysis = fmt.analyze(st.entry.name, cls)
     st.plan = planJsonlRepair(st.bytes, st.analysis.rules)
-    st.repaired = st.plan.changes.length === 0 ? st.analysis : analyze(fmt, st.entry.name, st.plan.after)
+    st.repaired = st.plan.changes.length === 0 ? st.analysis : fmt.analyze(st.entry.name, st.plan.after)
     const g = st.gen
     g.class = cls.class
     g.reasons = [...cls.reasons]
@@ -257,7 +241,7 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionFormat):
   return {
     kind: 'chat',
     report: {
-      format: fmt,
+      format: fmt.name,
       id,
       status,
       winner: best ? best.file : null,

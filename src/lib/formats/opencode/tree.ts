@@ -5,7 +5,7 @@
  */
 import {createHash} from 'node:crypto'
 import {classifyJsonBytes} from '../../classify/index.js'
-import {finding} from '../../model/findings.js'
+import {finding} from './findings.js'
 import type {ChatStatus, Classification, Finding, Generation, Role} from '../../model/report.js'
 import type {FileEntry} from '../../model/adapter.js'
 import {missingSessionFile, treeFileOf} from './layout.js'

@@ -10,12 +10,12 @@ import {lstat, readdir, readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {createHash} from 'node:crypto'
 import type {ArchiveInput} from '../../archive/write.js'
-import type {FileEntry, FormatAdapter} from '../../model/adapter.js'
-import type {ChatReport, OperationalError, Role, Skipped} from '../../model/report.js'
+import type {BundleFile, FileEntry} from '../../model/adapter.js'
+import type {ChatReport, OperationalError, Skipped} from '../../model/report.js'
 import {scanPaths, type ScannedChat} from '../scan.js'
 import {BUNDLE_SCHEMA_VERSION, MANIFEST_NAME, verdictDifference, verdictOf, type Manifest, type ManifestChat} from './manifest.js'
-import {makeRedactor, redactChatMeta, redactJsonBytes, type Redactor} from '../../json/redact.js'
-import {redactJsonlBytes, redactOpenCodeBytes, redactZstdJsonl} from '../../formats/jsonl/redact.js'
+import {adapterByName} from '../../formats/index.js'
+import {makeRedactor} from '../../json/redact.js'
 
 export interface BundleOptions {
   home: string
@@ -43,12 +43,7 @@ export interface BundleResult {
 /** Names never bundled: chatdoctor's own evidence and credentials. */
 const NEVER = (name: string) => /^\.chatdoctor(?:$|[.-])/.test(name) || name === 'credentials.json'
 
-interface ChatFile {
-  /** Relative to the chat dir, `/`-separated. */
-  rel: string
-  data: Buffer
-  mtimeMs: number
-}
+type ChatFile = BundleFile
 
 function sha256(b: Buffer): string {
   return createHash('sha256').update(b).digest('hex')
@@ -79,63 +74,6 @@ async function chatFiles(chat: ScannedChat): Promise<{files: ChatFile[]; omitted
 }
 
 /**
- * Redacts the files of a Claude Code or Codex session (JSONL, line by line) or of an OpenCode JSON-tree session
- * (bundle/redact-agents.ts); files that cannot be redacted structurally are omitted.
- */
-function redactAgentFiles(format: string, files: ChatFile[], roles: Map<string, Role>, r: Redactor): {files: ChatFile[]; omitted: Array<{path: string; reason: string}>} {
-  const out: ChatFile[] = []
-  const omitted: Array<{path: string; reason: string}> = []
-  for (const f of files) {
-    const role = roles.get(f.rel) ?? 'other'
-    let data: Buffer | null = null
-    let why = 'content cannot be redacted structurally'
-    if (format === 'opencode' && (role === 'primary' || role === 'message' || role === 'part')) data = redactOpenCodeBytes(f.data, r)
-    else if (format !== 'opencode' && role === 'primary') data = redactJsonlBytes(f.data, r)
-    else if (format !== 'opencode' && role === 'compressed') {
-      data = redactZstdJsonl(f.data, r)
-      why = 'a compressed generation that cannot be decoded cannot be redacted'
-    }
-    if (data === null) omitted.push({path: f.rel, reason: why})
-    else out.push({...f, data})
-  }
-  return {files: out, omitted}
-}
-
-/** Redacts a chat's files with its adapter's own rules (`FormatAdapter.redact`); what it cannot redact is omitted. */
-function redactByAdapter(redact: NonNullable<FormatAdapter['redact']>, files: ChatFile[], roles: Map<string, Role>, r: Redactor): {files: ChatFile[]; omitted: Array<{path: string; reason: string}>} {
-  const out: ChatFile[] = []
-  const omitted: Array<{path: string; reason: string}> = []
-  for (const f of files) {
-    const data = f.rel.includes('/') ? null : redact(f.rel, roles.get(f.rel) ?? 'other', f.data, r)
-    if (data === null) omitted.push({path: f.rel, reason: 'content cannot be redacted structurally'})
-    else out.push({...f, data})
-  }
-  return {files: out, omitted}
-}
-
-/** Redacts a chat's files by role; files that cannot be redacted structurally are omitted. */
-function redactFiles(files: ChatFile[], roles: Map<string, Role>, r: Redactor): {files: ChatFile[]; omitted: Array<{path: string; reason: string}>} {
-  const out: ChatFile[] = []
-  const omitted: Array<{path: string; reason: string}> = []
-  const transcript = files.find((f) => roles.get(f.rel) === 'transcript')
-  const redactedTranscript = transcript ? redactJsonBytes(transcript.data, 'transcript', r) : undefined
-  for (const f of files) {
-    const role = roles.get(f.rel) ?? 'other'
-    let data: Buffer
-    if (role === 'primary' || role === 'backup' || role === 'temp' || role === 'embedded') data = redactJsonBytes(f.data, 'state', r)
-    else if (role === 'transcript') data = redactedTranscript!
-    else if (role === 'transcript-temp') data = redactJsonBytes(f.data, 'transcript', r)
-    else if (role === 'meta') data = redactChatMeta(f.data, transcript ? {original: transcript.data, redacted: redactedTranscript!} : null, r)
-    else {
-      omitted.push({path: f.rel, reason: 'content cannot be redacted structurally'})
-      continue
-    }
-    out.push({...f, data})
-  }
-  return {files: out, omitted}
-}
-
-/**
  * Scans `paths` (chat dirs or folders above them), then builds the bundle's members. With `redact`, every
  * chat's redacted files are diagnosed again and must give the same verdict (`verdictDifference`); a chat whose
  * verdict would change is an error and nothing is bundled. Two chats with the same id are an error (their
@@ -160,13 +98,13 @@ export async function buildBundle(paths: string[], opts: BundleOptions): Promise
     let files = all.files
     const omitted = [...all.omitted]
     if (opts.redact) {
-      const roles = new Map(chat.report.generations.map((g) => [g.file, g.role] as const))
-      if (chat.report.generations.some((g) => g.role === 'database')) {
-        errors.push({path: chat.report.path, message: `${chat.report.id} lives in an OpenCode database, which cannot be redacted file by file; bundle it without --redact, or export it with \`opencode export\` and redact that`})
+      // The format of the report picks the rules (a chat one adapter found may be reported under another).
+      const own = (adapterByName(chat.report.format) ?? chat.adapter).redact
+      const red = own ? own(files, chat.report, r) : {refused: `${chat.report.format} chats cannot be redacted; bundle them without --redact`}
+      if ('refused' in red) {
+        errors.push({path: chat.report.path, message: red.refused})
         continue
       }
-      const own = chat.adapter.redact
-      const red = own ? redactByAdapter(own, files, roles, r) : chat.report.format === 'codebuff' ? redactFiles(files, roles, r) : redactAgentFiles(chat.report.format, files, roles, r)
       files = red.files
       omitted.push(...red.omitted)
       // Store formats name files by their path below the store (`storage/part/…`); others by name in the dir.

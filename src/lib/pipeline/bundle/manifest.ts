@@ -4,7 +4,8 @@
  * their exact mtimes (tar keeps whole seconds, zip two). Loose zod objects: fields may be added, never renamed.
  */
 import {z} from 'zod'
-import {CLASSES, REASONS, ROLES, STATUSES, type ChatReport} from '../../model/report.js'
+import {CLASSES, REASONS, ROLES, STATUSES} from '../../model/enums.js'
+import type {ChatReport} from '../../model/report.js'
 
 /** File name of the manifest at the archive root. */
 export const MANIFEST_NAME = 'chatdoctor-bundle.json'
