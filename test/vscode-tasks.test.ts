@@ -417,7 +417,7 @@ test('B39 Cline: state/taskHistory.json cut at 40 % with five intact task folder
     assert.equal(chats.length, 5)
     for (const c of chats) {
       assert.equal(c.report.status, 'healthy')
-      const f = c.report.findings.find((x) => x.id === 'index-damaged')!
+      const f = c.report.findings.find((x) => x.id === 'index-unreadable')!
       assert.match(f.message, /state\/taskHistory\.json is truncated/)
       assert.match(f.message, /reconstruct/)
     }

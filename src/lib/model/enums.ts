@@ -47,6 +47,8 @@ export type FileClass = (typeof CLASSES)[number]
  * record, or two records, on one line), `split-record` (one record spread over several lines by raw line
  * breaks), `lone-surrogate` (a `\uD800`–`\uDFFF` escape without its other half); `bom`, `invalid-utf8`,
  * `torn-utf8` and `nul-run` as above, per line.
+ * Content level: `semantic-empty` (parses and has the right shape, but holds nothing: e.g. a model-context
+ * array `[]` where the transcript shows turns).
  */
 export const REASONS = [
   'bom',
@@ -70,6 +72,8 @@ export const REASONS = [
   'interleaved-line',
   'split-record',
   'lone-surrogate',
+  // Content level.
+  'semantic-empty',
 ] as const
 export type Reason = (typeof REASONS)[number]
 

@@ -39,7 +39,7 @@ export function taskAccount(r: ChatReport): string {
   if (ui && ui.class !== 'intact') s.push(`${story(ui)}.`)
   else if (!ui) s.push(`${UI_MESSAGES} is missing.`)
   if (r.transcriptRestore) s.push(`A repair restores the transcript from ${r.transcriptRestore.from} (${plural(r.transcriptRestore.turns, 'user turn')}, ${plural(r.transcriptRestore.messages, 'message')}).`)
-  for (const f of r.findings) if (f.id === 'next-start-loss' || f.id === 'not-in-index' || f.id === 'index-damaged') s.push(`${f.message[0].toUpperCase()}${f.message.slice(1)}.`)
+  for (const f of r.findings) if (f.id === 'next-start-loss' || f.id === 'not-in-index' || f.id === 'index-unreadable') s.push(`${f.message[0].toUpperCase()}${f.message.slice(1)}.`)
   if (r.status === 'repairable' && r.winner && primary && r.winner !== primary.file) s.push(`The best generation of the model context is ${r.winner} (${plural(r.contextTurns ?? 0, 'turn')}); a repair writes its exact bytes as ${API_HISTORY}, keeping the old file as evidence.`)
   if (r.status === 'unrecoverable') s.push('No generation of the model context survives.')
   if (r.status === 'healthy' && s.length <= 1) s.push('Nothing was lost.')

@@ -5,18 +5,19 @@
  * the transcript (`ui_messages.json`) gives M; sidecars are checked; the task index says whether the extension
  * lists the task. Pure over the snapshot; never throws.
  */
-import {createHash} from 'node:crypto'
 import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
-import {finding} from '../../model/findings.js'
+import {classifyEntry} from '../../classify/entry.js'
+import {finding, VSCODE_TASK_FINDING_KINDS} from './findings.js'
 import type {ChatReport, ChatStatus, Classification, Finding, Generation, Role, TranscriptRestore} from '../../model/report.js'
 import {rankCandidates, type Candidate} from '../../rank/index.js'
 import type {SalvagedGeneration} from '../../salvage/index.js'
 import type {ChatDirSnapshot, Diagnosis, FileEntry, FormatAdapter} from '../../model/adapter.js'
-import {API_HISTORY, FORMAT_OF, HISTORY_ITEM, KNOWN_OTHER, PRODUCT_OF, TASK_ID, UI_MESSAGES, defaultRoots, isTaskDir, leftoverOf, lockedFileOf, roleOf, variantOfFiles, wantsContent, type Variant} from './layout.js'
+import {planGenerations, salvageLabel, type GenerationFormat} from '../generations/plan.js'
+import {API_HISTORY, DISCOVERY_PATHS, FORMAT_OF, HISTORY_ITEM, KNOWN_OTHER, PRODUCT_OF, TASK_ID, UI_MESSAGES, defaultRoots, isTaskDir, leftoverOf, lockedFileOf, roleOf, variantOfFiles, wantsContent, type Variant} from './layout.js'
 import {liveReasons} from './live.js'
 import {contextMeasure, historyFacts, isMessageArray, transcriptPrompts, type HistoryFacts} from './measure.js'
-import {redactTaskFile} from './redact.js'
+import {redactTaskFiles} from './redact.js'
 import {asSalvagedGeneration, salvageMessageArray, type ArraySalvage} from './salvage.js'
 import {isStorageRoot, listStorage, type TaskFacts} from './store.js'
 import {taskAccount} from './account.js'
@@ -26,14 +27,8 @@ const ROLE_ORDER: Role[] = ['primary', 'backup', 'temp', 'transcript', 'transcri
 const OWN_NAMES = /^\.chatdoctor(?:$|[.-])/
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 
-function sha256(buf: Uint8Array): string {
-  return createHash('sha256').update(buf).digest('hex')
-}
-
 /** The label of a salvaged generation: `salvage:<torn file>`. */
-export function salvageName(file: string): string {
-  return `salvage:${file}`
-}
+export const salvageName = salvageLabel
 
 /** Classifies one file by its role: syntax, then the shape the extension loads. */
 function classifyFile(role: Role, name: string, data: Buffer): Classification {
@@ -59,29 +54,11 @@ function describeClass(g: Generation): string {
   return `${g.class}${why}${at}`
 }
 
-/** Classifies one entry, keeping parsed values of intact files. */
-function classifyEntry(f: FileEntry, role: Role, values: Map<string, unknown>): Generation {
-  const g: Generation = {file: f.name, role, class: null, reasons: [], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null}
-  if (f.data === undefined && f.streamed) {
-    g.class = f.streamed.classification.class
-    g.reasons = f.streamed.classification.reasons
-    g.sha256 = f.streamed.sha256
-    if (f.streamed.classification.damage) g.damage = f.streamed.classification.damage
-    return g
-  }
-  if (f.data === undefined) {
-    g.class = 'corrupt'
-    g.reasons = ['unreadable']
-    return g
-  }
-  const c = classifyFile(role, f.name, f.data)
-  g.class = c.class
-  g.reasons = c.reasons
-  g.bytes = f.data.length
-  g.sha256 = sha256(f.data)
-  if (c.damage) g.damage = c.damage
-  if (c.class === 'intact' || c.class === 'contextless') values.set(f.name, c.value)
-  return g
+/** Classifies one entry, keeping parsed values of intact and empty (`contextless`) files. */
+function classifyTaskEntry(f: FileEntry, role: Role, values: Map<string, unknown>): Generation {
+  const {generation, classification: c} = classifyEntry(f, role, (data) => classifyFile(role, f.name, data))
+  if (c && (c.class === 'intact' || c.class === 'contextless')) values.set(f.name, c.value)
+  return generation
 }
 
 /** The facts `listStore` gathered, or the variant the folder's own names betray. */
@@ -168,7 +145,7 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
       generations.push({file: f.name, role: 'other', class: null, reasons: [], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null})
       continue
     }
-    generations.push(classifyEntry(f, role, values))
+    generations.push(classifyTaskEntry(f, role, values))
   }
   const hasContextFile = generations.some((g) => g.role === 'primary' || g.role === 'backup' || g.role === 'temp')
   const transcript = generations.find((g) => g.role === 'transcript')
@@ -333,7 +310,7 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
     findings.push(finding('not-in-index', idx.file, `${idx.file} (${plural(idx.entries ?? 0, 'entry')}) does not list this task, so ${product} does not show it${heals}`))
   } else if (idx?.state === 'damaged') {
     const next = variant === 'cline' ? `; at its next start ${product} offers to reconstruct it from the task folders, and declining wipes its list` : `; ${product} rebuilds it from each task's ${HISTORY_ITEM} at its next start`
-    findings.push(finding('index-damaged', idx.file, `${idx.file} is ${idx.class}${idx.reasons && idx.reasons.length > 0 ? ` (${idx.reasons.join(', ')})` : ''}${next}`))
+    findings.push(finding('index-unreadable', idx.file, `${idx.file} is ${idx.class}${idx.reasons && idx.reasons.length > 0 ? ` (${idx.reasons.join(', ')})` : ''}${next}`))
   }
 
   // What opening the task in the extension destroys.
@@ -379,20 +356,43 @@ export function salvageTask(snapshot: ChatDirSnapshot, report: Pick<ChatReport, 
 
 const FORMATS = Object.values(FORMAT_OF)
 
-/** Task folders found one by one (a PATH below the storage folder, a bundle's folder). */
-export const vscodeTasks: FormatAdapter = {
+/** What the shared planner of whole-file generations asks of this format. */
+const TASKS: GenerationFormat = {generationBytes, salvage: salvageTask}
+
+/**
+ * Task folders found one by one (a PATH below the storage folder, a bundle's folder). Its reports carry the
+ * extension's format (`roo-code`, `kilo-code`, `cline-extension`, or `vscode-tasks` when nothing tells).
+ * Beside the contract, for tests: the exact bytes of a generation (`generationBytes`: a file, or a salvage
+ * `salvage:<file>`) and the salvaged generations of a task (`salvage`).
+ */
+export const vscodeTasks: FormatAdapter & {generationBytes: typeof generationBytes; salvage: typeof salvageTask} = {
   name: 'vscode-tasks',
+  displayName: 'Roo Code, Kilo Code and Cline 3.x',
   formats: FORMATS,
+  vocabulary: [
+    'vscode-tasks', 'vscode-task-store', ...FORMATS, 'rooveterinaryinc.roo-cline', 'kilocode.kilo-code', 'saoudrizwan.claude-dev',
+    API_HISTORY, UI_MESSAGES, HISTORY_ITEM, 'task_metadata.json', 'taskHistory.json', '_index.json', 'customStoragePath', 'globalStorage', 'state.vscdb',
+  ],
+  findingKinds: VSCODE_TASK_FINDING_KINDS,
   defaultRoots: () => [],
   chatsIn: (dir, names) => (isTaskDir(names) ? {chats: [{dir, path: dir}], descend: false} : null),
   wantsContent,
-  roleOf,
+  quick: {roleOf, primary: API_HISTORY},
   diagnose: diagnoseTask,
   generationBytes,
   salvage: salvageTask,
-  liveReasons,
-  redact: redactTaskFile,
-  inspectAccount: taskAccount,
+  planRepair: (chat, opts) => planGenerations(chat, opts, TASKS),
+  liveReasons: (snapshot) => liveReasons(snapshot.dir),
+  inspect: (chat) => ({account: taskAccount(chat.report)}),
+  redact: redactTaskFiles,
+  help: {
+    roots:
+      'the globalStorage folders of Roo Code, Kilo Code and Cline 3.x in every VS Code-family editor (Code, Insiders, VSCodium, Cursor, Windsurf; Linux, macOS, Windows and remote-server paths) plus the customStoragePath their settings.json names',
+    repair:
+      'Roo Code, Kilo Code and Cline 3.x tasks: the best generation of api_conversation_history.json (a leftover of the safe write, or a torn file whose every message survives) is written byte for byte, and a torn or missing ui_messages.json is restored from its leftover or its salvage. A task is refused while its <file>.lock folder is fresher than 31 s (the extension is writing) or a process holds its storage folder or the editor profile\'s globalStorage/state.vscdb open (the editor is running; Linux /proc only).',
+    inspect: 'For a Roo Code, Kilo Code or Cline 3.x task: what the safe write left behind and what opening the task in the extension would destroy.',
+    bundle: 'A task folder of Roo Code, Kilo Code or Cline 3.x is bundled with its JSON files; with --redact every text becomes a placeholder but the user-content tags, so the redacted task counts the same turns (its checkpoints are left out).',
+  },
 }
 
 /** An extension's storage folder: its task folders with what the task index says of each. */
@@ -401,6 +401,7 @@ export const vscodeTaskStores: FormatAdapter = {
   name: 'vscode-task-store',
   formats: [],
   defaultRoots,
+  discoveryPaths: DISCOVERY_PATHS,
   chatsIn: (dir, names) => (isStorageRoot(dir, names) ? {chats: [], descend: false, store: true} : null),
   listStore: listStorage,
 }

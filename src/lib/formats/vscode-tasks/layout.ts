@@ -196,5 +196,16 @@ export function defaultRoots(home: string, env: NodeJS.ProcessEnv): string[] {
   return [...new Set(out)]
 }
 
+/**
+ * Home-relative paths through dot-folders to the extensions' storage folders (`FormatAdapter.discoveryPaths`):
+ * `.config/<editor>/User/globalStorage/<extension>` (Linux) and `<server>/data/User/globalStorage/<extension>`
+ * (remote servers), so that `scan ~` and `scan ~/.config` find the tasks, and enter nothing else of an editor's
+ * folders (caches, workspace storage, extensions). macOS and Windows keep them outside dot-folders.
+ */
+export const DISCOVERY_PATHS: readonly string[] = [
+  ...EDITORS.map((e) => `.config/${e}/User`),
+  ...SERVER_DIRS.map((s) => `${s}/data/User`),
+].flatMap((user) => EXTENSION_IDS.map(([id]) => `${user}/globalStorage/${id}`))
+
 /** The VS Code family's process names as they appear in argv[0] (the main process and its helpers). */
 export const EDITOR_PROCESS = /(?:^|[/\\])(?:code|code-insiders|codium|vscodium|cursor|windsurf|code-oss)(?:\.exe)?$/i
