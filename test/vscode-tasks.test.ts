@@ -132,6 +132,42 @@ test('default roots under a fake HOME: Code, Insiders, VSCodium, Cursor, Windsur
   }
 })
 
+test('scan ~ and scan ~/.config enter the editors\' dot-folders along the way to the extensions\' storage, and nothing else of them', async () => {
+  const h = tempDir('chatdoctor-vscode-dots-')
+  try {
+    const layouts: Array<[Variant, string]> = [
+      ['roo', path.join('.config', 'Code')],
+      ['kilo', path.join('.config', 'Code - Insiders')],
+      ['cline', path.join('.config', 'Cursor')],
+      ['roo', path.join('.vscode-server', 'data')],
+      ['cline', path.join('.windsurf-server', 'data')],
+      ['kilo', path.join('Library', 'Application Support', 'VSCodium')],
+    ]
+    const want: Record<string, string> = {}
+    layouts.forEach(([v, editor], k) => {
+      const t = task(v, 30 + k, realTurns('A'))
+      writeStore(storageDir(h, v, editor), v, [t])
+      want[t.id] = editor
+    })
+    // A copy of a task elsewhere in an editor's folders (a workspace's storage, a cache): not the extension's
+    // storage, so a search of the home never walks into it.
+    const stray = task('roo', 40, realTurns('A'))
+    writeStore(path.join(h, '.config', 'Code', 'User', 'workspaceStorage', 'rooveterinaryinc.roo-cline'), 'roo', [stray])
+    writeStore(path.join(h, '.config', 'Code', 'CachedData', 'rooveterinaryinc.roo-cline'), 'roo', [task('roo', 41, realTurns('A'))])
+    const all = Object.keys(want).sort()
+    assert.deepEqual((await scan([h], h)).map((c) => c.report.id).sort(), all, 'scan ~')
+    const dotConfig = Object.entries(want).filter(([, e]) => e.startsWith('.config')).map(([id]) => id).sort()
+    assert.equal(dotConfig.length, 3)
+    assert.deepEqual((await scan([path.join(h, '.config')], h)).map((c) => c.report.id).sort(), dotConfig, 'scan ~/.config')
+    const server = await scan([path.join(h, '.vscode-server')], h)
+    assert.deepEqual(server.map((c) => c.report.format), ['roo-code'])
+    // Named as a PATH, the stray copy is found as any folder is.
+    assert.deepEqual((await scan([path.join(h, '.config', 'Code', 'User', 'workspaceStorage')], h)).map((c) => c.report.id), [stray.id])
+  } finally {
+    cleanup(h)
+  }
+})
+
 test('a task folder given directly, and the tasks folder: the same verdicts', async () => {
   const h = home(['roo'])
   try {
