@@ -24,6 +24,11 @@ function story(g: Generation): string {
   }
 }
 
+/** A message as a sentence: its first letter capitalised, unless it starts with a file name or path. */
+function sentence(m: string): string {
+  return /^[^\s]*[./_]/.test(m) ? m : `${m[0].toUpperCase()}${m.slice(1)}`
+}
+
 /** The account of one task folder's report. */
 export function taskAccount(r: ChatReport): string {
   const s: string[] = []
@@ -39,9 +44,12 @@ export function taskAccount(r: ChatReport): string {
   if (ui && ui.class !== 'intact') s.push(`${story(ui)}.`)
   else if (!ui) s.push(`${UI_MESSAGES} is missing.`)
   if (r.transcriptRestore) s.push(`A repair restores the transcript from ${r.transcriptRestore.from} (${plural(r.transcriptRestore.turns, 'user turn')}, ${plural(r.transcriptRestore.messages, 'message')}).`)
-  for (const f of r.findings) if (f.id === 'next-start-loss' || f.id === 'not-in-index' || f.id === 'index-unreadable') s.push(`${f.message[0].toUpperCase()}${f.message.slice(1)}.`)
+  for (const f of r.findings) if (f.id === 'next-start-loss' || f.id === 'not-in-index' || f.id === 'index-unreadable') s.push(`${sentence(f.message)}.`)
   if (r.status === 'repairable' && r.winner && primary && r.winner !== primary.file) s.push(`The best generation of the model context is ${r.winner} (${plural(r.contextTurns ?? 0, 'turn')}); a repair writes its exact bytes as ${API_HISTORY}, keeping the old file as evidence.`)
-  if (r.status === 'unrecoverable') s.push('No generation of the model context survives.')
+  // A salvage that drops the torn message waits for --salvage; say what it would keep.
+  const lossy = r.generations.filter((g) => (g.role === 'primary' || g.role === 'backup' || g.role === 'temp') && g.salvage && !r.ranking.some((x) => x.file === `salvage:${g.file}`))
+  for (const g of lossy) s.push(`A salvage of ${g.file} would keep ${plural(g.salvage!.messages, 'whole message')} (${plural(g.salvage!.turns ?? 0, 'turn')}) and drop the torn one; chatdoctor repair --salvage writes it when no intact generation holds as many turns.`)
+  if (r.status === 'unrecoverable') s.push(lossy.length > 0 ? 'No intact generation of the model context survives.' : 'No generation of the model context survives.')
   if (r.status === 'healthy' && s.length <= 1) s.push('Nothing was lost.')
   return s.join(' ')
 }

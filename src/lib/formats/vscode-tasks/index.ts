@@ -307,7 +307,7 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
   if (idx?.state === 'not-listed') {
     const hi = generations.find((g) => g.file === HISTORY_ITEM)
     const heals = variant === 'roo' ? (hi?.class === 'intact' ? `; ${product} adds it back from ${HISTORY_ITEM} at its next start` : `; ${product} adds tasks back only from an intact ${HISTORY_ITEM}, which this folder lacks, so the task stays hidden`) : `; ${product}'s "Reconstruct Task History" command rebuilds the index from the task folders`
-    findings.push(finding('not-in-index', idx.file, `${idx.file} (${plural(idx.entries ?? 0, 'entry')}) does not list this task, so ${product} does not show it${heals}`))
+    findings.push(finding('not-in-index', idx.file, `${idx.file} (${idx.entries ?? 0} ${idx.entries === 1 ? 'entry' : 'entries'}) does not list this task, so ${product} does not show it${heals}`))
   } else if (idx?.state === 'damaged') {
     const next = variant === 'cline' ? `; at its next start ${product} offers to reconstruct it from the task folders, and declining wipes its list` : `; ${product} rebuilds it from each task's ${HISTORY_ITEM} at its next start`
     findings.push(finding('index-unreadable', idx.file, `${idx.file} is ${idx.class}${idx.reasons && idx.reasons.length > 0 ? ` (${idx.reasons.join(', ')})` : ''}${next}`))
