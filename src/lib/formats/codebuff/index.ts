@@ -61,19 +61,7 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
   const values = new Map<string, unknown>()
   const findings: Finding[] = []
 
-  for (const f of entries) {
-    const role = roleOf(f.name)
-    if (role !== 'other' && f.kind !== 'file') {
-      // A symbolic link, folder or special file under a state file's name: never read, never replaced.
-      generations.push({file: f.name, role, class: 'corrupt', reasons: ['not-a-file'], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null})
-      continue
-    }
-    if (role === 'other' || f.kind !== 'file') {
-      generations.push({file: f.name, role: 'other', class: null, reasons: [], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null})
-      continue
-    }
-    generations.push(classifyCodebuffEntry(f, role, values))
-  }
+  for (const f of entries) generations.push(classifyCodebuffEntry(f, roleOf(f.name), values))
   const embedded = addEmbeddedGenerations(entries, generations, values) // metadata.runState copies
   if (!generations.some((g) => g.role === 'primary')) {
     generations.push({file: PRIMARY, role: 'primary', class: 'missing', reasons: [], bytes: 0, mtimeMs: null, sha256: null, turns: null})

@@ -136,15 +136,7 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
 
   for (const f of entries) {
     const role = roleOf(f.name)
-    if (role !== 'other' && f.kind !== 'file') {
-      generations.push({file: f.name, role, class: 'corrupt', reasons: ['not-a-file'], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null})
-      continue
-    }
-    if (role === 'other') {
-      if (f.kind === 'directory' && lockedFileOf(f.name)) locks.push(f)
-      generations.push({file: f.name, role: 'other', class: null, reasons: [], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null})
-      continue
-    }
+    if (role === 'other' && f.kind === 'directory' && lockedFileOf(f.name)) locks.push(f)
     generations.push(classifyTaskEntry(f, role, values))
   }
   const hasContextFile = generations.some((g) => g.role === 'primary' || g.role === 'backup' || g.role === 'temp')
