@@ -49,8 +49,9 @@ export const FINDING_KINDS = {
   'part-link': {severity: 'error', description: "A part's messageID or sessionID, or a message's sessionID, does not name the record that holds it."},
   // ---- forensics
   'context-amnesia': {severity: 'error', description: "The agent's memory was replaced by a new session (traceSessionId break, prompts starting after turn 1 with no summary, or the loader's placeholder saved): earlier turns are missing from its context."},
-  'compaction-wipe': {severity: 'warning', description: 'The history was compacted into an empty summary (Codebuff #1166): the agent remembers nothing of the turns before it.'},
-  'salvage-available': {severity: 'info', description: 'A torn generation still holds complete messages that a salvage would keep byte-identical (`repair --salvage`).'},
+  'compaction-wipe': {severity: 'warning', description: 'The history was compacted into an empty or near-empty summary (Codebuff #1166): the agent no longer has the turns it replaced (an error, status degraded, when the primary lost transcript turns so).'},
+  'salvage-available': {severity: 'info', description: 'A torn generation still holds complete messages that a salvage would keep byte-identical; a lossless one (nothing written is lost) is ranked under plain `repair` as `salvage:<file>`.'},
+  'salvage-more-turns': {severity: 'warning', description: 'A salvage reaches more turns than every intact generation, but only with members borrowed from other generations: plain `repair` does not use it, `repair --salvage` does.'},
   'meta-stale': {severity: 'info', description: 'The chat-meta.json sidecar no longer matches the transcript size/mtime; the agent recomputes it.'},
   // Session logs (JSONL: Claude Code, Codex).
   'session-truncated': {severity: 'error', description: "The session log's final line is a torn record (a crash mid-append); the agent loses it or shows a blank chat."},

@@ -17,7 +17,9 @@ export {SCHEMA_VERSION}
  * - `primary`: the state file the agent loads (Codebuff: `run-state.json`).
  * - `backup`: the previous generation rotated aside (`run-state.json.bak`).
  * - `temp`: a leftover temp of an interrupted atomic write (`run-state.json.<pid>[.<uuid>].tmp`).
- * - `embedded`: a state copy stored inside another file (Codebuff: `metadata.runState` of a transcript message).
+ * - `embedded`: a state copy stored inside another file (Codebuff: `metadata.runState` of a transcript message,
+ *   `chat-messages.json#<message id>`; or one of several complete documents inside a damaged state file,
+ *   `run-state.json@<byte offset>`).
  * - `transcript`, `transcript-temp`: the transcript the user sees and its leftover temps.
  * - `meta`: a sidecar summary (`chat-meta.json`).
  * - `other`: anything else; never classified, never touched.
@@ -50,6 +52,8 @@ export type FileClass = (typeof CLASSES)[number]
  * `fresh-chat`.
  * Access: `unreadable` (the file could not be read: permission, I/O error), `not-a-file` (the name is a
  * symbolic link, a folder or a special file: never read, never replaced).
+ * Content: `foreign-content` (no JSON document starts at the file's first byte: another program's text, binary
+ * or encrypted data written over the state).
  * Line level (JSONL session logs, counted per line): `torn-tail` (the final line is a cut record),
  * `torn-interior` (an earlier line is a cut record or a fragment), `interleaved-line` (a cut record and the next
  * record, or two records, on one line), `split-record` (one record spread over several lines by raw line
@@ -72,6 +76,7 @@ export const REASONS = [
   'fresh-chat',
   'unreadable',
   'not-a-file',
+  'foreign-content',
   // Line level (JSONL session logs).
   'torn-tail',
   'torn-interior',
@@ -203,6 +208,8 @@ export interface Generation {
   lines?: LineCounts
   /** What a salvage of this torn generation would recover; absent when nothing is salvageable. */
   salvage?: SalvageReport
+  /** For a torn context generation: the turn the interrupted save was writing (inspect's account). */
+  save?: TornSave
 }
 
 // ---- forensics -------------------------------------------------------------------------------
@@ -217,7 +224,10 @@ export interface BorrowedKeyReport {
 
 /** What a salvage of a torn generation would recover. Byte counts are of the torn file unless said. */
 export interface SalvageReport {
-  /** `prefix`: cut back to the last complete message and closed; `tail`: a complete document with a NUL/whitespace tail dropped. */
+  /**
+   * `prefix`: cut back to the last complete message and closed; `tail`: a complete document with the bytes
+   * after it (NULs, whitespace, a stale tail) dropped.
+   */
   kind: 'prefix' | 'tail'
   /** Messages of the history kept whole, byte-identical. */
   messages: number
@@ -242,11 +252,33 @@ export interface SalvageReport {
   sha256: string
   /** True when `repair --salvage` could use it (≥ 1 message, nothing required missing, holds agent context). */
   candidate: boolean
+  /**
+   * True when the salvage loses nothing that was written: every message kept byte for byte, no member
+   * borrowed, missing or dropped, and what follows the kept bytes is only closing syntax the tear cut off
+   * (whitespace or NULs after it) or trailing bytes after a complete document. A lossless candidate is ranked
+   * with the intact generations under plain `repair` (named `salvage:<file>`).
+   */
+  lossless: boolean
+}
+
+/**
+ * For a torn generation: which turn's state the interrupted save was writing, as far as the bytes tell.
+ * `same-as`: the surviving bytes are the start of another, intact generation (`sameAs`; for a NUL-padded file,
+ * one of exactly its size), so the save wrote that state; `prompts`: the last prompt in the surviving bytes is
+ * transcript turn `turns[0]` and the transcript's newest turn is `turns[1]`; `complete`: the document itself is
+ * complete (only bytes after it are damage) and covers `turns[0]`; `unknown`: it cannot tell (`note` says why).
+ */
+export interface TornSave {
+  basis: 'same-as' | 'prompts' | 'complete' | 'unknown'
+  /** `[first, last]` 1-based transcript turns the save was of (equal when known exactly); null when unknown. */
+  turns: [number, number] | null
+  sameAs: string | null
+  note: string | null
 }
 
 /** The transcript generation a repair would restore over a torn `chat-messages.json`. */
 export interface TranscriptRestore {
-  /** File name of the intact transcript temp to restore from. */
+  /** The intact transcript temp to restore from, or `salvage:chat-messages.json` (its complete messages, closed). */
   from: string
   /** File it replaces (`chat-messages.json`). */
   to: string
@@ -258,12 +290,21 @@ export interface TranscriptRestore {
   sha256: string | null
 }
 
+/** How an agent's memory came to lack turns (see `AmnesiaReport.patterns`). */
+export const AMNESIA_PATTERNS = ['trace-break', 'late-start', 'placeholder', 'compaction-wipe', 'empty-history'] as const
+export type AmnesiaPattern = (typeof AMNESIA_PATTERNS)[number]
+
 /** The amnesia diagnosis of a chat: what the agent's memory lacks and what could restore it. */
 export interface AmnesiaReport {
   /** The amnesiac generation (the primary). */
   file: string
-  /** `trace-break`: `traceSessionId` differs from an older generation's; `late-start`: prompts start after turn 1 with no summary; `placeholder`: the loader's stand-in was saved. */
-  patterns: Array<'trace-break' | 'late-start' | 'placeholder'>
+  /**
+   * `trace-break`: `traceSessionId` differs from an older generation's; `late-start`: prompts start after turn 1
+   * with no summary; `placeholder`: the loader's stand-in was saved; `compaction-wipe`: the history starts with
+   * an empty or near-empty compaction summary; `empty-history`: the history holds no prompt and no summary while
+   * the transcript has agent turns.
+   */
+  patterns: AmnesiaPattern[]
   /** Transcript turns missing from its memory as `[first, last]` (1-based), null when none can be named. */
   missingTurns: [number, number] | null
   /** The generation that holds the most of the missing turns, null when none. */
@@ -491,6 +532,15 @@ export const GenerationSchema = z.looseObject({
       bytes: z.number().int().nonnegative(),
       sha256: z.string().regex(/^[0-9a-f]{64}$/),
       candidate: z.boolean(),
+      lossless: z.boolean(),
+    })
+    .optional(),
+  save: z
+    .looseObject({
+      basis: z.enum(['same-as', 'prompts', 'complete', 'unknown']),
+      turns: z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]).nullable(),
+      sameAs: z.string().nullable(),
+      note: z.string().nullable(),
     })
     .optional(),
   measure: z
@@ -623,7 +673,7 @@ export const ChatReportSchema = z.looseObject({
   amnesia: z
     .looseObject({
       file: z.string(),
-      patterns: z.array(z.enum(['trace-break', 'late-start', 'placeholder'])),
+      patterns: z.array(z.enum(AMNESIA_PATTERNS)),
       missingTurns: z.tuple([z.number().int().positive(), z.number().int().positive()]).nullable(),
       source: z.string().nullable(),
       sourceTurns: z.number().int().nonnegative().nullable(),

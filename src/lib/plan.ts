@@ -18,7 +18,8 @@ import {createHash} from 'node:crypto'
 import {adapterByName} from './formats/index.js'
 import type {ActionType, BorrowedKeyReport, ChatReport, ChatStatus, LineChangeReport, TreeLossReport} from './model.js'
 import {compareCandidates, type Candidate} from './rank.js'
-import {salvageBytes, type SalvagedGeneration} from './salvage/index.js'
+import {salvageBytes, salvagedFileOf, salvageLabel, type SalvagedGeneration} from './salvage/index.js'
+import {shellWord} from './paths.js'
 import type {ScannedChat} from './scan.js'
 
 /**
@@ -111,8 +112,9 @@ export function sourceLabel(source: ActionSource): string {
 /**
  * Where the bytes of a generation named in the report come from; null when they are not at hand. A whole
  * file of the chat dir as the scan read it; otherwise the adapter's `generationBytes` (an embedded copy
- * `chat-messages.json#<id>`: the exact bytes of that `metadata.runState` value, copied out of the snapshot),
- * accepted only when their sha256 is the one the report gives the generation.
+ * `chat-messages.json#<id>`: the exact bytes of that `metadata.runState` value, copied out of the snapshot; a
+ * document inside a file, `<file>@<offset>`; a lossless salvage, `salvage:<torn file>`), accepted only when their
+ * sha256 is the one the report gives the generation (for a salvage, the torn file's `salvage.sha256`).
  */
 export function generationSource(chat: ScannedChat, generation: string): ActionSource | null {
   const f = chat.snapshot.files.find((e) => e.name === generation && e.kind === 'file')
@@ -120,15 +122,15 @@ export function generationSource(chat: ScannedChat, generation: string): ActionS
   const view = chat.adapter.generationBytes?.(chat.snapshot, generation)
   if (!view) return null
   const data = Buffer.from(view) // a copy: never a view into the snapshot's buffers
-  const expected = chat.report.generations.find((g) => g.file === generation)?.sha256
+  // A lossless salvage (`salvage:<torn file>`) a plain repair may restore: its bytes hash as the torn file's salvage says.
+  const torn = salvagedFileOf(generation)
+  const expected = torn !== null ? chat.report.generations.find((g) => g.file === torn)?.salvage?.sha256 : chat.report.generations.find((g) => g.file === generation)?.sha256
   if (!expected || sha256(data) !== expected) return null
   return {kind: 'bytes', label: generation, data}
 }
 
 /** The label of a salvaged generation as actions show it: `salvage:<torn file>`. */
-export function salvageLabel(file: string): string {
-  return `salvage:${file}`
-}
+export {salvageLabel}
 
 /**
  * The salvaged generation `repair --salvage` uses for a chat, or null: one whose summary says it is a
@@ -159,12 +161,6 @@ export function needsRepair(report: ChatReport): boolean {
   return report.status === 'repairable' && report.winner !== null && primary !== undefined && report.winner !== primary.file
 }
 
-/** A path as a shell word: as is when safe, else single-quoted (a leading `~/` kept outside the quotes). */
-function shellWord(p: string): string {
-  if (/^[\w@%+=:,./~#-]+$/.test(p)) return p
-  const home = p.startsWith('~/') ? '~/' : ''
-  return `${home}'${p.slice(home.length).replace(/'/g, `'\\''`)}'`
-}
 
 /** What `repair --restore-from` would change for a degraded chat, in words. */
 function degradedAdvice(chat: ScannedChat): string {

@@ -31,7 +31,11 @@ test('inspect: a primary torn at a block boundary with a NUL tail: timeline, tea
     assert.equal(x.salvage.length, 1)
     assert.equal(x.salvage[0].file, 'run-state.json')
     assert.ok(x.salvage[0].messages > 0)
-    assert.match(x.account, /^The process most likely died while saving the state after turn \d+: run-state\.json stops at byte 8192 \(a 4096-byte block boundary\) and zeros fill the rest of its 26966 bytes/)
+    // The file kept its full size (zeros after byte 8192): the one intact generation of that size whose bytes
+    // begin with the surviving 8192 is the transcript's turn-10 copy, so the save was of turn 10 (its salvage
+    // reaches only turn 4: the tear is among older messages).
+    assert.match(x.account, /^The process most likely died while saving the state after turn 10 \(its surviving bytes are the start of chat-messages\.json#ai-1762265497000-d81188ed9dfc1\): run-state\.json stops at byte 8192 \(a 4096-byte block boundary\) and zeros fill the rest of its 26966 bytes/)
+    assert.match(x.account, /A salvage of run-state\.json would keep 21 whole messages \(turn 4 of 10\)\./)
     assert.match(x.account, /The save before it completed \(the backup is intact\)\./)
     assert.match(x.account, new RegExp(`The newest complete state is a leftover temp ${TEN_TURN_TEMP.replace(/\./g, '\\.')} \\(turn 10 of 10\\)\\.`))
     // Human output: the same facts, no file contents.

@@ -76,6 +76,8 @@ class SyntaxScan {
   private phase = 0
   result: ScanResult | null = null
   blank = true
+  /** Offset of the first non-whitespace byte of the range, or -1 while none was fed. */
+  firstAt = -1
   after = -1
   concatOk = true
   /** No more bytes can change anything. */
@@ -86,7 +88,10 @@ class SyntaxScan {
 
   feed(b: number, at: number): void {
     if (this.done) return
-    if (this.phase === 0 && !isJsonWhitespace(b)) this.blank = false
+    if (this.phase === 0 && !isJsonWhitespace(b)) {
+      if (this.blank) this.firstAt = at
+      this.blank = false
+    }
     for (;;) {
       const r = this.step(b, at)
       if (r !== 'again') break
@@ -428,6 +433,7 @@ export class StreamClassifier {
       end,
       scan,
       errorOnReportedByte: scan.kind === 'error' && (this.syntax.errorByte === 0 || scan.at === this.invalidAt),
+      firstAt: this.syntax.firstAt < 0 ? end : this.syntax.firstAt,
       after: scan.kind === 'complete' && this.syntax.after >= 0 ? this.syntax.after : end,
       concatenated: this.syntax.after >= 0 && this.syntax.concatOk,
     }

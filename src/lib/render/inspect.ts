@@ -51,7 +51,8 @@ export function renderInspection(x: Inspection, opts: {chalk: ChalkInstance}): s
     out.push('', c.bold('Tears'))
     for (const tr of x.tears) {
       const block = tr.blockAligned ? 'on a 4096-byte boundary' : `${tr.offsetInBlock} bytes into a 4096-byte block`
-      out.push(`  ${tr.file}: ${tr.class}${tr.reasons.length ? ` (${tr.reasons.join(', ')})` : ''}, damage from byte ${tr.offset} of ${tr.bytes} (${tr.length} bytes), ${block}`)
+      const where = tr.length === 0 ? `cut at byte ${tr.offset}, the end of the file` : `damage from byte ${tr.offset} of ${tr.bytes} (${tr.length} bytes)`
+      out.push(`  ${tr.file}: ${tr.class}${tr.reasons.length ? ` (${tr.reasons.join(', ')})` : ''}, ${where}, ${block}`)
       if (tr.nulRuns.length > 0) out.push(`    NUL runs: ${tr.nulRuns.map((r) => `${r.length} at ${r.offset}`).join(', ')}${tr.nulRuns.length >= 20 ? ', …' : ''}`)
     }
   }

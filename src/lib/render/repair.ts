@@ -5,6 +5,7 @@
  */
 import type {ChalkInstance} from 'chalk'
 import type {ChatReport, LineChangeReport, Report} from '../model.js'
+import {salvageCommand} from '../paths.js'
 import {renderFindings} from './table.js'
 
 export interface RepairRenderOptions {
@@ -142,8 +143,7 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
     }
     case 'left-untouched': {
       lines.push(`${c.yellow('left untouched')} ${chat.path}`)
-      const f = chat.findings.find((x) => x.id === 'context-amnesia')
-      if (f) lines.push(`  ${f.message}`)
+      for (const f of chat.findings) if (f.id === 'context-amnesia' || (f.id === 'compaction-wipe' && f.severity === 'error')) lines.push(`  ${f.message}`)
       if (r.message) lines.push(`  ${r.message}`)
       break
     }
@@ -155,6 +155,10 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
       return []
   }
   for (const w of r.warnings) lines.push(`  ${c.yellow('warning')} ${w}`)
+  // More turns reachable only with borrowed values: said unless this run already restored a salvage.
+  const more = chat.findings.find((x) => x.id === 'salvage-more-turns')
+  const usedSalvage = (chat.actions ?? []).some((a) => a.type === 'restore' && a.from !== null && a.from.startsWith('salvage:') && (a.keysBorrowed ?? []).length > 0)
+  if (more && !usedSalvage) lines.push(`  ${c.yellow('note')} ${more.message}: ${salvageCommand(chat.path)}`)
   return lines
 }
 

@@ -7,6 +7,7 @@ import type CliTable3 from 'cli-table3'
 import {createRequire} from 'node:module'
 import type {ChalkInstance} from 'chalk'
 import type {ChatReport, ChatStatus, Report, Severity} from '../model.js'
+import {salvageCommand} from '../paths.js'
 
 // cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up.
 const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
@@ -80,13 +81,40 @@ export function renderFindings(chats: ChatReport[], opts: TableOptions): string[
   return lines
 }
 
-/** Renders the whole human report: table, skipped dirs (verbose), errors, summary. */
+/**
+ * Findings shown without `--verbose`, because the table alone would hide them: what a `degraded` chat's agent
+ * no longer has (and which generation still holds it), and more turns reachable only by a salvage that
+ * borrows values (with the exact command that uses it).
+ */
+const HEADLINE_IDS: ReadonlySet<string> = new Set(['context-amnesia', 'compaction-wipe', 'salvage-more-turns'])
+
+/** The headline findings under each chat (see `HEADLINE_IDS`). */
+export function renderHeadlines(chats: ChatReport[], opts: TableOptions): string[] {
+  const c = opts.chalk
+  const lines: string[] = []
+  for (const chat of chats) {
+    if (opts.quiet && chat.status === 'healthy') continue
+    const shown = chat.findings.filter((f) => HEADLINE_IDS.has(f.id))
+    if (shown.length === 0) continue
+    lines.push('', c.bold(chat.path))
+    for (const f of shown) {
+      lines.push(`  ${severityText(f.severity, c)} ${f.id}${f.file ? ` ${c.dim(f.file)}` : ''}: ${f.message}`)
+      if (f.id === 'salvage-more-turns') lines.push(`  to use it: ${salvageCommand(chat.path)}`)
+    }
+  }
+  return lines
+}
+
+/** Renders the whole human report: table, headline findings (all findings with verbose), skipped dirs (verbose), errors, summary. */
 export function renderHuman(report: Report, opts: TableOptions): {stdout: string; stderr: string} {
   const out: string[] = []
   const err: string[] = []
   const table = renderChatTable(report.chats, opts)
   if (table) out.push(table)
-  if (opts.verbose) out.push(...renderFindings(report.chats, opts))
+  if (opts.verbose) {
+    out.push(...renderFindings(report.chats, opts))
+    for (const chat of report.chats) if (chat.findings.some((f) => f.id === 'salvage-more-turns') && !(opts.quiet && chat.status === 'healthy')) out.push(`to use the salvage of ${chat.path}: ${salvageCommand(chat.path)}`)
+  } else out.push(...renderHeadlines(report.chats, opts))
   if (opts.verbose) for (const s of report.skipped) out.push(opts.chalk.dim(`skipped ${s.path}: ${s.reason}`))
   for (const e of report.errors) err.push(`${opts.chalk.red('error')} ${e.path}: ${e.message}`)
   if (!opts.quiet) {

@@ -5,14 +5,15 @@
  * generations, and validate the result by parsing it. Every kept byte is an original byte; a torn element is
  * dropped, never completed; nothing is invented (what no donor holds is reported missing).
  *
- * Also handles a complete document followed by NULs or whitespace (delayed allocation after a crash): the
- * document is kept whole and the tail dropped.
+ * Also handles a complete document followed by other bytes (NULs after a crash under delayed allocation, a
+ * stale tail of a longer earlier write): the document is kept whole and the tail dropped.
  *
  * Format-independent: the spine, the required keys and the donors come from the format adapter.
  */
 import {isUtf8} from 'node:buffer'
 import type {ContextMeasure, SalvageReport} from '../model.js'
 import {checkUtf8, indexOfByte} from '../classify/bytes.js'
+import {onlyPaddingFrom} from '../classify/documents.js'
 import {lastMember, skipWs, type MemberRange} from '../json/walk.js'
 import {isSpineError, scanSpine, type SpineLevel, type SpineScan} from './spine.js'
 
@@ -64,6 +65,12 @@ export interface SalvageDescription {
   keysMissing: string[]
   /** Optional members cut off that no donor holds: left out. */
   keysDropped: string[]
+  /**
+   * True when nothing that was written is lost: a complete document with only trailing bytes after it
+   * (`tail`), or a prefix whose every element and member is kept byte for byte, none borrowed, missing or
+   * dropped, followed only by whitespace or NULs (the tear cut off closing syntax and nothing else).
+   */
+  lossless: boolean
 }
 
 /**
@@ -77,6 +84,16 @@ export interface Salvage {
   size: number
   value: unknown
   description: SalvageDescription
+}
+
+/** The label of salvaged bytes as reports and actions name them: `salvage:<torn file>`. */
+export function salvageLabel(file: string): string {
+  return `salvage:${file}`
+}
+
+/** The torn file a `salvage:<file>` label names; null for any other name. */
+export function salvagedFileOf(label: string): string | null {
+  return label.startsWith('salvage:') ? label.slice('salvage:'.length) : null
 }
 
 /** The salvaged document as one buffer (a copy). */
@@ -209,21 +226,25 @@ function attempt(buf: Uint8Array, end: number, opts: SalvageOptions): Attempt {
       keysBorrowed: [],
       keysMissing: [],
       keysDropped: [],
+      lossless: true,
     }
   } else {
     if (!scan.reachedTarget) return {ok: false, reason: `the tear at byte ${end} comes before ${dotted(opts.spine)} begins`}
     const closed = closeOpen(buf, scan, opts)
     parts = closed.parts
+    const tornElementDropped = target !== undefined && target.end === null && skipWs(buf, scan.keepEnd, end) < end
+    const nothingLost = !tornElementDropped && closed.borrowed.length === 0 && closed.missing.length === 0 && closed.dropped.length === 0
     description = {
       kind: 'prefix',
       elementsKept: target?.elements.length ?? 0,
-      tornElementDropped: target !== undefined && target.end === null && skipWs(buf, scan.keepEnd, end) < end,
+      tornElementDropped,
       tearOffset: end,
       bytesKept: scan.keepEnd,
       bytesDropped: buf.length - scan.keepEnd,
       keysBorrowed: closed.borrowed,
       keysMissing: closed.missing,
       keysDropped: closed.dropped,
+      lossless: nothingLost && onlyPaddingFrom(buf, scan.keepEnd),
     }
   }
   // Validate: strict UTF-8 (native check of each piece; every piece boundary is a structural byte, so no

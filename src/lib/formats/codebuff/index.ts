@@ -10,10 +10,12 @@ import {finding} from '../../findings.js'
 import type {ChatStatus, Classification, ContextMeasure, Finding, Generation, Role} from '../../model.js'
 import {rankCandidates, type Candidate} from '../../rank.js'
 import type {ChatDirSnapshot, Diagnosis, FileEntry, FormatAdapter} from '../adapter.js'
-import {AGENT_PROCESS, CHAT_ID_PATTERN, KNOWN_OTHER, LEGACY_MESSAGES, PRIMARY, TRANSCRIPT, defaultRoots, isChatDir, roleOf, tempWriterPid, wantsContent} from './layout.js'
+import {salvageLabel} from '../../salvage/index.js'
+import {AGENT_PROCESS, CHAT_ID_PATTERN, KNOWN_OTHER, LEGACY_MESSAGES, PRIMARY, TRANSCRIPT, defaultRoots, isChatDir, roleOf, tempWriterPid, unusualTempName, wantsContent} from './layout.js'
 import {isChatMeta, runStateShape} from './schema.js'
-import {endsInterrupted, livePrompts, matchPrompts, transcriptTurns, type TranscriptTurn} from './turns.js'
-import {addEmbeddedGenerations, applyForensics, generationBytes, salvageChat} from './forensics.js'
+import {endsInterrupted, livePrompts, matchPrompts, type TranscriptTurn} from './turns.js'
+import {addDocumentGenerations, addEmbeddedGenerations, applyForensics, generationBytes, salvageAll, salvageChat} from './forensics.js'
+import {chooseTranscriptSource, transcriptSalvageOf} from './transcript.js'
 
 /** The CLI keeps only the last 100 transcript messages (codebuff-format.md §3.1, cli/src/utils/run-state-storage.ts). */
 export const TRANSCRIPT_CAP = 100
@@ -71,8 +73,15 @@ export function measureRunState(value: unknown, turns: TranscriptTurn[] | null):
 
 function describeClass(g: Generation): string {
   const why = g.reasons.length > 0 ? ` (${g.reasons.join(', ')})` : ''
-  const at = g.damage ? `, damage from byte ${g.damage.offset} of ${g.bytes}` : ''
+  let at = ''
+  if (g.damage && g.damage.length === 0) at = `, cut at byte ${g.damage.offset} (its end)`
+  else if (g.damage) at = `, damage from byte ${g.damage.offset} of ${g.bytes}`
   return `${g.class}${why}${at}`
+}
+
+/** ", an unusual temp name (…)" for a temp the Codebuff CLI would not have named so. */
+function unusualName(file: string): string {
+  return unusualTempName(file) ? '; an unusual temp name (not one the Codebuff CLI writes: another writer\'s temp or copy of the state)' : ''
 }
 
 function plural(n: number, word: string): string {
@@ -99,7 +108,11 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
     }
     generations.push(classifyEntry(f, role, values))
   }
-  const embedded = addEmbeddedGenerations(entries, generations, values) // metadata.runState copies
+  // The transcript the chat is measured against: itself when intact, else what a repair would restore it from.
+  const transcriptSalvage = transcriptSalvageOf(entries, generations.find((g) => g.role === 'transcript'))
+  const source = chooseTranscriptSource(entries, generations, (file) => values.get(file), transcriptSalvage)
+  const embedded = addEmbeddedGenerations(entries, generations, values, source) // metadata.runState copies
+  const documented = addDocumentGenerations(entries, generations, values) // run-state files written twice
   if (!generations.some((g) => g.role === 'primary')) {
     generations.push({file: PRIMARY, role: 'primary', class: 'missing', reasons: [], bytes: 0, mtimeMs: null, sha256: null, turns: null})
   }
@@ -107,8 +120,9 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
 
   const primary = generations.find((g) => g.role === 'primary')!
   const transcript = generations.find((g) => g.role === 'transcript')
-  const transcriptValue = transcript?.class === 'intact' ? (values.get(transcript.file) as unknown[]) : null
-  const turns = transcriptValue ? transcriptTurns(transcriptValue) : null
+  if (transcript && transcriptSalvage) transcript.salvage = transcriptSalvage.summary
+  const transcriptValue = source ? source.messages : null
+  const turns = source ? source.turns : null
   const M = turns ? turns.length : null
   const stateGens = generations.filter((g) => g.role === 'primary' || g.role === 'backup' || g.role === 'temp' || g.role === 'embedded')
 
@@ -129,6 +143,13 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
     g.measure = measureRunState(values.get(g.file), turns)
     g.turns = g.measure.turns
     candidates.push({file: g.file, measure: g.measure, mtimeMs: g.mtimeMs})
+  }
+  // Salvages of torn run-state files; a lossless one (nothing written is lost) is a candidate of its own.
+  const salvages = salvageAll(snapshot, generations, turns, embedded, documented)
+  for (const sv of salvages) {
+    const g = generations.find((x) => x.file === sv.file)!
+    g.salvage = sv.summary
+    if (sv.summary.lossless && sv.summary.candidate && sv.measure) candidates.push({file: salvageLabel(sv.file), measure: sv.measure, mtimeMs: g.mtimeMs})
   }
 
   const primaryUsable = primary.class === 'intact'
@@ -168,11 +189,11 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
   for (const g of generations) {
     if (g.role === 'backup' && g.class !== 'intact') findings.push(finding('backup-damaged', g.file, `backup is ${describeClass(g)}`))
     if (g.role === 'temp') {
-      if (g.class === 'intact') findings.push(finding('temp-leftover', g.file, `complete leftover temp (covers turn ${g.turns}${M !== null ? ` of ${M}` : ''})`))
-      else findings.push(finding('temp-damaged', g.file, `leftover temp is ${describeClass(g)}`))
+      if (g.class === 'intact') findings.push(finding('temp-leftover', g.file, `complete leftover temp (covers turn ${g.turns}${M !== null ? ` of ${M}` : ''})${unusualName(g.file)}`))
+      else findings.push(finding('temp-damaged', g.file, `leftover temp is ${describeClass(g)}${unusualName(g.file)}`))
     }
     if (g.role === 'transcript' && g.class !== 'intact') findings.push(finding('transcript-damaged', g.file, `transcript is ${describeClass(g)}; the agent would load it as empty`))
-    if (g.role === 'transcript-temp') findings.push(finding('transcript-temp-leftover', g.file, `leftover transcript temp, ${describeClass(g)}`))
+    if (g.role === 'transcript-temp') findings.push(finding('transcript-temp-leftover', g.file, `leftover transcript temp, ${describeClass(g)}${unusualName(g.file)}`))
     if (g.role === 'meta' && g.class !== 'intact') findings.push(finding('meta-damaged', g.file, `sidecar is ${describeClass(g)}; the agent recomputes it`))
     if (g.role === 'other' && !KNOWN_OTHER.has(g.file)) findings.push(finding('unknown-file', g.file, 'not a Codebuff file; left untouched'))
     if (g.reasons.includes('unreadable')) findings.push(finding('unreadable', g.file, `could not read ${g.file}`))
@@ -198,7 +219,7 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
     }
   }
   // Salvage figures, transcript restore, stale sidecar, amnesia (may set `degraded`).
-  const forensics = applyForensics({snapshot, generations, values, embedded, turns, status, winner, findings})
+  const forensics = applyForensics({snapshot, generations, values, embedded, turns, source, transcriptSalvage, salvages, status, winner, contextTurns, findings})
   status = forensics.status
   const id = path.basename(snapshot.dir)
   if (!CHAT_ID_PATTERN.test(id)) findings.push(finding('chat-id-nonstandard', null, `chat dir name "${id}" is not a Codebuff chat id`))
