@@ -193,6 +193,7 @@ function tearWords(t: TearLocation): string {
         ? `${t.file} stops at ${at} and zeros fill the rest of its ${t.bytes} bytes: the system most likely crashed after the file's size was recorded but before all its data was written`
         : `${t.file} stops mid-document at ${at}: the writing process died (or the disk filled) while saving it`
     default:
+      if (t.reasons.length === 1 && t.reasons[0] === 'bom') return `${t.file} starts with a UTF-8 byte order mark (an editor or another tool re-saved it); the document after it is complete`
       if (t.reasons.includes('foreign-content')) return `${t.file} holds no JSON document from its first byte: another program's content (text, binary or encrypted data) replaced the state`
       if (t.reasons.includes('trailing-garbage')) return `${t.file} holds a complete document followed by ${t.length} bytes from ${at} that are no document of their own: the stale tail of a longer earlier write (a rewrite that did not truncate the file), or stray bytes`
       if (t.reasons.includes('nul-tail') && !t.reasons.includes('unexpected-end')) return `${t.file} is complete but padded with ${t.nulBytes} zero bytes from ${at}: a crash left its tail unwritten`
@@ -220,6 +221,8 @@ export function accountOf(r: ChatReport, tears: TearLocation[]): string {
         ? `${primary!.file} holds ${docs.length} complete documents back to back: ${list}. A second save landed in the file without truncating it (two writers at once, or a rewrite that did not truncate the file); each document is a generation of its own.`
         : `${primary!.file} holds a torn write followed by ${docs.length === 1 ? 'a complete document' : `${docs.length} complete documents`}: ${list}. A save was interrupted and the next one was written after its bytes instead of over them.`,
     )
+  } else if (pTear && (pTear.reasons.includes('foreign-content') || (pTear.reasons.length === 1 && pTear.reasons[0] === 'bom'))) {
+    s.push(`${tearWords(pTear)}.`)
   } else if (pTear) {
     s.push(`The process most likely died ${savingWords(primary?.save)}: ${tearWords(pTear)}.`)
   } else if (r.amnesia?.patterns.includes('placeholder')) {

@@ -226,16 +226,17 @@ export interface BorrowedKeyReport {
 export interface SalvageReport {
   /**
    * `prefix`: cut back to the last complete message and closed; `tail`: a complete document with the bytes
-   * after it (NULs, whitespace, a stale tail) dropped.
+   * after it (NULs, whitespace, a stale tail) dropped; `bom`: a complete document behind a UTF-8 BOM, only the
+   * BOM dropped (`bytesKept` counts the bytes after it).
    */
-  kind: 'prefix' | 'tail'
+  kind: 'prefix' | 'tail' | 'bom'
   /** Messages of the history kept whole, byte-identical. */
   messages: number
   /** N of the salvaged state against the transcript; null when it cannot be measured. */
   turns: number | null
   /** Offset of the first unusable byte. */
   tearOffset: number
-  /** Original bytes kept (`[0, bytesKept)`). */
+  /** Original bytes kept (`[0, bytesKept)`; for `bom`, the bytes after the BOM). */
   bytesKept: number
   /** Original bytes dropped. */
   bytesDropped: number
@@ -519,7 +520,7 @@ export const GenerationSchema = z.looseObject({
   damage: DamageSchema.optional(),
   salvage: z
     .looseObject({
-      kind: z.enum(['prefix', 'tail']),
+      kind: z.enum(['prefix', 'tail', 'bom']),
       messages: z.number().int().nonnegative(),
       turns: z.number().int().nonnegative().nullable(),
       tearOffset: z.number().int().nonnegative(),

@@ -6,6 +6,7 @@ import type CliTable3 from 'cli-table3'
 import {createRequire} from 'node:module'
 import type {ChalkInstance} from 'chalk'
 import type {Inspection} from '../inspect.js'
+import {salvageCommand} from '../paths.js'
 
 // cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up.
 const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
@@ -100,5 +101,7 @@ export function renderInspection(x: Inspection, opts: {chalk: ChalkInstance}): s
 
   out.push('', c.bold('What most likely happened'))
   for (const l of wrap(x.account)) out.push(`  ${l}`)
+  const more = x.findings.find((f) => f.id === 'salvage-more-turns')
+  if (more) out.push('', `To reach more turns with borrowed values: ${salvageCommand(x.path)}`)
   return out.join('\n')
 }

@@ -12,7 +12,7 @@
  */
 import {isUtf8} from 'node:buffer'
 import type {ContextMeasure, SalvageReport} from '../model.js'
-import {checkUtf8, indexOfByte} from '../classify/bytes.js'
+import {checkUtf8, hasBom, indexOfByte} from '../classify/bytes.js'
 import {onlyPaddingFrom} from '../classify/documents.js'
 import {lastMember, skipWs, type MemberRange} from '../json/walk.js'
 import {isSpineError, scanSpine, type SpineLevel, type SpineScan} from './spine.js'
@@ -47,8 +47,11 @@ export interface BorrowedKey {
 
 /** What a salvage kept, dropped and borrowed. Byte counts are of the original file. */
 export interface SalvageDescription {
-  /** `prefix`: a torn document cut back and closed; `tail`: a complete document with NULs/whitespace dropped after it. */
-  kind: 'prefix' | 'tail'
+  /**
+   * `prefix`: a torn document cut back and closed; `tail`: a complete document with the bytes after it dropped;
+   * `bom`: a complete document behind a UTF-8 BOM, the BOM dropped (`bytesKept` then counts the bytes after it).
+   */
+  kind: 'prefix' | 'tail' | 'bom'
   /** Complete elements of the spine array kept. */
   elementsKept: number
   /** True when a partial element of the spine array was dropped. */
@@ -195,6 +198,7 @@ function firstNulBefore(buf: Uint8Array, end: number): number {
  * (≥ 100 MB/s on the reference machine: `scripts/salvage-speed.ts`).
  */
 export function salvageJson(buf: Uint8Array, opts: SalvageOptions): SalvageOutcome {
+  if (hasBom(buf)) return withoutBom(buf, opts)
   let end = firstNulBefore(buf, Math.min(opts.end ?? buf.length, buf.length))
   const first = attempt(buf, end, opts)
   if (first.ok || first.retryAt === undefined) return first.ok ? first : {ok: false, reason: first.reason}
@@ -202,6 +206,26 @@ export function salvageJson(buf: Uint8Array, opts: SalvageOptions): SalvageOutco
   end = first.retryAt
   const second = attempt(buf, end, opts)
   return second.ok ? second : {ok: false, reason: second.reason}
+}
+
+/**
+ * A document behind a UTF-8 BOM (an editor re-saved the file): salvaged only when everything after the BOM is
+ * one complete document, which is then kept whole (`kind: 'bom'`, lossless: only the 3 BOM bytes dropped).
+ */
+function withoutBom(buf: Uint8Array, opts: SalvageOptions): SalvageOutcome {
+  const rest = buf.subarray(3)
+  const inner = attempt(rest, rest.length, {...opts, end: undefined})
+  if (!inner.ok) return {ok: false, reason: `after the BOM: ${inner.reason}`}
+  const d = inner.salvage.description
+  if (d.kind !== 'tail' || !onlyPaddingFrom(rest, d.bytesKept) || d.bytesKept !== skipWsBack(rest)) return {ok: false, reason: 'a BOM and further damage after it'}
+  return {ok: true, salvage: {...inner.salvage, description: {...d, kind: 'bom', tearOffset: 0, bytesKept: d.bytesKept, bytesDropped: buf.length - d.bytesKept, lossless: true}}}
+}
+
+/** The offset just after the last non-whitespace byte. */
+function skipWsBack(buf: Uint8Array): number {
+  let i = buf.length
+  while (i > 0 && (buf[i - 1] === 0x20 || buf[i - 1] === 0x0a || buf[i - 1] === 0x0d || buf[i - 1] === 0x09)) i--
+  return i
 }
 
 type Attempt = {ok: true; salvage: Salvage} | {ok: false; reason: string; retryAt?: number}

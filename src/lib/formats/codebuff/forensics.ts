@@ -158,12 +158,12 @@ const SALVAGEABLE = new Set(['truncated', 'corrupt'])
 
 /**
  * Salvages every torn run-state file of a chat (primary, backup, temps) that still holds a complete message,
- * except files whose content is complete documents of their own (`skip`) and files with a BOM or no JSON at
- * their first byte.
+ * except files whose content is complete documents of their own (`skip`) and files with no JSON at their first
+ * byte.
  */
 export function salvageAll(snapshot: ChatDirSnapshot, generations: readonly Generation[], turns: TranscriptTurn[] | null, embedded?: EmbeddedIndex, skip: ReadonlySet<string> = new Set()): SalvagedGeneration[] {
   const torn = generations.filter(
-    (g) => STATE_ROLES.has(g.role) && g.class !== null && SALVAGEABLE.has(g.class) && !skip.has(g.file) && !g.reasons.some((r) => r === 'bom' || r === 'foreign-content' || r === 'not-a-file' || r === 'unreadable'),
+    (g) => STATE_ROLES.has(g.role) && g.class !== null && SALVAGEABLE.has(g.class) && !skip.has(g.file) && !g.reasons.some((r) => r === 'foreign-content' || r === 'not-a-file' || r === 'unreadable'),
   )
   if (torn.length === 0) return []
   const donors = donorsOf(snapshot, generations, embedded)
@@ -254,8 +254,9 @@ export function applyForensics(input: ForensicsInput): ForensicsResult {
     for (const k of sv.keysBorrowed) byDonor.set(k.from, [...(byDonor.get(k.from) ?? []), k.key.split('.').pop()!])
     const borrowed = [...byDonor].map(([from, keys]) => `; ${plural(keys.length, 'cut-off key')} (${keys.join(', ')}) from ${from}`).join('')
     const not = sv.candidate ? '' : sv.keysMissing.length > 0 ? `; not a candidate: no generation holds ${sv.keysMissing.join(', ')}` : '; not a candidate: it holds no agent context'
-    const lossless = sv.lossless && sv.candidate ? `; lossless (every message byte for byte, ${sv.kind === 'tail' ? 'only the bytes after the complete document dropped' : 'only closing syntax added'}): ranked as salvage:${g.file}` : ''
-    const kept = sv.kind === 'tail' ? `the complete document of ${plural(sv.bytesKept, 'byte')}` : plural(sv.messages, 'message')
+    const how = sv.kind === 'tail' ? 'only the bytes after the complete document dropped' : sv.kind === 'bom' ? 'only the byte order mark dropped' : 'only closing syntax added'
+    const lossless = sv.lossless && sv.candidate ? `; lossless (every message byte for byte, ${how}): ranked as salvage:${g.file}` : ''
+    const kept = sv.kind === 'prefix' ? plural(sv.messages, 'message') : `the complete document of ${plural(sv.bytesKept, 'byte')} (${plural(sv.messages, 'message')})`
     findings.push(finding('salvage-available', g.file, `a salvage would keep ${kept}${covers}, dropping ${plural(sv.bytesDropped, 'byte')} from byte ${sv.bytesKept}${borrowed}${not}${lossless}`))
   }
   // More turns reachable only with borrowed values: say so (plain repair will not use such a salvage).
@@ -281,9 +282,7 @@ export function applyForensics(input: ForensicsInput): ForensicsResult {
     const src = input.source && input.source.kind !== 'intact' ? input.source : null
     const f = findings.find((x) => x.id === 'transcript-damaged' && x.file === transcript.file)
     const ts = input.transcriptSalvage
-    const salvageWords = ts
-      ? `a salvage keeps ${plural(ts.summary.messages, 'message')} byte for byte (${plural(ts.summary.turns ?? 0, 'agent turn')}) and drops ${ts.summary.lossless ? `only ${plural(ts.summary.bytesDropped, 'byte')} after the last complete message (nothing that was written is lost)` : `${ts.summary.tornElementDropped ? 'the torn message and ' : ''}${plural(ts.summary.bytesDropped, 'byte')} from byte ${ts.summary.bytesKept}`}${metaCount(input)}`
-      : null
+    const salvageWords = ts ? `a salvage keeps ${plural(ts.summary.messages, 'message')} byte for byte (${plural(ts.summary.turns ?? 0, 'agent turn')}) and ${transcriptLoss(ts)}${metaCount(input)}` : null
     if (src) {
       result.transcriptRestore = {from: src.name, to: TRANSCRIPT, turns: src.turns.length, messages: src.messages.length, bytes: src.bytes.length, sha256: src.sha256}
       if (f) {
@@ -334,6 +333,17 @@ export function applyForensics(input: ForensicsInput): ForensicsResult {
   return result
 }
 
+/** What a transcript salvage loses, in words. */
+function transcriptLoss(ts: TranscriptSalvage): string {
+  const sv = ts.summary
+  if (sv.lossless) {
+    if (sv.kind === 'bom') return 'drops only the byte order mark: nothing that was written is lost'
+    if (sv.kind === 'tail') return `drops only the ${plural(sv.bytesDropped, 'byte')} after the complete document: nothing that was written is lost`
+    return 'adds only the closing bracket: nothing that was written is lost'
+  }
+  return `drops ${sv.tornElementDropped ? 'the torn message and ' : ''}${plural(sv.bytesDropped, 'byte')} from byte ${sv.bytesKept}`
+}
+
 /** ", chat-meta.json last counted N messages" when the sidecar is intact and counts more than the salvage keeps. */
 function metaCount(input: ForensicsInput): string {
   const meta = input.generations.find((g) => g.role === 'meta' && g.class === 'intact')
@@ -350,7 +360,7 @@ function metaCount(input: ForensicsInput): string {
 function tornSave(g: Generation, data: Buffer, input: ForensicsInput): TornSave {
   const M = input.turns ? input.turns.length : null
   const salvage = input.salvages.find((s) => s.file === g.file)
-  if (salvage?.summary.kind === 'tail' && salvage.measure) {
+  if ((salvage?.summary.kind === 'tail' || salvage?.summary.kind === 'bom') && salvage.measure) {
     const n = salvage.measure.turns
     return {basis: 'complete', turns: [n, n], sameAs: null, note: 'the document itself is complete; only bytes after it are damage'}
   }

@@ -128,7 +128,11 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
 
   // Skipped: nothing of the agent context was ever saved and the transcript has no agent turn.
   const hasStateFile = stateGens.some((g) => g.role !== 'embedded' && g.class !== 'missing')
-  if (!hasStateFile && (M === null || M === 0)) {
+  const meta = generations.find((g) => g.role === 'meta' && g.class === 'intact')
+  const metaCount = meta ? (values.get(meta.file) as {messageCount: number}).messageCount : 0
+  // A sidecar that counts messages shows a chat existed: its content is missing, not absent.
+  const recorded = !transcript && metaCount > 0
+  if (!hasStateFile && (M === null || M === 0) && !recorded) {
     const names = entries.map((f) => f.name)
     if (names.includes(LEGACY_MESSAGES)) return {kind: 'skipped', reason: "legacy npm-app chat (messages.json, Codebuff's 2025 CLI): not supported yet"}
     if (transcript === undefined || transcript.class === 'intact') {
@@ -202,7 +206,7 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
 
   // Findings about the winning context against the transcript.
   if (status === 'unrecoverable') {
-    const survives = M !== null ? `the transcript survives with ${plural(M, 'agent turn')}` : 'no intact transcript survives either'
+    const survives = M !== null ? `the transcript survives with ${plural(M, 'agent turn')}` : recorded ? `no transcript survives either, though ${meta!.file} records ${plural(metaCount, 'message')}` : 'no intact transcript survives either'
     findings.push(finding('context-lost', null, `no usable generation of the agent context: the agent's memory of this chat is lost; ${survives}`))
   } else if (best && M !== null) {
     const m = best.measure

@@ -77,7 +77,7 @@ export interface TranscriptSource {
 
 /** The salvaged transcript of a torn `chat-messages.json`, when its generation says it is torn. */
 export function transcriptSalvageOf(entries: readonly FileEntry[], transcript: Generation | undefined): TranscriptSalvage | null {
-  if (!transcript || (transcript.class !== 'truncated' && transcript.class !== 'corrupt') || transcript.reasons.includes('bom') || transcript.reasons.includes('not-a-file')) return null
+  if (!transcript || (transcript.class !== 'truncated' && transcript.class !== 'corrupt') || transcript.reasons.some((r) => r === 'not-a-file' || r === 'unreadable' || r === 'foreign-content')) return null
   const data = entries.find((f) => f.name === transcript.file && f.kind === 'file')?.data
   return data ? salvageTranscript(data, transcript.damage?.offset) : null
 }
