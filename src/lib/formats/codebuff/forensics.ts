@@ -209,7 +209,7 @@ export function transcriptSourceOfReport(snapshot: ChatDirSnapshot, generations:
 export function salvageChat(snapshot: ChatDirSnapshot, report: Pick<ChatReport, 'generations'>): SalvagedGeneration[] {
   const source = transcriptSourceOfReport(snapshot, report.generations)
   const skip = new Set(report.generations.filter((g) => parseDocumentName(g.file) && g.role === 'embedded').map((g) => parseDocumentName(g.file)!.file))
-  return salvageAll(snapshot, report.generations, source ? source.turns : null, undefined, skip)
+  return salvageAll(snapshot, report.generations, source?.complete ? source.turns : null, undefined, skip)
 }
 
 /** What `applyForensics` gets from `diagnoseChat`. */

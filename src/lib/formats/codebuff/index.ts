@@ -121,8 +121,11 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
   const primary = generations.find((g) => g.role === 'primary')!
   const transcript = generations.find((g) => g.role === 'transcript')
   if (transcript && transcriptSalvage) transcript.salvage = transcriptSalvage.summary
-  const transcriptValue = source ? source.messages : null
-  const turns = source ? source.turns : null
+  // Turns are counted only against a complete transcript: the intact file, an intact temp, or a lossless
+  // salvage (a lossy one holds a lower bound of the turns: M stays unknown and N is each generation's own count).
+  const counted = source?.complete ? source : null
+  const transcriptValue = counted ? counted.messages : null
+  const turns = counted ? counted.turns : null
   const M = turns ? turns.length : null
   const stateGens = generations.filter((g) => g.role === 'primary' || g.role === 'backup' || g.role === 'temp' || g.role === 'embedded')
 

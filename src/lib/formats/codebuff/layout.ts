@@ -24,10 +24,11 @@ const TRANSCRIPT_TEMP = new RegExp(String.raw`^chat-messages\.json${TEMP_SUFFIX}
  * Siblings other writers leave under the state file's name: `run-state.json.<anything>` (write-file-atomic's
  * `<name>.<32-bit number>`, `<name>.<uuid>.tmp`, `.backup.<ms>` / `.corrupted.<ms>` copies, …), the hidden
  * `.run-state.json.<pid>-<ms>.tmp` style, and `run-state.json-<digits>.json`. Temps by role: a generation
- * of the same state under a name the Codebuff CLI does not write (bug-log.md, "Temp and backup names").
+ * of the same state under a name the Codebuff CLI does not write (bug-log.md, "Temp and backup names"). Only
+ * the characters such names use (letters, digits, `_ . - @ +`): a name shown escaped is never read.
  */
-const RUN_STATE_SIBLING = /^\.?run-state\.json[.-]./
-const TRANSCRIPT_SIBLING = /^\.?chat-messages\.json[.-]./
+const RUN_STATE_SIBLING = /^\.?run-state\.json[.-][\w.@+-]+$/
+const TRANSCRIPT_SIBLING = /^\.?chat-messages\.json[.-][\w.@+-]+$/
 
 /** Chat ids: the UTC creation time with `:` replaced by `-` (cli/src/__tests__/project-files-chat-id.test.ts). */
 export const CHAT_ID_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}Z$/

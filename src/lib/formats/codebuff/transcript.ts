@@ -5,8 +5,9 @@
  * transcript is always damage. It can be restored from an intact transcript temp, or from its own salvage:
  * its complete messages kept byte for byte, then only the closing `]` added. The sources rank by agent turns,
  * then messages, then the newer mtime, then the byte-wise larger name. Turns (M) are counted against the
- * transcript itself when it is intact, else against the best source, so the verdict describes the chat as a
- * repair leaves it and a repair converges in one run.
+ * transcript itself when it is intact, else against the best source when that is complete (a temp, or a
+ * lossless salvage), so the verdict describes the chat as a repair leaves it; the embedded copies are taken
+ * from the best source in any case (their bytes are whole inside its complete messages).
  */
 import {createHash} from 'node:crypto'
 import type {Generation, SalvageReport} from '../../model.js'
@@ -65,6 +66,8 @@ export interface TranscriptSource {
   /** `chat-messages.json` (intact), an intact transcript temp's name, or `salvage:chat-messages.json`. */
   name: string
   kind: 'intact' | 'temp' | 'salvage'
+  /** True when it is a whole transcript (intact file or temp, or a lossless salvage): turns are counted against it. */
+  complete: boolean
   messages: unknown[]
   turns: TranscriptTurn[]
   /** The bytes a restore writes (for `intact`, the file's own). */
@@ -98,7 +101,7 @@ export function chooseTranscriptSource(
   if (transcript?.class === 'intact') {
     const v = valueOf(transcript.file)
     const bytes = bytesOf(transcript.file)
-    if (isTranscriptValue(v) && bytes) return {name: transcript.file, kind: 'intact', messages: v, turns: transcriptTurns(v), bytes, file: transcript.file, mtimeMs: transcript.mtimeMs, sha256: transcript.sha256}
+    if (isTranscriptValue(v) && bytes) return {name: transcript.file, kind: 'intact', complete: true, messages: v, turns: transcriptTurns(v), bytes, file: transcript.file, mtimeMs: transcript.mtimeMs, sha256: transcript.sha256}
     return null
   }
   if (!transcript) return null
@@ -107,10 +110,10 @@ export function chooseTranscriptSource(
     if (g.role !== 'transcript-temp' || g.class !== 'intact') continue
     const v = valueOf(g.file)
     const bytes = bytesOf(g.file)
-    if (isTranscriptValue(v) && bytes) sources.push({name: g.file, kind: 'temp', messages: v, turns: transcriptTurns(v), bytes, file: g.file, mtimeMs: g.mtimeMs, sha256: g.sha256})
+    if (isTranscriptValue(v) && bytes) sources.push({name: g.file, kind: 'temp', complete: true, messages: v, turns: transcriptTurns(v), bytes, file: g.file, mtimeMs: g.mtimeMs, sha256: g.sha256})
   }
   if (salvage) {
-    sources.push({name: salvageLabel(TRANSCRIPT), kind: 'salvage', messages: salvage.messages, turns: transcriptTurns(salvage.messages), bytes: salvage.bytes, file: TRANSCRIPT, mtimeMs: transcript.mtimeMs, sha256: salvage.summary.sha256})
+    sources.push({name: salvageLabel(TRANSCRIPT), kind: 'salvage', complete: salvage.summary.lossless, messages: salvage.messages, turns: transcriptTurns(salvage.messages), bytes: salvage.bytes, file: TRANSCRIPT, mtimeMs: transcript.mtimeMs, sha256: salvage.summary.sha256})
   }
   sources.sort((a, b) => b.turns.length - a.turns.length || b.messages.length - a.messages.length || (b.mtimeMs ?? 0) - (a.mtimeMs ?? 0) || Buffer.compare(Buffer.from(b.name), Buffer.from(a.name)))
   return sources[0] ?? null
