@@ -209,7 +209,11 @@ export function accountOf(r: ChatReport, tears: TearLocation[]): string {
   const backup = r.generations.find((g) => g.role === 'backup')
   const N = r.contextTurns
   const M = r.transcriptTurns
-  const of = (n: number | null) => (n === null ? '' : M !== null ? ` (turn ${n} of ${M})` : ` (turn ${n})`)
+  const of = (n: number | null) => {
+    if (n === null) return ''
+    if (n === 0) return M === null ? '' : M === 0 ? ' (the transcript has no agent turn)' : ` (none of the transcript's ${M} turns)`
+    return M !== null ? ` (turn ${n} of ${M})` : ` (turn ${n})`
+  }
   const pTear = tears.find((t) => t.file === primary?.file)
   if (primary?.class === 'missing') {
     s.push(backup ? `The primary state file is missing while a backup exists: the process most likely died between rotating the primary to ${backup.file} and writing the new one.` : 'The primary state file is missing: it was deleted, or the process died before the first save completed.')
@@ -252,7 +256,7 @@ export function accountOf(r: ChatReport, tears: TearLocation[]): string {
   for (const g of salv) {
     if (g.role === 'transcript') continue
     const sv = g.salvage!
-    s.push(`A salvage of ${g.file} would keep ${sv.messages} whole message${sv.messages === 1 ? '' : 's'}${sv.turns !== null ? of(sv.turns) : ''}${sv.candidate ? (sv.lossless ? ', losing nothing that was written' : '') : ', but could not be used as it is'}.`)
+    s.push(`A salvage of ${g.file} would keep ${sv.messages} whole message${sv.messages === 1 ? '' : 's'}${of(sv.turns)}${sv.candidate ? (sv.lossless ? ', losing nothing that was written' : '') : ', but could not be used as it is'}.`)
   }
   const more = r.findings.find((f) => f.id === 'salvage-more-turns')
   if (more) s.push(`More turns are reachable only with values borrowed from other generations: ${salvageCommand(r.path)} would use that salvage.`)

@@ -88,3 +88,22 @@ test('scan: a degraded chat sets exit bit 4, summary.degraded, and the table say
     cleanup(home)
   }
 })
+
+test('inspect: a tear among prompts older than the 100-message transcript window says it cannot tell the turn, never "turn 0"', () => {
+  const home = tempDir()
+  try {
+    const dir = copyRealChat(REAL_CHATS.large, home)
+    const full = readFileSync(path.join(REALDATA, 'codebuff', REAL_CHATS.large, 'run-state.json'))
+    writeFileSync(path.join(dir, 'run-state.json'), full.subarray(0, full.length >> 1))
+    const r = runCli(['inspect', '--json', dir], {env: {HOME: home}})
+    const x = JSON.parse(r.stdout).inspection
+    const p = JSON.parse(r.stdout).chats[0].generations.find((g: {file: string}) => g.file === 'run-state.json')
+    assert.deepEqual(p.save, {basis: 'unknown', turns: null, sameAs: null, note: "the prompts in its surviving bytes are older than the transcript's first turn, and the transcript keeps only its last 100 messages"})
+    assert.match(x.account, /^The process most likely died while saving the state \(which turn, it cannot tell: the prompts in its surviving bytes are older than the transcript's first turn/)
+    assert.doesNotMatch(x.account, /turn 0\b/)
+    assert.match(x.account, /would keep \d+ whole messages \(none of the transcript's 50 turns\)/)
+    assert.doesNotMatch(runCli(['inspect', dir], {env: {HOME: home}}).stdout, /from byte (\d+) of \1 \(0 bytes\)/)
+  } finally {
+    cleanup(home)
+  }
+})

@@ -249,7 +249,8 @@ export function applyForensics(input: ForensicsInput): ForensicsResult {
   for (const s of input.salvages) {
     const g = generations.find((x) => x.file === s.file)!
     const sv = s.summary
-    const covers = sv.turns !== null ? `, covering turn ${sv.turns}${M !== null ? ` of ${M}` : ''}` : ''
+    const covers =
+      sv.turns === null ? '' : sv.turns === 0 && M !== null ? `, covering none of the transcript's ${plural(M, 'turn')}${s.measure && s.measure.unmatchedBeforeFirst > 0 ? ' (its prompts are older than the transcript\'s first turn)' : ''}` : `, covering turn ${sv.turns}${M !== null ? ` of ${M}` : ''}`
     const byDonor = new Map<string, string[]>()
     for (const k of sv.keysBorrowed) byDonor.set(k.from, [...(byDonor.get(k.from) ?? []), k.key.split('.').pop()!])
     const borrowed = [...byDonor].map(([from, keys]) => `; ${plural(keys.length, 'cut-off key')} (${keys.join(', ')}) from ${from}`).join('')
@@ -378,7 +379,7 @@ function tornSave(g: Generation, data: Buffer, input: ForensicsInput): TornSave 
   if (!m || m.prompts === 0) return {basis: 'unknown', turns: null, sameAs: null, note: 'no prompt survives in its bytes'}
   if (M === null) return {basis: 'unknown', turns: null, sameAs: null, note: `no usable transcript to place the ${plural(m.prompts, 'prompt')} in its surviving bytes`}
   if (m.turns === 0) {
-    return {basis: 'unknown', turns: null, sameAs: null, note: m.unmatchedBeforeFirst > 0 ? "the prompts in its surviving bytes are older than the transcript's first turn (the transcript keeps only its last 100 messages)" : 'no prompt in its surviving bytes matches a transcript turn'}
+    return {basis: 'unknown', turns: null, sameAs: null, note: m.unmatchedBeforeFirst > 0 ? "the prompts in its surviving bytes are older than the transcript's first turn, and the transcript keeps only its last 100 messages" : 'no prompt in its surviving bytes matches a transcript turn'}
   }
   return {basis: 'prompts', turns: [m.turns, Math.max(m.turns, M)], sameAs: null, note: null}
 }
