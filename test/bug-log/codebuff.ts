@@ -687,6 +687,23 @@ const entries: BugLogEntry[] = [
     },
   },
   {
+    id: 'B20',
+    title: 'a lone surrogate escape in run-state.json: intact, kept, with a warning',
+    agent: 'Codebuff',
+    format: 'codebuff',
+    damage: 'the six characters \\ud83c (a high surrogate with no low half: text cut inside an emoji) written into an assistant text of turn 1; still valid JSON',
+    build(root) {
+      const c = tenTurnChat(root)
+      c.damage('run-state.json', (b) => overwrite(b, ASSISTANT_TEXT(b) + 8, Buffer.from('\\ud83c')))
+      return c.dir
+    },
+    expect: {
+      exitCode: 0,
+      chats: [tenVerdict({status: 'healthy', winner: 'run-state.json', turns: [10, 10], files: files(), findings: ['lone-surrogate'], absent: ['primary-damaged']})],
+      repair: null,
+    },
+  },
+  {
     id: 'B21',
     title: 'a raw U+2028 inside a string is intact',
     agent: 'Codebuff',
@@ -1101,7 +1118,6 @@ const entries: BugLogEntry[] = [
 ]
 
 const noEntry: NoEntry[] = [
-  {id: 'B20', kind: 'not-covered', reason: 'a lone surrogate escape (`\\ud83c`) in run-state.json parses and reads intact; the warning the model API\'s rejection deserves is not built for single-document states yet'},
   {id: 'B24', kind: 'not-covered', reason: 'an intact run-state.json over V8\'s longest string (~512 MiB) is classified by streaming but cannot be measured, so it is reported unreadable (exit bit 8); measuring it by streaming, and a test that writes 600 MB, are not built'},
   {id: 'B32', kind: 'not-applicable', reason: "Codebuff's in-flight snapshots legitimately end mid-turn (the SDK's interruption note, codebuff-format.md §4.2) and are resumed by the SDK: a history ending in an open tool call is no damage shape of its files"},
   {id: 'B33', kind: 'not-applicable', reason: "Codebuff's message history is an ordered array without parent links: no record can name a parent that is missing"},

@@ -6,6 +6,7 @@
 import {createHash} from 'node:crypto'
 import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
+import {hasLoneSurrogate} from '../../classify/jsonl.js'
 import {finding} from '../../findings.js'
 import type {ChatStatus, Classification, ContextMeasure, Finding, Generation, Role} from '../../model.js'
 import {rankCandidates, type Candidate} from '../../rank.js'
@@ -77,6 +78,16 @@ function describeClass(g: Generation): string {
   if (g.damage && g.damage.length === 0) at = `, cut at byte ${g.damage.offset} (its end)`
   else if (g.damage) at = `, damage from byte ${g.damage.offset} of ${g.bytes}`
   return `${g.class}${why}${at}`
+}
+
+/**
+ * True when a parsed state holds a string with an unpaired UTF-16 surrogate. `JSON.stringify` writes such a
+ * half as a `\ud8xx`-`\udfxx` escape, so the bytes are searched for one first (native, cheap) and the value is
+ * walked only when one is there.
+ */
+function loneSurrogateIn(data: Buffer | undefined, value: unknown): boolean {
+  if (!data || (data.indexOf('\\ud') < 0 && data.indexOf('\\uD') < 0)) return false
+  return hasLoneSurrogate(value)
 }
 
 /** ", an unusual temp name (…)" for a temp the Codebuff CLI would not have named so. */
@@ -204,6 +215,9 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
     if (g.role === 'meta' && g.class !== 'intact') findings.push(finding('meta-damaged', g.file, `sidecar is ${describeClass(g)}; the agent recomputes it`))
     if (g.role === 'other' && !KNOWN_OTHER.has(g.file)) findings.push(finding('unknown-file', g.file, 'not a Codebuff file; left untouched'))
     if (g.reasons.includes('unreadable')) findings.push(finding('unreadable', g.file, `could not read ${g.file}`))
+    if (g.class === 'intact' && (g.role === 'primary' || g.role === 'backup' || g.role === 'temp') && loneSurrogateIn(entries.find((f) => f.name === g.file)?.data, values.get(g.file))) {
+      findings.push(finding('lone-surrogate', g.file, `${g.file} holds a lone surrogate escape (a \\uD800–\\uDFFF without its other half, e.g. text cut between the halves of an emoji): JSON.parse accepts it, but the model API rejects a request holding it ("no low surrogate in string"); chatdoctor keeps the file as it is`))
+    }
   }
   if (!transcript) findings.push(finding('transcript-missing', TRANSCRIPT, `${TRANSCRIPT} is missing; turns cannot be counted against it`))
 
