@@ -137,13 +137,14 @@ const lastBlock = (len: number) => len - (len % 4096 === 0 ? 4096 : len % 4096)
 /** Offset of the first assistant text of the real 10-turn primary ("Let me look at the code for step 1."). */
 const ASSISTANT_TEXT = (b: Buffer) => b.indexOf('Let me look at the code for step 1.')
 
+/** An entry of this part (agent and format filled in). */
+const entry = (e: Omit<BugLogEntry, 'agent' | 'format'>): BugLogEntry => ({agent: 'Codebuff', format: 'codebuff', ...e})
+
 const entries: BugLogEntry[] = [
   // ---- K1 empty ----------------------------------------------------------------------------------------
-  {
+  entry({
     id: 'B01',
     title: 'zero-length run-state.json is empty, not truncated',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'run-state.json left at 0 bytes (ENOSPC during a truncate-then-write); the .bak (turn 9) intact',
     build(root) {
       const c = tenTurnChat(root)
@@ -155,12 +156,10 @@ const entries: BugLogEntry[] = [
       chats: [tenVerdict({status: 'repairable', winner: TURN_9_COPY, turns: [9, 10], files: files({'run-state.json': 'empty'}), findings: ['primary-damaged', 'context-behind-transcript']})],
       repair: restorePrimary(TURN_9_COPY, HEALTHY_9_AFTER, () => stateOfTurn(9)),
     },
-  },
-  {
+  }),
+  entry({
     id: 'B02',
     title: 'empty run-state.json with no other generation: lost, reported, nothing reset',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'run-state.json is a single LF; no .bak, no temp, no embedded copy: no other generation',
     build(root) {
       const c = tenTurnChat(root, {embedded: 0})
@@ -173,12 +172,10 @@ const entries: BugLogEntry[] = [
       chats: [{chat: TEN, embeddedCopies: 0, status: 'unrecoverable', winner: null, turns: [null, 10], files: files({'run-state.json': 'empty', 'run-state.json.bak': null}), findings: ['primary-damaged', 'context-lost']}],
       repair: null,
     },
-  },
-  {
+  }),
+  entry({
     id: 'B03',
     title: 'empty and torn leftover temps beside a healthy chat, and a log-only sibling dir',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'five 0-byte run-state.json.<pid>.tmp and two temps cut at 300 bytes beside an intact chat; a chat dir holding only log.jsonl',
     build(root) {
       const c = tenTurnChat(root)
@@ -211,13 +208,11 @@ const entries: BugLogEntry[] = [
       skipped: ['2026-08-31T10-00-00.000Z'],
       repair: null,
     },
-  },
+  }),
   // ---- K2 whole file zero-filled -------------------------------------------------------------------------
-  {
+  entry({
     id: 'B04',
     title: 'a zero-filled run-state.json with no generation does not hide the other chats',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'run-state.json = 413 NUL bytes, no other generation; two healthy chats beside it',
     build(root) {
       const bad = tenTurnChat(root, {embedded: 0})
@@ -236,12 +231,10 @@ const entries: BugLogEntry[] = [
       ],
       repair: null,
     },
-  },
-  {
+  }),
+  entry({
     id: 'B05',
     title: 'a 4 KiB zero-filled primary restored from the .bak one turn older',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'run-state.json = 4096 NUL bytes (one block, a VM crash); .bak = the turn-9 state',
     build(root) {
       const c = tenTurnChat(root)
@@ -253,12 +246,10 @@ const entries: BugLogEntry[] = [
       chats: [tenVerdict({status: 'repairable', winner: TURN_9_COPY, turns: [9, 10], files: files({'run-state.json': 'zero-filled'}), findings: ['primary-damaged', 'context-behind-transcript']})],
       repair: restorePrimary(TURN_9_COPY, HEALTHY_9_AFTER, () => stateOfTurn(9)),
     },
-  },
-  {
+  }),
+  entry({
     id: 'B05',
     title: 'every generation damaged: no intact generation, nothing written',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'run-state.json = 4096 NULs, .bak cut at 60%, no embedded copy (all the versions bad)',
     build(root) {
       const c = tenTurnChat(root, {embedded: 0})
@@ -283,13 +274,11 @@ const entries: BugLogEntry[] = [
       ],
       repair: null,
     },
-  },
+  }),
   // ---- K3 NUL runs inside otherwise valid content --------------------------------------------------------
-  {
+  entry({
     id: 'B06',
     title: 'a NUL block inside run-state.json: corrupt nul-run, the .bak wins',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'bytes 8192–12287 of run-state.json overwritten by NULs (a block that never reached the disk), size kept',
     build(root) {
       const c = tenTurnChat(root)
@@ -312,12 +301,10 @@ const entries: BugLogEntry[] = [
       ],
       repair: restorePrimary(TURN_9_COPY, HEALTHY_9_AFTER, () => stateOfTurn(9)),
     },
-  },
-  {
+  }),
+  entry({
     id: 'B07',
     title: 'the last block of run-state.json zero-filled: more turns only with borrowed values, and the command that uses them',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'the last 4096-byte block of run-state.json (inside fileContext, after the whole history) is NULs, size kept',
     build(root) {
       const c = tenTurnChat(root)
@@ -339,12 +326,10 @@ const entries: BugLogEntry[] = [
       ],
       repair: restorePrimary(TURN_9_COPY, HEALTHY_9_AFTER, () => stateOfTurn(9)),
     },
-  },
-  {
+  }),
+  entry({
     id: 'B08',
     title: 'NULs after a complete run-state.json: a lossless salvage wins under plain repair',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'the complete turn-10 state followed by 1728 NUL bytes (a buffered write extended the file)',
     build(root) {
       const c = tenTurnChat(root)
@@ -367,13 +352,11 @@ const entries: BugLogEntry[] = [
       ],
       repair: restorePrimary('salvage:run-state.json', HEALTHY_AFTER, () => stateOfTurn(10)),
     },
-  },
+  }),
   // ---- K4 single JSON document cut at a byte boundary ----------------------------------------------------
-  {
+  entry({
     id: 'B09',
     title: 'run-state.json cut at 37% beside an intact .bak and a torn .corrupted copy',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'run-state.json = its first 37% (concurrent writers); .bak = turn 9; run-state.json.corrupted.<ms> = the first 157 bytes of a save',
     build(root) {
       const c = tenTurnChat(root)
@@ -395,12 +378,10 @@ const entries: BugLogEntry[] = [
       ],
       repair: restorePrimary(TURN_9_COPY, HEALTHY_9_AFTER, () => stateOfTurn(9)),
     },
-  },
-  {
+  }),
+  entry({
     id: 'B10',
     title: 'chat-messages.json missing its closing bracket: a lossless transcript salvage restores it',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'the final ] of chat-messages.json missing (the file ends with the last message\'s }); everything else intact',
     build(root) {
       const c = tenTurnChat(root)
@@ -430,12 +411,10 @@ const entries: BugLogEntry[] = [
         after: HEALTHY_AFTER,
       },
     },
-  },
-  {
+  }),
+  entry({
     id: 'B10',
     title: 'run-state.json missing its closing brace: a lossless salvage, not an older generation',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'the final } of run-state.json missing: every message and member written, only the closing syntax cut off',
     build(root) {
       const c = tenTurnChat(root)
@@ -458,13 +437,11 @@ const entries: BugLogEntry[] = [
       ],
       repair: restorePrimary('salvage:run-state.json', HEALTHY_AFTER, () => stateOfTurn(10)),
     },
-  },
+  }),
   // ---- K5 torn last record ------------------------------------------------------------------------------
-  {
+  entry({
     id: 'B11',
     title: 'run-state.json torn inside its last message: turn 10 only with borrowed values',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'run-state.json cut inside the last message of its history (turn 10\'s answer), no trailing bytes',
     build(root) {
       const c = tenTurnChat(root)
@@ -486,13 +463,11 @@ const entries: BugLogEntry[] = [
       ],
       repair: restorePrimary(TURN_9_COPY, HEALTHY_9_AFTER, () => stateOfTurn(9)),
     },
-  },
+  }),
   // ---- K6 interior damage with valid content after -------------------------------------------------------
-  {
+  entry({
     id: 'B12',
     title: 'a sector of another file inside run-state.json: corrupt syntax-error, valid bytes after it unused',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'bytes 10240–10751 of run-state.json overwritten by a sector of another chat\'s transcript; the rest intact',
     build(root) {
       const c = tenTurnChat(root)
@@ -504,13 +479,11 @@ const entries: BugLogEntry[] = [
       chats: [tenVerdict({status: 'repairable', winner: TURN_9_COPY, turns: [9, 10], files: files({'run-state.json': 'corrupt syntax-error'}), findings: ['primary-damaged', 'salvage-available'], salvage: {'run-state.json': {lossless: false}}})],
       repair: restorePrimary(TURN_9_COPY, HEALTHY_9_AFTER, () => stateOfTurn(9)),
     },
-  },
+  }),
   // ---- K7 overlapping, interleaved or concatenated writes ------------------------------------------------
-  {
+  entry({
     id: 'B13',
     title: 'a torn save followed by the next complete one: the complete document is a generation',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'run-state.json = the first 40% of the turn-9 save, then (no separator) the complete turn-10 state',
     build(root) {
       const c = tenTurnChat(root)
@@ -532,12 +505,10 @@ const entries: BugLogEntry[] = [
       ],
       repair: restorePrimary('run-state.json@9770', HEALTHY_AFTER, () => stateOfTurn(10)),
     },
-  },
-  {
+  }),
+  entry({
     id: 'B14',
     title: 'the same state written twice back to back: a duplicated write, restored once',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'run-state.json = the turn-10 state twice, no separator (a re-emitted write)',
     build(root) {
       const c = tenTurnChat(root)
@@ -559,12 +530,10 @@ const entries: BugLogEntry[] = [
       ],
       repair: restorePrimary('run-state.json@26966', HEALTHY_AFTER, () => stateOfTurn(10)),
     },
-  },
-  {
+  }),
+  entry({
     id: 'B15',
     title: 'a torn save, a line break, then its complete twin',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'run-state.json = the first 35% of the turn-10 state, LF, then the complete turn-10 state (two writers)',
     build(root) {
       const c = tenTurnChat(root)
@@ -585,12 +554,10 @@ const entries: BugLogEntry[] = [
       ],
       repair: restorePrimary('run-state.json@9439', HEALTHY_AFTER, () => stateOfTurn(10)),
     },
-  },
-  {
+  }),
+  entry({
     id: 'B16',
     title: 'concatenated generations: the newer document wins, its exact bytes restored',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'run-state.json = the complete turn-9 state immediately followed by the complete turn-10 state; .bak = turn 9',
     build(root) {
       const c = tenTurnChat(root)
@@ -612,12 +579,10 @@ const entries: BugLogEntry[] = [
       ],
       repair: restorePrimary('run-state.json@24425', HEALTHY_AFTER, (b) => b('run-state.json').subarray(24425)),
     },
-  },
-  {
+  }),
+  entry({
     id: 'B17',
     title: 'a stale tail after a complete run-state.json: trailing garbage, the complete document kept',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'the complete turn-10 state followed by the last 200 bytes of a longer earlier write (a shorter rewrite without truncation)',
     build(root) {
       const c = tenTurnChat(root)
@@ -640,13 +605,11 @@ const entries: BugLogEntry[] = [
       ],
       repair: restorePrimary('salvage:run-state.json', HEALTHY_AFTER, () => stateOfTurn(10)),
     },
-  },
+  }),
   // ---- K8 encoding and framing ----------------------------------------------------------------------------
-  {
+  entry({
     id: 'B18',
     title: 'a UTF-8 BOM before run-state.json: corrupt bom, the document behind it restored whole',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'EF BB BF in front of the complete turn-10 state (an editor re-saved it)',
     build(root) {
       const c = tenTurnChat(root)
@@ -668,12 +631,10 @@ const entries: BugLogEntry[] = [
       ],
       repair: restorePrimary('salvage:run-state.json', HEALTHY_AFTER, () => stateOfTurn(10)),
     },
-  },
-  {
+  }),
+  entry({
     id: 'B19',
     title: 'an incomplete UTF-8 sequence inside run-state.json: corrupt invalid-utf8, never decoded lossily',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'two bytes E6 87 (a CJK character cut after its second byte) written over an assistant text of turn 1',
     build(root) {
       const c = tenTurnChat(root)
@@ -685,12 +646,10 @@ const entries: BugLogEntry[] = [
       chats: [tenVerdict({status: 'repairable', winner: TURN_9_COPY, turns: [9, 10], files: files({'run-state.json': 'corrupt invalid-utf8'}), findings: ['primary-damaged']})],
       repair: restorePrimary(TURN_9_COPY, HEALTHY_9_AFTER, () => stateOfTurn(9)),
     },
-  },
-  {
+  }),
+  entry({
     id: 'B20',
     title: 'a lone surrogate escape in run-state.json: intact, kept, with a warning',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'the six characters \\ud83c (a high surrogate with no low half: text cut inside an emoji) written into an assistant text of turn 1; still valid JSON',
     build(root) {
       const c = tenTurnChat(root)
@@ -702,12 +661,10 @@ const entries: BugLogEntry[] = [
       chats: [tenVerdict({status: 'healthy', winner: 'run-state.json', turns: [10, 10], files: files(), findings: ['lone-surrogate'], absent: ['primary-damaged']})],
       repair: null,
     },
-  },
-  {
+  }),
+  entry({
     id: 'B21',
     title: 'a raw U+2028 inside a string is intact',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'a raw U+2028 (E2 80 A8) written over three bytes of an assistant text of turn 1 (JSON allows it; no line splitter reads this file)',
     build(root) {
       const c = tenTurnChat(root)
@@ -719,12 +676,10 @@ const entries: BugLogEntry[] = [
       chats: [tenVerdict({status: 'healthy', winner: 'run-state.json', turns: [10, 10], files: files(), absent: ['primary-damaged']})],
       repair: null,
     },
-  },
-  {
+  }),
+  entry({
     id: 'B22',
     title: 'a raw line break inside a string of run-state.json: corrupt syntax-error',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'a raw LF written over one byte of an assistant text of turn 1 (an unescaped control character)',
     build(root) {
       const c = tenTurnChat(root)
@@ -736,12 +691,10 @@ const entries: BugLogEntry[] = [
       chats: [tenVerdict({status: 'repairable', winner: TURN_9_COPY, turns: [9, 10], files: files({'run-state.json': 'corrupt syntax-error'}), findings: ['primary-damaged']})],
       repair: restorePrimary(TURN_9_COPY, HEALTHY_9_AFTER, () => stateOfTurn(9)),
     },
-  },
-  {
+  }),
+  entry({
     id: 'B23',
     title: 'a lone surrogate encoded as UTF-8 bytes: corrupt invalid-utf8',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'ED B2 9F (the lenient encoding of U+DC9F) written over three bytes of an assistant text of turn 1',
     build(root) {
       const c = tenTurnChat(root)
@@ -753,13 +706,11 @@ const entries: BugLogEntry[] = [
       chats: [tenVerdict({status: 'repairable', winner: TURN_9_COPY, turns: [9, 10], files: files({'run-state.json': 'corrupt invalid-utf8'}), findings: ['primary-damaged']})],
       repair: restorePrimary(TURN_9_COPY, HEALTHY_9_AFTER, () => stateOfTurn(9)),
     },
-  },
+  }),
   // ---- K9 beyond reader limits ----------------------------------------------------------------------------
-  {
+  entry({
     id: 'B25',
     title: 'a 61 KB message is intact: no fixed-size window stands for the file',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'the first assistant text of run-state.json replaced by 61,000 characters (a pasted book)',
     build(root) {
       const c = tenTurnChat(root)
@@ -771,13 +722,11 @@ const entries: BugLogEntry[] = [
       chats: [tenVerdict({status: 'healthy', winner: 'run-state.json', turns: [10, 10], files: files()})],
       repair: null,
     },
-  },
+  }),
   // ---- K10 not JSON at all ---------------------------------------------------------------------------------
-  {
+  entry({
     id: 'B26',
     title: 'ciphertext-like bytes in run-state.json: foreign content, never truncated',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'run-state.json = 2048 random non-NUL bytes (seeded), not starting with {; .bak intact',
     build(root) {
       const c = tenTurnChat(root)
@@ -790,12 +739,10 @@ const entries: BugLogEntry[] = [
       chats: [tenVerdict({status: 'repairable', winner: TURN_9_COPY, turns: [9, 10], files: files({'run-state.json': 'corrupt invalid-utf8 foreign-content'}), findings: ['primary-damaged'], absent: ['salvage-available'], account: [/holds no JSON document from its first byte/]})],
       repair: restorePrimary(TURN_9_COPY, HEALTHY_9_AFTER, () => stateOfTurn(9)),
     },
-  },
-  {
+  }),
+  entry({
     id: 'B27',
     title: 'run-state.json overwritten with minified JavaScript: foreign content, restored from the .bak',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'run-state.json = 50 KB of minified JavaScript (the wrong buffer written); .bak intact',
     build(root) {
       const c = tenTurnChat(root)
@@ -807,13 +754,11 @@ const entries: BugLogEntry[] = [
       chats: [tenVerdict({status: 'repairable', winner: TURN_9_COPY, turns: [9, 10], files: files({'run-state.json': 'corrupt syntax-error foreign-content'}), findings: ['primary-damaged'], absent: ['salvage-available']})],
       repair: restorePrimary(TURN_9_COPY, HEALTHY_9_AFTER, () => stateOfTurn(9)),
     },
-  },
+  }),
   // ---- K11 valid JSON, content empty, reset or shortened ---------------------------------------------------
-  {
+  entry({
     id: 'B28',
     title: 'a valid skeleton primary and skeleton/torn backups: the oldest, richest generation wins',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'run-state.json and a newer temp = the state with an empty history; .bak torn at 20%; only run-state.json.backup.<ms> (the oldest file) holds turn 9',
     build(root) {
       const c = tenTurnChat(root, {embedded: 0})
@@ -840,12 +785,10 @@ const entries: BugLogEntry[] = [
       ],
       repair: {...restorePrimary('run-state.json.backup.1788081302417', HEALTHY_9_AFTER), after: {...HEALTHY_9_AFTER}},
     },
-  },
-  {
+  }),
+  entry({
     id: 'B29',
     title: 'compaction wipe: an empty summary plus the last turns is degraded in the default output',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'run-state.json history = one empty <system> compaction summary, then turns 8–10; the transcript still has turns 1–10 and embedded copies of 1–9',
     build(root) {
       const c = tenTurnChat(root)
@@ -870,12 +813,10 @@ const entries: BugLogEntry[] = [
       ],
       repair: null,
     },
-  },
-  {
+  }),
+  entry({
     id: 'B30',
     title: 'an empty transcript beside a full state: the agent keeps its memory, the lost turns are reported',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'chat-messages.json = [] (a valid empty transcript) while run-state.json holds all 10 prompts',
     build(root) {
       const c = tenTurnChat(root)
@@ -888,12 +829,10 @@ const entries: BugLogEntry[] = [
       chats: [{chat: TEN, embeddedCopies: 0, status: 'healthy', winner: 'run-state.json', turns: [0, 0], files: files(), findings: ['prompts-without-transcript']}],
       repair: null,
     },
-  },
-  {
+  }),
+  entry({
     id: 'B31',
     title: 'a stale primary behind a complete newer temp: the temp is promoted',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'run-state.json = turn 9 (t1), a complete run-state.json.<pid>.<uuid>.tmp = turn 10 (t2), .bak = turn 8 (t0); embedded copies of turns 1–8',
     build(root) {
       const c = tenTurnChat(root, {embedded: 8})
@@ -917,13 +856,11 @@ const entries: BugLogEntry[] = [
       ],
       repair: restorePrimary('run-state.json.48213.0c6f2d4e-9b1a-4e37-8d52-1f0e9a7b3c21.tmp', HEALTHY_AFTER),
     },
-  },
+  }),
   // ---- K13 index / metadata -------------------------------------------------------------------------------
-  {
+  entry({
     id: 'B41',
     title: 'a stale chat-meta.json sidecar: noted, recomputed by the agent, never rewritten',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'chat-meta.json records a transcript size and mtime the transcript no longer has (the index was not refreshed)',
     build(root) {
       const c = tenTurnChat(root)
@@ -935,12 +872,10 @@ const entries: BugLogEntry[] = [
       chats: [tenVerdict({status: 'healthy', winner: 'run-state.json', turns: [10, 10], files: files(), findings: ['meta-stale']})],
       repair: null,
     },
-  },
-  {
+  }),
+  entry({
     id: 'B42',
     title: 'the sidecar survives but the state and the transcript are gone: content missing, never skipped',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'the chat dir holds only chat-meta.json (counting 21 messages) and log.jsonl: run-state.json, .bak and chat-messages.json lost',
     build(root) {
       const c = tenTurnChat(root)
@@ -953,13 +888,11 @@ const entries: BugLogEntry[] = [
       chats: [{chat: TEN, embeddedCopies: 0, status: 'unrecoverable', winner: null, turns: [null, null], files: {'run-state.json': 'missing', 'chat-meta.json': 'intact', 'log.jsonl': 'other'}, findings: ['primary-missing', 'transcript-missing', 'context-lost']}],
       repair: null,
     },
-  },
+  }),
   // ---- K14 generation management --------------------------------------------------------------------------
-  {
+  entry({
     id: 'B44',
     title: 'every recent generation carries the same NUL damage: the older-named temp wins',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'run-state.json, .bak and a <pid>.<uuid>.tmp all with 300 NULs over the same bytes; only an old-style run-state.json.<pid>.tmp (the oldest file) holds turn 9',
     build(root) {
       const c = tenTurnChat(root, {embedded: 0})
@@ -985,12 +918,10 @@ const entries: BugLogEntry[] = [
       ],
       repair: restorePrimary('run-state.json.4242.tmp', HEALTHY_9_AFTER),
     },
-  },
-  {
+  }),
+  entry({
     id: 'B45',
     title: 'a primary that parses but fails the shape: contextless, the .bak wins and is never overwritten',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'run-state.json valid JSON whose sessionState.mainAgentState.messageHistory is an object, not an array; .bak intact',
     build(root) {
       const c = tenTurnChat(root)
@@ -1006,12 +937,10 @@ const entries: BugLogEntry[] = [
       chats: [tenVerdict({status: 'repairable', winner: TURN_9_COPY, turns: [9, 10], files: files({'run-state.json': 'contextless no-session-state'}), findings: ['primary-contextless']})],
       repair: restorePrimary(TURN_9_COPY, HEALTHY_9_AFTER, () => stateOfTurn(9)),
     },
-  },
-  {
+  }),
+  entry({
     id: 'B46',
     title: 'hidden pid-time temps: the complete newer one is promoted, the torn one listed',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'run-state.json = turn 9 (t1), .bak = turn 8 (t0), .run-state.json.4242-1720000000000.tmp = turn 10 (t2), .run-state.json.4243-1720000005000.tmp = half of a later save (t3)',
     build(root) {
       const c = tenTurnChat(root, {embedded: 8})
@@ -1037,12 +966,10 @@ const entries: BugLogEntry[] = [
       ],
       repair: restorePrimary('.run-state.json.4242-1720000000000.tmp', HEALTHY_AFTER),
     },
-  },
-  {
+  }),
+  entry({
     id: 'B47',
     title: 'a write-file-atomic temp without .tmp: recognised as a generation and promoted',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'run-state.json = turn 9 (t1); run-state.json.3730721750 = turn 10 (t2), left by a rename that failed with EPERM',
     build(root) {
       const c = tenTurnChat(root, {embedded: 8})
@@ -1066,12 +993,10 @@ const entries: BugLogEntry[] = [
       ],
       repair: restorePrimary('run-state.json.3730721750', HEALTHY_AFTER),
     },
-  },
-  {
+  }),
+  entry({
     id: 'B49',
     title: 'a newer log-only sibling dir is skipped, the real chat untouched',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'a chat dir newer than the real chat holding only log.jsonl (every CLI start makes one), beside the intact 10-turn chat',
     build(root) {
       tenTurnChat(root)
@@ -1087,12 +1012,10 @@ const entries: BugLogEntry[] = [
       skipped: ['2026-08-31T10-00-00.000Z'],
       repair: null,
     },
-  },
-  {
+  }),
+  entry({
     id: 'B50',
     title: 'a torn primary is repaired with its bytes kept as evidence, never deleted',
-    agent: 'Codebuff',
-    format: 'codebuff',
     damage: 'run-state.json = its first 80%; .bak intact',
     build(root) {
       const c = tenTurnChat(root)
@@ -1114,7 +1037,7 @@ const entries: BugLogEntry[] = [
       ],
       repair: restorePrimary(TURN_9_COPY, HEALTHY_9_AFTER, () => stateOfTurn(9)),
     },
-  },
+  }),
 ]
 
 const noEntry: NoEntry[] = [
