@@ -1,9 +1,9 @@
 /**
  * Every report of the bug log a named test: each entry of `test/bug-log/<agent>.ts` builds its damage from
  * copies of real agent files, runs the BUILT CLI as a user would (`scan --json`, `inspect --json`,
- * `repair --dry-run --json`, then `repair -y --json` and a second `scan --json` where a repair applies) and
- * asserts the exact verdict: class and reasons of each file, chat status, winner, turns N of M, exit codes, and
- * what the repair wrote. `docs/bug-log-verdicts.md` is generated from the same entries and must be in step.
+ * `bundle --redact`, `repair --dry-run --json`, then `repair -y --json` and a second `scan --json` where a
+ * repair applies) and asserts the exact verdict: class and reasons of each file, chat status, winner, turns N
+ * of M, exit codes, and what the repair wrote; the redacted bundle must diagnose the same. `docs/bug-log-verdicts.md` is generated from the same entries and must be in step.
  */
 import assert from 'node:assert/strict'
 import {existsSync, lstatSync, readFileSync, readdirSync, realpathSync} from 'node:fs'
@@ -112,21 +112,29 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     // What the human outputs must say without --verbose.
     const degraded = c.findings.filter((f) => (f.id === 'context-amnesia' || f.id === 'compaction-wipe') && c.status === 'degraded')
     const more = ids.includes('salvage-more-turns')
-    const human = await runCliAsync(['inspect', chatDirOf(c)], {env})
-    assert.doesNotMatch(human.stdout, /from byte (\d+) of \1 \(0 bytes\)/, 'inspect never says "from byte X of X (0 bytes)"')
+    const damaged = Object.values(want.files).some((v) => !/^(intact|other|missing)$/.test(v))
+    const human = damaged || more ? await runCliAsync(['inspect', chatDirOf(c)], {env}) : null
+    if (human) assert.doesNotMatch(human.stdout, /from byte (\d+) of \1 \(0 bytes\)/, 'inspect never says "from byte X of X (0 bytes)"')
     if (degraded.length > 0 || more) {
       const scanned = await runCliAsync(['scan', chatDirOf(c)], {env})
       for (const f of degraded) assert.ok(scanned.stdout.includes(f.message), `the default scan output says: ${f.message}`)
       if (more) {
         const cmd = `chatdoctor repair --salvage ${c.path}`
         assert.ok(scanned.stdout.includes(cmd), 'the default scan output gives the repair --salvage command')
-        assert.ok(human.stdout.includes(cmd), 'inspect gives the repair --salvage command')
+        assert.ok(human!.stdout.includes(cmd), 'inspect gives the repair --salvage command')
         const dry = await runCliAsync(['repair', '--dry-run', chatDirOf(c)], {env})
         assert.ok(dry.stdout.includes(cmd), 'repair --dry-run gives the repair --salvage command')
       }
     }
   }
   assert.deepEqual(hashTree(root), untouched, 'inspect changed the tree')
+
+  // bundle --redact: the redacted chats diagnose the same (bundle checks it and refuses otherwise).
+  const out = tempDir(`chatdoctor-${e.id}-bundle-`)
+  roots.push(out)
+  const b = await runCliAsync(['bundle', '--redact', target, '-o', path.join(out, 'redacted.tar.gz')], {env})
+  assert.equal(b.status, 0, `bundle --redact: ${b.stderr}`)
+  assert.deepEqual(hashTree(root), untouched, 'bundle changed the chats')
 
   // repair --dry-run --json: the plan, nothing written.
   const dry = await json(['repair', '--dry-run', '--json', target], env)

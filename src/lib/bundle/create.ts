@@ -14,6 +14,7 @@ import type {FileEntry} from '../formats/adapter.js'
 import type {ChatReport, OperationalError, Role, Skipped} from '../model.js'
 import {scanPaths, type ScannedChat} from '../scan.js'
 import {BUNDLE_SCHEMA_VERSION, MANIFEST_NAME, verdictDifference, verdictOf, type Manifest, type ManifestChat} from './manifest.js'
+import {stateDocuments} from '../formats/codebuff/documents.js'
 import {makeRedactor, redactChatMeta, redactJsonBytes, type Redactor} from './redact.js'
 import {redactJsonlBytes, redactOpenCodeBytes, redactZstdJsonl} from './redact-agents.js'
 
@@ -101,6 +102,24 @@ function redactAgentFiles(format: string, files: ChatFile[], roles: Map<string, 
   return {files: out, omitted}
 }
 
+/**
+ * Redacts a state file; one that holds several writes (complete documents after a torn or complete first one,
+ * `stateDocuments`) is redacted document by document, so each stays a document the diagnosis reads.
+ */
+function redactStateFile(buf: Buffer, r: Redactor): Buffer {
+  const docs = stateDocuments(buf)
+  if (docs.length === 0) return redactJsonBytes(buf, 'state', r)
+  const parts: Buffer[] = []
+  let at = 0
+  for (const d of docs) {
+    if (d.start > at) parts.push(redactJsonBytes(buf.subarray(at, d.start), 'state', r))
+    parts.push(redactJsonBytes(buf.subarray(d.start, d.end), 'state', r))
+    at = d.end
+  }
+  if (at < buf.length) parts.push(redactJsonBytes(buf.subarray(at), 'state', r))
+  return Buffer.concat(parts)
+}
+
 /** Redacts a chat's files by role; files that cannot be redacted structurally are omitted. */
 function redactFiles(files: ChatFile[], roles: Map<string, Role>, r: Redactor): {files: ChatFile[]; omitted: Array<{path: string; reason: string}>} {
   const out: ChatFile[] = []
@@ -110,7 +129,7 @@ function redactFiles(files: ChatFile[], roles: Map<string, Role>, r: Redactor): 
   for (const f of files) {
     const role = roles.get(f.rel) ?? 'other'
     let data: Buffer
-    if (role === 'primary' || role === 'backup' || role === 'temp' || role === 'embedded') data = redactJsonBytes(f.data, 'state', r)
+    if (role === 'primary' || role === 'backup' || role === 'temp' || role === 'embedded') data = redactStateFile(f.data, r)
     else if (role === 'transcript') data = redactedTranscript!
     else if (role === 'transcript-temp') data = redactJsonBytes(f.data, 'transcript', r)
     else if (role === 'meta') data = redactChatMeta(f.data, transcript ? {original: transcript.data, redacted: redactedTranscript!} : null, r)
