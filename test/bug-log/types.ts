@@ -6,7 +6,7 @@
  *
  * Each agent's entries live in their own file (`test/bug-log/<agent>.ts`) and are registered in `index.ts`.
  */
-import type {ChatStatus, FileClass, Reason, RepairOutcome} from '../../src/lib/model.js'
+import type {ChatStatus, FileClass, Reason, RepairOutcome} from '../../src/lib/model/report.js'
 
 /** A file's class and reasons: `intact`, `truncated unexpected-end`, `other` (role `other`: never classified). */
 export type FileVerdict = string

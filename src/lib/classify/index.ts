@@ -12,7 +12,7 @@
  *   `foreign-content` when the file is other content from its first byte (text, code, binary data: `looksForeign`).
  * - `intact`: parses strictly. (The adapter may still turn it into `contextless` or `corrupt`/`wrong-shape`.)
  */
-import type {Classification, Reason} from '../model.js'
+import type {Classification, Reason} from '../model/report.js'
 import {FOREIGN_HEAD_BYTES, checkUtf8, decodeUtf8Strict, hasBom, indexOfByte, isAllNul, isBlank, isJsonWhitespace, looksForeign, nulTailStart} from './bytes.js'
 import {scanValue, skipWhitespace, type ScanResult} from './json.js'
 

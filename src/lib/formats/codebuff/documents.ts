@@ -6,7 +6,7 @@
  * complete one (the stub of an interrupted save, then the next save appended after it).
  */
 import {documentAt, documentChain, onlyPaddingFrom, type DocumentRange} from '../../classify/documents.js'
-import type {Generation} from '../../model.js'
+import type {Generation} from '../../model/report.js'
 
 /** Separator between a file and the byte offset of a document inside it. */
 export const DOCUMENT_SEPARATOR = '@'

@@ -11,11 +11,11 @@
 import {createHash} from 'node:crypto'
 import {classifyJsonBytes} from '../../classify/index.js'
 import {documentAt} from '../../classify/documents.js'
-import {finding} from '../../findings.js'
-import type {AmnesiaReport, ChatReport, ChatStatus, Finding, Generation, TornSave, TranscriptRestore} from '../../model.js'
-import {compareCandidates, type Candidate} from '../../rank.js'
+import {finding} from './findings.js'
+import type {AmnesiaReport, ChatReport, ChatStatus, Finding, Generation, TornSave, TranscriptRestore} from '../../model/report.js'
+import {compareCandidates, type Candidate} from '../../rank/index.js'
 import {salvageBytes, salvagedFileOf, type Donor, type SalvagedGeneration} from '../../salvage/index.js'
-import type {ChatDirSnapshot, FileEntry} from '../adapter.js'
+import type {ChatDirSnapshot, FileEntry} from '../../model/adapter.js'
 import {compactionFacts, turnRange} from './amnesia.js'
 import {documentName, mayHoldDocuments, parseDocumentName, stateDocuments} from './documents.js'
 import {embeddedName, locateEmbeddedRunStates, parseEmbeddedName, type EmbeddedRunState} from './embedded.js'
@@ -325,7 +325,8 @@ export function applyForensics(input: ForensicsInput): ForensicsResult {
 
   // Which turn each torn save was writing.
   for (const g of generations) {
-    if (!STATE_ROLES.has(g.role) || (g.class !== 'truncated' && g.class !== 'corrupt')) continue
+    // Only a save cut short (or a complete one with bytes after it) tells which turn it was writing.
+    if (!STATE_ROLES.has(g.role) || (g.class !== 'truncated' && !g.reasons.some((r) => r === 'unexpected-end' || r === 'nul-tail' || r === 'trailing-garbage'))) continue
     if (g.reasons.some((r) => r === 'bom' || r === 'foreign-content' || r === 'not-a-file' || r === 'unreadable' || r === 'concatenated')) continue
     const data = snapshot.files.find((f) => f.name === g.file && f.kind === 'file')?.data
     if (data) g.save = tornSave(g, data, input)

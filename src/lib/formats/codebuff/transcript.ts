@@ -10,9 +10,9 @@
  * from the best source in any case (their bytes are whole inside its complete messages).
  */
 import {createHash} from 'node:crypto'
-import type {Generation, SalvageReport} from '../../model.js'
+import type {Generation, SalvageReport} from '../../model/report.js'
 import {salvageBytes, salvageJson, salvageLabel} from '../../salvage/index.js'
-import type {FileEntry} from '../adapter.js'
+import type {FileEntry} from '../../model/adapter.js'
 import {TRANSCRIPT} from './layout.js'
 import {isPlainObject} from './schema.js'
 import {transcriptTurns, type TranscriptTurn} from './turns.js'
