@@ -232,6 +232,13 @@ export interface AdapterTexts {
   notRepairable?(chat: ChatReport): string
   /** What `repair` adds when a session file is gone for good (`lost.sessionListed` false). */
   readonly sessionUnlisted?: string
+  /**
+   * Finding ids the human output of `scan` and `repair` shows without `--verbose`: those that say what a
+   * `degraded` chat's agent no longer has, and `salvageHint`.
+   */
+  readonly headlines?: readonly string[]
+  /** The finding id that says a salvage reaches more turns: human output adds the exact `repair --salvage` command. */
+  readonly salvageHint?: string
 }
 
 /** What `bundle --session` asks of the adapter that exports sessions. */

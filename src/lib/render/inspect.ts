@@ -102,7 +102,8 @@ export function renderInspection(x: Inspection, opts: {chalk: ChalkInstance}): s
 
   out.push('', c.bold('What most likely happened'))
   for (const l of wrap(x.account)) out.push(`  ${l}`)
-  const more = x.findings.find((f) => f.id === 'salvage-more-turns')
+  const hint = adapterByName(x.format)?.texts?.salvageHint
+  const more = hint ? x.findings.find((f) => f.id === hint) : undefined
   if (more) out.push('', `To reach more turns with borrowed values: ${salvageCommand(x.path)}`)
   return out.join('\n')
 }

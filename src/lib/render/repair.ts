@@ -143,7 +143,7 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
     }
     case 'left-untouched': {
       lines.push(`${c.yellow('left untouched')} ${chat.path}`)
-      for (const f of chat.findings) if (f.id === 'context-amnesia' || (f.id === 'compaction-wipe' && f.severity === 'error')) lines.push(`  ${f.message}`)
+      for (const f of chat.findings) if (texts?.headlines?.includes(f.id) && f.id !== texts.salvageHint && f.severity === 'error') lines.push(`  ${f.message}`)
       if (r.message) lines.push(`  ${r.message}`)
       break
     }
@@ -156,7 +156,7 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
   }
   for (const w of r.warnings) lines.push(`  ${c.yellow('warning')} ${w}`)
   // More turns reachable only with borrowed values: said unless this run already restored a salvage.
-  const more = chat.findings.find((x) => x.id === 'salvage-more-turns')
+  const more = texts?.salvageHint ? chat.findings.find((x) => x.id === texts.salvageHint) : undefined
   const usedSalvage = (chat.actions ?? []).some((a) => a.type === 'restore' && a.from !== null && a.from.startsWith('salvage:') && (a.keysBorrowed ?? []).length > 0)
   if (more && !usedSalvage) lines.push(`  ${c.yellow('note')} ${more.message}: ${salvageCommand(chat.path)}`)
   return lines

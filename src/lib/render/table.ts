@@ -7,6 +7,7 @@ import type CliTable3 from 'cli-table3'
 import {createRequire} from 'node:module'
 import type {ChalkInstance} from 'chalk'
 import type {ChatReport, ChatStatus, Report, Severity} from '../model/report.js'
+import {adapterByName} from '../formats/index.js'
 import {salvageCommand} from '../fsio/paths.js'
 
 // cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up.
@@ -82,24 +83,22 @@ export function renderFindings(chats: ChatReport[], opts: TableOptions): string[
 }
 
 /**
- * Findings shown without `--verbose`, because the table alone would hide them: what a `degraded` chat's agent
- * no longer has (and which generation still holds it), and more turns reachable only by a salvage that
- * borrows values (with the exact command that uses it).
+ * The findings shown under each chat without `--verbose`, because the table alone would hide them: each
+ * adapter's `texts.headlines` (what a `degraded` chat's agent no longer has, and which generation still holds
+ * it; more turns reachable only by a salvage that borrows values, with the exact command that uses it).
  */
-const HEADLINE_IDS: ReadonlySet<string> = new Set(['context-amnesia', 'compaction-wipe', 'salvage-more-turns'])
-
-/** The headline findings under each chat (see `HEADLINE_IDS`). */
 export function renderHeadlines(chats: ChatReport[], opts: TableOptions): string[] {
   const c = opts.chalk
   const lines: string[] = []
   for (const chat of chats) {
     if (opts.quiet && chat.status === 'healthy') continue
-    const shown = chat.findings.filter((f) => HEADLINE_IDS.has(f.id))
+    const texts = adapterByName(chat.format)?.texts
+    const shown = chat.findings.filter((f) => texts?.headlines?.includes(f.id))
     if (shown.length === 0) continue
     lines.push('', c.bold(chat.path))
     for (const f of shown) {
       lines.push(`  ${severityText(f.severity, c)} ${f.id}${f.file ? ` ${c.dim(f.file)}` : ''}: ${f.message}`)
-      if (f.id === 'salvage-more-turns') lines.push(`  to use it: ${salvageCommand(chat.path)}`)
+      if (f.id === texts?.salvageHint) lines.push(`  to use it: ${salvageCommand(chat.path)}`)
     }
   }
   return lines
@@ -113,7 +112,10 @@ export function renderHuman(report: Report, opts: TableOptions): {stdout: string
   if (table) out.push(table)
   if (opts.verbose) {
     out.push(...renderFindings(report.chats, opts))
-    for (const chat of report.chats) if (chat.findings.some((f) => f.id === 'salvage-more-turns') && !(opts.quiet && chat.status === 'healthy')) out.push(`to use the salvage of ${chat.path}: ${salvageCommand(chat.path)}`)
+    for (const chat of report.chats) {
+      const hint = adapterByName(chat.format)?.texts?.salvageHint
+      if (hint && chat.findings.some((f) => f.id === hint) && !(opts.quiet && chat.status === 'healthy')) out.push(`to use the salvage of ${chat.path}: ${salvageCommand(chat.path)}`)
+    }
   } else out.push(...renderHeadlines(report.chats, opts))
   if (opts.verbose) for (const s of report.skipped) out.push(opts.chalk.dim(`skipped ${s.path}: ${s.reason}`))
   for (const e of report.errors) err.push(`${opts.chalk.red('error')} ${e.path}: ${e.message}`)
