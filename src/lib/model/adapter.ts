@@ -137,6 +137,12 @@ export interface FormatAdapter {
   /** (repair) Matches an argv element of the agent's own process (e.g. /codebuff|freebuff/i), for the live check. */
   readonly agentProcess?: RegExp
   /**
+   * (repair) Why the chat is live right now by the agent's own signal (a running agent process in the chat's
+   * project, a lock it holds), in words; empty when none. May read `/proc` and small files near the chat;
+   * never writes. Checked with the watched files before every write (`--force` overrides).
+   */
+  liveReasons?(snapshot: ChatDirSnapshot): string[]
+  /**
    * Optional, for store formats (`chatsIn` answered `store: true`): lists the chats of the store at `dir` with
    * their `members` (and `facts`). Read-only; may read directory listings and the few file bytes needed to
    * attribute files to chats, and may open a private copy of a database (never the original). Never throws.
@@ -232,11 +238,6 @@ export interface AdapterTexts {
   notRepairable?(chat: ChatReport): string
   /** What `repair` adds when a session file is gone for good (`lost.sessionListed` false). */
   readonly sessionUnlisted?: string
-  /**
-   * Finding ids the human output of `scan` and `repair` shows without `--verbose`: those that say what a
-   * `degraded` chat's agent no longer has, and `salvageHint`.
-   */
-  readonly headlines?: readonly string[]
   /** The finding id that says a salvage reaches more turns: human output adds the exact `repair --salvage` command. */
   readonly salvageHint?: string
 }
@@ -298,6 +299,27 @@ export interface ScannedChat {
   report: ChatReport
   snapshot: ChatDirSnapshot
   adapter: FormatAdapter
+  /** chatdoctor's own leftovers and interrupted repairs in the chat's folder (`pipeline/own-state.ts`), when any. */
+  own?: OwnState
+}
+
+/** One of chatdoctor's own leftovers of a killed run, relative to the chat dir, with its size. */
+export interface Leftover {
+  path: string
+  bytes: number
+}
+
+/** A repair of the chat killed before its end, with the chat dir's times it recorded before writing the chat's files. */
+export interface InterruptedRepair {
+  repairId: string
+  dirMtimeMs: number
+  dirAtimeMs: number
+}
+
+/** chatdoctor's own state in one chat's folder, as the scan found it. */
+export interface OwnState {
+  leftovers: Leftover[]
+  interrupted: InterruptedRepair[]
 }
 
 // ---- repair plans ------------------------------------------------------------------------------
@@ -330,6 +352,10 @@ export interface PlannedAction {
   changes?: LineChangeReport[]
   /** `move`: why the file leaves the tree. */
   why?: string
+  /** `preserve`: the file may be appended to in place (a session log): its evidence is a copy, never a hard link. */
+  copy?: boolean
+  /** `remove-leftover`: its size in bytes. */
+  bytes?: number
 }
 
 /** A file whose size and mtime must be what the scan saw when the repair writes (else the chat is live). */
@@ -364,6 +390,10 @@ export interface ChatPlan {
   statusAfter?: ChatStatus
   /** (OpenCode JSON tree) What the session loses by the moves. */
   lost?: TreeLossReport
+  /** Interrupted earlier repairs of the chat whose recorded dir mtime the `restore-mtime` puts back. */
+  settles?: string[]
+  /** What the report must say besides the actions (e.g. what `--force` may lose). */
+  warnings?: string[]
 }
 
 /** What the user asked `repair` for, beyond the default. */
@@ -372,4 +402,6 @@ export interface PlanOptions {
   salvage?: boolean
   /** `--restore-from <generation>`: restore this generation (the run must hold exactly one chat). */
   restoreFrom?: string
+  /** `--force`: repair although a candidate generation could not be read (with a warning). */
+  force?: boolean
 }

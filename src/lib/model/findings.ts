@@ -11,6 +11,8 @@ export interface FindingKind {
   id: string
   severity: Severity
   description: string
+  /** Shown in the default human output too (not only with --verbose): the user must act before the agent starts. */
+  urgent?: boolean
 }
 
 /** A finding kind as a list declares it, keyed by its id. */
@@ -28,7 +30,7 @@ export const CORE_FINDING_KINDS = {
   'transcript-damaged': {severity: 'error', description: 'The transcript the user sees is torn or corrupt; the agent would load it as empty.'},
   'unknown-file': {severity: 'info', description: 'A file the format does not know; listed, never touched.'},
   'unreadable': {severity: 'error', description: 'A file could not be read (permission or I/O error).'},
-  'context-amnesia': {severity: 'error', description: "The agent's memory was replaced by a new session (traceSessionId break, prompts starting after turn 1 with no summary, or the loader's placeholder saved): earlier turns are missing from its context."},
+  'context-amnesia': {severity: 'error', urgent: true, description: "The agent's memory was replaced by a new session (traceSessionId break, prompts starting after turn 1 with no summary, or the loader's placeholder saved): earlier turns are missing from its context."},
   'archive-entry-escapes': {severity: 'error', description: 'An archive entry names a path outside the archive (../, an absolute path, a link pointing outside); refused, never read.'},
   'archive-too-large': {severity: 'error', description: 'An archive exceeds the entry or uncompressed-size cap (--max-entries, --max-bytes); nothing in it was diagnosed.'},
   'archive-unreadable': {severity: 'error', description: 'A bundle is not a readable .tar, .tar.gz/.tgz or .zip archive.'},
@@ -37,6 +39,8 @@ export const CORE_FINDING_KINDS = {
   'manifest-extra-file': {severity: 'error', description: "A file in the bundle is not listed in its manifest."},
   'manifest-mismatch': {severity: 'error', description: "A file in the bundle differs from its manifest entry (size or sha256)."},
   'nothing-to-check': {severity: 'error', description: '`check` found no chat, session, export or bundle under its PATHs (exit bit 8).'},
+  'chatdoctor-leftover': {severity: 'info', description: "chatdoctor's own leftover of a killed repair or undo (its `.chatdoctor-<id>-<file>.tmp` temp, or an evidence folder without a manifest or of nothing replaced), with its size; `repair` removes it."},
+  'repair-interrupted': {severity: 'info', description: "A chatdoctor repair of the chat was killed before it put the folder's mtime back; `repair` puts back the mtime it recorded before its first write."},
 } as const satisfies Record<string, FindingKindSpec>
 
 /**
@@ -53,7 +57,7 @@ export const finding = findingMaker(CORE_FINDING_KINDS)
 /** All kinds of some lists, in their order, each id once (the first list that declares it wins). */
 export function joinFindingKinds(lists: ReadonlyArray<Readonly<Record<string, FindingKindSpec>>>): FindingKind[] {
   const seen = new Map<string, FindingKind>()
-  for (const list of lists) for (const [id, k] of Object.entries(list)) if (!seen.has(id)) seen.set(id, {id, severity: k.severity, description: k.description})
+  for (const list of lists) for (const [id, k] of Object.entries(list)) if (!seen.has(id)) seen.set(id, {id, severity: k.severity, description: k.description, ...(k.urgent ? {urgent: true} : {})})
   return [...seen.values()]
 }
 

@@ -1,14 +1,15 @@
 /**
  * Human rendering of a report: one table row per chat (chat, status, primary class, winner, turns N/M),
- * findings under each chat with `verbose`, a summary line. Never prints message or file content: counts,
+ * findings under each chat with `verbose` (without it, only the urgent ones: a warning or error of a kind marked
+ * `urgent`, what the agent's own next start will destroy), a summary line. Never prints message or file content: counts,
  * sizes, ids, times and hashes only (reports get pasted into bug trackers).
  */
 import type CliTable3 from 'cli-table3'
 import {createRequire} from 'node:module'
 import type {ChalkInstance} from 'chalk'
-import type {ChatReport, ChatStatus, Report, Severity} from '../model/report.js'
-import {adapterByName} from '../formats/index.js'
+import {adapterByName, findingKinds} from '../formats/index.js'
 import {salvageCommand} from '../fsio/paths.js'
+import type {Finding, ChatReport, ChatStatus, Report, Severity} from '../model/report.js'
 
 // cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up.
 const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
@@ -82,41 +83,35 @@ export function renderFindings(chats: ChatReport[], opts: TableOptions): string[
   return lines
 }
 
-/**
- * The findings shown under each chat without `--verbose`, because the table alone would hide them: each
- * adapter's `texts.headlines` (what a `degraded` chat's agent no longer has, and which generation still holds
- * it; more turns reachable only by a salvage that borrows values, with the exact command that uses it).
- */
-export function renderHeadlines(chats: ChatReport[], opts: TableOptions): string[] {
-  const c = opts.chalk
-  const lines: string[] = []
-  for (const chat of chats) {
-    if (opts.quiet && chat.status === 'healthy') continue
-    const texts = adapterByName(chat.format)?.texts
-    const shown = chat.findings.filter((f) => texts?.headlines?.includes(f.id))
-    if (shown.length === 0) continue
-    lines.push('', c.bold(chat.path))
-    for (const f of shown) {
-      lines.push(`  ${severityText(f.severity, c)} ${f.id}${f.file ? ` ${c.dim(f.file)}` : ''}: ${f.message}`)
-      if (f.id === texts?.salvageHint) lines.push(`  to use it: ${salvageCommand(chat.path)}`)
-    }
-  }
-  return lines
+let urgentIds: ReadonlySet<string> | undefined
+
+/** True for a finding the default output shows: a warning or error of an `urgent` kind. */
+export function isUrgent(f: Finding): boolean {
+  urgentIds ??= new Set(findingKinds().filter((k) => k.urgent).map((k) => k.id))
+  return f.severity !== 'info' && urgentIds.has(f.id)
 }
 
-/** Renders the whole human report: table, headline findings (all findings with verbose), skipped dirs (verbose), errors, summary. */
+/** The exact `repair --salvage` command, for a chat whose adapter's `texts.salvageHint` finding it holds. */
+function salvageLine(chat: ChatReport): string | null {
+  const hint = adapterByName(chat.format)?.texts?.salvageHint
+  return hint && chat.findings.some((f) => f.id === hint) ? `to use the salvage of ${chat.path}: ${salvageCommand(chat.path)}` : null
+}
+
+/** Renders the whole human report: table, urgent findings (all findings with verbose), skipped dirs (verbose), errors, summary. */
 export function renderHuman(report: Report, opts: TableOptions): {stdout: string; stderr: string} {
   const out: string[] = []
   const err: string[] = []
   const table = renderChatTable(report.chats, opts)
   if (table) out.push(table)
-  if (opts.verbose) {
-    out.push(...renderFindings(report.chats, opts))
-    for (const chat of report.chats) {
-      const hint = adapterByName(chat.format)?.texts?.salvageHint
-      if (hint && chat.findings.some((f) => f.id === hint) && !(opts.quiet && chat.status === 'healthy')) out.push(`to use the salvage of ${chat.path}: ${salvageCommand(chat.path)}`)
-    }
-  } else out.push(...renderHeadlines(report.chats, opts))
+  if (opts.verbose) out.push(...renderFindings(report.chats, opts))
+  else {
+    const urgent = report.chats.map((chat) => ({...chat, findings: chat.findings.filter(isUrgent)})).filter((chat) => chat.findings.length > 0)
+    if (urgent.length > 0) out.push(...renderFindings(urgent, {...opts, quiet: false}))
+  }
+  for (const chat of report.chats) {
+    const line = opts.quiet && chat.status === 'healthy' ? null : salvageLine(chat)
+    if (line) out.push(line)
+  }
   if (opts.verbose) for (const s of report.skipped) out.push(opts.chalk.dim(`skipped ${s.path}: ${s.reason}`))
   for (const e of report.errors) err.push(`${opts.chalk.red('error')} ${e.path}: ${e.message}`)
   if (!opts.quiet) {

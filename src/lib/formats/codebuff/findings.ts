@@ -14,9 +14,9 @@ export const CODEBUFF_FINDING_KINDS = {
   'prompts-without-transcript': {severity: 'warning', description: 'The winning generation holds prompts that match no transcript turn (the transcript lost them).'},
   'context-behind-transcript': {severity: 'info', description: "The transcript has turns after the last one in the agent's memory."},
   'chat-id-nonstandard': {severity: 'info', description: "The chat dir's name does not follow the agent's id pattern."},
-  'compaction-wipe': {severity: 'warning', description: 'The history was compacted into an empty or near-empty summary (Codebuff #1166): the agent no longer has the turns it replaced (an error, status degraded, when the primary lost transcript turns so).'},
+  'compaction-wipe': {severity: 'warning', urgent: true, description: 'The history was compacted into an empty or near-empty summary (Codebuff #1166): the agent no longer has the turns it replaced (an error, status degraded, when the primary lost transcript turns so).'},
   'salvage-available': {severity: 'info', description: 'A torn generation still holds complete messages that a salvage would keep byte-identical; a lossless one (nothing written is lost) is ranked under plain `repair` as `salvage:<file>`.'},
-  'salvage-more-turns': {severity: 'warning', description: 'A salvage reaches more turns than every intact generation, but only with members borrowed from other generations: plain `repair` does not use it, `repair --salvage` does.'},
+  'salvage-more-turns': {severity: 'warning', urgent: true, description: 'A salvage reaches more turns than every intact generation, but only with members borrowed from other generations: plain `repair` does not use it, `repair --salvage` does.'},
   'lone-surrogate': {severity: 'warning', description: 'A state file parses but a string holds a \\uD800–\\uDFFF escape without its other half: strict readers and the model API reject it ("no low surrogate in string"); the file is kept as it is.'},
   'meta-stale': {severity: 'info', description: 'The chat-meta.json sidecar no longer matches the transcript size/mtime; the agent recomputes it.'},
 } as const satisfies Record<string, FindingKindSpec>

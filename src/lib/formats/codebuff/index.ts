@@ -290,7 +290,6 @@ export const codebuff: FormatAdapter & {
   discoveryPaths: ['.config/manicode*'],
   texts: {
     folderMtime: "chat folder's mtime (so --continue still picks the same chat)",
-    headlines: ['context-amnesia', 'compaction-wipe', 'salvage-more-turns'],
     salvageHint: 'salvage-more-turns',
     notRepairable(chat) {
       const survives = chat.transcriptTurns !== null ? `the transcript survives with ${chat.transcriptTurns} agent turn${chat.transcriptTurns === 1 ? '' : 's'}` : 'no intact transcript survives either'
