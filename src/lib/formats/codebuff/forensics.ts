@@ -8,6 +8,7 @@
  */
 import {createHash} from 'node:crypto'
 import {finding} from '../../findings.js'
+import {timesDiffer} from '../../time-text.js'
 import type {AmnesiaReport, ChatReport, ChatStatus, Finding, Generation, TranscriptRestore} from '../../model.js'
 import {compareCandidates, type Candidate} from '../../rank.js'
 import type {Donor, SalvagedGeneration} from '../../salvage/index.js'
@@ -209,7 +210,7 @@ export function applyForensics(input: ForensicsInput): ForensicsResult {
   if (meta && tEntry && metaValue) {
     const diffs: string[] = []
     if (metaValue.messagesSize !== tEntry.bytes) diffs.push(`size ${metaValue.messagesSize} ≠ ${tEntry.bytes} bytes`)
-    if (metaValue.messagesMtimeMs !== tEntry.mtimeMs) diffs.push(`mtime ${metaValue.messagesMtimeMs} ≠ ${tEntry.mtimeMs} ms`)
+    if (metaValue.messagesMtimeMs !== tEntry.mtimeMs) diffs.push(`mtime ${timesDiffer(metaValue.messagesMtimeMs ?? NaN, tEntry.mtimeMs)}`)
     if (diffs.length > 0) findings.push(finding('meta-stale', META, `sidecar no longer matches ${TRANSCRIPT} (${diffs.join(', ')}); the agent recomputes it`))
   }
 
