@@ -10,6 +10,7 @@ import type {CommandError} from '@oclif/core/interfaces'
 import {EXIT_OPERATIONAL, EXIT_USAGE} from '../lib/exit-codes.js'
 import type {ChalkInstance} from 'chalk'
 import {Command, Flags} from './oclif.js'
+import {shellWord} from '../lib/paths.js'
 import {usageErrorReport} from '../lib/report.js'
 import {writeJson} from '../lib/render/json.js'
 import {stdoutWriter} from './stdout.js'
@@ -61,6 +62,22 @@ export abstract class BaseCommand extends Command {
   protected async chalkFor(flag: boolean | undefined): Promise<ChalkInstance> {
     const {makeChalk, useColor} = await import('../lib/render/style.js')
     return makeChalk(useColor({flag, env: process.env, isTTY: Boolean(process.stdout.isTTY)}))
+  }
+
+  /** The columns human output must fit: `COLUMNS`, else stdout's terminal width, else unlimited (`render/width.ts`). */
+  protected async width(): Promise<number> {
+    const {outputWidth} = await import('../lib/render/width.js')
+    return outputWidth(process.stdout, process.env)
+  }
+
+  /**
+   * The usage error for a PATH that names a file no chat holds (not an agent's state file): exit 16, as
+   * `inspect` gives for a PATH with no chat.
+   */
+  protected async notChatFileError(file: string): Promise<UsageError> {
+    const {archiveKindByName} = await import('../lib/archive/read.js')
+    const bundle = archiveKindByName(file) ? `; to check a bundle: chatdoctor check ${shellWord(file)}` : ''
+    return new UsageError(`${file} is not a file of any chat chatdoctor knows; give a chat dir, a session file, or a folder above them${bundle}`)
   }
 
   /** Writes a message line to stderr (never data). */

@@ -87,7 +87,7 @@ unreadable PATH or a refused archive entry), plus 2 for any chat whose worst fin
     if (this.jsonEnabled()) return report
     if (text === null || flags.output !== undefined) {
       const {renderHuman} = await import('../lib/render/table.js')
-      const {stdout, stderr} = renderHuman(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet})
+      const {stdout, stderr} = renderHuman(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet, width: await this.width()})
       this.note(stderr)
       this.out(stdout)
     } else this.out(text)

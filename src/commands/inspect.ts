@@ -43,7 +43,7 @@ Writes nothing, anywhere. Exit status as for scan.`
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) {
       for (const e of report.errors) this.note(`error ${e.path}: ${e.message}`)
-      if (inspection) this.out(renderInspection(inspection, {chalk: await this.chalkFor(flags.color)}))
+      if (inspection) this.out(renderInspection(inspection, {chalk: await this.chalkFor(flags.color), width: await this.width()}))
     }
     return {...report, inspection}
   }

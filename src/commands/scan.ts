@@ -1,7 +1,9 @@
+import path from 'node:path'
 import {BaseCommand} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
 import {ScanProgressBar, progressWanted} from '../cli/progress.js'
-import type {Report} from '../lib/model.js'
+import type {ChatReport, Report} from '../lib/model.js'
+import {tildify} from '../lib/paths.js'
 import {buildReport} from '../lib/report.js'
 import {scanPaths} from '../lib/scan.js'
 
@@ -44,17 +46,24 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
     const json = this.jsonEnabled()
     const bar = await ScanProgressBar.create(progressWanted({stderrIsTTY: Boolean(process.stderr.isTTY), json, env: process.env}))
     const opts = {home: this.home(), env: process.env, keepData: false, onProgress: bar.update}
-    let result: Pick<Awaited<ReturnType<typeof scanPaths>>, 'skipped' | 'errors'> & {chats: Report['chats']}
+    let result: Pick<Awaited<ReturnType<typeof scanPaths>>, 'skipped' | 'errors' | 'roots' | 'notChatFiles'> & {chats: Report['chats']}
     let quick: Report['quick']
-    if (flags.quick) {
-      const {quickScanPaths, quickInfo} = await import('../lib/quick.js')
-      result = await quickScanPaths(paths, opts)
-      quick = quickInfo()
-    } else {
-      const r = await scanPaths(paths, opts)
-      result = {...r, chats: r.chats.map((c) => c.report)}
+    // `inspect` names a chat of a store (many chats in one folder tree) by the store's folder and its id.
+    const inspectArgs = new Map<ChatReport, string[]>()
+    try {
+      if (flags.quick) {
+        const {quickScanPaths, quickInfo} = await import('../lib/quick.js')
+        result = await quickScanPaths(paths, opts)
+        quick = quickInfo()
+      } else {
+        const r = await scanPaths(paths, opts)
+        for (const c of r.chats) if (c.snapshot.unit.members !== undefined) inspectArgs.set(c.report, [tildify(c.snapshot.unit.dir, opts.home), '--session', c.report.id])
+        result = {...r, chats: r.chats.map((c) => c.report)}
+      }
+    } finally {
+      bar.stop()
     }
-    bar.stop()
+    if (result.notChatFiles.length > 0) throw await this.notChatFileError(result.notChatFiles[0])
     const report = buildReport({
       command: 'scan',
       version: this.config.version,
@@ -63,10 +72,13 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
       errors: result.errors,
     })
     if (quick) Object.assign(report, {quick})
+    report.roots = result.roots
     process.exitCode = report.exitCode
     if (!json) {
       const {renderHuman} = await import('../lib/render/table.js')
-      const {stdout, stderr} = renderHuman(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet})
+      // The PATHs as typed, an absolute one under the home as `~/…` (output gets pasted into bug reports).
+      const next = {paths: paths.map((p) => (path.isAbsolute(p) ? tildify(p, opts.home) : p)), inspectArgs: (c: ChatReport) => inspectArgs.get(c) ?? [c.path]}
+      const {stdout, stderr} = renderHuman(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet, width: await this.width(), next})
       this.note(stderr)
       if (quick) this.note(`quick mode: only the first ${quick.headBytes / 1024} KiB and last ${quick.tailBytes / 1024} KiB of each file were read; not detected: ${quick.notDetected}.`)
       this.out(stdout)

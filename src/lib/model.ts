@@ -660,6 +660,7 @@ export const ReportSchema = z.looseObject({
   errors: z.array(z.looseObject({path: z.string(), message: z.string(), id: z.string().optional()})),
   skipped: z.array(z.looseObject({path: z.string(), reason: z.string()})),
   chats: z.array(ChatReportSchema),
+  roots: z.array(z.looseObject({path: z.string(), format: z.string().nullable(), present: z.boolean()})).optional(),
   repairId: z.string().nullable().optional(),
   dryRun: z.boolean().optional(),
   interrupted: z.boolean().optional(),
@@ -687,6 +688,11 @@ export interface Report {
   errors: OperationalError[]
   skipped: Skipped[]
   chats: ChatReport[]
+  /**
+   * (`scan`, `repair`) Where the search started, home as `~`: each PATH given, or every agent's default folder
+   * (`format` names the agent; null for a PATH), and whether anything was there.
+   */
+  roots?: Array<{path: string; format: string | null; present: boolean}>
   /** (`repair`) The id of this repair (`undo <repairId>`); null in a dry run or when nothing was written. */
   repairId?: string | null
   /** (`repair`) True for `--dry-run`. */

@@ -20,6 +20,7 @@ import type {ActionType, BorrowedKeyReport, ChatReport, ChatStatus, LineChangeRe
 import {compareCandidates, type Candidate} from './rank.js'
 import {salvageBytes, type SalvagedGeneration} from './salvage/index.js'
 import type {ScannedChat} from './scan.js'
+import {shellWord} from './paths.js'
 
 /**
  * Where a `restore` action's bytes come from: a whole file of the chat dir (as the scan read it), or an
@@ -157,13 +158,6 @@ export function restorableGenerations(report: ChatReport): string[] {
 export function needsRepair(report: ChatReport): boolean {
   const primary = report.generations.find((g) => g.role === 'primary')
   return report.status === 'repairable' && report.winner !== null && primary !== undefined && report.winner !== primary.file
-}
-
-/** A path as a shell word: as is when safe, else single-quoted (a leading `~/` kept outside the quotes). */
-function shellWord(p: string): string {
-  if (/^[\w@%+=:,./~#-]+$/.test(p)) return p
-  const home = p.startsWith('~/') ? '~/' : ''
-  return `${home}'${p.slice(home.length).replace(/'/g, `'\\''`)}'`
 }
 
 /** What `repair --restore-from` would change for a degraded chat, in words. */

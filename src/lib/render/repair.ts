@@ -4,13 +4,22 @@
  * is and how to undo. Never prints message text or file contents.
  */
 import type {ChalkInstance} from 'chalk'
-import type {ChatReport, LineChangeReport, Report} from '../model.js'
-import {renderFindings} from './table.js'
+import type {ActionReport, ChatReport, LineChangeReport, Report} from '../model.js'
+import {printableName} from '../paths.js'
+import {renderFindings, renderRoots} from './table.js'
+import {UNLIMITED, shortenMiddle, textWidth, wrapLine} from './width.js'
 
 export interface RepairRenderOptions {
   chalk: ChalkInstance
   verbose: boolean
   quiet: boolean
+  /** Columns the output must fit (`outputWidth`); unlimited when absent. */
+  width?: number
+}
+
+/** `label path`, the path shortened in the middle (keeping the chat id) to fit `width`. */
+export function chatHeading(label: string, chat: Pick<ChatReport, 'path' | 'id'>, width: number = UNLIMITED): string {
+  return `${label} ${shortenMiddle(printableName(chat.path), width - textWidth(label) - 1, printableName(chat.id))}`
 }
 
 /** "turns 1–9 of 10", "turn 1 of 1", "3 prompts (no usable transcript to count turns against)". */
@@ -62,7 +71,8 @@ export function changeText(ch: LineChangeReport): string {
   return `line ${ch.line} (byte ${ch.offset}): ${what}${ch.reasons.length > 0 ? ` (${ch.reasons.join(', ')})` : ''}`
 }
 
-function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[] {
+/** What the repair did (or would do) with one chat, in lines (a heading naming the chat, then indented lines). */
+export function repairLines(chat: ChatReport, c: ChalkInstance, verbose = false, width: number = UNLIMITED): string[] {
   const r = chat.repair
   if (!r) return []
   const primary = chat.generations.find((g) => g.role === 'primary')?.file ?? null
@@ -74,7 +84,7 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
     case 'repaired':
     case 'planned': {
       const did = r.outcome === 'repaired'
-      lines.push(`${did ? c.green('repaired') : c.yellow('would repair')} ${chat.path}`)
+      lines.push(chatHeading(did ? c.green('repaired') : c.yellow('would repair'), chat, width))
       for (const a of chat.actions ?? []) if (a.type === 'restore') lines.push(`  ${a.to === primary ? primaryState(chat) : transcriptState(chat, a.to)}`)
       for (const a of chat.actions ?? []) if (a.type === 'rewrite') lines.push(`  ${transcriptState(chat, a.from ?? a.to)}`)
       for (const a of chat.actions ?? []) {
@@ -122,16 +132,17 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
     }
     case 'refused':
     case 'failed':
-      lines.push(`${c.red(r.outcome)} ${chat.path}`)
+      lines.push(chatHeading(c.red(r.outcome), chat, width))
       if (r.message) lines.push(`  ${r.message}`)
       if (r.evidence) lines.push(`  evidence kept in ${r.evidence}/${r.undo ? ` (${r.undo})` : ''}`)
       break
     case 'not-attempted':
-      lines.push(`${c.yellow('not repaired')} ${chat.path}${r.message ? `: ${r.message}` : ''}`)
+      lines.push(chatHeading(c.yellow('not repaired'), chat, width))
+      if (r.message) lines.push(`  ${r.message}`)
       if (restore) lines.push(`  would restore ${restore.to} from ${restore.from}`)
       break
     case 'not-repairable': {
-      lines.push(`${c.red('not repairable')} ${chat.path}`)
+      lines.push(chatHeading(c.red('not repairable'), chat, width))
       if (chat.format !== 'codebuff') {
         lines.push(`  ${r.message ?? 'no usable generation: nothing written'}`)
         break
@@ -141,14 +152,14 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
       break
     }
     case 'left-untouched': {
-      lines.push(`${c.yellow('left untouched')} ${chat.path}`)
+      lines.push(chatHeading(c.yellow('left untouched'), chat, width))
       const f = chat.findings.find((x) => x.id === 'context-amnesia')
       if (f) lines.push(`  ${f.message}`)
       if (r.message) lines.push(`  ${r.message}`)
       break
     }
     case 'manual':
-      lines.push(`${c.yellow('not repaired')} ${chat.path}`)
+      lines.push(chatHeading(c.yellow('not repaired'), chat, width))
       if (r.message) lines.push(`  ${r.message}`)
       break
     case 'not-needed':
@@ -156,6 +167,36 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
   }
   for (const w of r.warnings) lines.push(`  ${c.yellow('warning')} ${w}`)
   return lines
+}
+
+/** At most this many chats are listed before `repair` asks; the rest are counted. */
+export const CONFIRM_LIST_MAX = 10
+
+/** What a plan would do, in a few words ("restore run-state.json from run-state.json.bak"). */
+export function actionsInBrief(actions: ReadonlyArray<Pick<ActionReport, 'type' | 'from' | 'to' | 'changes'>>): string {
+  const parts: string[] = []
+  for (const a of actions) {
+    if (a.type === 'restore') parts.push(`restore ${printableName(a.to)} from ${printableName(a.from ?? '?')}`)
+    if (a.type === 'rewrite') parts.push(`rewrite ${printableName(a.to)} (${(a.changes ?? []).length} line change${(a.changes ?? []).length === 1 ? '' : 's'})`)
+  }
+  const moves = actions.filter((a) => a.type === 'move').length
+  if (moves > 0) parts.push(`move ${moves} damaged file${moves === 1 ? '' : 's'} out of the tree`)
+  return parts.join(', ')
+}
+
+/**
+ * The lines `repair` prints before it asks: the chats it would write (at most `CONFIRM_LIST_MAX`, then a
+ * count), each with what it would do, within `width`.
+ */
+export function confirmationLines(todo: ReadonlyArray<{chat: Pick<ChatReport, 'path' | 'id'>; actions: ReadonlyArray<Pick<ActionReport, 'type' | 'from' | 'to' | 'changes'>>}>, width: number = UNLIMITED): string[] {
+  const out = [`chatdoctor would repair ${todo.length} chat${todo.length === 1 ? '' : 's'}:`]
+  for (const t of todo.slice(0, CONFIRM_LIST_MAX)) {
+    out.push(chatHeading(' ', t.chat, width))
+    const what = actionsInBrief(t.actions)
+    if (what) out.push(...wrapLine(`    ${what}`, width))
+  }
+  if (todo.length > CONFIRM_LIST_MAX) out.push(...wrapLine(`  … and ${todo.length - CONFIRM_LIST_MAX} more (chatdoctor repair --dry-run lists them all)`, width))
+  return out
 }
 
 /** The summary line of a repair run. */
@@ -180,24 +221,27 @@ export function renderRepair(report: Report, opts: RepairRenderOptions): {stdout
   const out: string[] = []
   const err: string[] = []
   const c = opts.chalk
+  const width = opts.width ?? UNLIMITED
+  const wrap = (line: string) => wrapLine(line, width)
   for (const chat of report.chats) {
-    const lines = chatLines(chat, c, opts.verbose)
+    const lines = repairLines(chat, c, opts.verbose, width).flatMap(wrap)
     if (lines.length === 0) continue
     if (opts.quiet && chat.repair?.outcome === 'repaired') continue
     if (out.length > 0) out.push('')
     out.push(...lines)
   }
-  if (opts.verbose) out.push(...renderFindings(report.chats, {chalk: c, verbose: true, quiet: opts.quiet}))
-  if (opts.verbose) for (const s of report.skipped) out.push(c.dim(`skipped ${s.path}: ${s.reason}`))
-  for (const e of report.errors) err.push(`${c.red('error')} ${e.path}: ${e.message}`)
+  if (opts.verbose) out.push(...renderFindings(report.chats, {chalk: c, verbose: true, quiet: opts.quiet, width}))
+  if (opts.verbose) for (const s of report.skipped) out.push(...wrap(c.dim(`skipped ${printableName(s.path)}: ${s.reason}`)))
+  for (const e of report.errors) err.push(...wrap(`${c.red('error')} ${printableName(e.path)}: ${e.message}`))
   if (!opts.quiet) {
-    if (report.chats.length === 0 && report.errors.length === 0) out.push('No chats found.')
+    if (report.chats.length === 0 && report.errors.length === 0) out.push('No chats found.', ...renderRoots(report, {chalk: c, verbose: false, quiet: false, width}))
     else if (out.length === 0) out.push('Nothing to repair.')
     if (out.length > 0) out.push('')
-    out.push(repairSummaryLine(report))
-    if (report.repairId) out.push(`To undo this repair: chatdoctor undo ${report.repairId}`)
-    if (report.dryRun && report.chats.some((ch) => ch.repair?.outcome === 'planned')) out.push('Run without --dry-run to repair.')
-    if (report.interrupted) out.push('Stopped by Ctrl-C between chats: every chat above is either fully repaired or untouched.')
+    const tail = [repairSummaryLine(report)]
+    if (report.repairId) tail.push(`To undo this repair: chatdoctor undo ${report.repairId}`)
+    if (report.dryRun && report.chats.some((ch) => ch.repair?.outcome === 'planned')) tail.push('Run without --dry-run to repair.')
+    if (report.interrupted) tail.push('Stopped by Ctrl-C between chats: every chat above is either fully repaired or untouched.')
+    out.push(...tail.flatMap(wrap))
   }
   return {stdout: out.join('\n'), stderr: err.join('\n')}
 }
