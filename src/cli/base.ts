@@ -7,14 +7,15 @@
  * message, the stack only with `DEBUG=chatdoctor`.
  */
 import type {CommandError} from '@oclif/core/interfaces'
-import {EXIT_OPERATIONAL, EXIT_USAGE} from '../lib/exit-codes.js'
+import {EXIT_OPERATIONAL, EXIT_USAGE} from '../lib/model/exit-codes.js'
 import type {ChalkInstance} from 'chalk'
 import {Command, Flags} from './oclif.js'
-import {shellWord} from '../lib/paths.js'
-import {usageErrorReport} from '../lib/report.js'
+import {shellWord} from '../lib/fsio/paths.js'
+import {usageErrorReport} from '../lib/pipeline/report.js'
 import {writeJson} from '../lib/render/json.js'
 import {stdoutWriter} from './stdout.js'
 import os from 'node:os'
+import path from 'node:path'
 
 /** Thrown for a usage error a command detects itself (exit 16). */
 export class UsageError extends Error {
@@ -75,9 +76,11 @@ export abstract class BaseCommand extends Command {
    * `inspect` gives for a PATH with no chat.
    */
   protected async notChatFileError(file: string): Promise<UsageError> {
-    const {archiveKindByName} = await import('../lib/archive/read.js')
-    const bundle = archiveKindByName(file) ? `; to check a bundle: chatdoctor check ${shellWord(file)}` : ''
-    return new UsageError(`${file} is not a file of any chat chatdoctor knows; give a chat dir, a session file, or a folder above them${bundle}`)
+    const [{archiveKindByName}, {ADAPTERS}] = await Promise.all([import('../lib/archive/read.js'), import('../lib/formats/index.js')])
+    const name = path.basename(file)
+    const document = ADAPTERS.some((a) => a.documents?.mayBeName(name))
+    const check = archiveKindByName(file) || document ? `; chatdoctor check ${shellWord(file)} reads bundles and exported documents` : ''
+    return new UsageError(`${file} is not a file of any chat chatdoctor knows; give a chat dir, a session file, or a folder above them${check}`)
   }
 
   /** Writes a message line to stderr (never data). */

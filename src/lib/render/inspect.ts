@@ -3,9 +3,10 @@
  * notes, findings and the plain-language account. Counts, sizes, offsets, ids, times and hashes only.
  */
 import type {ChalkInstance} from 'chalk'
-import type {Inspection} from '../inspect.js'
-import {printableName} from '../paths.js'
-import {isoTime} from '../time-text.js'
+import type {Inspection} from '../pipeline/inspect.js'
+import {adapterByName} from '../formats/index.js'
+import {printableName} from '../fsio/paths.js'
+import {isoTime} from '../model/time-text.js'
 import {fitTable} from './fit-table.js'
 import {UNLIMITED, shortenMiddle, wrapLine} from './width.js'
 
@@ -99,7 +100,7 @@ export function renderInspection(x: Inspection, opts: {chalk: ChalkInstance; wid
       if (p.changes === 0) continue
       push(`  ${name(p.file)}: ${p.changes} change${p.changes === 1 ? '' : 's'}, ${p.bytesBefore} → ${p.bytesAfter} bytes, ${p.accepted ? 'accepted by the agent' : `not accepted: ${p.problems.join('; ')}`}`)
       for (const ch of (x.plannedChanges ?? []).filter((k) => k.file === p.file).slice(0, 50)) {
-        const what = ch.relink ? ` parentUuid ${ch.relink.from} → ${ch.relink.to}` : ` ${ch.bytesRemoved} bytes removed`
+        const what = ch.relink ? ` ${adapterByName(x.format)?.texts?.parentKey ?? 'parent'} ${ch.relink.from} → ${ch.relink.to}` : ` ${ch.bytesRemoved} bytes removed`
         push(`    ${ch.kind} line ${ch.line} (byte ${ch.offset}, ${ch.length} bytes):${what}`)
       }
     }

@@ -5,8 +5,8 @@
  * with a backslash, so it stays exact (a word cut in two is continued at the start of the line, where the
  * shell joins it back; a quoted one is closed and opened again around the cut).
  */
-import type {ChatReport, Report} from '../model.js'
-import {shellWord} from '../paths.js'
+import type {ChatReport, Report} from '../model/report.js'
+import {shellWord} from '../fsio/paths.js'
 import {UNLIMITED, textWidth, wrapLine} from './width.js'
 
 /** One suggestion: why, and the arguments after `chatdoctor`. */

@@ -6,8 +6,8 @@
  * shown escaped.
  */
 import type {ChalkInstance} from 'chalk'
-import type {ChatReport, ChatStatus, Report, Severity} from '../model.js'
-import {printableName} from '../paths.js'
+import type {ChatReport, ChatStatus, Report, Severity} from '../model/report.js'
+import {printableName} from '../fsio/paths.js'
 import {fitTable, type FitGroup, type FitRow} from './fit-table.js'
 import {nextSteps, renderNextSteps, type NextContext} from './next-steps.js'
 import {UNLIMITED, shortenMiddle, wrapLine} from './width.js'
