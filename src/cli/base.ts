@@ -10,7 +10,7 @@ import type {CommandError} from '@oclif/core/interfaces'
 import {EXIT_OPERATIONAL, EXIT_USAGE} from '../lib/model/exit-codes.js'
 import type {ChalkInstance} from 'chalk'
 import {Command, Flags} from './oclif.js'
-import {shellWord} from '../lib/fsio/paths.js'
+import {shellWord, tildify} from '../lib/fsio/paths.js'
 import {usageErrorReport} from '../lib/pipeline/report.js'
 import {writeJson} from '../lib/render/json.js'
 import {stdoutWriter} from './stdout.js'
@@ -81,6 +81,15 @@ export abstract class BaseCommand extends Command {
     const document = ADAPTERS.some((a) => a.documents?.mayBeName(name))
     const check = archiveKindByName(file) || document ? `; chatdoctor check ${shellWord(file)} reads bundles and exported documents` : ''
     return new UsageError(`${file} is not a file of any chat chatdoctor knows; give a chat dir, a session file, or a folder above them${check}`)
+  }
+
+  /**
+   * This run's command line as a user would type it, each argument a shell word, absolute paths under the home
+   * written `~/…` (for the reports that name the command they came from).
+   */
+  protected commandLine(): string {
+    const home = this.home()
+    return ['chatdoctor', ...(this.id ? this.id.split(':') : []), ...this.argv].map((a) => shellWord(path.isAbsolute(a) ? tildify(a, home) : a)).join(' ')
   }
 
   /** Writes a message line to stderr (never data). */

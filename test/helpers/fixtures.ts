@@ -214,11 +214,21 @@ export interface CliResult {
   stderr: string
 }
 
+/**
+ * The environment a CLI run inherits: this process's, less `COLUMNS` (human output fits `COLUMNS`; tests that
+ * want a width give it, and the others must not depend on the terminal of whoever runs them).
+ */
+export function inheritedEnv(): NodeJS.ProcessEnv {
+  const env = {...process.env}
+  delete env.COLUMNS
+  return env
+}
+
 /** Runs `bin/run.js` in a child process (the build must exist: `npm test` builds first). */
 export function runCli(args: string[], opts: {env?: NodeJS.ProcessEnv; cwd?: string; input?: string} = {}): CliResult {
   const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'run.js'), ...args], {
     cwd: opts.cwd ?? REPO_ROOT,
-    env: {...process.env, NO_COLOR: '1', ...opts.env},
+    env: {...inheritedEnv(), NO_COLOR: '1', ...opts.env},
     input: opts.input ?? '',
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,

@@ -167,6 +167,11 @@ export function fitTable(columns: FitColumn[], items: Array<FitRow | FitGroup>, 
     const visible = all.filter((i) => !hide.has(i))
     const widths = layout(columns, rows, visible, new Set(t.shrink ?? []), opts.width, t.min)
     if (!widths) continue
+    // Rows across the table (groups) get the room they need, up to the width: the first column grows.
+    const across = Math.max(0, ...items.filter(isGroup).map((g) => textWidth(g.group)))
+    const inner = widths.reduce((n, w) => n + w + 2, 0) + visible.length - 3
+    const total = widths.reduce((n, w) => n + w, 0) + 3 * visible.length + 1
+    if (across > inner) widths[0] += Math.min(across - inner, opts.width - total)
     const text = render(columns, items, visible, widths, opts)
     // cli-table3 measures with its own string-width: trust the layout only when every line fits by ours.
     if (opts.width === UNLIMITED || text.split('\n').every((l) => textWidth(l) <= opts.width)) return text

@@ -75,6 +75,45 @@ export function changeText(ch: LineChangeReport, parentKey = 'parent'): string {
   return `line ${ch.line} (byte ${ch.offset}): ${what}${ch.reasons.length > 0 ? ` (${ch.reasons.join(', ')})` : ''}`
 }
 
+/**
+ * What a planned or done repair leaves of the agent context, and what is lost, in lines (indented by two):
+ * the context after it against the transcript, the messages and parts a session loses, or that nothing is lost.
+ */
+export function outcomeLines(chat: ChatReport, did: boolean): string[] {
+  const r = chat.repair
+  if (!r) return []
+  const texts = adapterByName(chat.format)?.texts
+  const primary = chat.generations.find((g) => g.role === 'primary')?.file ?? null
+  const stateRestore = chat.actions?.find((a) => a.type === 'restore' && a.to === primary)
+  const out: string[] = []
+  const rewrite = chat.actions?.find((a) => a.type === 'rewrite')
+  if (r.lost) {
+    const l = r.lost
+    const ids = (xs: string[]) => (xs.length <= 6 ? xs.join(', ') : `${xs.slice(0, 5).join(', ')} … (${xs.length} in all)`)
+    if (l.messages.length > 0) out.push(`  the session ${did ? 'lost' : 'would lose'} ${l.messages.length} message${l.messages.length === 1 ? '' : 's'}: ${ids(l.messages)}`)
+    if (l.parts.length > 0) out.push(`  the session ${did ? 'lost' : 'would lose'} ${l.parts.length} part${l.parts.length === 1 ? '' : 's'}: ${ids(l.parts)}`)
+    const ctx = (x: typeof l.after) => `${x.userTurns} user turn${x.userTurns === 1 ? '' : 's'}, ${x.assistantMessages} assistant message${x.assistantMessages === 1 ? '' : 's'}, ${x.parts} part${x.parts === 1 ? '' : 's'}`
+    out.push(`  context ${l.sessionListed ? (did ? 'now' : 'after') : 'left on disk'}: ${ctx(l.after)} (readable before: ${ctx(l.before)})`)
+    if (!l.sessionListed) out.push(`  the session file itself was damaged: ${texts?.sessionUnlisted ?? 'the agent still cannot list this session'}`)
+  } else if (rewrite) {
+    const turns = chat.ranking.find((x) => x.file === rewrite.from)?.turns ?? chat.contextTurns
+    const after = {contextTurns: turns, transcriptTurns: chat.transcriptTurns}
+    out.push(`  agent context ${did ? 'now' : 'after the repair'}: ${contextText(after)} reachable`)
+    const lost = lostText(after)
+    if (lost) out.push(`  lost: ${lost}`)
+  } else if (stateRestore) {
+    const n = restoredTurns(chat, stateRestore.from) ?? chat.contextTurns
+    const after = {contextTurns: n, transcriptTurns: chat.transcriptTurns}
+    out.push(`  agent context ${did ? 'restored' : 'would be restored'}: ${contextText(after)}`)
+    const lost = lostText(after)
+    if (lost) out.push(`  lost: ${lost}`)
+    else if (after.transcriptTurns === null) out.push('  the transcript is not usable, so what the agent may have lost cannot be measured against it (see the transcript findings)')
+    else out.push("  nothing lost: the agent's memory covers every transcript turn")
+  } else if (chat.status === 'unrecoverable') out.push('  agent context: still lost (no usable generation of it)')
+  else out.push(`  agent context unchanged: ${contextText(chat)}`)
+  return out
+}
+
 /** What the repair did (or would do) with one chat, in lines (a heading naming the chat, then indented lines). */
 export function repairLines(chat: ChatReport, c: ChalkInstance, verbose = false, width: number = UNLIMITED): string[] {
   const r = chat.repair
@@ -82,7 +121,6 @@ export function repairLines(chat: ChatReport, c: ChalkInstance, verbose = false,
   const texts = adapterByName(chat.format)?.texts
   const primary = chat.generations.find((g) => g.role === 'primary')?.file ?? null
   const restore = chat.actions?.find((a) => a.type === 'restore')
-  const stateRestore = chat.actions?.find((a) => a.type === 'restore' && a.to === primary)
   const lines: string[] = []
   const short = (h: string | null) => (h ? h.slice(0, 12) + '…' : '–')
   switch (r.outcome) {
@@ -106,31 +144,7 @@ export function repairLines(chat: ChatReport, c: ChalkInstance, verbose = false,
         }
         if (a.type === 'move') lines.push(`  ${did ? 'moved' : 'would move'} ${a.from} out of the tree (${a.why ?? 'damaged'})${a.evidence ? ` to ${a.evidence}` : ' into the evidence folder'}`)
       }
-      const rewrite = chat.actions?.find((a) => a.type === 'rewrite')
-      if (r.lost) {
-        const l = r.lost
-        const ids = (xs: string[]) => (xs.length <= 6 ? xs.join(', ') : `${xs.slice(0, 5).join(', ')} … (${xs.length} in all)`)
-        if (l.messages.length > 0) lines.push(`  the session ${did ? 'lost' : 'would lose'} ${l.messages.length} message${l.messages.length === 1 ? '' : 's'}: ${ids(l.messages)}`)
-        if (l.parts.length > 0) lines.push(`  the session ${did ? 'lost' : 'would lose'} ${l.parts.length} part${l.parts.length === 1 ? '' : 's'}: ${ids(l.parts)}`)
-        const ctx = (x: typeof l.after) => `${x.userTurns} user turn${x.userTurns === 1 ? '' : 's'}, ${x.assistantMessages} assistant message${x.assistantMessages === 1 ? '' : 's'}, ${x.parts} part${x.parts === 1 ? '' : 's'}`
-        lines.push(`  context ${l.sessionListed ? (did ? 'now' : 'after') : 'left on disk'}: ${ctx(l.after)} (readable before: ${ctx(l.before)})`)
-        if (!l.sessionListed) lines.push(`  the session file itself was damaged: ${texts?.sessionUnlisted ?? 'the agent still cannot list this session'}`)
-      } else if (rewrite) {
-        const turns = chat.ranking.find((x) => x.file === rewrite.from)?.turns ?? chat.contextTurns
-        const after = {contextTurns: turns, transcriptTurns: chat.transcriptTurns}
-        lines.push(`  agent context ${did ? 'now' : 'after the repair'}: ${contextText(after)} reachable`)
-        const lost = lostText(after)
-        if (lost) lines.push(`  lost: ${lost}`)
-      } else if (stateRestore) {
-        const n = restoredTurns(chat, stateRestore.from) ?? chat.contextTurns
-        const after = {contextTurns: n, transcriptTurns: chat.transcriptTurns}
-        lines.push(`  agent context ${did ? 'restored' : 'would be restored'}: ${contextText(after)}`)
-        const lost = lostText(after)
-        if (lost) lines.push(`  lost: ${lost}`)
-        else if (after.transcriptTurns === null) lines.push('  the transcript is not usable, so what the agent may have lost cannot be measured against it (see the transcript findings)')
-        else lines.push("  nothing lost: the agent's memory covers every transcript turn")
-      } else if (chat.status === 'unrecoverable') lines.push('  agent context: still lost (no usable generation of it)')
-      else lines.push(`  agent context unchanged: ${contextText(chat)}`)
+      lines.push(...outcomeLines(chat, did))
       if (did && r.evidence) lines.push(`  originals kept in ${r.evidence}/`)
       if (did && r.undo) lines.push(`  to undo: ${r.undo}`)
       break

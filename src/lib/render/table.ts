@@ -101,9 +101,9 @@ export function renderChatTable(chats: ChatReport[], opts: TableOptions): string
   return fitTable(
     [{header: 'chat', fit: 'shorten', min: 16}, {header: 'status'}, {header: 'primary'}, {header: 'winner', fit: 'shorten', min: 14, detail: 'winner'}, {header: 'turns N/M'}],
     items,
-    // Narrower: the winner is shortened (its whole name under the row), then the primary's class is left out
-    // (findings and inspect tell it), then chat names are shortened around their id.
-    {width: opts.width ?? UNLIMITED, chalk: c, attempts: [{shrink: [3]}, {hide: [2], shrink: [3]}, {hide: [2], shrink: [3, 0]}]},
+    // Narrower: the winner is shortened (its whole name under the row), then long chat names around their id,
+    // then the primary's class is left out (findings and inspect tell it), then chat names shortened further.
+    {width: opts.width ?? UNLIMITED, chalk: c, attempts: [{shrink: [3]}, {shrink: [3, 0], min: {0: 24}}, {hide: [2], shrink: [3]}, {hide: [2], shrink: [3, 0], min: {0: 24}}, {hide: [2], shrink: [3, 0]}]},
   )
 }
 

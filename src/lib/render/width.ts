@@ -93,7 +93,8 @@ export function shortenMiddle(s: string, width: number, keep?: string): string {
 
 /**
  * Word-wraps one line to `width` columns. Continuation lines get `indent` (default: the line's own leading
- * spaces plus two). A word wider than the room left is cut; colour codes are kept.
+ * spaces plus two). A word wider than the room left is cut; colour codes are kept. A line that needs wrapping
+ * comes back in Unicode normal form C (wrap-ansi normalises), which looks the same.
  */
 export function wrapLine(line: string, width: number, indent?: string): string[] {
   if (width === UNLIMITED || textWidth(line) <= width) return [line]
