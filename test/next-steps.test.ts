@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
-import {cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {after, before, describe, test} from 'node:test'
 import stringWidth from 'string-width'
@@ -14,7 +14,7 @@ import {TOO_DEEP} from '../src/lib/pipeline/discover.js'
 import {CONFIRM_LIST_MAX, confirmationLines} from '../src/lib/render/repair.js'
 import {commandLines} from '../src/lib/render/next-steps.js'
 import {runCliAsync} from './helpers/cli-async.js'
-import {REALDATA, REAL_CHATS, REPO_ROOT, cleanup, copyRealChat, cutAt, hashTree, inheritedEnv, tempDir, zeroFill} from './helpers/fixtures.js'
+import {REALDATA, REAL_CHATS, REPO_ROOT, cleanup, copyRealChat, copyWritable, cutAt, hashTree, inheritedEnv, tempDir, zeroFill} from './helpers/fixtures.js'
 import {LONG_CHATS, ODD, ODD_CHATS, UX, buildUxHome} from './helpers/ux-home.js'
 
 const BIN = path.join(REPO_ROOT, 'bin', 'run.js')
@@ -48,7 +48,7 @@ describe('a scan with damage ends with the exact next commands', {concurrency: 3
     buildUxHome(home)
     // An OpenCode store with one session zero-filled (unrecoverable): inspected by the store and its id.
     const data = path.join(home, '.local', 'share', 'opencode')
-    cpSync(path.join(REALDATA, 'opencode', '1.1.65', 'data', 'opencode'), data, {recursive: true})
+    copyWritable(path.join(REALDATA, 'opencode', '1.1.65', 'data', 'opencode'), data)
     const session = path.join(data, 'storage', 'session', 'dfa7b73011a5aa73687463da673751ea81200147', 'ses_dd6249cf0ffevk8ay20nf1cCNR.json')
     writeFileSync(session, zeroFill(readFileSync(session)))
   })
@@ -119,6 +119,13 @@ describe('an empty scan says where it searched and what it skipped', {concurrenc
     const json = JSON.parse((await runCliAsync(['scan', '--json'], {env: {HOME: home}})).stdout)
     assert.ok(json.roots.length >= 4)
     for (const root of json.roots) assert.deepEqual([typeof root.format, root.present], ['string', false])
+  })
+
+  test('repair finding nothing says the same', async () => {
+    const r = await runCliAsync(['repair', '--dry-run'], {env: {HOME: home}})
+    assert.equal(r.status, 0)
+    assert.match(r.stdout, /^No chats found\.\nSearched the agents' default folders:$/m)
+    assert.ok(r.stdout.includes('~/.config/manicode (codebuff): not there'))
   })
 
   test('a PATH with nothing in it: the PATH, and the folders skipped (without --verbose)', async () => {

@@ -12,8 +12,10 @@ export default class Scan extends BaseCommand {
   static override summary = 'Diagnose chat dirs: classify every generation, rank them, say what is damaged. Read-only.'
 
   static override description = `${wrap(`With no PATH, searches ${listed(fromAdapters((h) => h.roots))}.`)}
-A PATH may be a chat dir or any folder above chat dirs (searched without following symbolic links).
-Writes nothing, anywhere.
+A PATH may be a chat dir or any folder above chat dirs (searched without following symbolic links, 12
+folders deep: a deeper folder is listed as skipped), or a file of a chat; a file no chat holds is a usage
+error. Writes nothing, anywhere. The table fits the terminal (COLUMNS overrides its width); a scan with
+damage ends with the commands to run next, and one that finds nothing says where it looked.
 
 --quick reads only the first 4 KiB and the last 64 KiB of each file (empty, all-NUL, BOM, NUL tail, unclosed
 end): its time does not grow with file sizes, but damage in the middle of a file is NOT detected and turns

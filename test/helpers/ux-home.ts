@@ -9,9 +9,9 @@
  * - Claude Code: the real project dir renamed to a long one, one session's last line torn (repairable).
  * - Codex: the real sessions.
  */
-import {chmodSync, cpSync, readFileSync, readdirSync, statSync, writeFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {REALDATA, REAL_CHATS, copyRealChat, cutAt, keepEmbeddedRunStates, setMtime, syncChatMeta, zeroFill} from './fixtures.js'
+import {REALDATA, REAL_CHATS, copyRealChat, copyWritable, cutAt, keepEmbeddedRunStates, setMtime, syncChatMeta, zeroFill} from './fixtures.js'
 
 /** A project folder name wider than any terminal. */
 export const LONG = `a-project-whose-folder-name-is-long-enough-to-push-every-table-past-the-edge-of-the-terminal-${'x'.repeat(60)}`
@@ -45,20 +45,6 @@ export const CLAUDE_PROJECT = path.join('.claude', 'projects', `-home-dev-${LONG
 /** Codebuff chat ids `2025-11-10T00-00-<ss>.000Z`. */
 const id = (k: number) => `2025-11-10T00-00-${String(k).padStart(2, '0')}.000Z`
 
-/** Copies a tree and makes it writable (shared/ may come without write bits). */
-function copyTree(src: string, dest: string): void {
-  cpSync(src, dest, {recursive: true})
-  const walk = (d: string) => {
-    chmodSync(d, 0o755)
-    for (const n of readdirSync(d)) {
-      const p = path.join(d, n)
-      if (statSync(p).isDirectory()) walk(p)
-      else chmodSync(p, 0o644)
-    }
-  }
-  walk(dest)
-}
-
 /** Builds a ux home in `home` (an empty folder). */
 export function buildUxHome(home: string): void {
   for (let k = 0; k < 16; k++) copyRealChat(k % 2 === 0 ? REAL_CHATS.tenTurns : REAL_CHATS.small, home, LONG_CHATS, id(k))
@@ -76,9 +62,9 @@ export function buildUxHome(home: string): void {
   const odd = path.join(copyRealChat(REAL_CHATS.tenTurns, home, ODD_CHATS, UX.odd), 'run-state.json')
   writeFileSync(odd, cutAt(readFileSync(odd), 16384))
 
-  copyTree(path.join(REALDATA, 'claude-code', '2.1.328', 'home', '.claude', 'projects', '-home-dev-demo-app'), path.join(home, CLAUDE_PROJECT))
+  copyWritable(path.join(REALDATA, 'claude-code', '2.1.328', 'home', '.claude', 'projects', '-home-dev-demo-app'), path.join(home, CLAUDE_PROJECT))
   const session = path.join(home, CLAUDE_PROJECT, `${UX.claude}.jsonl`)
   const data = readFileSync(session)
   writeFileSync(session, cutAt(data, data.length - 40))
-  copyTree(path.join(REALDATA, 'codex', '0.169.0', 'home', '.codex', 'sessions'), path.join(home, '.codex', 'sessions'))
+  copyWritable(path.join(REALDATA, 'codex', '0.169.0', 'home', '.codex', 'sessions'), path.join(home, '.codex', 'sessions'))
 }

@@ -129,6 +129,7 @@ export function renderInspection(x: Inspection, opts: {chalk: ChalkInstance; wid
   }
 
   push('', c.bold('What most likely happened'))
-  push(`  ${x.account}`)
+  // A paragraph: its lines all indented alike.
+  out.push(...wrapLine(`  ${x.account}`, width, '  '))
   return out.join('\n')
 }
