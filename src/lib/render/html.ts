@@ -108,22 +108,28 @@ function isContext(t: TimelineEntry): boolean {
 /** The timeline: each context generation at its written time (x) against the turns it covers (y). */
 export function timelineSvg(x: Inspection, index: number): string {
   const W = 760
-  const H = 280
-  const L = 56
+  const H = 296
+  const L = 72
   const R = 24
-  const T = 20
+  const T = 36
   const B = 48
   const points = x.timeline.filter(isContext)
   if (points.length === 0) return `<p class="muted">No generation of the agent context to place on a timeline.</p>`
   const salvageOf = new Map(x.salvage.map((s) => [s.file, s]))
   const maxY = Math.max(1, x.transcriptTurns ?? 0, ...points.map((p) => p.turns ?? 0), ...x.salvage.map((s) => s.turns ?? 0))
-  const times = points.map((p) => p.mtimeMs!)
-  const t0 = Math.min(...times)
-  const t1 = Math.max(...times)
-  // Copies written within a second of each other (or restored by a copy that kept no times) are placed in the
-  // order written instead: a time axis would stack them on one spot.
+  // Each distinct written time gets a slot, in order, evenly spaced: one copy written months after the others
+  // must not squash them into one spot. Copies all written within a second of each other (e.g. restored by a
+  // copy that kept no times) are spread in timeline order instead.
+  const slots = [...new Set(points.map((p) => Math.round(p.mtimeMs!)))].sort((a, b) => a - b)
+  const t0 = slots[0]
+  const t1 = slots.at(-1)!
   const ordinal = t1 - t0 < 1000
-  const px = (p: TimelineEntry, i: number) => L + (points.length === 1 ? (W - L - R) / 2 : ordinal ? (i / (points.length - 1)) * (W - L - R) : ((p.mtimeMs! - t0) / (t1 - t0)) * (W - L - R))
+  const plot = W - L - R
+  const px = (p: TimelineEntry, i: number) => {
+    const n = ordinal ? points.length : slots.length
+    const k = ordinal ? i : slots.indexOf(Math.round(p.mtimeMs!))
+    return L + (n === 1 ? plot / 2 : (k / (n - 1)) * plot)
+  }
   const py = (turns: number) => T + (1 - turns / maxY) * (H - T - B)
   const out: string[] = []
   out.push(`<svg id="timeline-${index}" class="timeline" viewBox="0 0 ${W} ${H}" role="img" aria-label="${e(`Timeline of ${x.id}: ${points.length} generations, winner ${x.winner ?? 'none'}`)}">`)
@@ -131,12 +137,24 @@ export function timelineSvg(x: Inspection, index: number): string {
   out.push(`<line x1="${L}" y1="${py(0)}" x2="${W - R}" y2="${py(0)}" stroke="#888"/><line x1="${L}" y1="${T}" x2="${L}" y2="${py(0)}" stroke="#888"/>`)
   const ticks = [...new Set([0, Math.round(maxY / 2), maxY])]
   for (const k of ticks) out.push(`<line x1="${L}" y1="${fmt(py(k))}" x2="${W - R}" y2="${fmt(py(k))}" stroke="${HTML_COLORS.grid}" stroke-dasharray="2 4"/><text x="${L - 6}" y="${fmt(py(k) + 4)}" text-anchor="end" font-size="11">${k}</text>`)
-  out.push(`<text x="14" y="${fmt((T + py(0)) / 2)}" font-size="11" transform="rotate(-90 14 ${fmt((T + py(0)) / 2)})" text-anchor="middle">turns covered</text>`)
-  const axis = ordinal ? `generations in timeline order (all written within a second of ${isoTime(t0)})` : `written time (${isoTime(t0)} … ${isoTime(t1)})`
-  out.push(`<text x="${(L + W - R) / 2}" y="${H - 10}" font-size="11" text-anchor="middle">${e(axis)}</text>`)
+  out.push(`<text x="12" y="${fmt((T + py(0)) / 2)}" font-size="11" transform="rotate(-90 12 ${fmt((T + py(0)) / 2)})" text-anchor="middle">turns covered</text>`)
+  const axis = ordinal ? `generations in timeline order (all written within a second of ${isoTime(t0)})` : 'written time, oldest first (each time a step, not to scale)'
+  out.push(`<text x="${(L + W - R) / 2}" y="${H - 8}" font-size="11" text-anchor="middle">${e(axis)}</text>`)
+  if (!ordinal) {
+    // A label under each time step (the day once when all are on one day), at most 8 (6 with days).
+    const oneDay = new Set(slots.map((t) => isoTime(t).slice(0, 10))).size === 1
+    const every = Math.max(1, Math.ceil(slots.length / (oneDay ? 8 : 6)))
+    slots.forEach((t, k) => {
+      if (k % every !== 0 && k !== slots.length - 1) return
+      const x0 = fmt(L + (slots.length === 1 ? plot / 2 : (k / (slots.length - 1)) * plot))
+      const label = oneDay ? isoTime(t).slice(11, 23) : isoTime(t).slice(0, 19).replace('T', ' ')
+      out.push(`<line x1="${x0}" y1="${fmt(py(0))}" x2="${x0}" y2="${fmt(py(0) + 4)}" stroke="#888"/><text x="${x0}" y="${fmt(py(0) + 16)}" font-size="10" text-anchor="${k === 0 ? 'start' : k === slots.length - 1 ? 'end' : 'middle'}">${e(label)}</text>`)
+    })
+    if (oneDay) out.push(`<text x="${L}" y="${H - 8}" font-size="10">${e(isoTime(t0).slice(0, 10))} (UTC)</text>`)
+  }
   if (x.transcriptTurns !== null) {
     const y = fmt(py(x.transcriptTurns))
-    out.push(`<line x1="${L}" y1="${y}" x2="${W - R}" y2="${y}" stroke="${HTML_COLORS.transcript}" stroke-width="1.5" stroke-dasharray="6 4"/><text x="${L + 4}" y="${fmt(py(x.transcriptTurns) - 5)}" font-size="11" fill="${HTML_COLORS.transcript}">transcript: ${x.transcriptTurns} turns</text>`)
+    out.push(`<line x1="${L}" y1="${y}" x2="${W - R}" y2="${y}" stroke="${HTML_COLORS.transcript}" stroke-width="1.5" stroke-dasharray="6 4"/><text x="${L - 6}" y="${fmt(py(x.transcriptTurns) + 16)}" font-size="10" text-anchor="end" fill="${HTML_COLORS.transcript}">transcript</text>`)
   }
   points.forEach((p, i) => {
     const cx = fmt(px(p, i))

@@ -35,8 +35,8 @@ export function renderInspection(x: Inspection, opts: {chalk: ChalkInstance; wid
   const rows = x.timeline.map((e) => ({
     cells: [
       when(e.mtimeMs),
-      // An embedded copy (`<file>#<id>`) keeps its id when shortened.
-      {text: name(e.file), keep: e.file.includes('#') ? name(e.file.slice(e.file.lastIndexOf('#'))) : undefined},
+      // Shortened, an embedded copy (`<file>#<id>`) keeps its id, a file in a subfolder its own name.
+      {text: name(e.file), keep: e.file.includes('#') ? name(e.file.slice(e.file.lastIndexOf('#'))) : e.file.includes('/') ? name(e.file.slice(e.file.lastIndexOf('/') + 1)) : undefined},
       e.role,
       e.class ?? '–',
       e.reasons.join(', '),
