@@ -114,8 +114,11 @@ describe('an empty scan says where it searched and what it skipped', {concurrenc
   test("no PATH: every agent's default folder, each not there", async () => {
     const r = await runCliAsync(['scan'], {env: {HOME: home}})
     assert.equal(r.status, 0)
-    assert.match(r.stdout, /^No chats found\.\nSearched the agents' default folders:$/m)
-    for (const root of ['~/.config/manicode (codebuff): not there', '~/.claude/projects (claude-code): not there', '~/.codex/sessions (codex): not there', '~/.local/share/opencode (opencode): not there']) assert.ok(r.stdout.includes(root), root)
+    assert.match(r.stdout, /^No chats found\.\nNone of the agents' default folders is there:$/m)
+    for (const line of ['  Codebuff: ~/.config/manicode, ~/.config/manicode-dev, ~/.config/manicode-test', '  Claude Code: ~/.claude/projects', '  Codex: ~/.codex/sessions, ~/.codex/archived_sessions', '  OpenCode: ~/.local/share/opencode']) assert.ok(r.stdout.split('\n').includes(line), line)
+    // An agent with many default folders: a few named, the rest counted.
+    assert.ok(r.stdout.split('\n').some((l) => /^ {2}\S.*: ~\/\S.*, and \d+ more$/.test(l)), r.stdout)
+    assert.ok(r.stdout.split('\n').length < 30, 'a screenful, not every folder')
     const json = JSON.parse((await runCliAsync(['scan', '--json'], {env: {HOME: home}})).stdout)
     assert.ok(json.roots.length >= 4)
     for (const root of json.roots) assert.deepEqual([typeof root.format, root.present], ['string', false])
@@ -124,8 +127,14 @@ describe('an empty scan says where it searched and what it skipped', {concurrenc
   test('repair finding nothing says the same', async () => {
     const r = await runCliAsync(['repair', '--dry-run'], {env: {HOME: home}})
     assert.equal(r.status, 0)
-    assert.match(r.stdout, /^No chats found\.\nSearched the agents' default folders:$/m)
-    assert.ok(r.stdout.includes('~/.config/manicode (codebuff): not there'))
+    assert.match(r.stdout, /^No chats found\.\nNone of the agents' default folders is there:$/m)
+    assert.ok(r.stdout.includes('  Codebuff: ~/.config/manicode, '))
+  })
+
+  test('a default folder that is there but holds no chat is named apart', async () => {
+    mkdirSync(path.join(home, '.codex', 'sessions'), {recursive: true})
+    const r = await runCliAsync(['scan'], {env: {HOME: home}})
+    assert.match(r.stdout, /^Searched the agents' default folders that are there \(no chat in them\):\n {2}~\/\.codex\/sessions \(Codex\)\nNot there:$/m)
   })
 
   test('a PATH with nothing in it: the PATH, and the folders skipped (without --verbose)', async () => {

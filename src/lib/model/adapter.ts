@@ -57,6 +57,12 @@ export interface ChatUnit {
    * gone by the time it is read is left out, as with a fresh listing.
    */
   listing?: string[]
+  /**
+   * The format a bundle's manifest recorded for this chat, when `check` reads the chat back from a bundle: its
+   * folder is then out of the place that told its format (e.g. the storage folder of the extension that wrote
+   * it), and the adapter may take the format from here.
+   */
+  recordedFormat?: string
 }
 
 /** What an adapter sees in one folder: the chats it holds, and whether discovery should search below it. */
@@ -101,6 +107,12 @@ export interface FormatAdapter {
   /** The agent's name as people write it (`Claude Code`), for messages and `--help`. */
   readonly displayName: string
   /**
+   * Further format ids this adapter's reports carry, when one adapter serves several agents that write alike
+   * (each report names the agent that wrote the chat): `adapterByName` finds the adapter by these too, so the
+   * planner, `inspect`, `bundle --redact` and `check` of a report reach it.
+   */
+  readonly formats?: readonly string[]
+  /**
    * The words that are this agent's alone — its names, its file names, its record keys — which no code outside
    * `src/lib/formats/` may spell (`test/core-names.test.ts`). One lower-case word is matched as a whole word,
    * anything else as it is written.
@@ -136,6 +148,13 @@ export interface FormatAdapter {
   diagnose(snapshot: ChatDirSnapshot): Diagnosis
   /** (repair) Matches an argv element of the agent's own process (e.g. /codebuff|freebuff/i), for the live check. */
   readonly agentProcess?: RegExp
+  /**
+   * (repair) Why the chat is live right now by the agent's own signals (a fresh lock it holds, a process of its
+   * holding its store open), in words; empty when none. May read `/proc` and small entries near the chat; never
+   * writes, never throws. `pipeline/apply.ts` checks it with the watched files before every write (`--force`
+   * overrides).
+   */
+  liveReasons?(snapshot: ChatDirSnapshot): string[]
   /**
    * Optional, for store formats (`chatsIn` answered `store: true`): lists the chats of the store at `dir` with
    * their `members` (and `facts`). Read-only; may read directory listings and the few file bytes needed to
@@ -291,6 +310,27 @@ export interface ScannedChat {
   report: ChatReport
   snapshot: ChatDirSnapshot
   adapter: FormatAdapter
+  /** chatdoctor's own leftovers and interrupted repairs in the chat's folder (`pipeline/own-state.ts`), when any. */
+  own?: OwnState
+}
+
+/** One of chatdoctor's own leftovers of a killed run, relative to the chat dir, with its size. */
+export interface Leftover {
+  path: string
+  bytes: number
+}
+
+/** A repair of the chat killed before its end, with the chat dir's times it recorded before writing the chat's files. */
+export interface InterruptedRepair {
+  repairId: string
+  dirMtimeMs: number
+  dirAtimeMs: number
+}
+
+/** chatdoctor's own state in one chat's folder, as the scan found it. */
+export interface OwnState {
+  leftovers: Leftover[]
+  interrupted: InterruptedRepair[]
 }
 
 // ---- repair plans ------------------------------------------------------------------------------
@@ -323,6 +363,10 @@ export interface PlannedAction {
   changes?: LineChangeReport[]
   /** `move`: why the file leaves the tree. */
   why?: string
+  /** `preserve`: the file may be appended to in place (a session log): its evidence is a copy, never a hard link. */
+  copy?: boolean
+  /** `remove-leftover`: its size in bytes. */
+  bytes?: number
 }
 
 /** A file whose size and mtime must be what the scan saw when the repair writes (else the chat is live). */
@@ -357,6 +401,10 @@ export interface ChatPlan {
   statusAfter?: ChatStatus
   /** (OpenCode JSON tree) What the session loses by the moves. */
   lost?: TreeLossReport
+  /** Interrupted earlier repairs of the chat whose recorded dir mtime the `restore-mtime` puts back. */
+  settles?: string[]
+  /** What the report must say besides the actions (e.g. what `--force` may lose). */
+  warnings?: string[]
 }
 
 /** What the user asked `repair` for, beyond the default. */
@@ -365,4 +413,6 @@ export interface PlanOptions {
   salvage?: boolean
   /** `--restore-from <generation>`: restore this generation (the run must hold exactly one chat). */
   restoreFrom?: string
+  /** `--force`: repair although a candidate generation could not be read (with a warning). */
+  force?: boolean
 }

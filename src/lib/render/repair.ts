@@ -127,7 +127,8 @@ export function repairLines(chat: ChatReport, c: ChalkInstance, verbose = false,
     case 'repaired':
     case 'planned': {
       const did = r.outcome === 'repaired'
-      lines.push(chatHeading(did ? c.green('repaired') : c.yellow('would repair'), chat, width))
+      const tidyOnly = !(chat.actions ?? []).some((a) => a.type === 'restore' || a.type === 'rewrite' || a.type === 'move')
+      lines.push(chatHeading(tidyOnly ? (did ? c.green('tidied') : c.yellow('would tidy')) : did ? c.green('repaired') : c.yellow('would repair'), chat, width))
       for (const a of chat.actions ?? []) if (a.type === 'restore') lines.push(`  ${a.to === primary ? primaryState(chat) : transcriptState(chat, a.to)}`)
       for (const a of chat.actions ?? []) if (a.type === 'rewrite') lines.push(`  ${transcriptState(chat, a.from ?? a.to)}`)
       for (const a of chat.actions ?? []) {
@@ -142,6 +143,7 @@ export function repairLines(chat: ChatReport, c: ChalkInstance, verbose = false,
           for (const ch of (a.changes ?? []).slice(0, verbose ? Infinity : 20)) lines.push(`    ${changeText(ch, texts?.parentKey)}`)
           if (!verbose && (a.changes ?? []).length > 20) lines.push(`    … ${a.changes!.length - 20} more (--verbose or --json lists them)`)
         }
+        if (a.type === 'remove-leftover') lines.push(`  ${did ? 'removed' : 'would remove'} chatdoctor's own leftover ${a.to} of an interrupted run`)
         if (a.type === 'move') lines.push(`  ${did ? 'moved' : 'would move'} ${a.from} out of the tree (${a.why ?? 'damaged'})${a.evidence ? ` to ${a.evidence}` : ' into the evidence folder'}`)
       }
       lines.push(...outcomeLines(chat, did))
@@ -254,7 +256,7 @@ export function renderRepair(report: Report, opts: RepairRenderOptions): {stdout
     const tail = [repairSummaryLine(report)]
     if (report.repairId) tail.push(`To undo this repair: chatdoctor undo ${report.repairId}`)
     if (report.dryRun && report.chats.some((ch) => ch.repair?.outcome === 'planned')) tail.push('Run without --dry-run to repair.')
-    if (report.interrupted) tail.push('Stopped by Ctrl-C between chats: every chat above is either fully repaired or untouched.')
+    if (report.interrupted) tail.push('Stopped (Ctrl-C or a termination signal) between chats: every chat above is either fully repaired or untouched.')
     out.push(...tail.flatMap(wrap))
   }
   return {stdout: out.join('\n'), stderr: err.join('\n')}

@@ -1,13 +1,15 @@
 /**
  * Human rendering of a report: one table row per chat (chat, status, primary class, winner, turns N/M) under
- * a row naming its folder, findings under each chat with `verbose`, a summary line, and after a scan the
- * next commands to run. Fits `width` (see `fit-table.ts`). Never prints message or file content: counts,
- * sizes, ids, times and hashes only (reports get pasted into bug trackers). Control characters in names are
- * shown escaped.
+ * a row naming its folder, findings under each chat with `verbose` (without it, only the urgent ones: what the
+ * agent's own next start would destroy), a summary line, and after a scan the next commands to run. Fits
+ * `width` (see `fit-table.ts`). Never prints message or file content: counts, sizes, ids, times and hashes
+ * only (reports get pasted into bug trackers). Control characters in names are shown escaped.
  */
 import type {ChalkInstance} from 'chalk'
 import type {ChatReport, ChatStatus, Report, Severity} from '../model/report.js'
 import {printableName} from '../fsio/paths.js'
+import {isUrgent} from '../model/findings.js'
+import {adapterByName, findingKinds} from '../formats/index.js'
 import {fitTable, type FitGroup, type FitRow} from './fit-table.js'
 import {nextSteps, renderNextSteps, type NextContext} from './next-steps.js'
 import {UNLIMITED, shortenMiddle, wrapLine} from './width.js'
@@ -120,15 +122,30 @@ export function renderFindings(chats: ChatReport[], opts: TableOptions): string[
   return lines
 }
 
-/** Where an empty search looked: each root, and whether anything was there. */
+/** At most this many of one agent's default folders are named when none of them is there; the rest are counted. */
+export const ROOTS_NAMED = 3
+
+/**
+ * Where an empty search looked: each PATH; or, with none, the agents' default folders that are there (and
+ * held no chat), then per agent the ones that are not (a few named, the rest counted).
+ */
 export function renderRoots(report: Report, opts: TableOptions): string[] {
   const roots = report.roots ?? []
   if (roots.length === 0) return []
   const width = opts.width ?? UNLIMITED
-  const explicit = roots.every((r) => r.format === null)
-  const out = [explicit ? 'Searched:' : "Searched the agents' default folders:"]
-  for (const r of roots) out.push(...wrapLine(`  ${printableName(r.path)}${r.format ? ` (${r.format})` : ''}: ${r.present ? 'no chat in it' : 'not there'}`, width, '      '))
-  if (!explicit) out.push(...wrapLine('Give the folder your agent keeps its chats in as PATH (chatdoctor scan PATH).', width))
+  const wrap = (l: string) => wrapLine(l, width, '      ')
+  if (roots.every((r) => r.format === null)) return ['Searched:', ...roots.flatMap((r) => wrap(`  ${printableName(r.path)}: ${r.present ? 'no chat in it' : 'not there'}`))]
+  const out: string[] = []
+  const present = roots.filter((r) => r.present)
+  if (present.length > 0) out.push("Searched the agents' default folders that are there (no chat in them):", ...present.flatMap((r) => wrap(`  ${printableName(r.path)} (${adapterByName(r.format ?? '')?.displayName ?? r.format})`)))
+  const absent = new Map<string, string[]>()
+  for (const r of roots) if (!r.present) absent.set(r.format ?? '', [...(absent.get(r.format ?? '') ?? []), printableName(r.path)])
+  if (absent.size > 0) out.push(present.length > 0 ? 'Not there:' : "None of the agents' default folders is there:")
+  for (const [format, paths] of absent) {
+    const named = paths.length <= ROOTS_NAMED + 1 ? paths : [...paths.slice(0, ROOTS_NAMED), `and ${paths.length - ROOTS_NAMED} more`]
+    out.push(...wrap(`  ${adapterByName(format)?.displayName ?? format}: ${named.join(', ')}`))
+  }
+  out.push(...wrapLine('Give the folder your agent keeps its chats in as PATH (chatdoctor scan PATH).', width))
   return out
 }
 
@@ -143,6 +160,12 @@ export function renderHuman(report: Report, opts: TableOptions): {stdout: string
   const table = renderChatTable(report.chats, opts)
   if (table) out.push(table)
   if (opts.verbose) out.push(...renderFindings(report.chats, opts))
+  else {
+    // Without --verbose, the urgent findings still show: what the agent's own next start would destroy.
+    const kinds = findingKinds()
+    const urgent = report.chats.map((chat) => ({...chat, findings: chat.findings.filter((f) => isUrgent(f, kinds))})).filter((chat) => chat.findings.length > 0)
+    out.push(...renderFindings(urgent, {...opts, quiet: false}))
+  }
   if (opts.verbose || (empty && !opts.quiet)) for (const s of report.skipped) out.push(...wrap(c.dim(`skipped ${printableName(s.path)}: ${s.reason}`)))
   for (const e of report.errors) err.push(...wrap(`${c.red('error')} ${printableName(e.path)}: ${e.message}`))
   if (!opts.quiet) {
