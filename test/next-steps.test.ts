@@ -132,9 +132,14 @@ describe('an empty scan says where it searched and what it skipped', {concurrenc
   })
 
   test('a default folder that is there but holds no chat is named apart', async () => {
-    mkdirSync(path.join(home, '.codex', 'sessions'), {recursive: true})
-    const r = await runCliAsync(['scan'], {env: {HOME: home}})
-    assert.match(r.stdout, /^Searched the agents' default folders that are there \(no chat in them\):\n {2}~\/\.codex\/sessions \(Codex\)\nNot there:$/m)
+    const own = tempDir('chatdoctor-empty-codex-')
+    try {
+      mkdirSync(path.join(own, '.codex', 'sessions'), {recursive: true})
+      const r = await runCliAsync(['scan'], {env: {HOME: own}})
+      assert.match(r.stdout, /^Searched the agents' default folders that are there \(no chat in them\):\n {2}~\/\.codex\/sessions \(Codex\)\nNot there:$/m)
+    } finally {
+      cleanup(own)
+    }
   })
 
   test('a PATH with nothing in it: the PATH, and the folders skipped (without --verbose)', async () => {
