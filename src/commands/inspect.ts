@@ -1,4 +1,4 @@
-import {BaseCommand, UsageError} from '../cli/base.js'
+import {BaseCommand, UsageError, prose} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
 import {inspectChat, type Inspection} from '../lib/inspect.js'
 import type {Report} from '../lib/model.js'
@@ -9,7 +9,7 @@ import {scanPaths} from '../lib/scan.js'
 export default class Inspect extends BaseCommand {
   static override summary = 'The whole forensic picture of one chat: timeline, tears, ranking, salvage, what happened. Read-only.'
 
-  static override description = `CHAT_DIR must hold exactly one chat (or name one with --session, e.g. in an OpenCode data dir).
+  static override description = prose`CHAT_DIR must hold exactly one chat (or name one with --session, e.g. in an OpenCode data dir).
 A Claude Code or Codex session is inspected by its file: every damaged line (line number, byte offset and
 length, reasons) and the byte changes a repair would make are listed. An OpenCode session lists its
 session, message and part files with their classes. Shows every generation (mtime, size, class, turns covered,

@@ -1,5 +1,5 @@
 import {createInterface} from 'node:readline/promises'
-import {BaseCommand, UsageError} from '../cli/base.js'
+import {BaseCommand, UsageError, prose, quietVerboseFlags} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
 import {applyChat} from '../lib/apply.js'
 import {nodeFileSystem} from '../lib/fsio/fs.js'
@@ -13,7 +13,7 @@ import {scanPaths} from '../lib/scan.js'
 export default class Repair extends BaseCommand {
   static override summary = 'Put the best generation of each damaged chat back as its primary, keeping the originals as evidence.'
 
-  static override description = `Finds chats as scan does (same PATH rules, same verdicts). For each repairable chat: keeps the
+  static override description = prose`Finds chats as scan does (same PATH rules, same verdicts). For each repairable chat: keeps the
 primary as evidence under <chat dir>/.chatdoctor/<repairId>/, writes the winner's exact bytes as the primary
 (temp, fsync, rename, fsync dir, verify), and puts the chat folder's mtime back. Unrecoverable chats are
 reported; nothing is written for them. The winner may be an embedded copy (chat-messages.json#<id>): its exact
@@ -53,6 +53,10 @@ one chat, or naming no intact generation of it).`
   static override strict = false
 
   static override flags = {
+    ...quietVerboseFlags({
+      quiet: 'Print only the chats that were not repaired as planned (refused, failed, left as they are) and errors: no repaired chats, no summary.',
+      verbose: 'List every line change of a session log (not only the first 20), every finding under its chat, and each folder that was skipped.',
+    }),
     'dry-run': Flags.boolean({char: 'n', description: 'Write nothing; print the exact plan.'}),
     yes: Flags.boolean({char: 'y', description: 'Do not ask before repairing more than one chat.'}),
     force: Flags.boolean({description: 'Repair a chat even if it looks live (files changed since the scan, agent process running).'}),

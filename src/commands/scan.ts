@@ -1,4 +1,4 @@
-import {BaseCommand} from '../cli/base.js'
+import {BaseCommand, prose, quietVerboseFlags} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
 import {ScanProgressBar, progressWanted} from '../cli/progress.js'
 import type {Report} from '../lib/model.js'
@@ -8,7 +8,7 @@ import {scanPaths} from '../lib/scan.js'
 export default class Scan extends BaseCommand {
   static override summary = 'Diagnose chat dirs: classify every generation, rank them, say what is damaged. Read-only.'
 
-  static override description = `With no PATH, searches Codebuff's config roots (~/.config/manicode, manicode-dev, manicode-test),
+  static override description = prose`With no PATH, searches Codebuff's config roots (~/.config/manicode, manicode-dev, manicode-test),
 OpenCode's data dir ($XDG_DATA_HOME/opencode, default ~/.local/share/opencode; its database is read on a
 private copy, never opened in place), Claude Code's ($CLAUDE_CONFIG_DIR or ~/.claude)/projects and Codex's
 ($CODEX_HOME or ~/.codex)/sessions and archived_sessions.
@@ -29,6 +29,10 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
   ]
 
   static override flags = {
+    ...quietVerboseFlags({
+      quiet: 'Print only the chats that need attention: no healthy chats, no summary line.',
+      verbose: 'List every finding under its chat, and each folder that was skipped with the reason.',
+    }),
     quick: Flags.boolean({description: 'Read only the ends of each file (head 4 KiB, tail 64 KiB): fast, but damage in the middle of a file is not detected.'}),
   }
 
