@@ -164,7 +164,7 @@ describe('the release tarball', () => {
     const r = spawnSync('tar', ['-tzf', tarball], {encoding: 'utf8'})
     assert.equal(r.status, 0)
     const files = r.stdout.split('\n').filter(Boolean)
-    for (const f of ['package/bin/run.js', 'package/package.json', 'package/README.md', 'package/oclif.manifest.json', 'package/schemas/report.schema.json', 'package/dist/src/commands/scan.js', 'package/dist/src/hooks/command-not-found.js', 'package/dist/src/cli/help.js']) {
+    for (const f of ['package/bin/run.js', 'package/package.json', 'package/README.md', 'package/oclif.manifest.json', 'package/schemas/report.schema.json', 'package/dist/src/commands/scan.js', 'package/dist/src/hooks/command-not-found.js', 'package/dist/src/cli/help-class.js']) {
       assert.ok(files.includes(f), f)
     }
     for (const f of files) {

@@ -1,26 +1,54 @@
 /**
- * chatdoctor's help class (package.json `oclif.helpClass`): oclif's own help, except that help for a command
- * that does not exist (`chatdoctor help scna`, `chatdoctor scna --help`) is a usage error (exit 16) naming the
- * closest command, like the unknown-command hook, instead of oclif's "Command scna not found." (exit 8).
- * Loaded on every help request: it loads nothing of ours until a subject is unknown.
+ * The parts of the commands' `--help` that name agents, built from the registry: each adapter's `help` (its
+ * roots, how its chats are repaired, inspected and bundled, example paths), joined in registry order and
+ * wrapped. oclif reads the text when it writes `oclif.manifest.json` (at build), so `--help` loads none of this.
  */
-import {createRequire} from 'node:module'
+import {ADAPTERS} from '../lib/formats/index.js'
+import type {AdapterHelp, FormatAdapter} from '../lib/model/adapter.js'
 
-const require = createRequire(import.meta.url)
-const {Help} = require('@oclif/core/help') as typeof import('@oclif/core/help')
+/** Help lines are wrapped to this many columns. */
+export const HELP_WIDTH = 107
 
-export default class ChatdoctorHelp extends Help {
-  override async showHelp(argv: string[]): Promise<void> {
-    try {
-      await super.showHelp(argv)
-    } catch (e) {
-      const m = /^Command (.+) not found\.$/.exec((e as Error).message ?? '')
-      if (!m) throw e
-      const {unknownCommandMessage} = await import('./suggest.js')
-      const commands = this.config.commands.filter((c) => !c.hidden).map((c) => c.id)
-      const {message, next} = unknownCommandMessage(m[1].split(':')[0], commands)
-      process.stderr.write(`chatdoctor: ${message} Try: ${next}\n`)
-      process.exitCode = 16
-    }
-  }
+/** A text wrapped greedily at `width` columns (existing line breaks kept). */
+export function wrap(text: string, width = HELP_WIDTH): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      const out: string[] = []
+      let cur = ''
+      for (const word of line.split(' ')) {
+        if (cur !== '' && cur.length + 1 + word.length > width) {
+          out.push(cur)
+          cur = word
+        } else cur = cur === '' ? word : `${cur} ${word}`
+      }
+      out.push(cur)
+      return out.join('\n')
+    })
+    .join('\n')
+}
+
+/** Items as a sentence's list: `a`, `a and b`, `a, b and c`. */
+export function listed(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`
+}
+
+/** What each adapter's help gives for `pick`, in registry order (adapters that give nothing left out). */
+export function fromAdapters(pick: (h: AdapterHelp, a: FormatAdapter) => string | undefined, adapters: readonly FormatAdapter[] = ADAPTERS): string[] {
+  return adapters.flatMap((a) => {
+    const v = pick(a.help, a)
+    return v === undefined ? [] : [v]
+  })
+}
+
+/** The first adapter's answer for `pick` (e.g. an example path), or `fallback`. */
+export function firstOf(pick: (h: AdapterHelp) => string | undefined, fallback: string): string {
+  return fromAdapters(pick)[0] ?? fallback
+}
+
+/** Each adapter's paragraph for `pick`, wrapped, blank-line separated. */
+export function paragraphs(pick: (h: AdapterHelp) => string | undefined): string {
+  return fromAdapters(pick)
+    .map((p) => wrap(p))
+    .join('\n\n')
 }

@@ -6,7 +6,7 @@
  */
 import type {Hook} from '@oclif/core'
 import {unknownCommandMessage} from '../cli/suggest.js'
-import {usageErrorReport} from '../lib/report.js'
+import {usageErrorReport} from '../lib/pipeline/report.js'
 
 const hook: Hook<'command_not_found'> = async function (opts) {
   const commands = opts.config.commands.filter((c) => !c.hidden).map((c) => c.id)
