@@ -7,6 +7,8 @@
  * - the tarball: built code, manifest, schemas, README, no tests, no sources, no install-time scripts;
  * - `npm install -g` of the tarball into a fresh prefix, `npx` of the tarball, `npm link` of the checkout:
  *   each runs and gives the verdicts of the repository's own build, with no devDependency installed;
+ * - the library, installed from the tarball into a fresh project: docs/api.md's loader, the same report as
+ *   the CLI, only the package entry exported, TypeScript declarations that type a strict consumer;
  * - the composite action's steps (action.yml) run as the runner would, and the GitLab job's script;
  * - the workflow examples use only inputs the action has, the permissions SARIF upload needs, and the
  *   README's install commands are exactly the ones run here.
@@ -24,7 +26,7 @@ import {after, before, describe, test} from 'node:test'
 import {XMLParser} from 'fast-xml-parser'
 import {parse} from 'yaml'
 import {readAction, runAction, type ActionFile, type ActionStep} from './helpers/composite-action.js'
-import {REAL_CHATS, REPO_ROOT, cleanup, copyRealChat, cutAt, runCli, tempDir} from './helpers/fixtures.js'
+import {REAL_CHATS, REPO_ROOT, TEN_TURN_TEMP as TEN_TURN, cleanup, copyRealChat, cutAt, runCli, tempDir} from './helpers/fixtures.js'
 
 const PKG = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {version: string; devDependencies: Record<string, string>; dependencies: Record<string, string>}
 const TGZ = `chatdoctor-${PKG.version}.tgz`
@@ -140,6 +142,12 @@ before(async () => {
   // The global prefix from the environment: `--prefix` on the command line would also move the package
   // `npm link` links (its local prefix).
   installs.link = run('npm', ['link', '--no-audit', '--no-fund'], {cwd: checkout, env: cleanEnv({npm_config_prefix: path.join(root, 'link-prefix')})})
+  // A project of an agent maintainer's that depends on the tarball, as docs/api.md says (allowScripts in its
+  // package.json: a project install takes no --allow-scripts).
+  const project = path.join(root, 'project')
+  mkdirSync(project)
+  writeFileSync(path.join(project, 'package.json'), JSON.stringify({name: 'a-loader', private: true, type: 'module', allowScripts: {'better-sqlite3': true}}, null, 2))
+  installs.library = run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund'], {cwd: project})
 })
 
 /** npm's cache folder, as npm itself says. */
@@ -164,7 +172,7 @@ describe('the release tarball', () => {
     const r = spawnSync('tar', ['-tzf', tarball], {encoding: 'utf8'})
     assert.equal(r.status, 0)
     const files = r.stdout.split('\n').filter(Boolean)
-    for (const f of ['package/bin/run.js', 'package/package.json', 'package/README.md', 'package/oclif.manifest.json', 'package/schemas/report.schema.json', 'package/dist/src/commands/scan.js', 'package/dist/src/hooks/command-not-found.js', 'package/dist/src/cli/help-class.js']) {
+    for (const f of ['package/bin/run.js', 'package/package.json', 'package/README.md', 'package/oclif.manifest.json', 'package/schemas/report.schema.json', 'package/dist/src/commands/scan.js', 'package/dist/src/hooks/command-not-found.js', 'package/dist/src/cli/help-class.js', 'package/dist/src/api/index.js', 'package/dist/src/api/index.d.ts']) {
       assert.ok(files.includes(f), f)
     }
     for (const f of files) {
@@ -226,6 +234,76 @@ describe('installed from the tarball', {concurrency: 3}, () => {
       `npx --yes ./${TGZ} scan`, // run with --prefer-offline added
     ])
     assert.match(readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8'), /`npm ci && npm run build && npm link`/)
+  })
+})
+
+describe('the library, imported from the tarball in a fresh project', {concurrency: 2}, () => {
+  const project = () => path.join(root, 'project')
+  const node = (file: string, env: NodeJS.ProcessEnv = {}) => run(process.execPath, [file], {cwd: project(), env: cleanEnv(env)})
+
+  test("docs/api.md's loader loads the winner: the temp of a torn chat, the primary of a healthy one, nothing of a lost one", async () => {
+    const r = await installs.library
+    assert.equal(r.status, 0, r.stderr)
+    writeFileSync(path.join(project(), 'loader.mjs'), codeBlock('docs/api.md', '## A loader that asks chatdoctor which generation to load', 'js'))
+    const chats = path.join(root, 'loader-chats')
+    const healthy = copyRealChat(REAL_CHATS.small, chats)
+    const torn = copyRealChat(REAL_CHATS.tenTurns, chats)
+    writeFileSync(path.join(torn, 'run-state.json'), cutAt(readFileSync(path.join(torn, 'run-state.json')), 5000))
+    const lost = copyRealChat(REAL_CHATS.small, chats, undefined, '2025-11-05T10-00-00.000Z')
+    writeFileSync(path.join(lost, 'run-state.json'), Buffer.alloc(readFileSync(path.join(lost, 'run-state.json')).length))
+    writeFileSync(path.join(lost, 'chat-messages.json'), cutAt(readFileSync(path.join(lost, 'chat-messages.json')), 2000))
+    writeFileSync(
+      path.join(project(), 'main.mjs'),
+      `import {loadContext} from './loader.mjs'\nconst warnings = []\nconst out = {}\nfor (const dir of process.argv.slice(2)) out[dir] = await loadContext(dir, (w) => warnings.push(w))\nprocess.stdout.write(JSON.stringify({out, warnings}))\n`,
+    )
+    const m = await run(process.execPath, ['main.mjs', healthy, torn, lost], {cwd: project(), env: cleanEnv({HOME: chats})})
+    assert.equal(m.status, 0, m.stderr)
+    const {out, warnings} = JSON.parse(m.stdout) as {out: Record<string, unknown>; warnings: string[]}
+    assert.deepEqual(out[healthy], JSON.parse(readFileSync(path.join(healthy, 'run-state.json'), 'utf8')))
+    assert.deepEqual(out[torn], JSON.parse(readFileSync(path.join(torn, TEN_TURN), 'utf8')))
+    assert.equal(out[lost], null)
+    assert.deepEqual(warnings, [`${torn}: run-state.json is truncated; loading ${TEN_TURN} (turns 10/10)`, `${lost}: no usable copy of the agent context (unrecoverable); starting without it`])
+  })
+
+  test('the same report as the CLI; only the package entry is exported; importing it prints nothing', async () => {
+    const r = await installs.library
+    assert.equal(r.status, 0, r.stderr)
+    writeFileSync(
+      path.join(project(), 'scan.mjs'),
+      `import {scanChats, VERSION} from 'chatdoctor'\nconst report = await scanChats()\nlet internal = null\ntry { await import('chatdoctor/dist/src/lib/pipeline/scan.js') } catch (e) { internal = e.code }\nprocess.stdout.write(JSON.stringify({report, VERSION, internal}))\n`,
+    )
+    const s = await node(path.join(project(), 'scan.mjs'), {HOME: home})
+    assert.equal(s.status, 0, s.stderr)
+    assert.equal(s.stderr, '')
+    const got = JSON.parse(s.stdout) as {report: unknown; VERSION: string; internal: string}
+    assert.deepEqual(got.report, expected.report)
+    assert.equal(got.VERSION, PKG.version)
+    assert.equal(got.internal, 'ERR_PACKAGE_PATH_NOT_EXPORTED')
+  })
+
+  test('TypeScript: the declarations type a consumer under strict NodeNext, and catch a wrong use', async () => {
+    const r = await installs.library
+    assert.equal(r.status, 0, r.stderr)
+    const tsc = path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
+    const dir = path.join(project(), 'ts')
+    mkdirSync(dir, {recursive: true})
+    writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({compilerOptions: {strict: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', noEmit: true, types: ['node'], typeRoots: [path.join(REPO_ROOT, 'node_modules', '@types')]}, include: ['*.ts']}))
+    const good = [
+      "import {diagnoseChatDir, planRepair, winnerBytes, classifyJsonBytes, type ChatReport, type ChatStatus, type DiagnosedChat} from 'chatdoctor'",
+      'const chat: DiagnosedChat = await diagnoseChatDir(process.argv[2])',
+      'const report: ChatReport = chat.report',
+      'const status: ChatStatus = report.status',
+      'const bytes: Buffer | null = winnerBytes(chat)',
+      "const cls: 'intact' | 'truncated' | 'empty' | 'zero-filled' | 'corrupt' | 'contextless' = classifyJsonBytes(bytes ?? new Uint8Array()).class",
+      'console.log(status, cls, planRepair(chat).actions.length, report.generations.map((g) => g.file))',
+    ].join('\n')
+    writeFileSync(path.join(dir, 'good.ts'), good + '\nexport {}\n')
+    const ok = await run(process.execPath, [tsc, '-p', dir], {cwd: dir})
+    assert.equal(ok.status, 0, ok.stdout + ok.stderr)
+    writeFileSync(path.join(dir, 'bad.ts'), "import type {ChatReport} from 'chatdoctor'\nconst s: ChatReport['status'] = 'fine'\nexport {s}\n")
+    const bad = await run(process.execPath, [tsc, '-p', dir], {cwd: dir})
+    assert.notEqual(bad.status, 0)
+    assert.match(bad.stdout, /bad\.ts\(2,7\): error TS2322: Type '"fine"' is not assignable to type '"healthy" \| "repairable" \| "unrecoverable" \| "degraded"'/)
   })
 })
 
