@@ -36,10 +36,19 @@ function home(): {root: string; env: NodeJS.ProcessEnv; dirs: Record<string, str
 
 const opts = (h: ReturnType<typeof home>) => ({home: h.root, env: {...process.env, ...h.env}})
 
+/** Runs `fn` on a fresh home (above), removed afterwards. */
+async function withHome(fn: (h: ReturnType<typeof home>) => Promise<void>): Promise<void> {
+  const h = home()
+  try {
+    await fn(h)
+  } finally {
+    cleanup(h.root)
+  }
+}
+
 describe('the same verdicts as the CLI', () => {
-  test('scanChats is the report scan --json prints (default roots and a PATH)', async () => {
-    const h = home()
-    try {
+  test('scanChats is the report scan --json prints (default roots and a PATH)', () =>
+    withHome(async (h) => {
       for (const paths of [[], [path.dirname(h.dirs.temp)]]) {
         const cli = runCli(['scan', '--json', ...paths], {env: h.env})
         const report = await api.scanChats(paths, opts(h))
@@ -53,14 +62,10 @@ describe('the same verdicts as the CLI', () => {
         ['2025-11-04T15-00-00.000Z', 'repairable', EMBEDDED],
         ['2025-11-05T10-00-00.000Z', 'unrecoverable', null],
       ])
-    } finally {
-      cleanup(h.root)
-    }
-  })
+    }))
 
-  test('diagnoseChatDir: the chat of scan --json; a Claude Code session by its file; errors say what is wrong', async () => {
-    const h = home()
-    try {
+  test('diagnoseChatDir: the chat of scan --json; a Claude Code session by its file; errors say what is wrong', () =>
+    withHome(async (h) => {
       const cli = JSON.parse(runCli(['scan', '--json'], {env: h.env}).stdout) as api.Report
       for (const dir of Object.values(h.dirs)) {
         const chat = await api.diagnoseChatDir(dir, opts(h))
@@ -80,14 +85,10 @@ describe('the same verdicts as the CLI', () => {
       await assert.rejects(api.diagnoseChatDir(parent, opts(h)), (e: Error) => e instanceof api.ChatdoctorError && /holds 4 chats .*pick one with the id option/.test(e.message))
       assert.equal((await api.diagnoseChatDir(parent, {...opts(h), id: REAL_CHATS.tenTurns})).report.winner, TEN_TURN_TEMP)
       await assert.rejects(api.diagnoseChatDir(parent, {...opts(h), id: 'x'}), /no chat with id x/)
-    } finally {
-      cleanup(h.root)
-    }
-  })
+    }))
 
-  test('diagnoseFiles is pure (plain data, a folder that is not on disk) and diagnoses as the scan of the folder does', async () => {
-    const h = home()
-    try {
+  test('diagnoseFiles is pure (plain data, a folder that is not on disk) and diagnoses as the scan of the folder does', () =>
+    withHome(async (h) => {
       for (const dir of Object.values(h.dirs)) {
         const fromDisk = await api.diagnoseChatDir(dir, opts(h))
         const files = readdirSync(dir).map((name) => ({name, bytes: new Uint8Array(readFileSync(path.join(dir, name))), mtimeMs: statSync(path.join(dir, name)).mtimeMs}))
@@ -105,14 +106,10 @@ describe('the same verdicts as the CLI', () => {
       assert.deepEqual(api.diagnoseFiles('/nowhere/x', [{name: P, bytes, mtimeMs: 1}], {format: 'codebuff'}), any)
       assert.deepEqual(any.chats.map((c) => [c.report.format, c.report.status, c.report.winner]), [['codebuff', 'healthy', P]])
       assert.throws(() => api.diagnoseFiles('/x', [], {format: 'nonesuch'}), /unknown format "nonesuch"; known: codebuff, /)
-    } finally {
-      cleanup(h.root)
-    }
-  })
+    }))
 
-  test('classifyJsonBytes and classifyJsonlBytes give the class and reasons the report gives the file', async () => {
-    const h = home()
-    try {
+  test('classifyJsonBytes and classifyJsonlBytes give the class and reasons the report gives the file', () =>
+    withHome(async (h) => {
       const chat = await api.diagnoseChatDir(h.dirs.temp, opts(h))
       const primary = chat.report.generations.find((g) => g.file === P)!
       const c = api.classifyJsonBytes(readFileSync(path.join(h.dirs.temp, P)))
@@ -121,16 +118,12 @@ describe('the same verdicts as the CLI', () => {
       const torn = Buffer.concat([readFileSync(REAL_SESSIONS.claude.short), Buffer.from('{"type":"user","mess')])
       const j = api.classifyJsonlBytes(torn)
       assert.ok(j.lines.at(-1)!.reasons.includes('torn-tail'), JSON.stringify(j.lines.at(-1)))
-    } finally {
-      cleanup(h.root)
-    }
-  })
+    }))
 })
 
 describe('plans and repairs as the CLI makes them', () => {
-  test('planRepair is the chat of repair --dry-run --json; winnerBytes is what the restore writes (a temp, an embedded copy)', async () => {
-    const h = home()
-    try {
+  test('planRepair is the chat of repair --dry-run --json; winnerBytes is what the restore writes (a temp, an embedded copy)', () =>
+    withHome(async (h) => {
       const dry = JSON.parse(runCli(['repair', '--dry-run', '--json'], {env: h.env}).stdout) as api.Report
       for (const dir of Object.values(h.dirs)) {
         const chat = await api.diagnoseChatDir(dir, opts(h))
@@ -146,14 +139,10 @@ describe('plans and repairs as the CLI makes them', () => {
       const healthy = await api.diagnoseChatDir(h.dirs.healthy, opts(h))
       assert.deepEqual(api.winnerBytes(healthy), readFileSync(path.join(h.dirs.healthy, P)))
       assert.deepEqual(api.planRepair(healthy).actions, [])
-    } finally {
-      cleanup(h.root)
-    }
-  })
+    }))
 
-  test('applyRepair writes what the plan says and keeps evidence; undoRepair puts the exact bytes back; a second plan has nothing to do', async () => {
-    const h = home()
-    try {
+  test('applyRepair writes what the plan says and keeps evidence; undoRepair puts the exact bytes back; a second plan has nothing to do', () =>
+    withHome(async (h) => {
       const before = readFileSync(path.join(h.dirs.embedded, P))
       const chat = await api.diagnoseChatDir(h.dirs.embedded, opts(h))
       const want = api.winnerBytes(chat)!
@@ -171,14 +160,10 @@ describe('plans and repairs as the CLI makes them', () => {
       const undone = await api.undoRepair(done.repairId!, opts(h))
       assert.deepEqual(undone.files.map((f) => [f.file, f.outcome]), [[P, 'restored']])
       assert.deepEqual(readFileSync(path.join(h.dirs.embedded, P)), before)
-    } finally {
-      cleanup(h.root)
-    }
-  })
+    }))
 
-  test('applyRepair refuses a chat that changed since it was diagnosed, and a plan it did not make', async () => {
-    const h = home()
-    try {
+  test('applyRepair refuses a chat that changed since it was diagnosed, and a plan it did not make', () =>
+    withHome(async (h) => {
       const chat = await api.diagnoseChatDir(h.dirs.temp, opts(h))
       const plan = api.planRepair(chat)
       const agentWrote = Buffer.from('{"the agent":"saved again"}')
@@ -189,10 +174,7 @@ describe('plans and repairs as the CLI makes them', () => {
       assert.equal(r.exitCode, 2 | 8)
       assert.deepEqual(readFileSync(path.join(h.dirs.temp, P)), agentWrote)
       await assert.rejects(api.applyRepair({...plan}, opts(h)), /applyRepair takes a plan made by planRepair/)
-    } finally {
-      cleanup(h.root)
-    }
-  })
+    }))
 })
 
 test('VERSION is the package version; absolutePath undoes the report\'s ~/', () => {

@@ -18,15 +18,16 @@
  * side by side.
  */
 import assert from 'node:assert/strict'
-import {spawn, spawnSync} from 'node:child_process'
+import {spawnSync} from 'node:child_process'
 import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {after, before, describe, test} from 'node:test'
 import {XMLParser} from 'fast-xml-parser'
 import {parse} from 'yaml'
+import {runAsync} from './helpers/cli-async.js'
 import {readAction, runAction, type ActionFile, type ActionStep} from './helpers/composite-action.js'
-import {REAL_CHATS, REPO_ROOT, TEN_TURN_TEMP as TEN_TURN, cleanup, copyRealChat, cutAt, runCli, tempDir} from './helpers/fixtures.js'
+import {REAL_CHATS, REPO_ROOT, TEN_TURN_TEMP as TEN_TURN, cleanup, copyRealChat, cutAt, runCli, tempDir, type CliResult} from './helpers/fixtures.js'
 
 const PKG = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {version: string; devDependencies: Record<string, string>; dependencies: Record<string, string>}
 const TGZ = `chatdoctor-${PKG.version}.tgz`
@@ -38,23 +39,7 @@ function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return {...env, NO_COLOR: '1', ...extra}
 }
 
-interface Run {
-  status: number
-  stdout: string
-  stderr: string
-}
-
-function run(cmd: string, args: string[], opts: {cwd: string; env?: NodeJS.ProcessEnv}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, {cwd: opts.cwd, env: opts.env ?? cleanEnv(), stdio: ['ignore', 'pipe', 'pipe']})
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')))
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({status: code ?? -1, stdout, stderr}))
-  })
-}
+const run = (cmd: string, args: string[], opts: {cwd: string; env?: NodeJS.ProcessEnv}) => runAsync(cmd, args, {cwd: opts.cwd, env: opts.env ?? cleanEnv()})
 
 const sh = (line: string, cwd: string, env?: NodeJS.ProcessEnv) => run('bash', ['-eo', 'pipefail', '-c', line], {cwd, env})
 
@@ -97,7 +82,7 @@ let action: ActionFile
 /** A home with a healthy chat and a torn one, for the CLI runs; its scan by the repository's own build. */
 let home = ''
 let expected: {status: number; report: unknown}
-const installs: Record<string, Promise<Run>> = {}
+const installs: Record<string, Promise<CliResult>> = {}
 
 const step = (name: string): ActionStep => {
   const s = action.runs.steps.find((x) => x.name === name)
@@ -416,6 +401,12 @@ describe('the GitHub Action (action.yml), its steps run as the runner runs them'
     const artifact = steps.find((s) => s.uses?.startsWith('actions/upload-artifact'))!
     assert.equal(artifact.with!.path, uses.with!['sarif-file'])
     assert.equal(artifact.if, 'always()')
+    // No placeholder to replace and no install from git (which fails: npm leaves out the build's devDependencies).
+    for (const doc of ['README.md', 'docs/ci.md']) {
+      const text = readFileSync(path.join(REPO_ROOT, doc), 'utf8')
+      assert.doesNotMatch(text, /OWNER\/chatdoctor|placeholder repo URL/, doc)
+      assert.doesNotMatch(text.replace(/`npm install -g git\+https:\/\/…`\) does not work/, ''), /npm install -g "?git\+/, doc)
+    }
     // The README's short example is the same use of the action.
     const short = parse(codeBlock('README.md', '## In CI', 'yaml')) as Array<{uses: string; with: Record<string, unknown>}>
     assert.deepEqual(short.map((s) => s.uses), ['actions/checkout@v4', './tools/chatdoctor'])

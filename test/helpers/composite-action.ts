@@ -9,10 +9,10 @@
  * `steps.<id>.outputs.*`, comparisons with `==`/`!=` joined by `&&`); anything else throws, so the action cannot
  * grow an expression this runner would get wrong.
  */
-import {spawn} from 'node:child_process'
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {parse} from 'yaml'
+import {runAsync} from './cli-async.js'
 
 export interface ActionInput {
   description?: string
@@ -102,17 +102,7 @@ function readOutputs(file: string): Record<string, string> {
   return out
 }
 
-function bash(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{status: number; stdout: string; stderr: string}> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {cwd, env, stdio: ['ignore', 'pipe', 'pipe']})
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')))
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({status: code ?? -1, stdout, stderr}))
-  })
-}
+const bash = (script: string, cwd: string, env: NodeJS.ProcessEnv) => runAsync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {cwd, env})
 
 export interface RunOptions {
   action: ActionFile
