@@ -95,6 +95,12 @@ export interface ChatDirSnapshot {
   dirMtimeMs: number
   /** The chat's entries (all of `dir`'s for a chat-dir format), sorted by name. */
   files: FileEntry[]
+  /**
+   * Only the verdict is asked for (a plain `scan`): the adapter may leave out candidates that cannot change the
+   * winner, the status or a finding, and says so in the report's `unmeasured`. Absent or false: measure all
+   * (`inspect`, `repair`, `scan --verbose`).
+   */
+  verdictOnly?: boolean
 }
 
 /** What an adapter says of a chat dir: a diagnosis, or a reason it holds nothing to diagnose. */

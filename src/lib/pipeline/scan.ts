@@ -41,6 +41,11 @@ export interface ScanOptions {
    * default; `CHATDOCTOR_STREAM_THRESHOLD` in `env` overrides it, for tests and the benchmark).
    */
   streamThresholdBytes?: number
+  /**
+   * Only the verdicts are asked for: adapters may skip candidates that cannot change one (the report's
+   * `unmeasured` says so). `scan` sets it unless `--verbose` or the HTML page asks for every generation.
+   */
+  verdictOnly?: boolean
   /** Called after discovery and after each chat, with running totals (for a progress display). */
   onProgress?: (progress: ScanProgress) => void
   /** chatdoctor's state folder (its repair log), default `stateDir(home, env)`. */
@@ -69,7 +74,7 @@ export interface ScanResult {
 }
 
 /** Diagnoses one chat that discovery found. Never throws: an unreadable folder becomes an error. */
-export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: string, streamThreshold?: number, arena?: ReadArena): Promise<ScannedChat | {skipped: Skipped} | {error: OperationalError}> {
+export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: string, streamThreshold?: number, arena?: ReadArena, verdictOnly = false): Promise<ScannedChat | {skipped: Skipped} | {error: OperationalError}> {
   let snapshot: ChatDirSnapshot
   try {
     arena?.reset()
@@ -79,6 +84,7 @@ export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: str
     const why = err.code === 'ENOENT' ? 'the chat disappeared during the scan' : err.message
     return {error: {path: tildify(unit.path, home), message: why}}
   }
+  if (verdictOnly) snapshot.verdictOnly = true
   const d = adapter.diagnose(snapshot)
   if (d.kind === 'skipped') return {skipped: {path: tildify(unit.path, home), reason: d.reason}}
   return {report: {path: tildify(unit.path, home), ...d.report}, snapshot, adapter}
@@ -154,9 +160,9 @@ let dropArena: ReadArena | undefined
  * Diagnoses one chat and, unless `keepData`, drops the bytes read. Without `keepData` the bytes are read into
  * this thread's `ReadArena`, reused chat after chat (callers on one thread run one chat at a time). Never throws.
  */
-export async function diagnoseUnit(unit: ChatUnit, adapter: FormatAdapter, home: string, keepData: boolean, streamThreshold?: number): Promise<ChatOutcome> {
+export async function diagnoseUnit(unit: ChatUnit, adapter: FormatAdapter, home: string, keepData: boolean, streamThreshold?: number, verdictOnly = false): Promise<ChatOutcome> {
   const arena = keepData ? undefined : (dropArena ??= new ReadArena())
-  const r: ChatOutcome = await scanChat(unit, adapter, home, streamThreshold, arena)
+  const r: ChatOutcome = await scanChat(unit, adapter, home, streamThreshold, arena, verdictOnly)
   if ('report' in r) {
     let files = 0
     let bytes = 0
@@ -212,7 +218,7 @@ async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progres
       const spent = performance.now() - t0
       const small = mainBytes <= PARALLEL_MAX_CHAT_BYTES * Math.max(1, mainDone)
       if (after === 0 || (small && spent >= after && (spent / Math.max(1, mainDone)) * left() >= PARALLEL_PAYS_MS)) {
-        pool = await WorkerPool.start(Math.min(maxWorkers, left() - 1), {home: opts.home, streamThreshold: threshold}, take, left, (i, r) => {
+        pool = await WorkerPool.start(Math.min(maxWorkers, left() - 1), {home: opts.home, streamThreshold: threshold, verdictOnly: opts.verdictOnly === true}, take, left, (i, r) => {
           if ('report' in r) {
             ;(r as ScannedChat).adapter = chats[i].adapter
             ;(r as ScannedChat).snapshot.unit = chats[i].unit // the worker leaves it out (the main thread has it)
@@ -224,7 +230,7 @@ async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progres
     }
     const i = take()
     if (i === undefined) break
-    const r = await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, threshold)
+    const r = await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, threshold, opts.verdictOnly === true)
     done(i, r)
     mainDone++
     mainBytes += r.bytesRead ?? 0
@@ -234,7 +240,7 @@ async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progres
   if (pool) {
     await pool.finished()
     // Chats a dead worker gave back after the main thread ran out of work.
-    for (let i = take(); i !== undefined; i = take()) done(i, await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, threshold))
+    for (let i = take(); i !== undefined; i = take()) done(i, await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, threshold, opts.verdictOnly === true))
   }
   return {outcomes: out, inWorkers}
 }
@@ -249,7 +255,7 @@ class WorkerPool {
    */
   static async start(
     n: number,
-    data: {home: string; streamThreshold?: number},
+    data: {home: string; streamThreshold?: number; verdictOnly?: boolean},
     take: () => number | undefined,
     left: () => number,
     onResult: (index: number, outcome: ChatOutcome) => void,
