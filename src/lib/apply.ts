@@ -2,8 +2,10 @@
  * Executes a repair plan (`plan.ts`) on one chat: the only code of `repair` that writes, and only through the
  * `FileSystem` seam (`fsio/`). Per chat, in this order:
  *
- * 1. refuse a live chat: a watched file (generations, transcript) whose size or mtime differs from the scan,
- *    or a leftover temp whose pid is a running agent process (`--force` overrides, with a warning);
+ * 1. refuse a live chat: the agent's own signal that it is running (`adapter.liveRefusal`: its lock files or
+ *    processes; never overridden), a watched file (generations, transcript) whose size or mtime differs from
+ *    the scan, or a leftover temp whose pid is a running agent process (`--force` overrides these two, with a
+ *    warning);
  * 2. take the chat's lock (`.chatdoctor/lock`; a live holder → refuse), check liveness again;
  * 3. evidence first: preserve every file to be replaced under `.chatdoctor/<repairId>/`, write `manifest.json`,
  *    append the repair log;
@@ -160,7 +162,9 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
   const out = (outcome: ChatOutcome['outcome'], message: string | null, evidenceDir: string | null = null): ChatOutcome => ({outcome, message, evidenceDir, evidence, warnings})
   if (plan.actions.length === 0) return out('repaired', null)
 
-  // 1. Live?
+  // 1. Live? The agent's own signals refuse outright; changed files and temps of running writers unless --force.
+  const running = plan.chat.adapter.liveRefusal?.(plan.chat) ?? null
+  if (running) return out('refused', running)
   const live = await liveReasons(plan, ctx)
   if (live.length > 0) {
     if (!ctx.force) return out('refused', `refused: ${live[0]}; ${LIVE_HINT}`)
@@ -194,6 +198,8 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
     if (!lock.ok) throw new Refusal(`refused: another chatdoctor (pid ${lock.holder.pid}, ${lock.holder.purpose || 'unknown'}) is writing this chat; let it finish and run chatdoctor repair again`)
     lockFile = lock.path
     if (lock.tookOverFrom) warnings.push(`took over a stale lock of pid ${lock.tookOverFrom.pid} (${lock.tookOverFrom.purpose || 'unknown'}), which is no longer running`)
+    const stillRunning = plan.chat.adapter.liveRefusal?.(plan.chat) ?? null
+    if (stillRunning) throw new Refusal(stillRunning)
     if (!ctx.force) {
       const again = await liveReasons(plan, ctx)
       if (again.length > 0) throw new Refusal(`refused: ${again[0]}; ${LIVE_HINT}`)

@@ -3,7 +3,7 @@
  *
  * Rules: a directory is a chat dir when an adapter recognises it; otherwise the search goes below
  * it, never following symbolic links, up to `MAX_DEPTH` levels, skipping dot-folders other than the agents'
- * own roots (`.config/manicode*`, `.claude`, `.codex`, `.local/share/opencode`) and `node_modules`. A chat
+ * own roots (`.config/manicode*`, `.claude`, `.codex`, `.cline`, `.local/share/opencode`) and `node_modules`. A chat
  * reached twice (same real path) is reported once. Read-only: only `readdir`, `lstat`, `realpath`.
  */
 import {lstatSync, readdirSync} from 'node:fs'
@@ -36,7 +36,7 @@ export function mayEnter(parent: string, name: string): boolean {
   if (base === '.config') return name.startsWith('manicode') || name === 'opencode'
   if (base === '.local') return name === 'share'
   if (base === 'share' && path.basename(path.dirname(parent)) === '.local') return name === 'opencode'
-  if (name.startsWith('.')) return name === '.config' || name === '.local' || name === '.claude' || name === '.codex'
+  if (name.startsWith('.')) return name === '.config' || name === '.local' || name === '.claude' || name === '.codex' || name === '.cline'
   return true
 }
 
@@ -108,6 +108,7 @@ async function walk(dir: string, depth: number, adapters: readonly FormatAdapter
       // A store spreads each chat over many folders: the adapter lists them (OpenCode's data dir).
       const listed = await adapter.listStore(dir)
       out.errors.push(...listed.errors)
+      out.skipped.push(...(listed.skipped ?? []))
       units = listed.chats
     }
     for (const unit of units) {

@@ -10,6 +10,8 @@ export interface FindingKind {
   id: string
   severity: Severity
   description: string
+  /** Shown in the default human output of `scan`, not only with `--verbose` (what must be done before the agent's next start). */
+  shownByDefault?: boolean
 }
 
 export const FINDING_KINDS = {
@@ -61,6 +63,14 @@ export const FINDING_KINDS = {
   'loader-refuses': {severity: 'error', description: "The agent's loader refuses the session as it is (e.g. Codex: a BOM before the header, bad UTF-8 anywhere, the last paginated record without its ordinal)."},
   'compressed-damaged': {severity: 'warning', description: 'A compressed generation (Codex .jsonl.zst) cannot be decoded or its log is damaged.'},
   'session-live': {severity: 'warning', description: 'The session file changed while it was read: the agent is probably writing it. Repair leaves it alone.'},
+  // The agent's own next start, its index, its processes (Cline).
+  'next-start-destroys': {severity: 'error', shownByDefault: true, description: "The agent's own next start of this chat will destroy data (e.g. Cline's resume of a damaged conversation starts empty and overwrites its files): repair the chat first, or at least bundle it. Shown without --verbose."},
+  'primary-irregular': {severity: 'warning', description: "The primary is not strict JSON, but the agent's own reader still loads it (e.g. a byte-order mark it strips, or invalid UTF-8 it replaces with U+FFFD and writes back at its next save)."},
+  'session-record-damaged': {severity: 'warning', description: "The session's record (Cline `<id>.json`: title, usage, checkpoint history) is missing or damaged; the agent writes a new one from scratch at the next start."},
+  'not-in-index': {severity: 'warning', description: "The agent's session index does not list this session (its history may not show it)."},
+  'index-entry-without-files': {severity: 'error', description: "The agent's session index lists a session whose files are gone; resuming it starts a new, empty session under the same id."},
+  'index-unreadable': {severity: 'warning', description: "The agent's session index is absent or could not be read (on a private copy), so whether it lists the session is unknown."},
+  'agent-running': {severity: 'warning', description: 'The agent (or its background daemon) is running and may rewrite the chat files at any moment; repair refuses until it stops.'},
   // Bundles and `check`.
   'archive-entry-escapes': {severity: 'error', description: 'An archive entry names a path outside the archive (../, an absolute path, a link pointing outside); refused, never read.'},
   'archive-too-large': {severity: 'error', description: 'An archive exceeds the entry or uncompressed-size cap (--max-entries, --max-bytes); nothing in it was diagnosed.'},
@@ -78,6 +88,11 @@ export type FindingId = keyof typeof FINDING_KINDS
 /** All finding kinds, in a stable order, for rule lists (SARIF, README). */
 export function findingKinds(): FindingKind[] {
   return Object.entries(FINDING_KINDS).map(([id, k]) => ({id, severity: k.severity, description: k.description}))
+}
+
+/** True for finding ids the default human output of `scan` shows (not only `--verbose`). */
+export function shownByDefault(id: string): boolean {
+  return (FINDING_KINDS as Record<string, {shownByDefault?: boolean}>)[id]?.shownByDefault === true
 }
 
 /** Makes a finding with the kind's default severity unless one is given. */

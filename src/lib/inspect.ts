@@ -6,6 +6,7 @@
  */
 import {nulRuns, type NulRun} from './classify/bytes.js'
 import type {AmnesiaReport, ChatReport, FileClass, Finding, RankEntry, Reason, Role, SalvageReport, TranscriptRestore} from './model.js'
+import type {FormatAdapter} from './formats/adapter.js'
 import type {ScannedChat} from './scan.js'
 import {agentForensics, type DamagedLine, type PlannedChange, type PlanSummary} from './inspect-agents.js'
 
@@ -80,8 +81,8 @@ export interface Inspection {
 
 const CLASSIFIED: ReadonlySet<Role> = new Set(['primary', 'backup', 'temp', 'transcript', 'transcript-temp', 'meta', 'message', 'part', 'compressed', 'export'])
 
-/** Builds the inspection of one scanned chat. */
-export function inspectChat(scanned: Pick<ScannedChat, 'report' | 'snapshot'>): Inspection {
+/** Builds the inspection of one scanned chat (its adapter's own account when it has one). */
+export function inspectChat(scanned: Pick<ScannedChat, 'report' | 'snapshot'> & {adapter?: FormatAdapter}): Inspection {
   const r = scanned.report
   const timeline: TimelineEntry[] = r.generations
     .filter((g) => g.role !== 'other')
@@ -135,6 +136,8 @@ export function inspectChat(scanned: Pick<ScannedChat, 'report' | 'snapshot'>): 
     amnesia: r.amnesia ?? null,
     findings: r.findings,
   }
+  const own = scanned.adapter?.inspectAccount?.(scanned)
+  if (own !== undefined) return {...base, account: own}
   const agent = agentForensics(scanned)
   if (agent) return {...base, account: agent.account, damagedLines: agent.damagedLines, plannedChanges: agent.plannedChanges, plans: agent.plans}
   return {...base, account: accountOf(r, tears)}

@@ -10,7 +10,7 @@ import {lstat, readdir, readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {createHash} from 'node:crypto'
 import type {ArchiveInput} from '../archive/write.js'
-import type {FileEntry} from '../formats/adapter.js'
+import type {FileEntry, FormatAdapter} from '../formats/adapter.js'
 import type {ChatReport, OperationalError, Role, Skipped} from '../model.js'
 import {scanPaths, type ScannedChat} from '../scan.js'
 import {BUNDLE_SCHEMA_VERSION, MANIFEST_NAME, verdictDifference, verdictOf, type Manifest, type ManifestChat} from './manifest.js'
@@ -101,6 +101,18 @@ function redactAgentFiles(format: string, files: ChatFile[], roles: Map<string, 
   return {files: out, omitted}
 }
 
+/** Redacts a chat's files with its adapter's own redaction; files it cannot redact are omitted. */
+function redactWithAdapter(redact: NonNullable<FormatAdapter['redactFile']>, files: ChatFile[], roles: Map<string, Role>, r: Redactor): {files: ChatFile[]; omitted: Array<{path: string; reason: string}>} {
+  const out: ChatFile[] = []
+  const omitted: Array<{path: string; reason: string}> = []
+  for (const f of files) {
+    const data = redact(f.rel, roles.get(f.rel) ?? 'other', f.data, r)
+    if (data === null) omitted.push({path: f.rel, reason: 'content cannot be redacted structurally'})
+    else out.push({...f, data})
+  }
+  return {files: out, omitted}
+}
+
 /** Redacts a chat's files by role; files that cannot be redacted structurally are omitted. */
 function redactFiles(files: ChatFile[], roles: Map<string, Role>, r: Redactor): {files: ChatFile[]; omitted: Array<{path: string; reason: string}>} {
   const out: ChatFile[] = []
@@ -153,7 +165,7 @@ export async function buildBundle(paths: string[], opts: BundleOptions): Promise
         errors.push({path: chat.report.path, message: `${chat.report.id} lives in an OpenCode database, which cannot be redacted file by file; bundle it without --redact, or export it with \`opencode export\` and redact that`})
         continue
       }
-      const red = chat.report.format === 'codebuff' ? redactFiles(files, roles, r) : redactAgentFiles(chat.report.format, files, roles, r)
+      const red = chat.adapter.redactFile ? redactWithAdapter(chat.adapter.redactFile, files, roles, r) : chat.report.format === 'codebuff' ? redactFiles(files, roles, r) : redactAgentFiles(chat.report.format, files, roles, r)
       files = red.files
       omitted.push(...red.omitted)
       // Store formats name files by their path below the store (`storage/part/…`); others by name in the dir.

@@ -2,7 +2,8 @@
  * The boundary every agent format sits behind. The core (discover, inventory, rank, plan, render) knows
  * nothing of file names or schemas; an adapter knows nothing of the terminal or of how files are read.
  */
-import type {ChatReport, Classification, OperationalError, Role} from '../model.js'
+import type {Redactor} from '../bundle/redact.js'
+import type {ChatReport, Classification, OperationalError, Role, Skipped} from '../model.js'
 import type {SalvagedGeneration} from '../salvage/index.js'
 import type {ChatPlan, PlanOptions} from '../plan.js'
 import type {ScannedChat} from '../scan.js'
@@ -78,6 +79,8 @@ export interface StoreListing {
   chats: ChatUnit[]
   /** Folders or files of the store that could not be read (exit bit 8). */
   errors: OperationalError[]
+  /** Folders of the store left out on purpose, with why (a symbolic link, a name that is not UTF-8). */
+  skipped?: Skipped[]
 }
 
 /** Everything the inventory read for one chat: the only input an adapter's diagnosis gets. */
@@ -145,4 +148,20 @@ export interface FormatAdapter {
    * exact bytes (`data`) or name the files they move; `apply.ts` executes them.
    */
   planRepair?(chat: ScannedChat, opts: PlanOptions): ChatPlan
+  /**
+   * (repair) Why writing this chat right now is refused outright, from the agent's own signals that it is
+   * running (its lock files, its processes); null when none. Read-only. `apply` asks right before it takes the
+   * chat's lock and again once it holds it; `--force` does not override it.
+   */
+  liveRefusal?(chat: ScannedChat): string | null
+  /**
+   * (inspect) The plain-language account of what most likely happened to the chat, for formats whose story
+   * is not Codebuff's generations. Pure; never quotes file contents.
+   */
+  inspectAccount?(scanned: Pick<ScannedChat, 'report' | 'snapshot'>): string
+  /**
+   * (bundle --redact) The redacted bytes of one file of a chat (`name` relative to the chat dir, `role` from the
+   * report), or null when the file cannot be redacted structurally (it is then left out of the bundle).
+   */
+  redactFile?(name: string, role: Role, data: Buffer, r: Redactor): Buffer | null
 }

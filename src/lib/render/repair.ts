@@ -5,6 +5,7 @@
  */
 import type {ChalkInstance} from 'chalk'
 import type {ChatReport, LineChangeReport, Report} from '../model.js'
+import {shownByDefault} from '../findings.js'
 import {renderFindings} from './table.js'
 
 export interface RepairRenderOptions {
@@ -188,6 +189,8 @@ export function renderRepair(report: Report, opts: RepairRenderOptions): {stdout
     out.push(...lines)
   }
   if (opts.verbose) out.push(...renderFindings(report.chats, {chalk: c, verbose: true, quiet: opts.quiet}))
+  // What must be done before an agent's next start, for chats this run did not repair, even without --verbose.
+  else out.push(...renderFindings(report.chats.filter((ch) => ch.repair?.outcome !== 'repaired'), {chalk: c, verbose: false, quiet: opts.quiet}, shownByDefault))
   if (opts.verbose) for (const s of report.skipped) out.push(c.dim(`skipped ${s.path}: ${s.reason}`))
   for (const e of report.errors) err.push(`${c.red('error')} ${e.path}: ${e.message}`)
   if (!opts.quiet) {

@@ -6,6 +6,7 @@
 import type CliTable3 from 'cli-table3'
 import {createRequire} from 'node:module'
 import type {ChalkInstance} from 'chalk'
+import {shownByDefault} from '../findings.js'
 import type {ChatReport, ChatStatus, Report, Severity} from '../model.js'
 
 // cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up.
@@ -68,14 +69,18 @@ export function renderChatTable(chats: ChatReport[], opts: TableOptions): string
   return table.toString()
 }
 
-/** Findings grouped under each chat: a heading line with the chat's path, then one line per finding. */
-export function renderFindings(chats: ChatReport[], opts: TableOptions): string[] {
+/**
+ * Findings grouped under each chat: a heading line with the chat's path, then one line per finding. With
+ * `only`, just the findings it accepts (chats with none are left out).
+ */
+export function renderFindings(chats: ChatReport[], opts: TableOptions, only?: (id: string) => boolean): string[] {
   const c = opts.chalk
   const lines: string[] = []
   for (const chat of chats) {
-    if (chat.findings.length === 0 || (opts.quiet && chat.status === 'healthy')) continue
+    const shown = only ? chat.findings.filter((f) => only(f.id)) : chat.findings
+    if (shown.length === 0 || (opts.quiet && chat.status === 'healthy' && !only)) continue
     lines.push('', c.bold(chat.path))
-    for (const f of chat.findings) lines.push(`  ${severityText(f.severity, c)} ${f.id}${f.file ? ` ${c.dim(f.file)}` : ''}: ${f.message}`)
+    for (const f of shown) lines.push(`  ${severityText(f.severity, c)} ${f.id}${f.file ? ` ${c.dim(f.file)}` : ''}: ${f.message}`)
   }
   return lines
 }
@@ -86,7 +91,8 @@ export function renderHuman(report: Report, opts: TableOptions): {stdout: string
   const err: string[] = []
   const table = renderChatTable(report.chats, opts)
   if (table) out.push(table)
-  if (opts.verbose) out.push(...renderFindings(report.chats, opts))
+  // What must be done before an agent's next start is said even without --verbose.
+  out.push(...renderFindings(report.chats, opts, opts.verbose ? undefined : shownByDefault))
   if (opts.verbose) for (const s of report.skipped) out.push(opts.chalk.dim(`skipped ${s.path}: ${s.reason}`))
   for (const e of report.errors) err.push(`${opts.chalk.red('error')} ${e.path}: ${e.message}`)
   if (!opts.quiet) {
