@@ -1,0 +1,75 @@
+/**
+ * The repair plan of a Cline session (pure: no disk). Cline keeps one copy of each session file and rewrites
+ * it in place, so a repair writes the salvage of the damaged file over it (never a parse and re-serialize):
+ *
+ * 1. `preserve` `<id>.messages.json` into the evidence folder, `restore` its salvage (`salvage:<id>.messages.json`:
+ *    the complete messages before the damage, byte for byte, brackets closed) — when Cline's reader would take
+ *    the file as an empty conversation and the salvage keeps at least one message;
+ * 2. `preserve` `<id>.json`, `restore` its salvage — when the session record is damaged, its salvage passes
+ *    Cline's schema, and the conversation survives (when it does not, Cline rebuilds the record anyway);
+ * 3. `restore-mtime` of the session folder.
+ *
+ * Refused outright (never written, even with `--force`): while Cline is running (its hub daemon, a lock it
+ * holds, a `cline` process: `live.ts`); it rewrites these files in place at any moment. The same check runs
+ * again right before the write (`liveRefusal`).
+ */
+import {createHash} from 'node:crypto'
+import type {ChatPlan, PlannedAction, PlanOptions, WatchedFile} from '../../plan.js'
+import {salvageBytes} from '../../salvage/index.js'
+import type {ScannedChat} from '../../scan.js'
+import {analyzeSession, salvageName} from './diagnose.js'
+import {clineLiveSigns} from './live.js'
+import type {ClineFacts} from './store.js'
+
+function sha256(b: Uint8Array): string {
+  return createHash('sha256').update(b).digest('hex')
+}
+
+/** Plans the repair of one Cline session. Pure; never throws. */
+export function planClineRepair(chat: ScannedChat, opts: PlanOptions): ChatPlan {
+  const {report, snapshot} = chat
+  const facts = snapshot.unit.facts as ClineFacts | undefined
+  const watch: WatchedFile[] = snapshot.files.filter((f) => f.kind === 'file' && f.name.endsWith('.json')).map((f) => ({name: f.name, bytes: f.bytes, mtimeMs: f.mtimeMs}))
+  const plan: ChatPlan = {chat, actions: [], watch, temps: []}
+  if (opts.restoreFrom !== undefined) {
+    plan.problem = `--restore-from is for Codebuff chats; a Cline session keeps one copy of its conversation, repaired from its salvage`
+    return plan
+  }
+  if (report.status !== 'repairable' || !facts || facts.kind !== 'session') return plan
+  const a = analyzeSession(snapshot, facts)
+  const restores: Array<{file: string; sha: string | null; label: string; data: Buffer}> = []
+  const take = (file: string, sha: string | null, salvage: {parts: Uint8Array[]; summary: {sha256: string}}) => {
+    const data = salvageBytes(salvage)
+    if (sha256(data) !== salvage.summary.sha256) {
+      plan.problem = `the salvage of ${file} did not come out as scanned; nothing written`
+      return
+    }
+    restores.push({file, sha, label: salvageName(file), data})
+  }
+  const messagesRestored = report.winner === salvageName(a.primary.file) && a.messagesSalvage?.summary.candidate === true
+  if (messagesRestored) take(a.primary.file, a.primary.sha256, a.messagesSalvage!)
+  const conversationSurvives = a.read.read !== 'empty' || messagesRestored
+  if (a.record && a.record.class !== 'intact' && a.recordSalvage?.summary.candidate && conversationSurvives) take(a.record.file, a.record.sha256, a.recordSalvage)
+  if (plan.problem || restores.length === 0) return plan
+  if (facts.live.length > 0) {
+    plan.refusal = `refused: ${facts.live[0].what}; it rewrites this session's files in place at any moment. Stop it (cline hub stop, and quit every cline) and run chatdoctor repair again`
+    return plan
+  }
+  const actions: PlannedAction[] = []
+  for (const r of restores) {
+    actions.push({type: 'preserve', from: r.file, to: r.file, sha256: r.sha})
+    actions.push({type: 'restore', from: r.label, to: r.file, sha256: sha256(r.data), source: {kind: 'bytes', label: r.label, data: r.data}, data: r.data})
+  }
+  actions.push({type: 'restore-mtime', from: null, to: '.', sha256: null, mtimeMs: snapshot.dirMtimeMs})
+  plan.actions = actions
+  plan.statusAfter = 'healthy'
+  return plan
+}
+
+/** Why writing this session right now is refused (Cline is running), or null. Read-only; checked right before a repair writes. */
+export function clineLiveRefusal(chat: ScannedChat): string | null {
+  const facts = chat.snapshot.unit.facts as ClineFacts | undefined
+  if (!facts || !facts.watched) return null
+  const signs = clineLiveSigns(facts.dataDir)
+  return signs.length > 0 ? `refused: ${signs[0].what}; it rewrites this session's files in place at any moment. Stop it (cline hub stop, and quit every cline) and run chatdoctor repair again` : null
+}
