@@ -371,6 +371,14 @@ test('damage/delete-session-dir: the index still lists A: one unrecoverable chat
     const rep = await repair([sb.h.data], sb.h.home, sb.stateDir)
     assert.equal(rep.chats.find((c) => c.id === A)!.repair!.outcome, 'not-repairable')
     assert.ok(!existsSync(sb.h.dir(A)), 'nothing recreated')
+    // Nothing of it to bundle: skipped with a reason; the bundle of the rest checks clean.
+    const out = path.join(sb.root, 'b.tar.gz')
+    const b = runCli(['bundle', '--json', '-o', out, sb.h.data], {env: sb.env})
+    assert.equal(b.status, 0, b.stderr)
+    assert.ok(JSON.parse(b.stdout).skipped.some((x: {path: string; reason: string}) => x.path.includes(A) && /nothing to bundle/.test(x.reason)), b.stdout)
+    const c = runCli(['check', '--json', out], {env: sb.env})
+    assert.equal(c.status, 0, c.stdout)
+    assert.deepEqual(JSON.parse(c.stdout).chats.map((x: ChatReport) => x.id), [B])
   } finally {
     cleanup(sb.root)
   }

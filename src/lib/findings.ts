@@ -67,6 +67,7 @@ export const FINDING_KINDS = {
   'next-start-destroys': {severity: 'error', shownByDefault: true, description: "The agent's own next start of this chat will destroy data (e.g. Cline's resume of a damaged conversation starts empty and overwrites its files): repair the chat first, or at least bundle it. Shown without --verbose."},
   'primary-irregular': {severity: 'warning', description: "The primary is not strict JSON, but the agent's own reader still loads it (e.g. a byte-order mark it strips, or invalid UTF-8 it replaces with U+FFFD and writes back at its next save)."},
   'session-record-damaged': {severity: 'warning', description: "The session's record (Cline `<id>.json`: title, usage, checkpoint history) is missing or damaged; the agent writes a new one from scratch at the next start."},
+  'turns-missing': {severity: 'error', description: "The conversation holds fewer turns than the session's own record of its runs says (e.g. a conversation reset or cut short): the missing turns are not in the agent's context."},
   'not-in-index': {severity: 'warning', description: "The agent's session index does not list this session (its history may not show it)."},
   'index-entry-without-files': {severity: 'error', description: "The agent's session index lists a session whose files are gone; resuming it starts a new, empty session under the same id."},
   'index-unreadable': {severity: 'warning', description: "The agent's session index is absent or could not be read (on a private copy), so whether it lists the session is unknown."},

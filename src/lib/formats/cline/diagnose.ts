@@ -9,11 +9,16 @@
  * its messages) and its salvage (`salvage:<id>.messages.json`: the complete messages before the damage, byte
  * for byte, closed again; nothing borrowed).
  *
- * Status: `healthy` when Cline loads every message as written (and the session record is fine or cannot be
- * helped); `repairable` when a salvage keeps at least one message of a conversation Cline would read as
- * empty, or when only the session record is damaged and its salvage passes Cline's schema; `degraded` when
- * Cline loads the messages only with invalid UTF-8 replaced; `unrecoverable` when the conversation is empty,
- * NUL-filled, missing, or torn before its first complete message.
+ * Turns N of M: N counts the user's runs in the winner (the SDK's own rule, messages.ts `userRunSpan`); M is
+ * the most the session is known to have had: those runs, or the run count of its latest checkpoint in the
+ * session record or the index row.
+ *
+ * Status: `healthy` when Cline loads every message as written and N = M (and the session record is fine or
+ * cannot be helped); `repairable` when a salvage keeps at least one message of a conversation Cline would read
+ * as empty, or when only the session record is damaged and its salvage passes Cline's schema; `degraded` when
+ * Cline loads the messages only with invalid UTF-8 replaced, or loads fewer turns than the run count says
+ * (a conversation reset or cut short); `unrecoverable` when the conversation is empty, NUL-filled, missing, or
+ * torn before its first complete message.
  */
 import {createHash} from 'node:crypto'
 import {classifyJsonBytes} from '../../classify/index.js'
@@ -103,14 +108,15 @@ function generationOf(f: FileEntry, role: Role, values: Map<string, unknown>): G
 }
 
 /**
- * The turns the session had, from the best evidence: the prompts Cline's reader gets, when it gets the file;
- * otherwise the most of the salvage's prompts and the run count in the session record or the index row (one
- * checkpoint per run: 5 for the real 5-turn session, 2 for the 2-turn one).
+ * The turns the session had, from the best evidence: the most of the user's runs in the conversation Cline's
+ * reader gets (or, when it gets nothing, in the salvage) and the run count of the latest checkpoint in the
+ * session record or the index row (the SDK's count of the user's runs when it took the checkpoint: 5 for the
+ * real 5-turn session, 2 for the 2-turn one).
  */
-function turnsWritten(read: ClineRead, loaded: ContextMeasure | null, salvage: ClineSalvage | null, recordValue: unknown, facts: SessionFacts): {turns: number; from: string} | null {
-  if (read.read !== 'empty' && loaded) return {turns: loaded.turns, from: 'the conversation'}
+function turnsWritten(loaded: ContextMeasure | null, salvage: ClineSalvage | null, recordValue: unknown, facts: SessionFacts): {turns: number; from: string} | null {
   const evidence: Array<{turns: number; from: string}> = []
-  if (salvage?.measure) evidence.push({turns: salvage.measure.turns, from: 'the salvaged conversation'})
+  if (loaded) evidence.push({turns: loaded.turns, from: 'the conversation'})
+  else if (salvage?.measure) evidence.push({turns: salvage.measure.turns, from: 'the salvaged conversation'})
   const recordRuns = recordValue !== undefined ? runCountOf((recordValue as {metadata?: unknown}).metadata) : null
   if (recordRuns !== null) evidence.push({turns: recordRuns, from: 'the run count in the session record'})
   const row = facts.index.state === 'read' ? facts.index.row : null
@@ -158,7 +164,7 @@ export function analyzeSession(snapshot: ChatDirSnapshot, facts: SessionFacts): 
     if (recordSalvage) record.salvage = recordSalvage.summary
   }
   const recordValue = record?.class === 'intact' ? values.get(record.file) : recordSalvage?.value
-  const written = turnsWritten(read, loaded, messagesSalvage, recordValue, facts)
+  const written = turnsWritten(loaded, messagesSalvage, recordValue, facts)
   return {id, generations, primary, record, read, messagesSalvage, recordSalvage, written}
 }
 
@@ -198,14 +204,21 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, facts: SessionFacts):
   let status: ChatStatus
   if (!best) status = 'unrecoverable'
   else if (read.read === 'empty') status = 'repairable'
-  else if (read.read === 'lossy') status = 'degraded'
+  else if (read.read === 'lossy' || (M !== null && best.measure.turns < M)) status = 'degraded'
   else status = 'healthy'
   const recordUsable = record?.class === 'intact' || recordSalvage?.summary.candidate === true
   if (status === 'healthy' && record && record.class !== 'intact' && recordSalvage?.summary.candidate) status = 'repairable'
 
-  // The conversation.
+  // The conversation. A file that could not be read, or only streamed (too large to hold), is not called lost.
+  const data = snapshot.files.find((f) => f.name === primary.file && f.kind === 'file')?.data
+  const unreadable = primary.reasons.includes('unreadable')
+  const streamedOnly = !unreadable && primary.class !== 'missing' && primary.sha256 !== null && data === undefined
   const noOlder = 'Cline rewrites this file in place and keeps no backup or temp: no older copy of it exists on disk'
-  if (primary.class === 'missing') {
+  if (unreadable) {
+    findings.push(finding('unreadable', primary.file, `${primary.file} could not be read: whether Cline can load it is unknown (run chatdoctor as the user who owns it)`))
+  } else if (streamedOnly && read.read === 'empty') {
+    findings.push(finding('primary-damaged', primary.file, `${primary.file} is ${describe(primary)}, found by streaming it (${plural(primary.bytes, 'byte')}, too large to hold in memory and salvage here): Cline's reader takes it as an empty conversation. ${noOlder}`))
+  } else if (primary.class === 'missing') {
     findings.push(finding('primary-missing', primary.file, `${primary.file} is missing: Cline's resume reads an empty conversation. ${noOlder}`))
   } else if (read.read === 'empty') {
     findings.push(finding('primary-damaged', primary.file, `${primary.file} is ${describe(primary)}: Cline's reader takes it as an empty conversation, silently. ${noOlder}`))
@@ -219,13 +232,17 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, facts: SessionFacts):
     if (s.candidate) findings.push(finding('salvage-available', primary.file, `a salvage keeps ${plural(s.messages, 'complete message')} byte for byte (${plural(s.turns ?? 0, 'turn')}${M !== null ? ` of ${M}` : ''}), bytes [0, ${s.bytesKept}) of ${primary.bytes}, and only closes the brackets${s.tornElementDropped ? ' (a torn message is dropped)' : ''}${lost}; chatdoctor repair writes it`))
     else findings.push(finding('salvage-available', primary.file, `a salvage keeps no complete message (the damage comes before the first one ends): nothing to restore`, 'info'))
   }
-  if (status === 'unrecoverable') {
+  if (read.read !== 'empty' && best && M !== null && best.measure.turns < M) {
+    const gap = M - best.measure.turns
+    findings.push(finding('turns-missing', primary.file, `${primary.file} holds ${plural(best.measure.turns, 'turn')}, but ${written!.from} says the session had ${M}: ${gap === 1 ? `turn ${M} is` : `turns ${best.measure.turns + 1}–${M} are`} not in the agent's context, and Cline keeps no older copy that holds ${gap === 1 ? 'it' : 'them'}`))
+  }
+  if (status === 'unrecoverable' && !unreadable && !streamedOnly) {
     const had = M !== null ? ` (${written!.from} says it had ${plural(M, 'turn')})` : ''
     findings.push(finding('context-lost', null, `no usable copy of the conversation${had}: ${noOlder}`))
   }
 
   // Before the next start: what Cline's own resume will destroy.
-  if (read.read === 'empty') {
+  if (read.read === 'empty' && !unreadable) {
     const first = status === 'repairable' ? `run chatdoctor repair first (it writes the salvage, keeping the damaged file as evidence)` : `bundle it first (chatdoctor bundle) to keep what is left`
     findings.push(finding('next-start-destroys', primary.file, `before Cline's next start of this session: its resume (${resume}) reads an empty conversation, starts a new one and overwrites ${primary.class === 'missing' ? 'the session files' : `${primary.file} and ${recordFile(id)}`} (title, usage and checkpoint history reset; observed on Cline 3.0.65): ${first}`))
   } else if (record && record.class !== 'intact') {
@@ -243,7 +260,7 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, facts: SessionFacts):
     if (g.role === 'meta' && g.file === compactionFile(id) && g.class !== 'intact') findings.push(finding('meta-damaged', g.file, `the compacted view is ${describe(g)}: Cline ignores it (the conversation file holds the whole history)`))
     if (g.role === 'transcript' && g.class !== 'intact') findings.push(finding('transcript-damaged', g.file, `a sub-agent's conversation is ${describe(g)}: Cline reads it as empty`, 'warning'))
     if (g.role === 'other' && g.file !== primary.file) findings.push(finding('unknown-file', g.file, 'not a Cline session file; left untouched'))
-    if (g.reasons.includes('unreadable')) findings.push(finding('unreadable', g.file, `could not read ${g.file}`))
+    if (g.reasons.includes('unreadable') && g !== primary) findings.push(finding('unreadable', g.file, `could not read ${g.file}`))
   }
   indexFindings(facts, recordUsable, findings)
   liveFinding(facts, findings)

@@ -62,7 +62,9 @@ export function planClineRepair(chat: ScannedChat, opts: PlanOptions): ChatPlan 
   }
   actions.push({type: 'restore-mtime', from: null, to: '.', sha256: null, mtimeMs: snapshot.dirMtimeMs})
   plan.actions = actions
-  plan.statusAfter = 'healthy'
+  // A salvage that drops turns leaves the conversation shorter than the session's own run count: degraded.
+  const after = messagesRestored ? a.messagesSalvage!.measure?.turns ?? 0 : a.primary.turns ?? 0
+  plan.statusAfter = report.transcriptTurns !== null && after < report.transcriptTurns ? 'degraded' : 'healthy'
   return plan
 }
 
