@@ -32,6 +32,9 @@ its sibling generations (Codex's .jsonl.zst). --redact works line by line: every
 redacted on its own, damaged lines keep their damage where it is, and the session must diagnose the same.
 OpenCode: a session of the JSON tree goes in with its session, message and part files (its data dir as
 CHAT_DIR); sessions of the 1.2+ database go in as the database files and cannot be redacted.
+Cline: each session folder goes in with its files; --redact keeps ids, roles, block types, tool names,
+numbers and the SDK's prompt markup, so turns count the same. A session only its index lists (its folder
+gone) has nothing to bundle and is skipped.
 
 --session ID -o FILE.json writes one OpenCode JSON-tree session as an \`opencode export\` document instead
 (the same JSON OpenCode's own export prints, for \`opencode import\` into OpenCode 1.2+), searching

@@ -12,7 +12,8 @@ export default class Inspect extends BaseCommand {
   static override description = `CHAT_DIR must hold exactly one chat (or name one with --session, e.g. in an OpenCode data dir).
 A Claude Code or Codex session is inspected by its file: every damaged line (line number, byte offset and
 length, reasons) and the byte changes a repair would make are listed. An OpenCode session lists its
-session, message and part files with their classes. Shows every generation (mtime, size, class, turns covered,
+session, message and part files with their classes. A Cline session folder (or its .messages.json) gets an
+account of Cline's in-place writes and of what its next start would destroy. Shows every generation (mtime, size, class, turns covered,
 traceSessionId), where each tear sits (byte offset, 4096-byte alignment, NUL runs), why each candidate won or
 lost, what a salvage would recover, and a plain-language account of what most likely happened.
 Writes nothing, anywhere. Exit status as for scan.`

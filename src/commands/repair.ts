@@ -29,6 +29,10 @@ re-linked), each reported; every other line stays byte-identical and the log kee
 winner is written, decoded, as the plain .jsonl Codex reads. A session that grew while it was read is refused.
 OpenCode JSON-tree sessions: damaged files move out of storage/ into <data dir>/.chatdoctor/<repairId>/ and the
 report says what each session lost; a damaged OpenCode database is left for a manual repair (next steps given).
+Cline sessions (no older copy exists: Cline rewrites its files in place): a conversation Cline would read as
+empty is replaced by its salvage (its complete messages byte for byte, brackets closed), a damaged session
+record by its salvage when Cline's schema accepts it; refused while Cline runs (its hub daemon, a hub lock,
+a cline process), even with --force.
 
 Asks once before repairing more than one chat on a terminal (-y skips; never asks with --json or when
 stdin is not a terminal). Ctrl-C stops between chats. Every repair can be undone: chatdoctor undo <repairId>.

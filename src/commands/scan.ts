@@ -10,8 +10,11 @@ export default class Scan extends BaseCommand {
 
   static override description = `With no PATH, searches Codebuff's config roots (~/.config/manicode, manicode-dev, manicode-test),
 OpenCode's data dir ($XDG_DATA_HOME/opencode, default ~/.local/share/opencode; its database is read on a
-private copy, never opened in place), Claude Code's ($CLAUDE_CONFIG_DIR or ~/.claude)/projects and Codex's
-($CODEX_HOME or ~/.codex)/sessions and archived_sessions.
+private copy, never opened in place), Claude Code's ($CLAUDE_CONFIG_DIR or ~/.claude)/projects, Codex's
+($CODEX_HOME or ~/.codex)/sessions and archived_sessions, and Cline CLI's data dir ($CLINE_DATA_DIR, else
+$CLINE_DIR/data, else ~/.cline/data; its session index is read on a private copy).
+What an agent's own next start would destroy (Cline's resume of a damaged conversation starts empty and
+overwrites it) is shown without --verbose.
 A PATH may be a chat dir or any folder above chat dirs (searched without following symbolic links).
 Writes nothing, anywhere.
 
