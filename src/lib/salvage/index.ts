@@ -11,6 +11,7 @@
  * Format-independent: the spine, the required keys and the donors come from the format adapter.
  */
 import {isUtf8} from 'node:buffer'
+import {createHash} from 'node:crypto'
 import type {ContextMeasure, SalvageReport} from '../model.js'
 import {checkUtf8, indexOfByte} from '../classify/bytes.js'
 import {lastMember, skipWs, type MemberRange} from '../json/walk.js'
@@ -77,6 +78,31 @@ export interface Salvage {
   size: number
   value: unknown
   description: SalvageDescription
+}
+
+/**
+ * The report entry of a salvage: its description's figures, the size and sha256 of its bytes, and what the
+ * format says of it (`messages` kept, `turns` of the result, whether a repair could use it).
+ */
+export function salvageReport(s: Salvage, what: {messages: number; turns: number | null; candidate: boolean}): SalvageReport {
+  const d = s.description
+  const hash = createHash('sha256')
+  for (const p of s.parts) hash.update(p)
+  return {
+    kind: d.kind,
+    messages: what.messages,
+    turns: what.turns,
+    tearOffset: d.tearOffset,
+    bytesKept: d.bytesKept,
+    bytesDropped: d.bytesDropped,
+    tornElementDropped: d.tornElementDropped,
+    keysBorrowed: d.keysBorrowed,
+    keysMissing: d.keysMissing,
+    keysDropped: d.keysDropped,
+    bytes: s.size,
+    sha256: hash.digest('hex'),
+    candidate: what.candidate,
+  }
 }
 
 /** The salvaged document as one buffer (a copy). */

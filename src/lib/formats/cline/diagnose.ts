@@ -20,8 +20,8 @@
  * (a conversation reset or cut short); `unrecoverable` when the conversation is empty, NUL-filled, missing, or
  * torn before its first complete message.
  */
-import {createHash} from 'node:crypto'
 import {classifyJsonBytes} from '../../classify/index.js'
+import {documentGeneration} from '../json-document/entry.js'
 import {finding} from '../../findings.js'
 import type {ChatStatus, Classification, ContextMeasure, Finding, Generation, Role} from '../../model.js'
 import {rankCandidates, type Candidate} from '../../rank.js'
@@ -40,9 +40,6 @@ export const salvageName = (file: string): string => `salvage:${file}`
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 
-function sha256(b: Uint8Array): string {
-  return createHash('sha256').update(b).digest('hex')
-}
 
 function describe(g: Generation): string {
   const why = g.reasons.length > 0 ? ` (${g.reasons.join(', ')})` : ''
@@ -77,34 +74,11 @@ function classify(role: Role, name: string, data: Buffer): Classification {
 }
 
 function generationOf(f: FileEntry, role: Role, values: Map<string, unknown>): Generation {
-  const g: Generation = {file: f.name, role, class: null, reasons: [], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null}
-  if (role === 'other') return g
-  if (f.kind !== 'file') {
-    g.class = 'corrupt'
-    g.reasons = ['not-a-file']
-    return g
-  }
-  if (f.data === undefined && f.streamed) {
-    const c = f.streamed.classification
-    g.class = c.class
-    g.reasons = c.reasons
-    g.sha256 = f.streamed.sha256
-    if (c.damage) g.damage = c.damage
-    return g
-  }
-  if (f.data === undefined) {
-    g.class = 'corrupt'
-    g.reasons = ['unreadable']
-    return g
-  }
-  const c = classify(role, f.name, f.data)
-  g.class = c.class
-  g.reasons = c.reasons
-  g.bytes = f.data.length
-  g.sha256 = sha256(f.data)
-  if (c.damage) g.damage = c.damage
-  if (c.class === 'intact') values.set(f.name, c.value)
-  return g
+  if (role === 'other') return {file: f.name, role, class: null, reasons: [], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null}
+  if (f.kind !== 'file') return {file: f.name, role, class: 'corrupt', reasons: ['not-a-file'], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null}
+  const {generation, value} = documentGeneration(f, role, (data) => classify(role, f.name, data))
+  if (generation.class === 'intact') values.set(f.name, value)
+  return generation
 }
 
 /**

@@ -11,41 +11,13 @@
  * - `<id>.json`: the record's members are kept one by one up to the tear; the salvage is usable only when every
  *   member Cline's schema requires survives (they are all written before `metadata`).
  */
-import {createHash} from 'node:crypto'
-import type {ContextMeasure, SalvageReport} from '../../model.js'
-import {salvageJson, type Salvage} from '../../salvage/index.js'
+import {salvageJson, salvageReport, type SalvagedGeneration} from '../../salvage/index.js'
 import {measureMessages, messagesOf} from './messages.js'
 import {RECORD_REQUIRED, recordProblem} from './record.js'
 
-/** The salvage of one file: the exact bytes (in pieces), its report entry and, for messages, its measure. */
-export interface ClineSalvage {
-  file: string
-  parts: Uint8Array[]
-  summary: SalvageReport
-  /** The salvaged conversation's measure (messages files), null for the record. */
-  measure: ContextMeasure | null
+/** The salvage of one file (its measure is null for the record), with the parsed result. */
+export interface ClineSalvage extends SalvagedGeneration {
   value: unknown
-}
-
-function summaryOf(s: Salvage, messages: number, turns: number | null, candidate: boolean): SalvageReport {
-  const d = s.description
-  const hash = createHash('sha256')
-  for (const p of s.parts) hash.update(p)
-  return {
-    kind: d.kind,
-    messages,
-    turns,
-    tearOffset: d.tearOffset,
-    bytesKept: d.bytesKept,
-    bytesDropped: d.bytesDropped,
-    tornElementDropped: d.tornElementDropped,
-    keysBorrowed: d.keysBorrowed,
-    keysMissing: d.keysMissing,
-    keysDropped: d.keysDropped,
-    bytes: s.size,
-    sha256: hash.digest('hex'),
-    candidate,
-  }
 }
 
 /** Classes a salvage is tried for: a torn document, or one followed by bytes Cline's reader chokes on. */
@@ -65,7 +37,7 @@ export function salvageMessages(file: string, data: Buffer, damageOffset: number
   if (messages === null) return null
   const {measure} = measureMessages(messages)
   const candidate = messages.length > 0 && out.salvage.description.keysBorrowed.length === 0 && out.salvage.description.keysMissing.length === 0
-  return {file, parts: out.salvage.parts, summary: summaryOf(out.salvage, messages.length, measure.turns, candidate), measure, value: out.salvage.value}
+  return {file, parts: out.salvage.parts, summary: salvageReport(out.salvage, {messages: messages.length, turns: measure.turns, candidate}), measure, value: out.salvage.value}
 }
 
 /** Salvages a damaged `<id>.json`; usable only when the result passes Cline's record schema. Null when nothing can be kept. */
@@ -73,5 +45,5 @@ export function salvageRecord(file: string, data: Buffer, damageOffset: number |
   const out = salvageJson(data, {spine: [], required: {'': Object.keys(RECORD_REQUIRED)}, end: damageOffset})
   if (!out.ok) return null
   const candidate = recordProblem(out.salvage.value) === null && out.salvage.description.keysMissing.length === 0
-  return {file, parts: out.salvage.parts, summary: summaryOf(out.salvage, 0, null, candidate), measure: null, value: out.salvage.value}
+  return {file, parts: out.salvage.parts, summary: salvageReport(out.salvage, {messages: 0, turns: null, candidate}), measure: null, value: out.salvage.value}
 }

@@ -3,7 +3,6 @@
  * Classify every file, measure each intact run-state generation against the transcript, rank, decide the
  * chat's status and findings. Pure over a `ChatDirSnapshot`; never throws.
  */
-import {createHash} from 'node:crypto'
 import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
 import {finding} from '../../findings.js'
@@ -14,6 +13,7 @@ import {AGENT_PROCESS, CHAT_ID_PATTERN, KNOWN_OTHER, LEGACY_MESSAGES, PRIMARY, T
 import {isChatMeta, runStateShape} from './schema.js'
 import {endsInterrupted, livePrompts, matchPrompts, transcriptTurns, type TranscriptTurn} from './turns.js'
 import {addEmbeddedGenerations, applyForensics, generationBytes, salvageChat} from './forensics.js'
+import {documentGeneration} from '../json-document/entry.js'
 
 /** The CLI keeps only the last 100 transcript messages (codebuff-format.md §3.1, cli/src/utils/run-state-storage.ts). */
 export const TRANSCRIPT_CAP = 100
@@ -23,9 +23,6 @@ const ROLE_ORDER: Role[] = ['primary', 'backup', 'temp', 'embedded', 'transcript
 /** Names inside a chat dir that are chatdoctor's own and never part of the chat. */
 const OWN_NAMES = /^\.chatdoctor(?:$|[.-])/
 
-function sha256(buf: Buffer): string {
-  return createHash('sha256').update(buf).digest('hex')
-}
 
 /** Classifies one file by role: syntax first, then the shape its role needs. */
 function classifyFile(role: Role, data: Buffer): Classification {
@@ -215,29 +212,9 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
 
 /** Classifies one entry, keeping parsed values of intact files for measuring. */
 function classifyEntry(f: FileEntry, role: Role, values: Map<string, unknown>): Generation {
-  const g: Generation = {file: f.name, role, class: null, reasons: [], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null}
-  if (f.data === undefined && f.streamed) {
-    // A file too large to read whole, classified by streaming: a syntax verdict, never intact.
-    const c = f.streamed.classification
-    g.class = c.class
-    g.reasons = c.reasons
-    g.sha256 = f.streamed.sha256
-    if (c.damage) g.damage = c.damage
-    return g
-  }
-  if (f.data === undefined) {
-    g.class = 'corrupt'
-    g.reasons = ['unreadable']
-    return g
-  }
-  const c = classifyFile(role, f.data)
-  g.class = c.class
-  g.reasons = c.reasons
-  g.bytes = f.data.length
-  g.sha256 = sha256(f.data)
-  if (c.damage) g.damage = c.damage
-  if (c.class === 'intact') values.set(f.name, c.value)
-  return g
+  const {generation, value} = documentGeneration(f, role, (data) => classifyFile(role, data))
+  if (generation.class === 'intact') values.set(f.name, value)
+  return generation
 }
 
 /** The Codebuff format adapter. */
