@@ -731,9 +731,12 @@ test('bundle and check: the damaged store bundled, then checked, gives the same 
 
 // ---- live refusal -----------------------------------------------------------------------------------------
 
-/** A process whose command line is Cline's hub daemon (`node -e … --cline-hub-daemon`), until killed. */
-async function fakeHub(): Promise<ChildProcess> {
-  const p = spawn(process.execPath, ['-e', "process.send('up');setInterval(()=>{},1000)", '--', '--cline-hub-daemon', '--host', '127.0.0.1'], {stdio: ['ignore', 'ignore', 'inherit', 'ipc']})
+/**
+ * A process whose command line is Cline's hub daemon (`node -e … --cline-hub-daemon`) and whose environment
+ * names the data dir of `home`, until killed.
+ */
+async function fakeHub(home: string): Promise<ChildProcess> {
+  const p = spawn(process.execPath, ['-e', "process.send('up');setInterval(()=>{},1000)", '--', '--cline-hub-daemon', '--host', '127.0.0.1'], {stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: {PATH: process.env.PATH, HOME: home}})
   await new Promise((r) => p.once('message', r))
   return p
 }
@@ -754,7 +757,7 @@ test('Cline command lines: the hub daemon flag, `cline` as the program or the sc
 
 test('a running Cline hub (its discovery record names a live hub process): scan warns, repair refuses even with --force, nothing written; a record naming a dead pid is ignored', async () => {
   const sb = sandbox()
-  const hub = await fakeHub()
+  const hub = await fakeHub(sb.h.home)
   try {
     installDamageState(sb.h, 'messages-truncate-mid-record', A)
     const locks = path.join(sb.h.data, 'locks', 'hub')
@@ -805,7 +808,7 @@ test('a hub instance lock held (a SQLite BEGIN EXCLUSIVE, as the hub holds it) r
   }
 })
 
-test('Cline starting between the plan and the write: apply refuses at its last look (liveRefusal), nothing written', async () => {
+test('Cline starting between the plan and the write: apply refuses at its last look (liveRefusal), nothing written; a Cline of another data dir is no sign', async () => {
   const sb = sandbox()
   try {
     installDamageState(sb.h, 'messages-truncate-mid-record', A)
@@ -813,7 +816,13 @@ test('Cline starting between the plan and the write: apply refuses at its last l
     const plans = planRepairs(s.chats).filter((p) => p.actions.length > 0)
     assert.equal(plans.length, 1)
     const torn = readFileSync(sb.h.messages(A))
-    const hub = await fakeHub()
+    const other = await fakeHub(path.join(sb.root, 'another-home'))
+    try {
+      assert.deepEqual(clineLiveSigns(sb.h.data), [], 'a Cline of another data dir (by its HOME) does not write this one')
+    } finally {
+      await stop(other)
+    }
+    const hub = await fakeHub(sb.h.home)
     try {
       const out = await applyChat(plans[0], {fs: nodeFileSystem(), repairId: newRepairId(), version: 'test', stateDir: sb.stateDir, force: true})
       assert.equal(out.outcome, 'refused')

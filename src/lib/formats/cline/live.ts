@@ -12,16 +12,17 @@
  *   `BEGIN EXCLUSIVE`, i.e. a POSIX lock on it listed in `/proc/locks` (the kernel drops it when the holder
  *   dies, so it never goes stale);
  * - any running process whose command line is Cline's (`cline` as the program or script, or
- *   `--cline-hub-daemon`).
+ *   `--cline-hub-daemon`) and whose environment (`HOME`, `CLINE_DIR`, `CLINE_DATA_DIR`) names this data dir,
+ *   or cannot be read (another user's process counts: it may).
  *
  * Sources: `sdk/packages/core/src/hub/discovery/index.ts` and `instance-lock.ts` (cline/cline, sdk 0.0.78),
  * the lock files of `shared/realdata/cline/3.0.65/` (new-agents.md §2.1). The discovery record also holds the
  * hub's auth token: only its `pid` is ever read out of it.
  */
-import {readdirSync, readFileSync, statSync} from 'node:fs'
+import {readdirSync, readFileSync, realpathSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {processCommandLine} from '../../live.js'
-import {LOCKS} from './layout.js'
+import {LOCKS, dataDir as clineDataDir} from './layout.js'
 
 /** One sign that Cline is running, in words, with the pid when one is known. */
 export interface LiveSign {
@@ -79,6 +80,8 @@ export interface LiveProbe {
   pids(): number[]
   /** `/proc/locks`, or null where there is none. */
   procLocks(): string | null
+  /** The environment of a running process, or null when it cannot be read. */
+  environ(pid: number): NodeJS.ProcessEnv | null
 }
 
 /** The probe of this machine (`/proc`). */
@@ -96,6 +99,35 @@ export const systemProbe: LiveProbe = {
       return null
     }
   },
+  environ(pid) {
+    try {
+      const env: NodeJS.ProcessEnv = {}
+      for (const kv of readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')) {
+        const at = kv.indexOf('=')
+        if (at > 0) env[kv.slice(0, at)] = kv.slice(at + 1)
+      }
+      return env
+    } catch {
+      return null
+    }
+  },
+}
+
+/** A path with its symbolic links resolved when it exists. */
+function real(p: string): string {
+  try {
+    return realpathSync(p)
+  } catch {
+    return path.resolve(p)
+  }
+}
+
+/** Whether a Cline process may be writing `dataDir`: its environment names it, or cannot be read. */
+function mayWrite(pid: number, dataDir: string | null, probe: LiveProbe): boolean {
+  if (dataDir === null) return true
+  const env = probe.environ(pid)
+  if (env === null || !env.HOME) return true
+  return real(clineDataDir(env.HOME, env)) === real(dataDir)
 }
 
 /**
@@ -138,7 +170,7 @@ export function clineLiveSigns(dataDir: string | null, probe: LiveProbe = system
     }
   }
   for (const pid of probe.pids()) {
-    if (seen.has(pid) || !isCline(pid)) continue
+    if (seen.has(pid) || !isCline(pid) || !mayWrite(pid, dataDir, probe)) continue
     const argv = probe.commandLine(pid) ?? []
     add(pid, argv.includes('--cline-hub-daemon') ? `the Cline hub daemon (pid ${pid}) is running` : `a cline process (pid ${pid}) is running`)
   }
