@@ -570,7 +570,7 @@ test('B26/B27 analog: foreign bytes over the conversation (minified code): corru
   assert.ok(ids(r).includes('next-start-destroys'))
 })
 
-test('B28/B29 analog: a valid conversation emptied to "messages": [] while the record\'s run count says 5: degraded (0 of 5), turns-missing; repair leaves it (nothing older to restore)', async () => {
+test('B28/B29 analog: a valid conversation emptied to "messages": [] while the record\'s run count says 5: degraded (0 of 5), turns-missing, and the next start replaces the record; repair leaves it (nothing older to restore)', async () => {
   const sb = sandbox()
   try {
     overwrite(sb.h.messages(A), emptiedMessages(realMessages(A)))
@@ -579,8 +579,9 @@ test('B28/B29 analog: a valid conversation emptied to "messages": [] while the r
     assert.equal(r.status, 'degraded')
     assert.equal(r.contextTurns, 0)
     assert.equal(r.transcriptTurns, 5)
-    assert.deepEqual(ids(r), ['turns-missing'])
+    assert.deepEqual(ids(r), ['turns-missing', 'next-start-destroys'])
     assert.match(find(r, 'turns-missing').message, /turns 1–5 are not in the agent's context, and Cline keeps no older copy/)
+    assert.match(find(r, 'next-start-destroys').message, /writes a new session record over 1796118198748_i47ig\.json/)
     const rep = await repair([sb.h.data], sb.h.home, sb.stateDir)
     assert.equal(rep.exitCode, 4)
     assert.equal(rep.repairId, null)

@@ -219,6 +219,9 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, facts: SessionFacts):
   if (read.read === 'empty' && !unreadable) {
     const first = status === 'repairable' ? `run chatdoctor repair first (it writes the salvage, keeping the damaged file as evidence)` : `bundle it first (chatdoctor bundle) to keep what is left`
     findings.push(finding('next-start-destroys', primary.file, `before Cline's next start of this session: its resume (${resume}) reads an empty conversation, starts a new one and overwrites ${primary.class === 'missing' ? 'the session files' : `${primary.file} and ${recordFile(id)}`} (title, usage and checkpoint history reset; observed on Cline 3.0.65): ${first}`))
+  } else if (read.read !== 'empty' && read.messages.length === 0 && record?.class === 'intact') {
+    // An empty conversation is not resumed as it is: the SDK starts the session over (`isReadOnlyResumeStart`).
+    findings.push(finding('next-start-destroys', record.file, `before Cline's next start of this session: with no message to resume, ${resume} writes a new session record over ${record.file} (its title, usage totals and checkpoint history${M !== null && M > 0 ? `, the last record of the session's ${plural(M, 'turn')}` : ''} are lost): bundle the session first to keep it`, 'warning'))
   } else if (record && record.class !== 'intact') {
     const first = recordSalvage?.summary.candidate ? 'chatdoctor repair salvages the record first (the members before the damage, which Cline accepts)' : 'nothing of it can be salvaged that Cline would accept; bundle it to keep a copy'
     findings.push(finding('next-start-destroys', record.file, `before Cline's next start of this session: it ignores the damaged ${record.file} and writes a new one from scratch (the title, usage totals and checkpoint history it held are lost; observed on Cline 3.0.65): ${first}`, 'warning'))
