@@ -16,6 +16,7 @@ import {diagnoseSession} from '../src/lib/formats/cline/diagnose.js'
 import {dataDir, defaultRoots, folderKind, sessionIdIn} from '../src/lib/formats/cline/layout.js'
 import {clineLiveSigns, isClineCommandLine} from '../src/lib/formats/cline/live.js'
 import {measureMessages, userRunSpan} from '../src/lib/formats/cline/messages.js'
+import {recordProblem} from '../src/lib/formats/cline/record.js'
 import type {SessionFacts} from '../src/lib/formats/cline/store.js'
 import {nodeFileSystem} from '../src/lib/fsio/fs.js'
 import type {ChatReport, Finding} from '../src/lib/model.js'
@@ -657,19 +658,25 @@ for (const id of [A, B]) {
   })
 }
 
-test(`every byte cut of ${recordName(A)}: never intact before its end; a usable salvage always passes Cline's schema and keeps the original bytes`, () => {
-  const whole = realRecord(A)
+for (const id of [A, B]) {
+  test(`every byte cut of ${recordName(id)}: never intact before its end; a usable salvage always passes Cline's schema and keeps the original bytes`, () => {
+  const whole = realRecord(id)
   for (let k = 0; k < trimmed(whole); k++) {
-    const r = diagnosed(A, {[messagesName(A)]: realMessages(A), [recordName(A)]: cutAt(whole, k)})
-    const g = gen(r, recordName(A))
+    const r = diagnosed(id, {[messagesName(id)]: realMessages(id), [recordName(id)]: cutAt(whole, k)})
+    const g = gen(r, recordName(id))
     assert.notEqual(g.class, 'intact', `cut ${k}`)
-    assert.equal(r.contextTurns, 5)
+    assert.equal(r.contextTurns, id === A ? 5 : 2)
     if (g.salvage?.candidate) {
       assert.equal(r.status, 'repairable', `cut ${k}`)
-      assert.ok(g.salvage.bytesKept <= k)
+      const snap = snapshotOf(id, {[messagesName(id)]: realMessages(id), [recordName(id)]: cutAt(whole, k)})
+      const bytes = cline.planRepair!({report: r, snapshot: snap, adapter: cline}, {}).actions.find((a) => a.type === 'restore')!.data!
+      assert.ok(bytes.subarray(0, g.salvage.bytesKept).equals(whole.subarray(0, g.salvage.bytesKept)), `cut ${k}: the kept bytes are the original's`)
+      assert.match(bytes.subarray(g.salvage.bytesKept).toString(), /^}+$/, `cut ${k}: only closing braces added`)
+      assert.equal(recordProblem(JSON.parse(bytes.toString())), null, `cut ${k}: Cline's schema accepts it`)
     } else assert.equal(r.status, 'healthy', `cut ${k}: nothing Cline would accept; the conversation is whole`)
   }
 })
+}
 
 // ---- inspect, bundle, check -------------------------------------------------------------------------------
 
