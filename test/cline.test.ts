@@ -9,7 +9,7 @@ import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, u
 import os from 'node:os'
 import path from 'node:path'
 import {test} from 'node:test'
-import {applyChat} from '../src/lib/apply.js'
+import {applyChat} from '../src/lib/pipeline/apply.js'
 import {classifyJsonBytes} from '../src/lib/classify/index.js'
 import {cline} from '../src/lib/formats/cline/index.js'
 import {diagnoseSession} from '../src/lib/formats/cline/diagnose.js'
@@ -19,11 +19,11 @@ import {measureMessages, userRunSpan} from '../src/lib/formats/cline/messages.js
 import {recordProblem} from '../src/lib/formats/cline/record.js'
 import type {SessionFacts} from '../src/lib/formats/cline/store.js'
 import {nodeFileSystem} from '../src/lib/fsio/fs.js'
-import type {ChatReport, Finding} from '../src/lib/model.js'
-import {planRepairs, type ChatPlan} from '../src/lib/plan.js'
-import {buildRepairReport, newRepairId, type ChatResult} from '../src/lib/repair-report.js'
-import {scanPaths, type ScannedChat} from '../src/lib/scan.js'
-import type {ChatDirSnapshot} from '../src/lib/formats/adapter.js'
+import type {ChatReport, Finding} from '../src/lib/model/report.js'
+import {planRepairs} from '../src/lib/pipeline/plan.js'
+import {buildRepairReport, newRepairId, type ChatResult} from '../src/lib/pipeline/repair-report.js'
+import {scanPaths} from '../src/lib/pipeline/scan.js'
+import type {ChatDirSnapshot, ChatPlan, ScannedChat} from '../src/lib/model/adapter.js'
 import {
   CLINE,
   SESSION_A,
@@ -609,7 +609,7 @@ test('a damaged sub-agent conversation and compacted view are reported; the sess
     'notes.txt': Buffer.from('x'),
   })
   assert.equal(r.status, 'healthy')
-  assert.deepEqual(ids(r).sort(), ['meta-damaged', 'transcript-damaged', 'unknown-file'])
+  assert.deepEqual(ids(r).sort(), ['compaction-damaged', 'transcript-damaged', 'unknown-file'])
 })
 
 // ---- every byte cut ---------------------------------------------------------------------------------------

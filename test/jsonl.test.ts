@@ -1,11 +1,11 @@
 /**
- * Line-level classification (classify/jsonl.ts) and the JSONL repair planner (jsonl-repair.ts) on the real
+ * Line-level classification (classify/jsonl.ts) and the JSONL repair planner (formats/jsonl/repair.ts) on the real
  * public session logs, damaged here in every way the bug reports describe.
  */
 import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 import {classifyJsonlBytes} from '../src/lib/classify/jsonl.js'
-import {planJsonlRepair, topLevelValueSpan} from '../src/lib/jsonl-repair.js'
+import {planJsonlRepair, topLevelValueSpan} from '../src/lib/formats/jsonl/repair.js'
 import {analyzeClaude} from '../src/lib/formats/claude-code/session.js'
 import {analyzeCodex, codexAcceptance} from '../src/lib/formats/codex/session.js'
 import {LF, REAL_SESSIONS, body, join, linesOf, read} from './helpers/sessions.js'

@@ -1,20 +1,15 @@
 import {BaseCommand} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
 import {ScanProgressBar, progressWanted} from '../cli/progress.js'
-import type {Report} from '../lib/model.js'
-import {buildReport} from '../lib/report.js'
-import {scanPaths} from '../lib/scan.js'
+import type {Report} from '../lib/model/report.js'
+import {buildReport} from '../lib/pipeline/report.js'
+import {scanPaths} from '../lib/pipeline/scan.js'
+import {firstOf, fromAdapters, listed, wrap} from '../cli/help.js'
 
 export default class Scan extends BaseCommand {
   static override summary = 'Diagnose chat dirs: classify every generation, rank them, say what is damaged. Read-only.'
 
-  static override description = `With no PATH, searches Codebuff's config roots (~/.config/manicode, manicode-dev, manicode-test),
-OpenCode's data dir ($XDG_DATA_HOME/opencode, default ~/.local/share/opencode; its database is read on a
-private copy, never opened in place), Claude Code's ($CLAUDE_CONFIG_DIR or ~/.claude)/projects, Codex's
-($CODEX_HOME or ~/.codex)/sessions and archived_sessions, and Cline CLI's data dir ($CLINE_DATA_DIR, else
-$CLINE_DIR/data, else ~/.cline/data; its session index is read on a private copy).
-What an agent's own next start would destroy (Cline's resume of a damaged conversation starts empty and
-overwrites it) is shown without --verbose.
+  static override description = `${wrap(`With no PATH, searches ${listed(fromAdapters((h) => h.roots))}.`)}
 A PATH may be a chat dir or any folder above chat dirs (searched without following symbolic links).
 Writes nothing, anywhere.
 
@@ -26,9 +21,9 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
 
   static override examples = [
     '<%= config.bin %> scan',
-    '<%= config.bin %> scan ~/.config/manicode/projects/my-app/chats',
+    `<%= config.bin %> scan ${firstOf((h) => h.examples?.chats, './chats')}`,
     '<%= config.bin %> scan --json ./exported-chats > report.json',
-    '<%= config.bin %> scan --quick ~/.config/manicode',
+    `<%= config.bin %> scan --quick ${firstOf((h) => h.examples?.root, './chats')}`,
   ]
 
   static override flags = {
@@ -50,7 +45,7 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
     let result: Pick<Awaited<ReturnType<typeof scanPaths>>, 'skipped' | 'errors'> & {chats: Report['chats']}
     let quick: Report['quick']
     if (flags.quick) {
-      const {quickScanPaths, quickInfo} = await import('../lib/quick.js')
+      const {quickScanPaths, quickInfo} = await import('../lib/pipeline/quick.js')
       result = await quickScanPaths(paths, opts)
       quick = quickInfo()
     } else {

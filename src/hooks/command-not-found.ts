@@ -4,7 +4,7 @@
  * `exitCode` 16 and `error`, like every other usage error.
  */
 import type {Hook} from '@oclif/core'
-import {usageErrorReport} from '../lib/report.js'
+import {usageErrorReport} from '../lib/pipeline/report.js'
 
 const hook: Hook<'command_not_found'> = async function (opts) {
   const known = opts.config.commands.map((c) => c.id).sort().join(', ')

@@ -61,4 +61,4 @@ export const join = (parts: Buffer[]): Buffer => Buffer.concat(parts)
 export const LF = Buffer.from('\n')
 
 /** A valid zstd frame holding `data` in raw blocks (the writer `bundle --redact` uses for `.jsonl.zst`). */
-export {zstdRawFrame as zstdStored} from '../../src/lib/bundle/redact-agents.js'
+export {zstdRawFrame as zstdStored} from '../../src/lib/formats/jsonl/redact.js'

@@ -16,7 +16,7 @@
  * holds, `drop`), so the repair planner and the classifier cannot disagree. Uses the byte checks of
  * `bytes.ts` and the JSON scanner of `json.ts`; never throws.
  */
-import type {DamageLocation, FileClass, LineCounts, Reason} from '../model.js'
+import type {DamageLocation, FileClass, LineCounts, Reason} from '../model/report.js'
 import {checkUtf8, decodeUtf8Strict, hasBom, isAllNul, isBlank, isJsonWhitespace} from './bytes.js'
 import {scanValue, skipWhitespace} from './json.js'
 

@@ -5,7 +5,7 @@
  * byte is not the matching closer). It cannot see damage in the middle of a file (a NUL run, invalid UTF-8, a
  * syntax error): a file it calls `intact` only looked intact at both ends.
  */
-import type {Classification, Reason} from '../model.js'
+import type {Classification, Reason} from '../model/report.js'
 import {hasBom, isBlank, isJsonWhitespace} from './bytes.js'
 
 /** Bytes read from the start of each file. */

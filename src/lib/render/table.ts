@@ -1,13 +1,14 @@
 /**
  * Human rendering of a report: one table row per chat (chat, status, primary class, winner, turns N/M),
- * findings under each chat with `verbose`, a summary line. Never prints message or file content: counts,
+ * findings under each chat with `verbose` (those that must be seen before an agent's next start always), a
+ * summary line. Never prints message or file content: counts,
  * sizes, ids, times and hashes only (reports get pasted into bug trackers).
  */
 import type CliTable3 from 'cli-table3'
 import {createRequire} from 'node:module'
 import type {ChalkInstance} from 'chalk'
-import {shownByDefault} from '../findings.js'
-import type {ChatReport, ChatStatus, Report, Severity} from '../model.js'
+import {findingKinds} from '../formats/index.js'
+import type {ChatReport, ChatStatus, Report, Severity} from '../model/report.js'
 
 // cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up.
 const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
@@ -83,6 +84,14 @@ export function renderFindings(chats: ChatReport[], opts: TableOptions, only?: (
     for (const f of shown) lines.push(`  ${severityText(f.severity, c)} ${f.id}${f.file ? ` ${c.dim(f.file)}` : ''}: ${f.message}`)
   }
   return lines
+}
+
+let shownIds: Set<string> | undefined
+
+/** True for finding ids the default human output shows, not only `--verbose` (what to do before an agent's next start). */
+export function shownByDefault(id: string): boolean {
+  shownIds ??= new Set(findingKinds().filter((k) => k.shownByDefault).map((k) => k.id))
+  return shownIds.has(id)
 }
 
 /** Renders the whole human report: table, skipped dirs (verbose), errors, summary. */

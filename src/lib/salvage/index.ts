@@ -12,7 +12,7 @@
  */
 import {isUtf8} from 'node:buffer'
 import {createHash} from 'node:crypto'
-import type {ContextMeasure, SalvageReport} from '../model.js'
+import type {ContextMeasure, SalvageReport} from '../model/report.js'
 import {checkUtf8, indexOfByte} from '../classify/bytes.js'
 import {lastMember, skipWs, type MemberRange} from '../json/walk.js'
 import {isSpineError, scanSpine, type SpineLevel, type SpineScan} from './spine.js'

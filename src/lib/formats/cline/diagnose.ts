@@ -22,10 +22,10 @@
  */
 import {classifyJsonBytes} from '../../classify/index.js'
 import {documentGeneration} from '../json-document/entry.js'
-import {finding} from '../../findings.js'
-import type {ChatStatus, Classification, ContextMeasure, Finding, Generation, Role} from '../../model.js'
-import {rankCandidates, type Candidate} from '../../rank.js'
-import type {ChatDirSnapshot, Diagnosis, FileEntry} from '../adapter.js'
+import {finding} from './findings.js'
+import type {ChatStatus, Classification, ContextMeasure, Finding, Generation, Role} from '../../model/report.js'
+import {rankCandidates, type Candidate} from '../../rank/index.js'
+import type {ChatDirSnapshot, Diagnosis, FileEntry} from '../../model/adapter.js'
 import {compactionFile, isChildMessagesFile, messagesFile, recordFile, roleIn} from './layout.js'
 import {clineRead, measureMessages, messagesOf, type ClineRead} from './messages.js'
 import {recordProblem, runCountOf} from './record.js'
@@ -234,7 +234,7 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, facts: SessionFacts):
       const salv = recordSalvage ? (recordSalvage.summary.candidate ? `; a salvage keeps the members before the damage (${plural(recordSalvage.summary.bytesKept, 'byte')}) and passes Cline's schema` : `; a salvage would not pass Cline's schema${recordSalvage.summary.keysMissing.length > 0 ? ` (${recordSalvage.summary.keysMissing.join(', ')} cut off)` : ''}`) : ''
       findings.push(finding('session-record-damaged', g.file, `the session record is ${describe(g)}: Cline cannot read it${salv}`))
     }
-    if (g.role === 'meta' && g.file === compactionFile(id) && g.class !== 'intact') findings.push(finding('meta-damaged', g.file, `the compacted view is ${describe(g)}: Cline ignores it (the conversation file holds the whole history)`))
+    if (g.role === 'meta' && g.file === compactionFile(id) && g.class !== 'intact') findings.push(finding('compaction-damaged', g.file, `the compacted view is ${describe(g)}: Cline ignores it (the conversation file holds the whole history)`))
     if (g.role === 'transcript' && g.class !== 'intact') findings.push(finding('transcript-damaged', g.file, `a sub-agent's conversation is ${describe(g)}: Cline reads it as empty`, 'warning'))
     if (g.role === 'other' && g.file !== primary.file) findings.push(finding('unknown-file', g.file, 'not a Cline session file; left untouched'))
     if (g.reasons.includes('unreadable') && g !== primary) findings.push(finding('unreadable', g.file, `could not read ${g.file}`))

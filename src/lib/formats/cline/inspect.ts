@@ -4,8 +4,8 @@
  * `ftruncate` to the new length; no temp, no backup, no fsync — new-agents.md §2.4), what Cline's own next
  * start will do with them, and what a repair keeps. Pure; never quotes file contents.
  */
-import type {ChatReport, Generation} from '../../model.js'
-import type {ChatDirSnapshot} from '../adapter.js'
+import type {ChatReport, Generation} from '../../model/report.js'
+import type {ChatDirSnapshot} from '../../model/adapter.js'
 import {analyzeSession, salvageName, type SessionAnalysis} from './diagnose.js'
 import {recordFile} from './layout.js'
 import type {ClineFacts} from './store.js'

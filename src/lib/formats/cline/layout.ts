@@ -19,7 +19,7 @@
  * and `$CLINE_DB_DATA_DIR` move the sessions and db folders on their own.
  */
 import path from 'node:path'
-import type {Role} from '../../model.js'
+import type {Role} from '../../model/report.js'
 
 /** The session folder inside the data dir. */
 export const SESSIONS = 'sessions'

@@ -21,7 +21,7 @@
  */
 import {readdirSync, readFileSync, realpathSync, statSync} from 'node:fs'
 import path from 'node:path'
-import {processCommandLine} from '../../live.js'
+import {processCommandLine, processEnvironment} from '../../fsio/proc.js'
 import {LOCKS, dataDir as clineDataDir} from './layout.js'
 
 /** One sign that Cline is running, in words, with the pid when one is known. */
@@ -99,18 +99,7 @@ export const systemProbe: LiveProbe = {
       return null
     }
   },
-  environ(pid) {
-    try {
-      const env: NodeJS.ProcessEnv = {}
-      for (const kv of readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')) {
-        const at = kv.indexOf('=')
-        if (at > 0) env[kv.slice(0, at)] = kv.slice(at + 1)
-      }
-      return env
-    } catch {
-      return null
-    }
-  },
+  environ: processEnvironment,
 }
 
 /** A path with its symbolic links resolved when it exists. */

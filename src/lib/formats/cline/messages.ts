@@ -17,7 +17,7 @@
  */
 import {isUtf8} from 'node:buffer'
 import {blocksOf, countMessages, isMessage, type MessageCounts} from '../anthropic-messages/index.js'
-import type {ContextMeasure} from '../../model.js'
+import type {ContextMeasure} from '../../model/report.js'
 
 /** The array of messages a parsed file holds, or null when its shape is not one Cline's reader takes. */
 export function messagesOf(value: unknown): unknown[] | null {

@@ -14,9 +14,8 @@
  * again right before the write (`liveRefusal`).
  */
 import {createHash} from 'node:crypto'
-import type {ChatPlan, PlannedAction, PlanOptions, WatchedFile} from '../../plan.js'
+import type {ChatPlan, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
 import {salvageBytes} from '../../salvage/index.js'
-import type {ScannedChat} from '../../scan.js'
 import {analyzeSession, salvageName} from './diagnose.js'
 import {clineLiveSigns} from './live.js'
 import type {ClineFacts} from './store.js'

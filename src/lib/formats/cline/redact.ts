@@ -12,8 +12,9 @@
  * `[TASK RESUMPTION]`, the act-mode continuation prompt — and only the user's words between them are
  * replaced (whitespace-only stretches stay as they are).
  */
-import {redactJsonBytes, type RedactProfile, type Redactor} from '../../bundle/redact.js'
-import type {Role} from '../../model.js'
+import {redactJsonBytes, type RedactProfile} from '../../json/redact.js'
+import type {BundleFile, Redactor} from '../../model/adapter.js'
+import type {ChatReport} from '../../model/report.js'
 import {ACT_MODE_CONTINUATION} from './messages.js'
 
 /** The SDK's markup inside a text: a wrapper tag, or a whole mode notice. */
@@ -54,8 +55,18 @@ export const CLINE_PROFILE: RedactProfile = {
   },
 }
 
-/** The redacted bytes of one file of a Cline session, or null for a file that is not redacted structurally. */
-export function redactClineFile(name: string, role: Role, data: Buffer, r: Redactor): Buffer | null {
-  if (role === 'other' || !name.endsWith('.json')) return null
-  return redactJsonBytes(data, 'other', r, CLINE_PROFILE)
+/**
+ * The `redact` hook: every JSON file of the session folder (conversation, record, compacted view, sub-agent
+ * conversations) redacted with the profile above; anything else is left out.
+ */
+export function redactSessionFiles(files: readonly BundleFile[], report: ChatReport, r: Redactor): {files: BundleFile[]; omitted: Array<{path: string; reason: string}>} {
+  const roles = new Map(report.generations.map((g) => [g.file, g.role] as const))
+  const out: BundleFile[] = []
+  const omitted: Array<{path: string; reason: string}> = []
+  for (const f of files) {
+    const role = roles.get(f.rel) ?? 'other'
+    if (role !== 'other' && f.rel.endsWith('.json')) out.push({...f, data: redactJsonBytes(f.data, r, CLINE_PROFILE)})
+    else omitted.push({path: f.rel, reason: 'content cannot be redacted structurally'})
+  }
+  return {files: out, omitted}
 }

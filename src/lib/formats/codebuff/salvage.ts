@@ -9,9 +9,9 @@
  * inside `messageHistory` usually loses the rest of `mainAgentState` (`stepsRemaining`, `systemPrompt`, …),
  * all of `fileContext` and `output`.
  */
-import type {Generation} from '../../model.js'
+import type {Generation} from '../../model/report.js'
 import {salvageJson, salvageReport, type Donor, type SalvagedGeneration} from '../../salvage/index.js'
-import {measureRunState} from './index.js'
+import {measureRunState} from './measure.js'
 import {runStateShape} from './schema.js'
 import type {TranscriptTurn} from './turns.js'
 

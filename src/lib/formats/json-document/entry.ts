@@ -4,8 +4,8 @@
  * the formats whose files are whole JSON documents.
  */
 import {createHash} from 'node:crypto'
-import type {Classification, Generation, Role} from '../../model.js'
-import type {FileEntry} from '../adapter.js'
+import type {Classification, Generation, Role} from '../../model/report.js'
+import type {FileEntry} from '../../model/adapter.js'
 
 /**
  * The generation of a file entry, classified by `classify` over its bytes; its parsed value when intact. A

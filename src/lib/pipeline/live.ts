@@ -1,0 +1,61 @@
+/**
+ * Is a chat live? Process checks used by `repair` and `undo` before they write (read-only; Linux `/proc`).
+ *
+ * A temp's pid means something only when that pid is a running process whose command line names the agent
+ * (Codebuff: `codebuff`, `freebuff`): temps travel between machines in bundles, and pids get reused. Where
+ * `/proc` is absent (macOS, Windows) the command line cannot be read and a pid means nothing.
+ */
+import {readFileSync} from 'node:fs'
+import {processCommandLine} from '../fsio/proc.js'
+
+export {processCommandLine}
+
+/** True when `pid` is a running process whose command line matches `agent` (e.g. /codebuff|freebuff/i). */
+export function isAgentProcess(pid: number, agent: RegExp): boolean {
+  const argv = processCommandLine(pid)
+  return argv !== null && argv.some((a) => agent.test(a))
+}
+
+/** True when a process with this pid exists (signal 0; EPERM means it exists but belongs to another user). */
+export function isProcessRunning(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** Clock ticks per second of `/proc/<pid>/stat` times (USER_HZ; 100 on every mainstream Linux build). */
+const USER_HZ = 100
+
+/** When a process started, ms since epoch (Linux: `/proc/<pid>/stat` field 22 + `btime`); null when unknown. */
+export function processStartMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const ticks = Number(fields[19]) // field 22 overall; fields[0] is field 3
+    const btime = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))
+    if (!btime || !Number.isFinite(ticks)) return null
+    return Number(btime[1]) * 1000 + (ticks * 1000) / USER_HZ
+  } catch {
+    return null
+  }
+}
+
+/** This process's start time, ms since epoch. */
+export function ownStartMs(): number {
+  return processStartMs(process.pid) ?? Math.round(Date.now() - process.uptime() * 1000)
+}
+
+/**
+ * True when the process that wrote a lock (pid + start time) is still the one running under that pid.
+ * A running pid whose start time differs by more than 2 s is a reused pid: the holder is dead.
+ */
+export function isHolderAlive(pid: number, startedAtMs: number | null): boolean {
+  if (!isProcessRunning(pid)) return false
+  const start = processStartMs(pid)
+  if (start === null || startedAtMs === null) return true
+  return Math.abs(start - startedAtMs) <= 2000
+}
