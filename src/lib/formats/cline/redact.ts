@@ -12,7 +12,7 @@
  * `[TASK RESUMPTION]`, the act-mode continuation prompt — and only the user's words between them are
  * replaced (whitespace-only stretches stay as they are).
  */
-import {redactJsonBytes, type RedactProfile} from '../../json/redact.js'
+import {redactByRole, redactJsonBytes, type RedactedFiles, type RedactProfile} from '../../json/redact.js'
 import type {BundleFile, Redactor} from '../../model/adapter.js'
 import type {ChatReport} from '../../model/report.js'
 import {ACT_MODE_CONTINUATION} from './messages.js'
@@ -59,14 +59,6 @@ export const CLINE_PROFILE: RedactProfile = {
  * The `redact` hook: every JSON file of the session folder (conversation, record, compacted view, sub-agent
  * conversations) redacted with the profile above; anything else is left out.
  */
-export function redactSessionFiles(files: readonly BundleFile[], report: ChatReport, r: Redactor): {files: BundleFile[]; omitted: Array<{path: string; reason: string}>} {
-  const roles = new Map(report.generations.map((g) => [g.file, g.role] as const))
-  const out: BundleFile[] = []
-  const omitted: Array<{path: string; reason: string}> = []
-  for (const f of files) {
-    const role = roles.get(f.rel) ?? 'other'
-    if (role !== 'other' && f.rel.endsWith('.json')) out.push({...f, data: redactJsonBytes(f.data, r, CLINE_PROFILE)})
-    else omitted.push({path: f.rel, reason: 'content cannot be redacted structurally'})
-  }
-  return {files: out, omitted}
+export function redactSessionFiles(files: readonly BundleFile[], report: ChatReport, r: Redactor): RedactedFiles {
+  return redactByRole(files, report, (f, role) => (role !== 'other' && f.rel.endsWith('.json') ? redactJsonBytes(f.data, r, CLINE_PROFILE) : {omit: 'content cannot be redacted structurally'}))
 }
