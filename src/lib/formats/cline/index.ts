@@ -45,7 +45,7 @@ export const cline: FormatAdapter = {
   inspect: (chat) => ({account: clineAccount(chat)}),
   redact: redactSessionFiles,
   help: {
-    roots: "Cline CLI's data dir ($CLINE_DATA_DIR, else $CLINE_DIR/data, else ~/.cline/data; its session index is read on a private copy); what Cline's next start would destroy (its resume of a damaged conversation starts empty and overwrites it) is shown without --verbose",
+    roots: "Cline CLI's data dir ($CLINE_DATA_DIR, else $CLINE_DIR/data, else ~/.cline/data; its session index is read on a private copy)",
     repair:
       'Cline sessions (no older copy exists: Cline rewrites its files in place): a conversation Cline would read as empty is replaced by its salvage (its complete messages byte for byte, brackets closed), a damaged session record by its salvage when Cline\'s schema accepts it; refused while Cline runs (its hub daemon, a hub lock, a cline process), even with --force.',
     inspect: "A Cline session folder (or its .messages.json) gets an account of Cline's in-place writes and of what its next start would destroy.",
