@@ -14,9 +14,16 @@ export default class Undo extends BaseCommand {
   static override description = `Finds the repair in chatdoctor's log ($XDG_STATE_HOME/chatdoctor/, default ~/.local/state/chatdoctor/)
 and restores every file it replaced to its exact pre-repair bytes and mtime. A file that changed since the
 repair wrote it (the agent ran again) is refused unless --force; the current bytes are always kept as
-evidence first, under <chat dir>/.chatdoctor/<repairId>/undo-<time>/.
+evidence first, under <chat dir>/.chatdoctor/<repairId>/undo-<time>/. A save by the agent during the undo is
+never overwritten (every file is checked again right before and after each rename), and a file a process
+holds open for writing is refused (Linux /proc; elsewhere only the re-checks).
 
-Exit status: 0 undone, 8 refused or failed, 16 unknown repair id or usage error.`
+Nothing in the evidence folder is trusted: the manifest must have the sha256 the repair log (outside the chat
+dir) recorded for it, every path in it must stay inside the chat dir without going through a symbolic link,
+and every mode must be permission bits only; otherwise undo refuses with one line and writes nothing.
+A repair already undone (or one that replaced nothing) is reported as such, and nothing is written.
+
+Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repair id or usage error.`
 
   static override examples = ['<%= config.bin %> undo --list', '<%= config.bin %> undo 20260830T090000Z-3fa91c']
 
@@ -53,18 +60,27 @@ Exit status: 0 undone, 8 refused or failed, 16 unknown repair id or usage error.
       if (!this.jsonEnabled()) this.note(`chatdoctor: ${message}`)
       return report
     }
+    if (result.refusal !== null) {
+      process.exitCode = EXIT_OPERATIONAL
+      const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors: [{path: args.repairId, message: result.refusal}], exitCode: EXIT_OPERATIONAL}), repairId: args.repairId, undone: []}
+      if (!this.jsonEnabled()) this.note(`chatdoctor: ${tildify(result.refusal, home)}`)
+      return report
+    }
     const bad = result.files.filter((f) => f.outcome === 'refused' || f.outcome === 'failed')
     const code = bad.length > 0 ? EXIT_OPERATIONAL : 0
     const undone = result.files.map((f) => ({chat: tildify(f.chat, home), file: f.file, outcome: f.outcome, sha256: f.sha256}))
     const errors = bad.map((f) => ({path: tildify(`${f.chat}/${f.file}`, home), message: f.message ?? f.outcome}))
-    const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors, exitCode: code}), repairId: args.repairId, undone}
+    const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors, exitCode: code}), repairId: args.repairId, undone, alreadyUndone: result.alreadyUndone}
     process.exitCode = code
     if (!this.jsonEnabled()) {
       const words: Record<string, string> = {restored: 'restored', removed: 'removed', 'already-undone': 'already as before the repair:', refused: 'refused', failed: 'failed'}
-      for (const f of result.files) this.out(`${words[f.outcome]} ${tildify(`${f.chat}/${f.file}`, home)}${f.message && f.outcome !== 'refused' && f.outcome !== 'failed' ? ` (${f.message})` : ''}`)
+      for (const f of result.alreadyUndone ? [] : result.files) this.out(`${words[f.outcome]} ${tildify(`${f.chat}/${f.file}`, home)}${f.message && f.outcome !== 'refused' && f.outcome !== 'failed' ? ` (${f.message})` : ''}`)
       for (const e of errors) this.note(`chatdoctor: ${e.path}: ${e.message}`)
       for (const w of result.warnings) this.note(`warning: ${w}`)
-      this.out(code === 0 ? `Undid repair ${args.repairId}.` : `Repair ${args.repairId} was not fully undone (exit ${code}).`)
+      for (const c of result.nothingReplaced) this.out(`nothing to undo in ${tildify(c, home)}: repair ${args.repairId} replaced nothing there`)
+      if (code !== 0) this.out(`Repair ${args.repairId} was not fully undone (exit ${code}).`)
+      else if (result.alreadyUndone) this.out(result.files.length === 0 ? `Repair ${args.repairId} replaced nothing; nothing to undo, nothing written.` : `Repair ${args.repairId} was already undone: every file is as before it; nothing written.`)
+      else this.out(`Undid repair ${args.repairId}.`)
     }
     return report
   }
