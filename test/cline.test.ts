@@ -816,7 +816,7 @@ test('a hub instance lock held (a SQLite BEGIN EXCLUSIVE, as the hub holds it) r
   }
 })
 
-test('Cline starting between the plan and the write: apply refuses at its last look (liveRefusal), nothing written; a Cline of another data dir is no sign', async () => {
+test('Cline starting between the plan and the write: apply refuses at its last look (liveReasons), nothing written; a Cline of another data dir is no sign', async () => {
   const sb = sandbox()
   try {
     installDamageState(sb.h, 'messages-truncate-mid-record', A)
@@ -832,7 +832,7 @@ test('Cline starting between the plan and the write: apply refuses at its last l
     }
     const hub = await fakeHub(sb.h.home)
     try {
-      const out = await applyChat(plans[0], {fs: nodeFileSystem(), repairId: newRepairId(), version: 'test', stateDir: sb.stateDir, force: true})
+      const out = await applyChat(plans[0], {fs: nodeFileSystem(), repairId: newRepairId(), version: 'test', stateDir: sb.stateDir, force: false})
       assert.equal(out.outcome, 'refused')
       assert.match(out.message!, /hub daemon \(pid \d+\) is running/)
       assert.ok(readFileSync(sb.h.messages(A)).equals(torn))

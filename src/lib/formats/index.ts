@@ -5,9 +5,10 @@ import {claudeCode} from './claude-code/index.js'
 import {cline} from './cline/index.js'
 import {codebuff} from './codebuff/index.js'
 import {codex} from './codex/index.js'
+import {geminiCli} from './gemini-cli/index.js'
 import {opencode} from './opencode/index.js'
 
-export const ADAPTERS: readonly FormatAdapter[] = [codebuff, opencode, cline, claudeCode, codex]
+export const ADAPTERS: readonly FormatAdapter[] = [codebuff, opencode, cline, geminiCli, claudeCode, codex]
 
 /** The adapter with this format id, or undefined. */
 export function adapterByName(name: string): FormatAdapter | undefined {

@@ -139,11 +139,11 @@ export interface FormatAdapter {
   /** (repair) Matches an argv element of the agent's own process (e.g. /codebuff|freebuff/i), for the live check. */
   readonly agentProcess?: RegExp
   /**
-   * (repair) Why writing this chat right now is refused outright, from the agent's own signals that it is
-   * running (its lock files, its daemon, its processes); null when none. Read-only. `apply` asks right before
-   * it takes the chat's lock and again once it holds it; `--force` does not override it.
+   * (repair) Why the chat is live right now by the agent's own signal (a running agent process in the chat's
+   * project, a lock it holds), in words; empty when none. May read `/proc` and small files near the chat;
+   * never writes. Checked with the watched files before every write (`--force` overrides).
    */
-  liveRefusal?(chat: ScannedChat): string | null
+  liveReasons?(snapshot: ChatDirSnapshot): string[]
   /**
    * Optional, for store formats (`chatsIn` answered `store: true`): lists the chats of the store at `dir` with
    * their `members` (and `facts`). Read-only; may read directory listings and the few file bytes needed to

@@ -11,8 +11,8 @@ export interface FindingKind {
   id: string
   severity: Severity
   description: string
-  /** Shown in the default human output, not only with `--verbose` (what must be done before the agent's next start). */
-  shownByDefault?: boolean
+  /** Shown in the default human output too (not only with --verbose): the user must act before the agent starts. */
+  urgent?: boolean
 }
 
 /** A finding kind as a list declares it, keyed by its id. */
@@ -31,8 +31,6 @@ export const CORE_FINDING_KINDS = {
   'unknown-file': {severity: 'info', description: 'A file the format does not know; listed, never touched.'},
   'unreadable': {severity: 'error', description: 'A file could not be read (permission or I/O error).'},
   'salvage-available': {severity: 'info', description: 'A torn file still holds complete messages that a salvage would keep byte-identical (the report says which repair uses it).'},
-  'next-start-destroys': {severity: 'error', shownByDefault: true, description: "The agent's own next start of this chat will destroy or overwrite what is left of it: repair the chat first, or at least bundle it. Shown without --verbose."},
-  'agent-running': {severity: 'warning', description: 'The agent (or its background daemon) is running and may rewrite the chat files at any moment; repair refuses until it stops.'},
   'context-amnesia': {severity: 'error', description: "The agent's memory was replaced by a new session (traceSessionId break, prompts starting after turn 1 with no summary, or the loader's placeholder saved): earlier turns are missing from its context."},
   'archive-entry-escapes': {severity: 'error', description: 'An archive entry names a path outside the archive (../, an absolute path, a link pointing outside); refused, never read.'},
   'archive-too-large': {severity: 'error', description: 'An archive exceeds the entry or uncompressed-size cap (--max-entries, --max-bytes); nothing in it was diagnosed.'},
@@ -60,7 +58,7 @@ export const finding = findingMaker(CORE_FINDING_KINDS)
 /** All kinds of some lists, in their order, each id once (the first list that declares it wins). */
 export function joinFindingKinds(lists: ReadonlyArray<Readonly<Record<string, FindingKindSpec>>>): FindingKind[] {
   const seen = new Map<string, FindingKind>()
-  for (const list of lists) for (const [id, k] of Object.entries(list)) if (!seen.has(id)) seen.set(id, {id, severity: k.severity, description: k.description, ...(k.shownByDefault ? {shownByDefault: true} : {})})
+  for (const list of lists) for (const [id, k] of Object.entries(list)) if (!seen.has(id)) seen.set(id, {id, severity: k.severity, description: k.description, ...(k.urgent ? {urgent: true} : {})})
   return [...seen.values()]
 }
 

@@ -2,10 +2,8 @@
  * Executes a repair plan (`plan.ts`) on one chat: the only code of `repair` that writes, and only through the
  * `FileSystem` seam (`fsio/`). Per chat, in this order:
  *
- * 1. refuse a live chat: the agent's own signal that it is running (`adapter.liveRefusal`: its lock files,
- *    daemon or processes; never overridden, and asked again once the lock is held), a watched file
- *    (generations, transcript) whose size or mtime differs from the scan, or a leftover temp whose pid is a
- *    running agent process (`--force` overrides these two, with a warning);
+ * 1. refuse a live chat: a watched file (generations, transcript) whose size or mtime differs from the scan,
+ *    or a leftover temp whose pid is a running agent process (`--force` overrides, with a warning);
  * 2. take the chat's lock (`.chatdoctor/lock`; a live holder → refuse), fingerprint every watched file
  *    (`fsio/watch.ts`: inode, size, mtime, sha256 up to 4 MiB) and compare it with the scan (not with
  *    `--force`); remove chatdoctor's own leftovers the plan names (logged as `cleanup`);
@@ -119,6 +117,7 @@ export async function liveReasons(plan: ChatPlan, ctx: Pick<ApplyContext, 'fs' |
       reasons.push(code(e) === 'ENOENT' ? `${w.name} disappeared since the scan` : `${w.name} cannot be checked (${code(e) || 'error'})`)
     }
   }
+  if (plan.chat.adapter.liveReasons) reasons.push(...plan.chat.adapter.liveReasons(plan.chat.snapshot))
   const pattern = plan.chat.adapter.agentProcess
   if (pattern) {
     const isAgent = ctx.isAgentProcess ?? isAgentProcess
@@ -251,9 +250,7 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
   const targets = replacing.map((r) => r.name)
   const findWriters = ctx.openWriters ?? openWriters
 
-  // 1. Live? The agent's own signals refuse outright; changed files and temps of running writers unless --force.
-  const running = plan.chat.adapter.liveRefusal?.(plan.chat) ?? null
-  if (running) return out('refused', running)
+  // 1. Live?
   const live = await liveReasons(plan, ctx)
   if (live.length > 0) {
     if (!ctx.force) return out('refused', `refused: ${live[0]}; ${LIVE_HINT}`)
@@ -297,8 +294,6 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
     lockFile = lock.path
     stage = "checking the chat's files"
     if (lock.tookOverFrom) warnings.push(`took over a stale lock of pid ${lock.tookOverFrom.pid} (${lock.tookOverFrom.purpose || 'unknown'}), which is no longer running`)
-    const stillRunning = plan.chat.adapter.liveRefusal?.(plan.chat) ?? null
-    if (stillRunning) throw new Refusal(stillRunning)
     if (!ctx.force) {
       const again = await liveReasons(plan, ctx)
       if (again.length > 0) throw new Refusal(`refused: ${again[0]}; ${LIVE_HINT}`)

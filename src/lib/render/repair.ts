@@ -5,7 +5,7 @@
  */
 import type {ChalkInstance} from 'chalk'
 import type {ChatReport, LineChangeReport, Report} from '../model/report.js'
-import {renderFindings, shownByDefault} from './table.js'
+import {isUrgent, renderFindings} from './table.js'
 import {adapterByName} from '../formats/index.js'
 
 export interface RepairRenderOptions {
@@ -191,7 +191,10 @@ export function renderRepair(report: Report, opts: RepairRenderOptions): {stdout
   }
   if (opts.verbose) out.push(...renderFindings(report.chats, {chalk: c, verbose: true, quiet: opts.quiet}))
   // What must be done before an agent's next start, for chats this run did not repair, even without --verbose.
-  else out.push(...renderFindings(report.chats.filter((ch) => ch.repair?.outcome !== 'repaired'), {chalk: c, verbose: false, quiet: opts.quiet}, shownByDefault))
+  else {
+    const urgent = report.chats.filter((ch) => ch.repair?.outcome !== 'repaired').map((ch) => ({...ch, findings: ch.findings.filter(isUrgent)})).filter((ch) => ch.findings.length > 0)
+    if (urgent.length > 0) out.push(...renderFindings(urgent, {chalk: c, verbose: false, quiet: false}))
+  }
   if (opts.verbose) for (const s of report.skipped) out.push(c.dim(`skipped ${s.path}: ${s.reason}`))
   for (const e of report.errors) err.push(`${c.red('error')} ${e.path}: ${e.message}`)
   if (!opts.quiet) {

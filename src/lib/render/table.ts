@@ -1,14 +1,14 @@
 /**
  * Human rendering of a report: one table row per chat (chat, status, primary class, winner, turns N/M),
- * findings under each chat with `verbose` (those that must be seen before an agent's next start always), a
- * summary line. Never prints message or file content: counts,
+ * findings under each chat with `verbose` (without it, only the urgent ones: a warning or error of a kind marked
+ * `urgent`, what the agent's own next start will destroy), a summary line. Never prints message or file content: counts,
  * sizes, ids, times and hashes only (reports get pasted into bug trackers).
  */
 import type CliTable3 from 'cli-table3'
 import {createRequire} from 'node:module'
 import type {ChalkInstance} from 'chalk'
 import {findingKinds} from '../formats/index.js'
-import type {ChatReport, ChatStatus, Report, Severity} from '../model/report.js'
+import type {Finding, ChatReport, ChatStatus, Report, Severity} from '../model/report.js'
 
 // cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up.
 const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
@@ -70,28 +70,24 @@ export function renderChatTable(chats: ChatReport[], opts: TableOptions): string
   return table.toString()
 }
 
-/**
- * Findings grouped under each chat: a heading line with the chat's path, then one line per finding. With
- * `only`, just the findings it accepts (chats with none are left out).
- */
-export function renderFindings(chats: ChatReport[], opts: TableOptions, only?: (id: string) => boolean): string[] {
+/** Findings grouped under each chat: a heading line with the chat's path, then one line per finding. */
+export function renderFindings(chats: ChatReport[], opts: TableOptions): string[] {
   const c = opts.chalk
   const lines: string[] = []
   for (const chat of chats) {
-    const shown = only ? chat.findings.filter((f) => only(f.id)) : chat.findings
-    if (shown.length === 0 || (opts.quiet && chat.status === 'healthy' && !only)) continue
+    if (chat.findings.length === 0 || (opts.quiet && chat.status === 'healthy')) continue
     lines.push('', c.bold(chat.path))
-    for (const f of shown) lines.push(`  ${severityText(f.severity, c)} ${f.id}${f.file ? ` ${c.dim(f.file)}` : ''}: ${f.message}`)
+    for (const f of chat.findings) lines.push(`  ${severityText(f.severity, c)} ${f.id}${f.file ? ` ${c.dim(f.file)}` : ''}: ${f.message}`)
   }
   return lines
 }
 
-let shownIds: Set<string> | undefined
+let urgentIds: ReadonlySet<string> | undefined
 
-/** True for finding ids the default human output shows, not only `--verbose` (what to do before an agent's next start). */
-export function shownByDefault(id: string): boolean {
-  shownIds ??= new Set(findingKinds().filter((k) => k.shownByDefault).map((k) => k.id))
-  return shownIds.has(id)
+/** True for a finding the default output shows: a warning or error of an `urgent` kind. */
+export function isUrgent(f: Finding): boolean {
+  urgentIds ??= new Set(findingKinds().filter((k) => k.urgent).map((k) => k.id))
+  return f.severity !== 'info' && urgentIds.has(f.id)
 }
 
 /** Renders the whole human report: table, skipped dirs (verbose), errors, summary. */
@@ -100,8 +96,11 @@ export function renderHuman(report: Report, opts: TableOptions): {stdout: string
   const err: string[] = []
   const table = renderChatTable(report.chats, opts)
   if (table) out.push(table)
-  // What must be done before an agent's next start is said even without --verbose.
-  out.push(...renderFindings(report.chats, opts, opts.verbose ? undefined : shownByDefault))
+  if (opts.verbose) out.push(...renderFindings(report.chats, opts))
+  else {
+    const urgent = report.chats.map((chat) => ({...chat, findings: chat.findings.filter(isUrgent)})).filter((chat) => chat.findings.length > 0)
+    if (urgent.length > 0) out.push(...renderFindings(urgent, {...opts, quiet: false}))
+  }
   if (opts.verbose) for (const s of report.skipped) out.push(opts.chalk.dim(`skipped ${s.path}: ${s.reason}`))
   for (const e of report.errors) err.push(`${opts.chalk.red('error')} ${e.path}: ${e.message}`)
   if (!opts.quiet) {

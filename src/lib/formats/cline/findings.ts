@@ -1,11 +1,17 @@
 /**
- * Cline CLI's finding kinds: its conversation read leniently, its session record, its index. The kinds every
- * agent may report (`next-start-destroys`, `agent-running`, `salvage-available`, …) are the core's.
+ * Cline CLI's finding kinds: what its next start destroys, its running hub, its conversation read leniently,
+ * its session record, its index.
  */
 import {CORE_FINDING_KINDS, findingMaker, type FindingKindSpec} from '../../model/findings.js'
 
 /** The finding kinds only this format reports (joined into the closed list by the registry). */
 export const CLINE_FINDING_KINDS = {
+  'next-start-destroys': {
+    severity: 'error',
+    urgent: true,
+    description: "Cline's own next start of this session will destroy what is left of it (its resume of a conversation it reads as empty starts a new one and overwrites both session files; a damaged or missing record is rewritten from scratch). Repair the session, or bundle it, before Cline starts it again.",
+  },
+  'agent-running': {severity: 'warning', description: "Cline is running (its hub daemon, a hub lock it holds, a cline process of this data dir): it rewrites the session's files in place at any moment; repair refuses until it stops (`cline hub stop`)."},
   'primary-irregular': {severity: 'warning', description: "The conversation is not strict JSON, but Cline's own reader still loads it (a byte-order mark it strips, or invalid UTF-8 it replaces with U+FFFD and writes back at its next save)."},
   'turns-missing': {severity: 'error', description: "The conversation holds fewer turns than the session's own run count says (a conversation reset or cut short): the missing turns are not in the agent's context, and Cline keeps no older copy."},
   'session-record-damaged': {severity: 'warning', description: "The session record (`<id>.json`: title, usage, checkpoint history) is missing or damaged; Cline writes a new one from scratch at the next start."},

@@ -11,7 +11,7 @@ import {diagnoseCline} from './diagnose.js'
 import {CLINE_FINDING_KINDS} from './findings.js'
 import {clineAccount} from './inspect.js'
 import {SESSION_ID, defaultRoots, folderKind, isCertainDataDir, wantsContent} from './layout.js'
-import {clineLiveRefusal, planClineRepair} from './plan.js'
+import {clineLiveReasons, planClineRepair} from './plan.js'
 import {redactSessionFiles} from './redact.js'
 import {listStore} from './store.js'
 
@@ -41,13 +41,13 @@ export const cline: FormatAdapter = {
   diagnose: diagnoseCline,
   listStore,
   planRepair: planClineRepair,
-  liveRefusal: clineLiveRefusal,
+  liveReasons: clineLiveReasons,
   inspect: (chat) => ({account: clineAccount(chat)}),
   redact: redactSessionFiles,
   help: {
     roots: "Cline CLI's data dir ($CLINE_DATA_DIR, else $CLINE_DIR/data, else ~/.cline/data; its session index is read on a private copy)",
     repair:
-      'Cline sessions (no older copy exists: Cline rewrites its files in place): a conversation Cline would read as empty is replaced by its salvage (its complete messages byte for byte, brackets closed), a damaged session record by its salvage when Cline\'s schema accepts it; refused while Cline runs (its hub daemon, a hub lock, a cline process), even with --force.',
+      'Cline sessions (no older copy exists: Cline rewrites its files in place): a conversation Cline would read as empty is replaced by its salvage (its complete messages byte for byte, brackets closed), a damaged session record by its salvage when Cline\'s schema accepts it; refused while Cline runs (its hub daemon, a hub lock, a cline process of the data dir): when the scan saw it, even with --force.',
     inspect: "A Cline session folder (or its .messages.json) gets an account of Cline's in-place writes and of what its next start would destroy.",
     bundle: "Cline: each session folder goes in with its files; --redact keeps ids, roles, block types, tool names, numbers and the SDK's prompt markup, so turns count the same. A session only its index lists (its folder gone) has nothing to bundle and is skipped.",
     examples: {chat: '~/.cline/data/sessions/1796118198748_i47ig'},

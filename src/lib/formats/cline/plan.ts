@@ -9,12 +9,13 @@
  *    Cline's schema, and the conversation survives (when it does not, Cline rebuilds the record anyway);
  * 3. `restore-mtime` of the session folder.
  *
- * Refused outright (never written, even with `--force`): while Cline is running (its hub daemon, a lock it
- * holds, a `cline` process: `live.ts`); it rewrites these files in place at any moment. The same check runs
- * again right before the write (`liveRefusal`).
+ * Refused outright (never written, even with `--force`) when the scan saw Cline running (its hub daemon, a
+ * lock it holds, a `cline` process of this data dir: `live.ts`); it rewrites these files in place at any
+ * moment. The same check runs again right before the write and under the lock (`liveReasons`; there `--force`
+ * overrides it, as for every live reason).
  */
 import {createHash} from 'node:crypto'
-import type {ChatPlan, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
+import type {ChatDirSnapshot, ChatPlan, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
 import {salvageBytes} from '../../salvage/index.js'
 import {analyzeSession, salvageName} from './diagnose.js'
 import {clineLiveSigns} from './live.js'
@@ -67,10 +68,12 @@ export function planClineRepair(chat: ScannedChat, opts: PlanOptions): ChatPlan 
   return plan
 }
 
-/** Why writing this session right now is refused (Cline is running), or null. Read-only; checked right before a repair writes. */
-export function clineLiveRefusal(chat: ScannedChat): string | null {
-  const facts = chat.snapshot.unit.facts as ClineFacts | undefined
-  if (!facts || !facts.watched) return null
-  const signs = clineLiveSigns(facts.dataDir)
-  return signs.length > 0 ? `refused: ${signs[0].what}; it rewrites this session's files in place at any moment. Stop it (cline hub stop, and quit every cline) and run chatdoctor repair again` : null
+/**
+ * The `liveReasons` hook: why this session looks live right now (Cline is running for its data dir), in words;
+ * empty when it does not. Read-only; apply asks right before the write and again under its lock.
+ */
+export function clineLiveReasons(snapshot: ChatDirSnapshot): string[] {
+  const facts = snapshot.unit.facts as ClineFacts | undefined
+  if (!facts || !facts.watched) return []
+  return clineLiveSigns(facts.dataDir).map((s) => `${s.what}: it rewrites this session's files in place at any moment (stop it: cline hub stop)`)
 }
