@@ -245,14 +245,14 @@ test('damage/messages-truncate-mid-record: truncated, repairable; the salvage ke
     assert.equal(g.salvage!.tornElementDropped, true)
     assert.deepEqual(g.salvage!.keysBorrowed, [])
     assert.equal(g.salvage!.candidate, true)
-    assert.deepEqual(ids(r), ['primary-damaged', 'salvage-available', 'next-start-destroys'])
+    assert.deepEqual(ids(r), ['primary-damaged', 'salvage-available', 'next-start-loss'])
     assert.match(find(r, 'primary-damaged').message, /empty conversation, silently\. Cline rewrites this file in place and keeps no backup or temp: no older copy of it exists on disk/)
     assert.match(find(r, 'salvage-available').message, /turn 5 is lost/)
     assert.equal(chat(s.chats, B).report.status, 'healthy')
     // Without --verbose, the human output says it.
     const human = runCli(['scan', sb.h.data], {env: sb.env})
     assert.equal(human.status, 2, human.stderr)
-    assert.match(human.stdout, /next-start-destroys .*before Cline's next start of this session: its resume \(`cline --id 1796118198748_i47ig`\) reads an empty conversation, starts a new one and overwrites/)
+    assert.match(human.stdout, /next-start-loss .*before Cline's next start of this session: its resume \(`cline --id 1796118198748_i47ig`\) reads an empty conversation, starts a new one and overwrites/)
     assert.match(human.stdout, /run chatdoctor repair first/)
   } finally {
     cleanup(sb.root)
@@ -270,12 +270,12 @@ test('B02 analog, damage/messages-zero-length: empty, unrecoverable (–/5, exit
     assert.equal(r.contextTurns, null)
     assert.equal(r.transcriptTurns, 5, 'the run count in the session record')
     assert.equal(gen(r, messagesName(A)).class, 'empty')
-    assert.deepEqual(ids(r), ['primary-damaged', 'context-lost', 'next-start-destroys'])
+    assert.deepEqual(ids(r), ['primary-damaged', 'context-lost', 'next-start-loss'])
     assert.match(find(r, 'context-lost').message, /the run count in the session record says it had 5 turns\): Cline rewrites this file in place and keeps no backup or temp: no older copy of it exists on disk/)
-    assert.match(find(r, 'next-start-destroys').message, /bundle it first/)
+    assert.match(find(r, 'next-start-loss').message, /bundle it first/)
     const human = runCli(['scan', sb.h.data], {env: sb.env})
     assert.equal(human.status, 4)
-    assert.match(human.stdout, /next-start-destroys/)
+    assert.match(human.stdout, /next-start-loss/)
     const rep = runCli(['repair', '--json', sb.h.data], {env: sb.env})
     assert.equal(rep.status, 4, rep.stderr)
     assert.equal(JSON.parse(rep.stdout).chats.find((c: ChatReport) => c.id === A).repair.outcome, 'not-repairable')
@@ -284,7 +284,7 @@ test('B02 analog, damage/messages-zero-length: empty, unrecoverable (–/5, exit
   }
 })
 
-test('B04 analog, damage/messages-nul-filled: zero-filled, unrecoverable, next-start-destroys', async () => {
+test('B04 analog, damage/messages-nul-filled: zero-filled, unrecoverable, next-start-loss', async () => {
   const damaged = damageFile('messages-nul-filled', A, messagesName(A))
   assert.ok(damaged.equals(zeroFill(realMessages(A))))
   const sb = sandbox()
@@ -293,7 +293,7 @@ test('B04 analog, damage/messages-nul-filled: zero-filled, unrecoverable, next-s
     const r = chat((await scan([sb.h.data], sb.h.home)).chats, A).report
     assert.equal(r.status, 'unrecoverable')
     assert.equal(gen(r, messagesName(A)).class, 'zero-filled')
-    assert.deepEqual(ids(r), ['primary-damaged', 'context-lost', 'next-start-destroys'])
+    assert.deepEqual(ids(r), ['primary-damaged', 'context-lost', 'next-start-loss'])
   } finally {
     cleanup(sb.root)
   }
@@ -312,8 +312,8 @@ test('damage/session-json-truncate: the conversation is whole (5/5) but the reco
     assert.equal(r.transcriptTurns, 5)
     assert.equal(gen(r, recordName(A)).class, 'truncated')
     assert.equal(gen(r, recordName(A)).salvage!.candidate, true)
-    assert.deepEqual(ids(r), ['next-start-destroys', 'session-record-damaged'])
-    assert.equal(find(r, 'next-start-destroys').severity, 'warning')
+    assert.deepEqual(ids(r), ['next-start-loss', 'session-record-damaged'])
+    assert.equal(find(r, 'next-start-loss').severity, 'warning')
     const rep = await repair([sb.h.data], sb.h.home, sb.stateDir)
     const c = rep.chats.find((x) => x.id === A)!
     assert.equal(c.repair!.outcome, 'repaired')
@@ -365,7 +365,7 @@ test('damage/delete-session-dir: the index still lists A: one unrecoverable chat
     assert.equal(r.status, 'unrecoverable')
     assert.equal(r.path, `~/.cline/data/sessions/${A}/${messagesName(A)}`)
     assert.equal(r.transcriptTurns, 5)
-    assert.deepEqual(ids(r), ['index-entry-without-files', 'context-lost', 'next-start-destroys'])
+    assert.deepEqual(ids(r), ['index-entry-without-files', 'context-lost', 'next-start-loss'])
     assert.match(find(r, 'index-entry-without-files').message, /`cline --id 1796118198748_i47ig` silently starts a new empty session under that id/)
     assert.equal(gen(r, messagesName(A)).class, 'missing')
     assert.equal(chat(s.chats, B).report.status, 'healthy')
@@ -561,14 +561,14 @@ test('B20 analog: a lone surrogate escape in a message is intact (Cline and JSON
   assert.equal(r.contextTurns, 5)
 })
 
-test('B26/B27 analog: foreign bytes over the conversation (minified code): corrupt (syntax-error) from byte 0, unrecoverable, next-start-destroys', () => {
+test('B26/B27 analog: foreign bytes over the conversation (minified code): corrupt (syntax-error) from byte 0, unrecoverable, next-start-loss', () => {
   const foreign = Buffer.from('!function(e){var t={};function n(r){if(t[r])return t[r].exports}}([]);\n')
   const r = diagnosed(A, {[messagesName(A)]: foreign, [recordName(A)]: realRecord(A)})
   assert.equal(gen(r, messagesName(A)).class, 'corrupt')
   assert.deepEqual(gen(r, messagesName(A)).reasons, ['syntax-error'])
   assert.equal(r.status, 'unrecoverable')
   assert.equal(r.transcriptTurns, 5)
-  assert.ok(ids(r).includes('next-start-destroys'))
+  assert.ok(ids(r).includes('next-start-loss'))
 })
 
 test('B28/B29 analog: a valid conversation emptied to "messages": [] while the record\'s run count says 5: degraded (0 of 5), turns-missing, and the next start replaces the record; repair leaves it (nothing older to restore)', async () => {
@@ -580,9 +580,9 @@ test('B28/B29 analog: a valid conversation emptied to "messages": [] while the r
     assert.equal(r.status, 'degraded')
     assert.equal(r.contextTurns, 0)
     assert.equal(r.transcriptTurns, 5)
-    assert.deepEqual(ids(r), ['turns-missing', 'next-start-destroys'])
+    assert.deepEqual(ids(r), ['turns-missing', 'next-start-loss'])
     assert.match(find(r, 'turns-missing').message, /turns 1–5 are not in the agent's context, and Cline keeps no older copy/)
-    assert.match(find(r, 'next-start-destroys').message, /writes a new session record over 1796118198748_i47ig\.json/)
+    assert.match(find(r, 'next-start-loss').message, /writes a new session record over 1796118198748_i47ig\.json/)
     const rep = await repair([sb.h.data], sb.h.home, sb.stateDir)
     assert.equal(rep.exitCode, 4)
     assert.equal(rep.repairId, null)
@@ -687,7 +687,7 @@ test('inspect (built CLI) of the torn session: timeline, salvage, and an account
     const r = runCli(['inspect', sb.h.dir(A)], {env: sb.env})
     assert.equal(r.status, 2, r.stderr)
     assert.match(r.stdout, /format cline · status repairable · winner salvage:1796118198748_i47ig\.messages\.json · turns 4\/5/)
-    assert.match(r.stdout, /next-start-destroys/)
+    assert.match(r.stdout, /next-start-loss/)
     assert.match(r.stdout, /stops mid-document at byte 8369/)
     assert.match(r.stdout.replace(/\s+/g, ' '), /Cline keeps no older copy of it \(no backup, no temp file\)/)
     assert.match(r.stdout.replace(/\s+/g, ' '), /Before Cline's next start of this session: its resume would overwrite the damaged file/)
@@ -944,7 +944,7 @@ test(
       const a = JSON.parse(r.stdout).chats.find((c: ChatReport) => c.id === A)
       assert.deepEqual(gen(a, messagesName(A)).reasons, ['unreadable'])
       assert.ok(!ids(a).includes('context-lost'))
-      assert.ok(!ids(a).includes('next-start-destroys'))
+      assert.ok(!ids(a).includes('next-start-loss'))
     } finally {
       cleanup(sb.root)
     }

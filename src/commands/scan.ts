@@ -11,8 +11,7 @@ export default class Scan extends BaseCommand {
 
   static override description = `${wrap(`With no PATH, searches ${listed(fromAdapters((h) => h.roots))}.`)}
 A PATH may be a chat dir or any folder above chat dirs (searched without following symbolic links).
-Writes nothing, anywhere. What an agent's own next start would destroy of a chat (finding
-next-start-destroys) is shown even without --verbose: repair or bundle that chat before starting the agent.
+Writes nothing, anywhere.
 
 --quick reads only the first 4 KiB and the last 64 KiB of each file (empty, all-NUL, BOM, NUL tail, unclosed
 end): its time does not grow with file sizes, but damage in the middle of a file is NOT detected and turns

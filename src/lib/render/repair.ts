@@ -5,7 +5,9 @@
  */
 import type {ChalkInstance} from 'chalk'
 import type {ChatReport, LineChangeReport, Report} from '../model/report.js'
-import {isUrgent, renderFindings} from './table.js'
+import {renderFindings} from './table.js'
+import {isUrgent} from '../model/findings.js'
+import {findingKinds} from '../formats/index.js'
 import {adapterByName} from '../formats/index.js'
 
 export interface RepairRenderOptions {
@@ -192,7 +194,8 @@ export function renderRepair(report: Report, opts: RepairRenderOptions): {stdout
   if (opts.verbose) out.push(...renderFindings(report.chats, {chalk: c, verbose: true, quiet: opts.quiet}))
   // What must be done before an agent's next start, for chats this run did not repair, even without --verbose.
   else {
-    const urgent = report.chats.filter((ch) => ch.repair?.outcome !== 'repaired').map((ch) => ({...ch, findings: ch.findings.filter(isUrgent)})).filter((ch) => ch.findings.length > 0)
+    const kinds = findingKinds()
+    const urgent = report.chats.filter((ch) => ch.repair?.outcome !== 'repaired').map((ch) => ({...ch, findings: ch.findings.filter((f) => isUrgent(f, kinds))})).filter((ch) => ch.findings.length > 0)
     if (urgent.length > 0) out.push(...renderFindings(urgent, {chalk: c, verbose: false, quiet: false}))
   }
   if (opts.verbose) for (const s of report.skipped) out.push(c.dim(`skipped ${s.path}: ${s.reason}`))

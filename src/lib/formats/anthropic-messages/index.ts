@@ -1,8 +1,9 @@
 /**
- * Conversations stored as arrays of messages in the Anthropic Messages shape, shared by the agents that keep
- * them that way: Cline CLI's `<id>.messages.json` (SDK `MessageWithMetadata`: `{id, role, content, ts,
- * modelInfo?, metrics?}`) and the VS Code extension task folders' `api_conversation_history.json` (Roo Code,
- * Kilo Code, Cline 3.x). A message is `{role: 'user' | 'assistant', content: string | Block[]}`; a block is
+ * Conversations stored as arrays of messages in the Anthropic Messages shape, counted: Cline CLI's
+ * `<id>.messages.json` (SDK `MessageWithMetadata`: `{id, role, content, ts, modelInfo?, metrics?}`); the VS
+ * Code extension task folders' `api_conversation_history.json` holds the same shape (`vscode-tasks/measure.ts`
+ * counts it with its own prompt and condensing rules today). A message is
+ * `{role: 'user' | 'assistant', content: string | Block[]}`; a block is
  * `{type: 'text' | 'thinking' | 'tool_use' | 'tool_result' | 'image' | …}`, a `tool_use` carries an `id` and a
  * `tool_result` the `tool_use_id` it answers.
  *

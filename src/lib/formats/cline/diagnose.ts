@@ -21,7 +21,7 @@
  * torn before its first complete message.
  */
 import {classifyJsonBytes} from '../../classify/index.js'
-import {documentGeneration} from '../json-document/entry.js'
+import {classifyEntry} from '../../classify/entry.js'
 import {finding} from './findings.js'
 import type {ChatStatus, Classification, ContextMeasure, Finding, Generation, Role} from '../../model/report.js'
 import {rankCandidates, type Candidate} from '../../rank/index.js'
@@ -74,10 +74,8 @@ function classify(role: Role, name: string, data: Buffer): Classification {
 }
 
 function generationOf(f: FileEntry, role: Role, values: Map<string, unknown>): Generation {
-  if (role === 'other') return {file: f.name, role, class: null, reasons: [], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null}
-  if (f.kind !== 'file') return {file: f.name, role, class: 'corrupt', reasons: ['not-a-file'], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null}
-  const {generation, value} = documentGeneration(f, role, (data) => classify(role, f.name, data))
-  if (generation.class === 'intact') values.set(f.name, value)
+  const {generation, classification: c} = classifyEntry(f, role, (data) => classify(role, f.name, data))
+  if (c?.class === 'intact') values.set(f.name, c.value)
   return generation
 }
 
@@ -218,13 +216,13 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, facts: SessionFacts):
   // Before the next start: what Cline's own resume will destroy.
   if (read.read === 'empty' && !unreadable) {
     const first = status === 'repairable' ? `run chatdoctor repair first (it writes the salvage, keeping the damaged file as evidence)` : `bundle it first (chatdoctor bundle) to keep what is left`
-    findings.push(finding('next-start-destroys', primary.file, `before Cline's next start of this session: its resume (${resume}) reads an empty conversation, starts a new one and overwrites ${primary.class === 'missing' ? 'the session files' : `${primary.file} and ${recordFile(id)}`} (title, usage and checkpoint history reset; observed on Cline 3.0.65): ${first}`))
+    findings.push(finding('next-start-loss', primary.file, `before Cline's next start of this session: its resume (${resume}) reads an empty conversation, starts a new one and overwrites ${primary.class === 'missing' ? 'the session files' : `${primary.file} and ${recordFile(id)}`} (title, usage and checkpoint history reset; observed on Cline 3.0.65): ${first}`))
   } else if (read.read !== 'empty' && read.messages.length === 0 && record?.class === 'intact') {
     // An empty conversation is not resumed as it is: the SDK starts the session over (`isReadOnlyResumeStart`).
-    findings.push(finding('next-start-destroys', record.file, `before Cline's next start of this session: with no message to resume, ${resume} writes a new session record over ${record.file} (its title, usage totals and checkpoint history${M !== null && M > 0 ? `, the last record of the session's ${plural(M, 'turn')}` : ''} are lost): bundle the session first to keep it`, 'warning'))
+    findings.push(finding('next-start-loss', record.file, `before Cline's next start of this session: with no message to resume, ${resume} writes a new session record over ${record.file} (its title, usage totals and checkpoint history${M !== null && M > 0 ? `, the last record of the session's ${plural(M, 'turn')}` : ''} are lost): bundle the session first to keep it`, 'warning'))
   } else if (record && record.class !== 'intact') {
     const first = recordSalvage?.summary.candidate ? 'chatdoctor repair salvages the record first (the members before the damage, which Cline accepts)' : 'nothing of it can be salvaged that Cline would accept; bundle it to keep a copy'
-    findings.push(finding('next-start-destroys', record.file, `before Cline's next start of this session: it ignores the damaged ${record.file} and writes a new one from scratch (the title, usage totals and checkpoint history it held are lost; observed on Cline 3.0.65): ${first}`, 'warning'))
+    findings.push(finding('next-start-loss', record.file, `before Cline's next start of this session: it ignores the damaged ${record.file} and writes a new one from scratch (the title, usage totals and checkpoint history it held are lost; observed on Cline 3.0.65): ${first}`, 'warning'))
   }
 
   // The session record and the other files.
@@ -256,7 +254,7 @@ export function diagnoseIndexOnly(facts: IndexOnlyFacts): Diagnosis {
   const findings: Finding[] = [
     finding('index-entry-without-files', null, `the session index db/sessions.db lists ${id}, but its folder sessions/${id}/ is gone: \`cline history\` still shows it, and \`cline --id ${id}\` silently starts a new empty session under that id (observed on Cline 3.0.65)`),
     finding('context-lost', null, `no file of the session survives${M !== null ? ` (the index's run count says it had ${plural(M, 'turn')})` : ''}; the index row holds its settings and metadata only`),
-    finding('next-start-destroys', null, `before Cline's next start of this session: \`cline --id ${id}\` overwrites the index row's metadata (title, usage, checkpoint history) with the new empty session's; bundle or copy db/sessions.db (with its -wal) first if you need them`, 'warning'),
+    finding('next-start-loss', null, `before Cline's next start of this session: \`cline --id ${id}\` overwrites the index row's metadata (title, usage, checkpoint history) with the new empty session's; bundle or copy db/sessions.db (with its -wal) first if you need them`, 'warning'),
   ]
   liveFinding(facts, findings)
   const primary: Generation = {file, role: 'primary', class: 'missing', reasons: [], bytes: 0, mtimeMs: null, sha256: null, turns: null}

@@ -1,24 +1,18 @@
 /**
- * Cline CLI's finding kinds: what its next start destroys, its running hub, its conversation read leniently,
- * its session record, its index.
+ * Cline CLI's finding kinds: its running hub, its conversation read leniently, its session record, an index
+ * entry without files. What its next start destroys (`next-start-loss`) and the index's view of a session
+ * (`not-in-index`, `index-unreadable`) are the core's kinds.
  */
 import {CORE_FINDING_KINDS, findingMaker, type FindingKindSpec} from '../../model/findings.js'
 
 /** The finding kinds only this format reports (joined into the closed list by the registry). */
 export const CLINE_FINDING_KINDS = {
-  'next-start-destroys': {
-    severity: 'error',
-    urgent: true,
-    description: "Cline's own next start of this session will destroy what is left of it (its resume of a conversation it reads as empty starts a new one and overwrites both session files; a damaged or missing record is rewritten from scratch). Repair the session, or bundle it, before Cline starts it again.",
-  },
   'agent-running': {severity: 'warning', description: "Cline is running (its hub daemon, a hub lock it holds, a cline process of this data dir): it rewrites the session's files in place at any moment; repair refuses until it stops (`cline hub stop`)."},
   'primary-irregular': {severity: 'warning', description: "The conversation is not strict JSON, but Cline's own reader still loads it (a byte-order mark it strips, or invalid UTF-8 it replaces with U+FFFD and writes back at its next save)."},
   'turns-missing': {severity: 'error', description: "The conversation holds fewer turns than the session's own run count says (a conversation reset or cut short): the missing turns are not in the agent's context, and Cline keeps no older copy."},
   'session-record-damaged': {severity: 'warning', description: "The session record (`<id>.json`: title, usage, checkpoint history) is missing or damaged; Cline writes a new one from scratch at the next start."},
   'compaction-damaged': {severity: 'info', description: 'The compacted view (`<id>.compaction.json`) is damaged; Cline ignores it (the conversation file holds the whole history).'},
-  'not-in-index': {severity: 'warning', description: "The session index (db/sessions.db) does not list this session: Cline's history finds it only through its session record, or not at all."},
   'index-entry-without-files': {severity: 'error', description: 'The session index lists a session whose folder is gone; `cline --id` starts a new, empty session under that id.'},
-  'index-unreadable': {severity: 'warning', description: 'The session index (db/sessions.db) is absent or could not be read (on a private copy), so whether it lists the session is unknown.'},
 } as const satisfies Record<string, FindingKindSpec>
 
 /** Makes a finding of a core kind or of this format's. */

@@ -5,6 +5,7 @@
  */
 import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
+import {classifyEntry} from '../../classify/entry.js'
 import {finding} from './findings.js'
 import type {ChatStatus, Classification, Finding, Generation, Role} from '../../model/report.js'
 import {rankCandidates, type Candidate} from '../../rank/index.js'
@@ -17,7 +18,6 @@ import {addEmbeddedGenerations, applyForensics, generationBytes, salvageChat} fr
 import {planCodebuffChat} from './plan.js'
 import {inspectChat} from './inspect.js'
 import {redactChatFiles} from './redact.js'
-import {documentGeneration} from '../json-document/entry.js'
 import {CODEBUFF_FINDING_KINDS} from './findings.js'
 
 /** The CLI keeps only the last 100 transcript messages (codebuff-format.md §3.1, cli/src/utils/run-state-storage.ts). */
@@ -27,7 +27,6 @@ const ROLE_ORDER: Role[] = ['primary', 'backup', 'temp', 'embedded', 'transcript
 
 /** Names inside a chat dir that are chatdoctor's own and never part of the chat. */
 const OWN_NAMES = /^\.chatdoctor(?:$|[.-])/
-
 
 /** Classifies one file by role: syntax first, then the shape its role needs. */
 function classifyFile(role: Role, data: Buffer): Classification {
@@ -62,19 +61,7 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
   const values = new Map<string, unknown>()
   const findings: Finding[] = []
 
-  for (const f of entries) {
-    const role = roleOf(f.name)
-    if (role !== 'other' && f.kind !== 'file') {
-      // A symbolic link, folder or special file under a state file's name: never read, never replaced.
-      generations.push({file: f.name, role, class: 'corrupt', reasons: ['not-a-file'], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null})
-      continue
-    }
-    if (role === 'other' || f.kind !== 'file') {
-      generations.push({file: f.name, role: 'other', class: null, reasons: [], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null})
-      continue
-    }
-    generations.push(classifyEntry(f, role, values))
-  }
+  for (const f of entries) generations.push(classifyCodebuffEntry(f, roleOf(f.name), values))
   const embedded = addEmbeddedGenerations(entries, generations, values) // metadata.runState copies
   if (!generations.some((g) => g.role === 'primary')) {
     generations.push({file: PRIMARY, role: 'primary', class: 'missing', reasons: [], bytes: 0, mtimeMs: null, sha256: null, turns: null})
@@ -190,9 +177,9 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
 }
 
 /** Classifies one entry, keeping parsed values of intact files for measuring. */
-function classifyEntry(f: FileEntry, role: Role, values: Map<string, unknown>): Generation {
-  const {generation, value} = documentGeneration(f, role, (data) => classifyFile(role, data))
-  if (generation.class === 'intact') values.set(f.name, value)
+function classifyCodebuffEntry(f: FileEntry, role: Role, values: Map<string, unknown>): Generation {
+  const {generation, classification: c} = classifyEntry(f, role, (data) => classifyFile(role, data))
+  if (c?.class === 'intact') values.set(f.name, c.value)
   return generation
 }
 
