@@ -561,11 +561,11 @@ test('B20 analog: a lone surrogate escape in a message is intact (Cline and JSON
   assert.equal(r.contextTurns, 5)
 })
 
-test('B26/B27 analog: foreign bytes over the conversation (minified code): corrupt (syntax-error) from byte 0, unrecoverable, next-start-loss', () => {
+test('B26/B27 analog: foreign bytes over the conversation (minified code): corrupt (syntax-error, foreign-content) from byte 0, unrecoverable, next-start-loss', () => {
   const foreign = Buffer.from('!function(e){var t={};function n(r){if(t[r])return t[r].exports}}([]);\n')
   const r = diagnosed(A, {[messagesName(A)]: foreign, [recordName(A)]: realRecord(A)})
   assert.equal(gen(r, messagesName(A)).class, 'corrupt')
-  assert.deepEqual(gen(r, messagesName(A)).reasons, ['syntax-error'])
+  assert.deepEqual(gen(r, messagesName(A)).reasons, ['syntax-error', 'foreign-content'])
   assert.equal(r.status, 'unrecoverable')
   assert.equal(r.transcriptTurns, 5)
   assert.ok(ids(r).includes('next-start-loss'))

@@ -5,10 +5,10 @@
  */
 import type {ChalkInstance} from 'chalk'
 import type {ChatReport, LineChangeReport, Report} from '../model/report.js'
+import {salvageCommand} from '../fsio/paths.js'
 import {renderFindings} from './table.js'
 import {isUrgent} from '../model/findings.js'
-import {findingKinds} from '../formats/index.js'
-import {adapterByName} from '../formats/index.js'
+import {adapterByName, findingKinds} from '../formats/index.js'
 
 export interface RepairRenderOptions {
   chalk: ChalkInstance
@@ -146,8 +146,7 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
     }
     case 'left-untouched': {
       lines.push(`${c.yellow('left untouched')} ${chat.path}`)
-      const f = chat.findings.find((x) => x.id === 'context-amnesia')
-      if (f) lines.push(`  ${f.message}`)
+      for (const f of chat.findings) if (isUrgent(f, findingKinds()) && f.id !== texts?.salvageHint && f.severity === 'error') lines.push(`  ${f.message}`)
       if (r.message) lines.push(`  ${r.message}`)
       break
     }
@@ -159,6 +158,10 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
       return []
   }
   for (const w of r.warnings) lines.push(`  ${c.yellow('warning')} ${w}`)
+  // More turns reachable only with borrowed values: said unless this run already restored a salvage.
+  const more = texts?.salvageHint ? chat.findings.find((x) => x.id === texts.salvageHint) : undefined
+  const usedSalvage = (chat.actions ?? []).some((a) => a.type === 'restore' && a.from !== null && a.from.startsWith('salvage:') && (a.keysBorrowed ?? []).length > 0)
+  if (more && !usedSalvage) lines.push(`  ${c.yellow('note')} ${more.message}: ${salvageCommand(chat.path)}`)
   return lines
 }
 
@@ -192,10 +195,11 @@ export function renderRepair(report: Report, opts: RepairRenderOptions): {stdout
     out.push(...lines)
   }
   if (opts.verbose) out.push(...renderFindings(report.chats, {chalk: c, verbose: true, quiet: opts.quiet}))
-  // What must be done before an agent's next start, for chats this run did not repair, even without --verbose.
+  // What must be done before an agent's next start, for chats this run did not repair (a chat left untouched
+  // says it in its own lines), even without --verbose.
   else {
     const kinds = findingKinds()
-    const urgent = report.chats.filter((ch) => ch.repair?.outcome !== 'repaired').map((ch) => ({...ch, findings: ch.findings.filter((f) => isUrgent(f, kinds))})).filter((ch) => ch.findings.length > 0)
+    const urgent = report.chats.filter((ch) => ch.repair?.outcome !== 'repaired' && ch.repair?.outcome !== 'left-untouched').map((ch) => ({...ch, findings: ch.findings.filter((f) => isUrgent(f, kinds))})).filter((ch) => ch.findings.length > 0)
     if (urgent.length > 0) out.push(...renderFindings(urgent, {chalk: c, verbose: false, quiet: false}))
   }
   if (opts.verbose) for (const s of report.skipped) out.push(c.dim(`skipped ${s.path}: ${s.reason}`))

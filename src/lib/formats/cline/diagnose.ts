@@ -26,6 +26,7 @@ import {finding} from './findings.js'
 import type {ChatStatus, Classification, ContextMeasure, Finding, Generation, Role} from '../../model/report.js'
 import {rankCandidates, type Candidate} from '../../rank/index.js'
 import type {ChatDirSnapshot, Diagnosis, FileEntry} from '../../model/adapter.js'
+import {salvageLabel} from '../../salvage/index.js'
 import {compactionFile, isChildMessagesFile, messagesFile, recordFile, roleIn} from './layout.js'
 import {clineRead, measureMessages, messagesOf, type ClineRead} from './messages.js'
 import {recordProblem, runCountOf} from './record.js'
@@ -35,8 +36,8 @@ import type {ClineFacts, IndexOnlyFacts, SessionFacts} from './store.js'
 /** chatdoctor's own names inside a session folder (evidence), never part of the session. */
 const OWN = /^\.chatdoctor(?:$|[.-])/
 
-/** The label of the salvaged conversation as a candidate (and as a restore's source). */
-export const salvageName = (file: string): string => `salvage:${file}`
+/** The label of the salvaged conversation as a candidate (and as a restore's source): `salvage:<file>`. */
+export const salvageName = salvageLabel
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 

@@ -42,7 +42,7 @@ export function salvageMessages(file: string, data: Buffer, damageOffset: number
 
 /** Salvages a damaged `<id>.json`; usable only when the result passes Cline's record schema. Null when nothing can be kept. */
 export function salvageRecord(file: string, data: Buffer, damageOffset: number | undefined): ClineSalvage | null {
-  const out = salvageJson(data, {spine: [], required: {'': Object.keys(RECORD_REQUIRED)}, end: damageOffset})
+  const out = salvageJson(data, {spine: [], root: 'object', required: {'': Object.keys(RECORD_REQUIRED)}, end: damageOffset})
   if (!out.ok) return null
   const candidate = recordProblem(out.salvage.value) === null && out.salvage.description.keysMissing.length === 0
   return {file, parts: out.salvage.parts, summary: salvageReport(out.salvage, {messages: 0, turns: null, candidate}), measure: null, value: out.salvage.value}
