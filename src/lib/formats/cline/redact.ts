@@ -12,6 +12,7 @@
  * `[TASK RESUMPTION]`, the act-mode continuation prompt — and only the user's words between them are
  * replaced (whitespace-only stretches stay as they are).
  */
+import {hasBom} from '../../classify/bytes.js'
 import {redactByRole, redactJsonBytes, type RedactedFiles, type RedactProfile} from '../../json/redact.js'
 import type {BundleFile, Redactor} from '../../model/adapter.js'
 import type {ChatReport} from '../../model/report.js'
@@ -60,5 +61,15 @@ export const CLINE_PROFILE: RedactProfile = {
  * conversations) redacted with the profile above; anything else is left out.
  */
 export function redactSessionFiles(files: readonly BundleFile[], report: ChatReport, r: Redactor): RedactedFiles {
-  return redactByRole(files, report, (f, role) => (role !== 'other' && f.rel.endsWith('.json') ? redactJsonBytes(f.data, r, CLINE_PROFILE) : {omit: 'content cannot be redacted structurally'}))
+  return redactByRole(files, report, (f, role) => (role !== 'other' && f.rel.endsWith('.json') ? redactClineBytes(f.data, r) : {omit: 'content cannot be redacted structurally'}))
+}
+
+/**
+ * One file redacted. A leading byte-order mark stays and the document after it is redacted as any other:
+ * Cline's reader strips a BOM and loads the rest, so the rest must keep its structure (the lexer alone would
+ * take a BOM as the first irregular byte and replace every string after it, keys included).
+ */
+export function redactClineBytes(data: Buffer, r: Redactor): Buffer {
+  if (hasBom(data)) return Buffer.concat([data.subarray(0, 3), redactJsonBytes(data.subarray(3), r, CLINE_PROFILE)])
+  return redactJsonBytes(data, r, CLINE_PROFILE)
 }
