@@ -394,7 +394,7 @@ function chatsOf(stdout: string | undefined): Array<{status?: string; contextTur
     const c = chatsOf(outputs.get(ht))[0]
     checks.push({target: 'torn 1 GiB chat: repairable from its intact generation', measured: c ? `${c.status}, winner ${c.winner ?? 'none'}` : `no report (exit ${ht.exitCode})`, ok: c?.status === 'repairable'})
     const rp = row('huge-torn', 'chatdoctor repair --yes')
-    if (rp) checks.push({target: 'torn 1 GiB chat: repair succeeds', measured: `exit ${rp.exitCode}, ${rp.seconds.toFixed(1)} s, ${mb(rp.rssBytes)}`, ok: rp.exitCode === 0})
+    if (rp) checks.push({target: 'torn 1 GiB chat: repair succeeds', measured: `exit ${rp.exitCode}, ${rp.seconds.toFixed(1)} s, ${mb(rp.rssBytes)}`, ok: rp.exitCode === 1 /* 1: repaired */})
   }
   for (const [input, tool] of [['log-2g', 'chatdoctor bundle (≥ 2 GiB file)'], ['bomb', 'chatdoctor check (gzip bomb)'], ['torn-log', 'chatdoctor repair --yes'], ['torn-log', 'chatdoctor scan --json'], ['nul-log', 'chatdoctor scan --json']] as const) {
     const r = row(input, tool)

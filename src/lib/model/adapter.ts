@@ -25,6 +25,12 @@ export interface FileEntry {
    * parsed for measuring and gets `readError` instead).
    */
   streamed?: {classification: Classification; sha256: string}
+  /**
+   * For an intact JSON file above the streaming threshold (verdict made by streaming): its bytes and sha256,
+   * for a format that can measure it without making one string of it (`classifyEntry`'s `classifyLarge`).
+   * `readError` stays set, so a format that cannot sees the file as before: unreadable.
+   */
+  large?: {data: Buffer; sha256: string}
 }
 
 /**

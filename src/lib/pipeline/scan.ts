@@ -112,7 +112,12 @@ export async function scanPaths(paths: string[], opts: ScanOptions): Promise<Sca
     else {
       result.chats.push(r)
       const dir = found.chats[i].unit.dir
-      for (const f of r.snapshot.files) if (f.readError) result.errors.push({path: tildify(`${dir}/${f.name}`, opts.home), message: f.readError})
+      for (const f of r.snapshot.files) {
+        if (!f.readError) continue
+        // A file too large for one string that the format measured from its bytes anyway was read after all.
+        if (f.large && r.report.generations.some((g) => g.file === f.name && g.class !== null && !g.reasons.includes('unreadable'))) continue
+        result.errors.push({path: tildify(`${dir}/${f.name}`, opts.home), message: f.readError})
+      }
     }
   }
   if (result.chats.length > 0) addOwnState(result.chats, readLog(opts.stateDir ?? stateDir(opts.home, opts.env)))

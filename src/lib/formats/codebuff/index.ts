@@ -15,6 +15,7 @@ import {salvageLabel} from '../../salvage/index.js'
 import {AGENT_PROCESS, CHAT_ID_PATTERN, KNOWN_OTHER, LEGACY_MESSAGES, PRIMARY, TRANSCRIPT, defaultRoots, isChatDir, roleOf, tempWriterPid, unusualTempName, wantsContent} from './layout.js'
 import {isChatMeta, runStateShape} from './schema.js'
 import {measureRunState} from './measure.js'
+import {largeRunStateValue} from './large.js'
 import {addDocumentGenerations, addEmbeddedGenerations, applyForensics, generationBytes, salvageAll, salvageChat} from './forensics.js'
 import {chooseTranscriptSource, transcriptSalvageOf} from './transcript.js'
 import {planCodebuffChat} from './plan.js'
@@ -273,9 +274,21 @@ function diagnose(snapshot: ChatDirSnapshot, verdictOnly: boolean): Diagnosis {
   }
 }
 
+function isState(role: Role): boolean {
+  return role === 'primary' || role === 'backup' || role === 'temp'
+}
+
+/** An intact run-state too large for one string, read member by member for measuring (`large.ts`). */
+function classifyLargeState(data: Buffer): Classification | null {
+  const value = largeRunStateValue(data)
+  if (value === undefined) return null
+  const shape = runStateShape(value)
+  return {class: shape.class, reasons: shape.reasons, value}
+}
+
 /** Classifies one entry, keeping parsed values of intact files for measuring. */
 function classifyCodebuffEntry(f: FileEntry, role: Role, values: Map<string, unknown>): Generation {
-  const {generation, classification: c} = classifyEntry(f, role, (data) => classifyFile(role, data))
+  const {generation, classification: c} = classifyEntry(f, role, (data) => classifyFile(role, data), isState(role) ? classifyLargeState : undefined)
   if (c?.class === 'intact') values.set(f.name, c.value)
   return generation
 }
