@@ -280,6 +280,8 @@ export interface AgentHook {
    * last write is on disk); 0 or absent: once. The agent is never made to wait for it.
    */
   readonly settleMs?: number
+  /** True when the agent passes the hook's input on stdin (else stdin is never read: it may be the agent's terminal). */
+  readonly stdin?: boolean
   /** Where the mechanism is documented (the agent's own docs or source), for `docs/snapshots.md` and `--help`. */
   readonly source: string
 }

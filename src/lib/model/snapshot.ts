@@ -86,11 +86,12 @@ export const DEFAULT_SNAPSHOT_CAPS: SnapshotCaps = {maxMessages: 500, maxBytes: 
 
 /**
  * What an adapter makes of a chat for a snapshot: the payload to store, or why the chat is not taken
- * (`skip`: not settled, over a cap, nothing to store), in words.
+ * (`skip`: not settled, over a cap, nothing to store), in words; `unsettled` when the only reason is that its
+ * last turn is not complete yet (a hook may try again a moment later).
  */
 export type SnapshotCapture =
   | {ok: true; kind: SnapshotKind; target: string | null; payload: Buffer; messages: number; turns: number}
-  | {ok: false; skip: string}
+  | {ok: false; skip: string; unsettled?: boolean}
 
 /** One file of a `files` payload. */
 export interface PayloadFile {

@@ -253,8 +253,13 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
     findings.push(finding('context-lost', null, `no generation gives a log the agent accepts (${why})`))
   }
 
-  const transcriptTurns = main?.analysis ? main.analysis.transcriptTurns : null
-  const contextTurns = main?.analysis ? main.analysis.measure.turns : null
+  let transcriptTurns = main?.analysis ? main.analysis.transcriptTurns : null
+  let contextTurns = main?.analysis ? main.analysis.measure.turns : null
+  // A snapshot that wins holds what the log no longer does: its turns are the chat's.
+  if (best && best.st.gen.role === 'snapshot' && best.st.analysis) {
+    contextTurns = best.measure.turns
+    transcriptTurns = Math.max(transcriptTurns ?? 0, best.st.analysis.transcriptTurns)
+  }
   const id = main?.analysis?.id ?? idFromName(main?.gen.file ?? path.basename(snapshot.unit.path))
   return {
     kind: 'chat',

@@ -33,7 +33,7 @@ export function captureSession(chat: Pick<ScannedChat, 'report' | 'snapshot'>, c
   if (bytes.length > caps.maxBytes) return {ok: false, skip: `over the byte cap (${bytes.length} > ${caps.maxBytes} bytes; --max-bytes raises it)`}
   const cls = classifyJsonlBytes(bytes)
   const s = dialect.settle(cls.records.map((r) => r.value))
-  if (s.unsettled !== null) return {ok: false, skip: `not settled: ${s.unsettled}`}
+  if (s.unsettled !== null) return {ok: false, skip: `not settled: ${s.unsettled}`, unsettled: true}
   if (s.messages > caps.maxMessages) return {ok: false, skip: `over the message cap (${plural(s.messages, 'message')} > ${caps.maxMessages}; --max-messages raises it)`}
   const target = entry.name.endsWith('.zst') ? entry.name.slice(0, -4) : entry.name
   return {ok: true, kind: 'generation', target: path.basename(target), payload: bytes, messages: s.messages, turns: report.contextTurns ?? 0}
