@@ -88,7 +88,9 @@ describe('human output', {concurrency: 2}, () => {
     const p = paths()
     assert.equal(r.status, 6)
     assert.equal(r.stderr, '')
-    for (const chat of [p.healthy, p.repairable, p.lost]) assert.ok(r.stdout.includes(chat), chat)
+    // Each chat's folder is named once, on a row of its own; the chat's row names the chat.
+    assert.equal(r.stdout.split(`│ ~/${CHATS}/ `).length, 2, 'the folder row, once')
+    for (const chat of [p.healthy, p.repairable, p.lost]) assert.match(r.stdout, new RegExp(`^│ ${path.basename(chat)} +│`, 'm'), chat)
     assert.match(r.stdout, /^3 chats: 1 healthy, 1 repairable, 1 unrecoverable; 1 skipped \(exit 6\)$/m)
     assert.ok(!r.stdout.includes('primary-damaged'), 'findings only with --verbose')
     assert.ok(!r.stdout.includes(p.skipped), 'skipped dirs only with --verbose')
@@ -98,8 +100,8 @@ describe('human output', {concurrency: 2}, () => {
       const r = await cli(['scan', q])
       const p = paths()
       assert.equal(r.status, 6)
-      assert.ok(r.stdout.includes(p.repairable) && r.stdout.includes(p.lost))
-      assert.ok(!r.stdout.includes(p.healthy))
+      assert.ok(r.stdout.includes(path.basename(p.repairable)) && r.stdout.includes(path.basename(p.lost)))
+      assert.ok(!r.stdout.includes(path.basename(p.healthy)))
       assert.doesNotMatch(r.stdout, /chats:/)
     })
   }
