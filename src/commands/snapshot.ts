@@ -1,5 +1,5 @@
 import path from 'node:path'
-import {BaseCommand, UsageError} from '../cli/base.js'
+import {BaseCommand, UsageError, quietVerboseFlags} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
 import {firstOf, fromAdapters, listed, wrap} from '../cli/help.js'
 import {EXIT_OPERATIONAL} from '../lib/model/exit-codes.js'
@@ -32,6 +32,10 @@ be read or written), 16 usage error.`
   static override strict = false
 
   static override flags = {
+    ...quietVerboseFlags({
+      quiet: 'Print only what was stored and the errors: no skipped chats, no summary line.',
+      verbose: 'List every skipped chat with its reason, even with --quiet.',
+    }),
     list: Flags.boolean({description: 'List the stored snapshots (of the chats under PATH), newest first; decrypts nothing.', exclusive: ['prune', 'redact', 'hook']}),
     prune: Flags.boolean({description: 'Apply --keep and --max-store-bytes to the whole store (a chat\'s newest snapshot is kept; snapshots of chats that are gone are kept: they may be the only copy).', exclusive: ['list', 'redact', 'hook']}),
     redact: Flags.boolean({description: 'Remove tool inputs and outputs and per-turn system prompts before storing (roles, order, tool ids and their lifecycle kept); the snapshot is marked redacted.'}),
