@@ -1,4 +1,4 @@
-import {BaseCommand} from '../../cli/base.js'
+import {BaseCommand, quietVerboseFlags} from '../../cli/base.js'
 import {Args} from '../../cli/oclif.js'
 import {wrap} from '../../cli/help.js'
 import {EXIT_OPERATIONAL} from '../../lib/model/exit-codes.js'
@@ -18,6 +18,13 @@ Exit status: 0 installed (or already there, or a timer printed), 8 the settings 
 
   static override examples = guardAgents().map((a) => `<%= config.bin %> guard install ${a.name}`)
 
+  static override flags = {
+    ...quietVerboseFlags({
+      quiet: 'Print nothing but errors (for an agent without a hook: the timer text alone, without the explanation).',
+      verbose: 'Also say where the agent documents the hook mechanism chatdoctor installs into.',
+    }),
+  }
+
   static override args = {
     agent: Args.string({description: 'The agent.', required: true, options: guardAgents().map((a) => a.name)}),
   }
@@ -27,7 +34,7 @@ Exit status: 0 installed (or already there, or a timer printed), 8 the settings 
     const r = await guardInstall(args.agent, {home: this.home(), env: process.env, fs: nodeFileSystem()})
     process.exitCode = r.kind === 'error' ? EXIT_OPERATIONAL : 0
     if (!this.jsonEnabled()) {
-      const {stdout, stderr} = renderGuard(r, {chalk: await this.chalkFor(flags.color)})
+      const {stdout, stderr} = renderGuard(r, {chalk: await this.chalkFor(flags.color), quiet: flags.quiet, verbose: flags.verbose, source: guardAgents().find((a) => a.name === args.agent)?.snapshot?.hook?.source})
       this.note(stderr)
       this.out(stdout)
     }

@@ -1,4 +1,4 @@
-import {BaseCommand, UsageError} from '../../cli/base.js'
+import {BaseCommand, UsageError, quietVerboseFlags} from '../../cli/base.js'
 import {Args} from '../../cli/oclif.js'
 import {wrap} from '../../cli/help.js'
 import {guardAgents, guardStatus} from '../../lib/pipeline/snapshot/guard.js'
@@ -16,9 +16,18 @@ export default class GuardStatus extends BaseCommand {
 
   static override description = `${wrap('Reads each agent\'s settings file and the snapshot store; writes nothing.')}
 
-${hookLines()}`
+${hookLines()}
+
+Exit status: 0 (whatever is installed), 16 usage error.`
 
   static override examples = ['<%= config.bin %> guard status', `<%= config.bin %> guard status ${guardAgents()[0]?.name ?? 'AGENT'}`]
+
+  static override flags = {
+    ...quietVerboseFlags({
+      quiet: 'List only the agents whose hook is installed.',
+      verbose: 'Also say, under each agent, where it documents its hook mechanism.',
+    }),
+  }
 
   static override args = {
     agent: Args.string({description: 'Only this agent.', required: false, options: guardAgents().map((a) => a.name)}),
@@ -29,7 +38,7 @@ ${hookLines()}`
     const s = guardStatus(args.agent, {home: this.home(), env: process.env})
     if ('error' in s) throw new UsageError(s.error)
     process.exitCode = 0
-    if (!this.jsonEnabled()) this.out(renderGuardStatus(s, {chalk: await this.chalkFor(flags.color)}))
+    if (!this.jsonEnabled()) this.out(renderGuardStatus(s, {chalk: await this.chalkFor(flags.color), quiet: flags.quiet, verbose: flags.verbose, sources: new Map(guardAgents().flatMap((a) => (a.snapshot?.hook ? [[a.name, a.snapshot.hook.source] as const] : [])))}))
     return {command: 'guard status', exitCode: 0, agents: s}
   }
 }

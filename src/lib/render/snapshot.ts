@@ -53,8 +53,16 @@ export function renderPrune(p: PruneResult, opts: {chalk: ChalkInstance}): {stdo
 }
 
 /** `chatdoctor guard install|uninstall`. */
-export function renderGuard(r: GuardResult, opts: {chalk: ChalkInstance}): {stdout: string; stderr: string} {
-  const c = opts.chalk
+export function renderGuard(r: GuardResult, opts: {chalk: ChalkInstance; quiet?: boolean; verbose?: boolean; source?: string}): {stdout: string; stderr: string} {
+  const out = guardText(r, opts.chalk)
+  if (r.kind === 'error') return out
+  // -q: nothing but errors, and for an agent without a hook the timer text alone (what there is to act on).
+  if (opts.quiet) return {stdout: r.kind === 'timer' ? r.text : '', stderr: ''}
+  if (opts.verbose && opts.source) out.stdout += `\nThe mechanism is documented in ${opts.source}.`
+  return out
+}
+
+function guardText(r: GuardResult, c: ChalkInstance): {stdout: string; stderr: string} {
   switch (r.kind) {
     case 'installed':
       return {stdout: `${c.green('installed')} chatdoctor's snapshot hook for ${r.agent} in ${show(r.file)}${r.created ? ' (a new file)' : ''}${r.evidence ? `; its previous version is kept in ${show(r.evidence)}` : ''}. It takes effect when the agent starts next.`, stderr: ''}
@@ -74,9 +82,14 @@ export function renderGuard(r: GuardResult, opts: {chalk: ChalkInstance}): {stdo
 }
 
 /** `chatdoctor guard status`. */
-export function renderGuardStatus(list: readonly GuardStatus[], opts: {chalk: ChalkInstance}): string {
+export function renderGuardStatus(list: readonly GuardStatus[], opts: {chalk: ChalkInstance; quiet?: boolean; verbose?: boolean; sources?: ReadonlyMap<string, string>}): string {
   const c = opts.chalk
   return list
-    .map((s) => `${s.displayName}: ${s.installed ? c.green('installed') : c.yellow('not installed')} (${s.detail})${s.file ? ` in ${show(s.file)}` : ''}; ${plural(s.snapshots, 'snapshot')}${s.newest ? `, newest ${s.newest}` : ''}`)
+    .filter((s) => !opts.quiet || s.installed)
+    .map((s) => {
+      const line = `${s.displayName}: ${s.installed ? c.green('installed') : c.yellow('not installed')} (${s.detail})${s.file ? ` in ${show(s.file)}` : ''}; ${plural(s.snapshots, 'snapshot')}${s.newest ? `, newest ${s.newest}` : ''}`
+      const source = opts.verbose ? opts.sources?.get(s.agent) : undefined
+      return source ? `${line}\n  documented in ${source}` : line
+    })
     .join('\n')
 }
