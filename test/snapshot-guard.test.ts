@@ -265,6 +265,13 @@ test('Codebuff has no hook: guard install prints a systemd user unit and a cron 
     assert.deepEqual(agents.map((a) => a.agent).sort(), ['claude-code', 'codebuff', 'codex', 'opencode'])
     assert.ok(agents.every((a) => !a.installed))
     assert.equal(agents.find((a) => a.agent === 'codebuff')!.file, null)
+    // -q: the timer text alone; guard status -q lists only installed hooks (none), -v names each agent's documentation.
+    const q = cli(['guard', 'install', 'codebuff', '-q'], env)
+    assert.equal(q.status, 0)
+    assert.ok(q.stdout.startsWith('# ~/.config/systemd/user/'), q.stdout)
+    assert.equal(q.stdout.includes('installs nothing'), false)
+    assert.equal(cli(['guard', 'status', '-q'], env).stdout.trim(), '')
+    assert.match(cli(['guard', 'status', '-v'], env).stdout, /^ {2}documented in https:\/\/code\.claude\.com\/docs\/en\/hooks/m)
   } finally {
     cleanup(home)
   }
