@@ -60,7 +60,7 @@ one chat, or naming no intact generation of it).`
   async run(): Promise<Report> {
     const {argv, flags} = await this.parse(Repair)
     const home = this.home()
-    const result = await scanPaths(argv as string[], {home, env: process.env})
+    const result = await scanPaths(argv as string[], {home, env: process.env, indexes: true})
     const restoreFrom = flags['restore-from']
     if (restoreFrom !== undefined) {
       if (result.chats.length !== 1) throw new UsageError(`--restore-from needs exactly one chat in scope (found ${result.chats.length}); give its chat dir as PATH`)
@@ -68,7 +68,9 @@ one chat, or naming no intact generation of it).`
       if (!ok.includes(restoreFrom)) throw new UsageError(`--restore-from: ${restoreFrom} is not an intact generation of ${result.chats[0].report.path} (intact: ${ok.length === 0 ? 'none' : ok.length <= 6 ? ok.join(', ') : `${ok.slice(0, 3).join(', ')} … ${ok.at(-1)}, ${ok.length} in all; chatdoctor inspect lists them`})`)
     }
     const plans = planRepairs(result.chats, {salvage: flags.salvage, restoreFrom, force: flags.force})
-    const todo = plans.filter((p) => p.actions.length > 0)
+    // Index chats first: an index that no longer describes a session file being rewritten is harmless (the agent
+    // rebuilds it); a rewritten file its index still describes is not.
+    const todo = plans.filter((p) => p.actions.length > 0).sort((a, b) => Number(b.chat.snapshot.unit.index === true) - Number(a.chat.snapshot.unit.index === true))
     const dryRun = flags['dry-run']
     const repairId = newRepairId()
     const results = new Map<ChatPlan, ChatResult>()

@@ -49,7 +49,7 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
       result = await quickScanPaths(paths, opts)
       quick = quickInfo()
     } else {
-      const r = await scanPaths(paths, opts)
+      const r = await scanPaths(paths, {...opts, indexes: true})
       result = {...r, chats: r.chats.map((c) => c.report)}
     }
     bar.stop()

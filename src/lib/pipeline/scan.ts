@@ -13,6 +13,8 @@ import type {OperationalError, Skipped} from '../model/report.js'
 import {tildify} from '../fsio/paths.js'
 import {addOwnState} from './own-state.js'
 import {availableParallelism} from 'node:os'
+import path from 'node:path'
+import {annotateSessions, findIndexChats} from './indexes.js'
 
 /** Options of a scan. `home` is used for default roots and to write paths as `~`. */
 export interface ScanOptions {
@@ -45,6 +47,11 @@ export interface ScanOptions {
   onProgress?: (progress: ScanProgress) => void
   /** chatdoctor's state folder (its repair log), default `stateDir(home, env)`. */
   stateDir?: string
+  /**
+   * Also read the agents' indexes of their chats (`FormatAdapter.indexes`) as chats of their own and hold them
+   * against the session files (`indexes.ts`). `scan` and `repair` do; default false.
+   */
+  indexes?: boolean
 }
 
 /** Running totals of a scan, for a progress display. Bytes are the sizes of the files read. */
@@ -84,6 +91,12 @@ export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: str
 export async function scanPaths(paths: string[], opts: ScanOptions): Promise<ScanResult> {
   const adapters = opts.adapters ?? ADAPTERS
   const found = await discover(paths, adapters, opts.home, opts.env)
+  if (opts.indexes) {
+    const roots = paths.length > 0 ? paths.filter((p) => p.trim() !== '').map((p) => path.resolve(p)) : adapters.flatMap((a) => a.defaultRoots(opts.home, opts.env))
+    const idx = await findIndexChats(found.chats, adapters, roots, opts.home, opts.env)
+    found.chats.push(...idx.chats)
+    found.errors.push(...idx.errors)
+  }
   const result: ScanResult = {
     chats: [],
     skipped: found.skipped.map((s) => ({...s, path: tildify(s.path, opts.home)})),
@@ -104,6 +117,7 @@ export async function scanPaths(paths: string[], opts: ScanOptions): Promise<Sca
       for (const f of r.snapshot.files) if (f.readError) result.errors.push({path: tildify(`${dir}/${f.name}`, opts.home), message: f.readError})
     }
   }
+  if (opts.indexes) annotateSessions(result.chats)
   if (result.chats.length > 0) addOwnState(result.chats, readLog(opts.stateDir ?? stateDir(opts.home, opts.env)))
   const byPath = (a: {path: string}, b: {path: string}) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
   result.chats.sort((a, b) => byPath(a.report, b.report))
