@@ -149,3 +149,25 @@ export function treeBytes(root: string): Map<string, Buffer> {
 }
 
 export const sizeOf = (p: string) => statSync(p).size
+
+/**
+ * Copies the real Claude Code home (`.claude.json`, `.claude/`, the project) to `root`, writable, mtimes kept.
+ * Returns the copy's home (`root`).
+ */
+export function copyClaudeHome(root: string): string {
+  cpSync(path.join(CLAUDE_REAL, 'home'), root, {recursive: true, preserveTimestamps: true, verbatimSymlinks: true})
+  makeWritable(root)
+  return root
+}
+
+/** Claude Code 2.1.328's start-up rule for `~/.claude.json` (index-files.md §1.3): it must parse or be absent. */
+export function claudeStarts(home: string): boolean {
+  const p = path.join(home, '.claude.json')
+  if (!existsSync(p)) return true
+  try {
+    JSON.parse(readFileSync(p, 'utf8'))
+    return true
+  } catch {
+    return false
+  }
+}
