@@ -60,3 +60,8 @@ export function annotateSessions(chats: ScannedChat[]): void {
     }
   }
 }
+
+/** An index chat with nothing to say: healthy, no finding (left out of a scan's report). */
+export function isQuietIndex(chat: Pick<ScannedChat, 'report' | 'snapshot'>): boolean {
+  return chat.snapshot.unit.index === true && chat.report.status === 'healthy' && chat.report.findings.length === 0
+}

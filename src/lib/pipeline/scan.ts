@@ -14,7 +14,7 @@ import {tildify} from '../fsio/paths.js'
 import {addOwnState} from './own-state.js'
 import {availableParallelism} from 'node:os'
 import path from 'node:path'
-import {annotateSessions, findIndexChats} from './indexes.js'
+import {annotateSessions, findIndexChats, isQuietIndex} from './indexes.js'
 
 /** Options of a scan. `home` is used for default roots and to write paths as `~`. */
 export interface ScanOptions {
@@ -49,9 +49,11 @@ export interface ScanOptions {
   stateDir?: string
   /**
    * Also read the agents' indexes of their chats (`FormatAdapter.indexes`) as chats of their own and hold them
-   * against the session files (`indexes.ts`). `scan` and `repair` do; default false.
+   * against the session files (`indexes.ts`): `true` keeps the index chats that have something to say (`scan`),
+   * `'all'` every one (`repair`: a quiet index may still have to follow a session file the run rewrites).
+   * Default false.
    */
-  indexes?: boolean
+  indexes?: boolean | 'all'
 }
 
 /** Running totals of a scan, for a progress display. Bytes are the sizes of the files read. */
@@ -117,7 +119,10 @@ export async function scanPaths(paths: string[], opts: ScanOptions): Promise<Sca
       for (const f of r.snapshot.files) if (f.readError) result.errors.push({path: tildify(`${dir}/${f.name}`, opts.home), message: f.readError})
     }
   }
-  if (opts.indexes) annotateSessions(result.chats)
+  if (opts.indexes) {
+    annotateSessions(result.chats)
+    if (opts.indexes !== 'all') result.chats = result.chats.filter((c) => !isQuietIndex(c))
+  }
   if (result.chats.length > 0) addOwnState(result.chats, readLog(opts.stateDir ?? stateDir(opts.home, opts.env)))
   const byPath = (a: {path: string}, b: {path: string}) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
   result.chats.sort((a, b) => byPath(a.report, b.report))

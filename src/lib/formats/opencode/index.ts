@@ -16,6 +16,8 @@ import {inspectSession} from './inspect.js'
 import {redactSessionFiles} from './redact.js'
 import {EXPORT_SNIFF_BYTES, looksLikeExport, mayBeExportName} from './export-sniff.js'
 import {OPENCODE_FINDING_KINDS} from './findings.js'
+import {annotateOpenCodeSession, diagnoseProjects, planProjects, projectFactsOf} from './projects-chat.js'
+import {readProjects} from './projects.js'
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 
@@ -65,6 +67,8 @@ export function diagnoseDatabaseSession(snapshot: ChatDirSnapshot, facts: Databa
 
 /** Diagnoses one OpenCode chat from its snapshot and the facts `listStore` gathered. Never throws. */
 export function diagnoseOpenCode(snapshot: ChatDirSnapshot): Diagnosis {
+  const projects = projectFactsOf(snapshot)
+  if (projects) return diagnoseProjects(snapshot, projects)
   const facts = snapshot.unit.facts as OpenCodeFacts | undefined
   if (!facts) return {kind: 'skipped', reason: 'not listed by the OpenCode store listing'}
   if (facts.kind === 'database') return diagnoseDatabaseSession(snapshot, facts)
@@ -83,8 +87,13 @@ export const opencode: FormatAdapter = {
   wantsContent: (name) => treeFileOf(name).kind !== 'other',
   diagnose: diagnoseOpenCode,
   listStore,
-  planRepair: planOpenCodeRepair,
-  inspect: (chat) => inspectSession(chat.report),
+  planRepair: (chat, opts) => (projectFactsOf(chat.snapshot) ? planProjects(chat) : planOpenCodeRepair(chat, opts)),
+  indexes: {
+    storesOf: (chats) => [...new Set(chats.map((c) => c.dir))],
+    read: (dir) => readProjects(dir),
+    annotate: annotateOpenCodeSession,
+  },
+  inspect: (chat) => (projectFactsOf(chat.snapshot) ? {account: "OpenCode's projects: the sessions filed under another project than their directory's are in the findings."} : inspectSession(chat.report)),
   redact: redactSessionFiles,
   // The export checker (and zod, its schema) loads only when an export is checked or written.
   sessionExport: {
