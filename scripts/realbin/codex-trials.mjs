@@ -209,7 +209,39 @@ const dropMiddleLineOfC = () => {
   fs.utimesSync(f, st.atime, st.mtime)
 }
 
+/** Runs chatdoctor's own repair of the store as user dev (what the trials below establish with the binary). */
+const CHATDOCTOR = path.join(repo, 'bin', 'run.js')
+const chatdoctorRepair = () => {
+  const argv = [process.execPath, CHATDOCTOR, 'repair', '--yes', '--json', CODEX_HOME]
+  const r = spawnSync(asDev(argv)[0], asDev(argv).slice(1), {cwd: HOME, env: {...cxEnv, TERM: 'dumb'}, encoding: 'utf8', timeout: 180_000})
+  let rep = null
+  try {
+    rep = JSON.parse(r.stdout)
+  } catch {
+    rep = {unparsed: (r.stdout + r.stderr).slice(0, 400)}
+  }
+  lastRepair = {exit: r.status, chats: (rep.chats ?? []).map((c) => ({id: c.id, status: c.status, outcome: c.repair?.outcome, actions: (c.actions ?? []).map((a) => `${a.type} ${a.from ?? ''} -> ${a.to}`)}))}
+}
+let lastRepair = null
+const dropMiddleHalfLineOfC = () => {
+  const f = rolloutOf(C)
+  const lines = fs.readFileSync(f, 'utf8').split('\n')
+  const i = Math.floor(lines.length / 2)
+  lines[i] = lines[i].slice(0, Math.floor(lines[i].length / 2))
+  fs.writeFileSync(f, lines.join('\n'))
+  sh('chown', ['-R', `${UID}:${UID}`, CODEX_HOME])
+}
+
 const TRIALS = [
+  {name: 'chatdoctor: rollout of C moved', steps: [moveC, chatdoctorRepair], before: () => ({repair: lastRepair})},
+  {name: 'chatdoctor: page 1 of state_5 zeroed', steps: [() => {
+    const fd = fs.openSync(path.join(CODEX_HOME, 'state_5.sqlite'), 'r+')
+    fs.writeSync(fd, Buffer.alloc(4096), 0, 4096, 0)
+    fs.closeSync(fd)
+  }, chatdoctorRepair], before: () => ({repair: lastRepair})},
+  {name: 'chatdoctor: row of C deleted', steps: [() => sql('state_5.sqlite', `DELETE FROM threads WHERE id='${C}';`), chatdoctorRepair], before: () => ({repair: lastRepair})},
+  {name: 'chatdoctor: middle line of C cut in half (its own rewrite keeps the projection true)', steps: [dropMiddleHalfLineOfC, chatdoctorRepair], before: () => ({repair: lastRepair, projection: projectionCheck(C)})},
+  {name: 'chatdoctor: D named and pinned, rollout of C moved (rows repaired, state kept)', steps: [() => sql('state_5.sqlite', `UPDATE threads SET name='my name', is_pinned=1 WHERE id='${D}';`), moveC, chatdoctorRepair], before: () => ({repair: lastRepair}), after: () => ({rowsD: peek('state_5.sqlite', `select name, is_pinned from threads where id='${D}'`)})},
   {name: 'baseline', steps: []},
   {name: 'rollout of C moved: row rollout_path stale (damage only)', steps: [moveC]},
   {name: 'rollout of C moved; repair: UPDATE threads.rollout_path', steps: [moveC, () => sql('state_5.sqlite', `UPDATE threads SET rollout_path='${rolloutOf(C)}' WHERE id='${C}';`)]},
