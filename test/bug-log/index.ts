@@ -4,6 +4,7 @@
  * to regenerate `docs/bug-log-verdicts.md`.
  */
 import {codebuffPart} from './codebuff.js'
+import {indexesPart} from './indexes.js'
 import type {BugLogPart} from './types.js'
 
-export const BUG_LOG_PARTS: readonly BugLogPart[] = [codebuffPart]
+export const BUG_LOG_PARTS: readonly BugLogPart[] = [codebuffPart, indexesPart]

@@ -290,7 +290,7 @@ export function planClaudeConfig(chat: ScannedChat): ChatPlan {
     plan.refusal = `refused: ${f.live[0]}; quit Claude Code and run chatdoctor repair again`
     return plan
   }
-  if (st.primary) plan.actions.push({type: 'preserve', from: CONFIG, to: CONFIG, sha256: null})
+  if (st.primary) plan.actions.push({type: 'preserve', from: CONFIG, to: CONFIG, sha256: chat.report.generations.find((g) => g.file === CONFIG)?.sha256 ?? null})
   const data = best.bytes
   plan.actions.push({type: 'restore', from: best.name, to: CONFIG, sha256: createHash('sha256').update(data).digest('hex'), source: best.source, data})
   if (best.source.kind === 'file') plan.warnings = [`${best.name} was written ${new Date(best.timeMs).toISOString()}; what changed in ${CONFIG} after it is lost (the damaged file is kept as evidence)`]

@@ -208,7 +208,7 @@ export function planCodexIndex(chat: ScannedChat): ChatPlan {
   }
   if (r.stateMove && f.state) plan.actions.push(...moves(chat.snapshot, f.state, 'damaged-index'))
   else if (r.stateRows && f.state && f.rowRepair) {
-    plan.actions.push({type: 'preserve', from: f.state.file, to: f.state.file, sha256: null})
+    plan.actions.push({type: 'preserve', from: f.state.file, to: f.state.file, sha256: chat.report.generations.find((g) => g.file === f.state!.file)?.sha256 ?? null})
     plan.actions.push(...moves(chat.snapshot, f.state, 'index-rewritten', ['-wal', '-shm']))
     plan.actions.push({type: 'restore', from: `rows:${f.state.file}`, to: f.state.file, sha256: f.rowRepair.sha256, source: {kind: 'bytes', label: `rows:${f.state.file}`, data: f.rowRepair.bytes}, data: f.rowRepair.bytes})
   }

@@ -52,7 +52,7 @@ export function planProjects(chat: ScannedChat): ChatPlan {
   const has = (n: string) => chat.snapshot.files.some((e) => e.name === n && e.kind === 'file')
   if (f.database && f.rowRepair && f.orphans.some((o) => o.store === 'database')) {
     const db = f.database
-    plan.actions.push({type: 'preserve', from: db, to: db, sha256: null})
+    plan.actions.push({type: 'preserve', from: db, to: db, sha256: chat.report.generations.find((g) => g.file === db)?.sha256 ?? null})
     for (const s of ['-wal', '-shm']) if (has(db + s)) plan.actions.push({type: 'move', from: db + s, to: db + s, sha256: null, why: 'index-rewritten'})
     plan.actions.push({type: 'restore', from: `rows:${db}`, to: db, sha256: f.rowRepair.sha256, source: {kind: 'bytes', label: `rows:${db}`, data: f.rowRepair.bytes}, data: f.rowRepair.bytes})
   }
