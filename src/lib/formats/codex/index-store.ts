@@ -339,6 +339,26 @@ export function codexLive(home: string): string[] {
   return out
 }
 
+/** A first page zeroed or cut off on disk that may still be whole in the `-wal`, which SQLite (and Codex) read with it. */
+function walHolds(f: DbFacts): boolean {
+  return f.wal && (f.header === 'zeroed' || f.header === 'empty')
+}
+
+/**
+ * After a read of a database whose first page on disk was zeroed or empty (`header`): when the read through its
+ * WAL found the whole database, it is one (`sqlite`, true); otherwise its facts are those of the damaged file
+ * again (false).
+ */
+function settleWalHeader(f: DbFacts, header: DbFacts['header']): boolean {
+  if (header === 'sqlite') return true
+  if (f.error === null && f.knownSchema && f.check.length === 1 && f.check[0] === 'ok') {
+    f.header = 'sqlite'
+    return true
+  }
+  Object.assign(f, {header, check: [], error: null, knownSchema: false, userState: []})
+  return false
+}
+
 /**
  * Reads Codex's index at `$CODEX_HOME` (`home`) into one chat. Null when the folder holds neither database nor a
  * `-wal` of one. Never throws.
@@ -354,7 +374,8 @@ export async function readCodexIndex(home: string): Promise<StoreListing | null>
   if (stateName) {
     const f = (await fileFacts(home, stateName, names))!
     facts.state = f
-    if (f.header === 'sqlite') {
+    if (f.header === 'sqlite' || walHolds(f)) {
+      const header = f.header
       const r = await withPrivateCopy(home, stateName, ({db}) => {
         const rows = readState(db, f)
         if (f.knownSchema) facts.backfillComplete = (db.prepare('SELECT status FROM backfill_state').pluck().all() as unknown[]).includes('complete')
@@ -362,16 +383,22 @@ export async function readCodexIndex(home: string): Promise<StoreListing | null>
       })
       if (Array.isArray(r)) facts.threads = r
       else f.error = r.error
+      if (!settleWalHeader(f, header)) {
+        facts.threads = []
+        facts.backfillComplete = null
+      }
     }
   }
   let projections: Projection[] = []
   if (historyName) {
     const f = (await fileFacts(home, historyName, names))!
     facts.history = f
-    if (f.header === 'sqlite') {
+    if (f.header === 'sqlite' || walHolds(f)) {
+      const header = f.header
       const r = await withPrivateCopy(home, historyName, ({db}) => readHistory(db, f))
       if (Array.isArray(r)) projections = r
       else f.error = r.error
+      if (!settleWalHeader(f, header)) projections = []
     }
   }
 
