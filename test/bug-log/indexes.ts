@@ -1,13 +1,14 @@
 /**
- * The bug log's index reports on the agents' own index files: Codex's state database (B40) and Claude Code's
+ * The bug log's index reports on the agents' own index files: Codex's and Cline CLI's databases (B40) and Claude Code's
  * global config with its backups and a legacy per-project session index (B09, B16, B28, B41, B42), each built
- * from copies of the stores the real binaries wrote (`shared/realdata/codex/0.169.0/`,
+ * from copies of the stores the real binaries wrote (`shared/realdata/codex/0.169.0/`, `shared/realdata/cline/3.0.65/`,
  * `shared/realdata/claude-code/2.1.328/`). The session a damaged index makes unresumable is the chat whose
  * repair is checked (its outcome is the index chat's); the index's own bytes are checked in
- * `test/codex-index.test.ts` and `test/claude-config.test.ts`.
+ * `test/codex-index.test.ts`, `test/cline-index.test.ts` and `test/claude-config.test.ts`.
  */
-import {closeSync, cpSync, mkdirSync, openSync, readFileSync, rmSync, utimesSync, writeFileSync, writeSync} from 'node:fs'
+import {closeSync, cpSync, mkdirSync, openSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync, writeSync} from 'node:fs'
 import path from 'node:path'
+import {SESSION_A as CLINE_A, SESSION_B as CLINE_B, copyClineHome} from '../helpers/cline.js'
 import {CLAUDE_REAL, THREAD_C, THREAD_D, copyCodexHome} from '../helpers/indexes.js'
 import type {BugLogEntry, BugLogPart, ChatVerdict} from './types.js'
 
@@ -46,6 +47,11 @@ function sessionB(status: ChatVerdict['status'], findings: string[] = []): ChatV
   return {chat: B, status, winner: `${B}.jsonl`, turns: [7, 7], files: {[`${B}.jsonl`]: 'intact'}, findings}
 }
 
+/** A Cline session a damaged index makes unlistable: its files intact, brought back by the index's repair. */
+function clineSession(id: string, turns: number): ChatVerdict {
+  return {chat: id, status: 'repairable', winner: `${id}.messages.json`, turns: [turns, turns], files: {[`${id}.json`]: 'intact', [`${id}.messages.json`]: 'intact'}, findings: ['index-damaged', 'index-unreadable']}
+}
+
 const claude = (e: Omit<BugLogEntry, 'agent' | 'format'>): BugLogEntry => ({agent: 'Claude Code', format: 'claude-code', ...e})
 
 export const INDEX_ENTRIES: BugLogEntry[] = [
@@ -77,6 +83,31 @@ export const INDEX_ENTRIES: BugLogEntry[] = [
         {chat: THREAD_D, status: 'repairable', winner: 'rollout-2026-12-01T08-58-28-01a230d3-ac83-7592-b02d-82076d0dd468.jsonl', turns: [2, 2], files: {'rollout-2026-12-01T08-58-28-01a230d3-ac83-7592-b02d-82076d0dd468.jsonl': 'intact'}, findings: ['index-damaged']},
       ],
       repair: {chat: THREAD_C, outcome: 'repaired', restores: [], exitCode: 1, after: {status: 'healthy', winner: 'rollout-2026-12-01T08-58-21-01a230d3-910e-7ab3-9c7f-f7f164ff1ff1.jsonl', turns: [6, 6], exitCode: 0}},
+    },
+  },
+  {
+    id: 'B40',
+    title: "Cline CLI's sessions.db page 1 zeroed and its WAL lost, the session folders whole: moved aside for Cline to recreate",
+    agent: 'Cline CLI',
+    format: 'cline',
+    damage: 'the first 4 KiB page of db/sessions.db overwritten with NUL and its -wal emptied (the whole index lived in the WAL); both session folders intact',
+    build(root) {
+      const h = copyClineHome(root)
+      const db = path.join(h.data, 'db', 'sessions.db')
+      const fd = openSync(db, 'r+')
+      writeSync(fd, Buffer.alloc(4096), 0, 4096, 0)
+      closeSync(fd)
+      truncateSync(`${db}-wal`, 0)
+      return h.data
+    },
+    expect: {
+      exitCode: 2,
+      chats: [
+        {chat: 'index', status: 'repairable', winner: 'sessions.db', turns: [null, null], files: {'sessions.db': 'corrupt nul-run', 'sessions.db-wal': 'other', 'sessions.db-shm': 'other'}, findings: ['index-damaged']},
+        clineSession(CLINE_A, 5),
+        clineSession(CLINE_B, 2),
+      ],
+      repair: {chat: CLINE_A, outcome: 'repaired', restores: [], exitCode: 1, after: {status: 'healthy', winner: `${CLINE_A}.messages.json`, turns: [5, 5], exitCode: 0}},
     },
   },
   claude({
@@ -202,11 +233,11 @@ export const INDEX_ENTRIES: BugLogEntry[] = [
 export const indexesPart: BugLogPart = {
   agent: 'Agent indexes',
   intro:
-    "Index and registry reports on the agents' own index files: Codex's state database (the real 0.169.0 store, its rows pointed at the copy) and Claude Code's global config with its backups and a legacy session index (the real 2.1.328 home with its TUI session's log). The session a damaged index makes unresumable is repaired through the index chat.",
+    "Index and registry reports on the agents' own index files: Codex's state database (the real 0.169.0 store, its rows pointed at the copy), Cline CLI's session index (the real 3.0.65 store) and Claude Code's global config with its backups and a legacy session index (the real 2.1.328 home with its TUI session's log). The session a damaged index makes unresumable is repaired through the index chat.",
   entries: INDEX_ENTRIES,
   noEntry: [
-    {id: 'B38', kind: 'not-covered', reason: "Roo Code's task index is read by the task-folder adapter (`not-in-index`, `index-unreadable`); rebuilding `_index.json` from the tasks' `history_item.json` is not done yet"},
-    {id: 'B39', kind: 'not-covered', reason: "Cline's `state/taskHistory.json` is read by the task-folder adapter; its rebuild (and Cline CLI's `sessions.db`) is not done yet"},
+    {id: 'B38', kind: 'not-covered', reason: "Roo Code's task index is read by the task-folder adapter (`not-in-index`, `index-unreadable`) and rebuilt by Roo Code itself at every start from the tasks' `history_item.json`; rebuilding a missing `history_item.json` is not done yet (no real Roo Code store to establish it on)"},
+    {id: 'B39', kind: 'not-covered', reason: "the VS Code extension's `state/taskHistory.json` is read by the task-folder adapter; Cline offers to reconstruct it itself, and chatdoctor does not rebuild it (Cline CLI's lost row is B39 of the Cline CLI part)"},
     {id: 'B43', kind: 'not-applicable', reason: "Zed's thread rows are not an agent chatdoctor reads; the nearest drift, an OpenCode session filed under another project id, is tested in test/opencode-projects.test.ts"},
   ],
   complete: false,
