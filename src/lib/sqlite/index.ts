@@ -99,6 +99,26 @@ export async function withPrivateCopy<T>(dir: string, file: string, fn: (c: Priv
   }
 }
 
+/** What chatdoctor learnt of one database file: its header, and the check and error of a read of its private copy. */
+export interface DbVerdictFacts {
+  header: HeaderVerdict['kind'] | 'missing' | 'unreadable'
+  /** Why the copy could not be opened or read (one line), or null. */
+  error: string | null
+  /** `PRAGMA quick_check` lines (`['ok']` when healthy). */
+  check: string[]
+}
+
+/** Why a database is unusable to the agent that reads it, in words; null when it opens and passes its check. */
+export function damageOf(db: DbVerdictFacts): string | null {
+  if (db.header === 'empty') return 'empty (0 bytes)'
+  if (db.header === 'zeroed') return 'not a database: its first page is zeroed'
+  if (db.header === 'foreign') return 'not a SQLite database (encrypted, or another kind of file)'
+  if (db.header !== 'sqlite') return `unreadable${db.error ? ` (${db.error})` : ''}`
+  if (db.error !== null) return `unusable: ${db.error}`
+  if (db.check.length !== 1 || db.check[0] !== 'ok') return `damaged: its check fails (${db.check.slice(0, 2).join('; ')})`
+  return null
+}
+
 /** `PRAGMA quick_check` lines (`['ok']` when healthy; at most 20), or the one-line error that stopped it. */
 export function quickCheck(db: Db): string[] {
   try {

@@ -20,7 +20,7 @@ import {lstatSync, readdirSync} from 'node:fs'
 import path from 'node:path'
 import type {ChatDirSnapshot, ChatPlan, ChatUnit, Diagnosis, IndexAnnotation, PlannedAction, ScannedChat, StoreListing} from '../../model/adapter.js'
 import type {ChatStatus, Finding, Generation} from '../../model/report.js'
-import {headerVerdict, quickCheck, readHead, rowCount, tableColumns, withPrivateCopy, type HeaderVerdict} from '../../sqlite/index.js'
+import {damageOf, headerVerdict, quickCheck, readHead, rowCount, tableColumns, withPrivateCopy, type HeaderVerdict} from '../../sqlite/index.js'
 import {finding} from './findings.js'
 import {DB, INDEX_DB} from './layout.js'
 import {clineLiveSigns} from './live.js'
@@ -125,16 +125,7 @@ export async function readClineIndex(dir: string): Promise<StoreListing | null> 
   return {chats: [{dir, path: dir, members, facts}], errors: []}
 }
 
-/** Why the database is unusable, in words; null when it opens and passes its check. */
-function damage(db: NonNullable<ClineIndexFacts['db']>): string | null {
-  if (db.header === 'empty') return 'empty (0 bytes)'
-  if (db.header === 'zeroed') return 'not a database: its first page is zeroed'
-  if (db.header === 'foreign') return 'not a SQLite database (encrypted, or another kind of file)'
-  if (db.header !== 'sqlite') return `unreadable${db.error ? ` (${db.error})` : ''}`
-  if (db.error !== null) return `unusable: ${db.error}`
-  if (db.check.length !== 1 || db.check[0] !== 'ok') return `damaged: its check fails (${db.check.slice(0, 2).join('; ')})`
-  return null
-}
+const damage = damageOf
 
 /** Whether chatdoctor moves the damaged database aside for Cline to recreate (a SQLite file it could judge, holding nothing else). */
 function movable(db: NonNullable<ClineIndexFacts['db']>): boolean {

@@ -19,6 +19,7 @@
 import path from 'node:path'
 import type {ChatDirSnapshot, ChatPlan, Diagnosis, IndexAnnotation, PlannedAction, ScannedChat} from '../../model/adapter.js'
 import type {ChatStatus, Finding, Generation} from '../../model/report.js'
+import {damageOf} from '../../sqlite/index.js'
 import {finding} from './findings.js'
 import {codexHomeOf, type CodexIndexFacts, type DbFacts, type Drift} from './index-store.js'
 
@@ -30,16 +31,7 @@ export function indexFactsOf(snapshot: Pick<ChatDirSnapshot, 'unit'>): CodexInde
   return f && f.kind === 'codex-index' ? f : null
 }
 
-/** Why a database is unusable to Codex, in words; null when it opens and passes its check. */
-function damage(db: DbFacts): string | null {
-  if (db.header === 'empty') return 'empty (0 bytes)'
-  if (db.header === 'zeroed') return 'not a database: its first page is zeroed'
-  if (db.header === 'foreign') return 'not a SQLite database (encrypted, or another kind of file)'
-  if (db.header === 'unreadable' || db.header === 'missing') return `unreadable${db.error ? ` (${db.error})` : ''}`
-  if (db.error !== null) return `unusable: ${db.error}`
-  if (db.check.length !== 1 || db.check[0] !== 'ok') return `damaged: its check fails (${db.check.slice(0, 2).join('; ')})`
-  return null
-}
+const damage = damageOf
 
 /** Whether chatdoctor may move a damaged database aside for Codex to rebuild (a SQLite file it could judge). */
 function movable(db: DbFacts): boolean {
