@@ -56,7 +56,7 @@ export const cline: FormatAdapter = {
   help: {
     roots: "Cline CLI's data dir ($CLINE_DATA_DIR, else $CLINE_DIR/data, else ~/.cline/data; its session index is read on a private copy)",
     repair:
-      'Cline sessions (no older copy exists: Cline rewrites its files in place): a conversation Cline would read as empty is replaced by its salvage (its complete messages byte for byte, brackets closed), a damaged session record by its salvage when Cline\'s schema accepts it; refused while Cline runs (its hub daemon, a hub lock, a cline process of the data dir): when the scan saw it, even with --force.',
+      'Cline sessions (no older copy exists: Cline rewrites its files in place): a conversation Cline would read as empty is replaced by its salvage (its complete messages byte for byte, brackets closed), a damaged session record by its salvage when Cline\'s schema accepts it; refused while Cline runs (its hub daemon, a hub lock, a cline process of the data dir): when the scan saw it, even with --force. A damaged db/sessions.db that holds nothing the session folders do not is moved aside with its -wal and -shm, for Cline to recreate from the folders.',
     inspect: "A Cline session folder (or its .messages.json) gets an account of Cline's in-place writes and of what its next start would destroy.",
     bundle: "Cline: each session folder goes in with its files; --redact keeps ids, roles, block types, tool names, numbers and the SDK's prompt markup, so turns count the same. A session only its index lists (its folder gone) has nothing to bundle and is skipped.",
     examples: {chat: '~/.cline/data/sessions/1796118198748_i47ig'},
