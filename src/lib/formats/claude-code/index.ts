@@ -6,6 +6,9 @@
  */
 import path from 'node:path'
 import type {FormatAdapter} from '../../model/adapter.js'
+import {claudeRoots} from './roots.js'
+import {claudeHook} from './hook.js'
+import {captureSession, redactSession} from '../jsonl/snapshot.js'
 import {diagnoseSession, isSessionName, sessionChatsIn} from '../jsonl/session.js'
 import {planSessionRepair} from '../jsonl/plan.js'
 import {claudeDialect} from './session.js'
@@ -16,11 +19,7 @@ import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'
 import {annotateClaudeSession, configFactsOf, diagnoseClaudeConfig, planClaudeConfig} from './config-chat.js'
 import {CONFIG, CONFIG_GENERATION, claudeStoresOf, readClaudeConfig} from './config-store.js'
 
-/** `$CLAUDE_CONFIG_DIR/projects`, else `<home>/.claude/projects` (peer-formats §2.1). */
-export function claudeRoots(home: string, env: NodeJS.ProcessEnv): string[] {
-  const base = env.CLAUDE_CONFIG_DIR ? path.resolve(env.CLAUDE_CONFIG_DIR) : path.join(home, '.claude')
-  return [path.join(base, 'projects')]
-}
+export {claudeRoots}
 
 /** The Claude Code format adapter. */
 export const claudeCode: FormatAdapter = {
@@ -45,6 +44,7 @@ export const claudeCode: FormatAdapter = {
   },
   discoveryPaths: ['.claude'],
   texts: {parentKey: 'parentUuid'},
+  snapshot: {capture: captureSession, redact: redactSession, hook: claudeHook},
   help: {
     roots: "Claude Code's ($CLAUDE_CONFIG_DIR or ~/.claude)/projects",
     repair:
