@@ -14,6 +14,7 @@ import {SESSION_ID, defaultRoots, folderKind, isCertainDataDir, wantsContent} fr
 import {clineLiveReasons, planClineRepair} from './plan.js'
 import {redactSessionFiles} from './redact.js'
 import {listStore} from './store.js'
+import {clineFinder} from './find.js'
 
 /** The role of a file by its name alone (`scan --quick`): `<id>.messages.json` is the conversation, `<id>.json` the record. */
 function roleOf(name: string): Role {
@@ -44,6 +45,7 @@ export const cline: FormatAdapter = {
   liveReasons: clineLiveReasons,
   inspect: (chat) => ({account: clineAccount(chat)}),
   redact: redactSessionFiles,
+  find: clineFinder,
   help: {
     roots: "Cline CLI's data dir ($CLINE_DATA_DIR, else $CLINE_DIR/data, else ~/.cline/data; its session index is read on a private copy)",
     repair:

@@ -21,6 +21,7 @@ import {planCodebuffChat} from './plan.js'
 import {inspectChat} from './inspect.js'
 import {redactChatFiles} from './redact.js'
 import {CODEBUFF_FINDING_KINDS} from './findings.js'
+import {codebuffFinder} from './find.js'
 
 /** The CLI keeps only the last 100 transcript messages (codebuff-format.md §3.1, cli/src/utils/run-state-storage.ts). */
 export const TRANSCRIPT_CAP = 100
@@ -251,6 +252,7 @@ export const codebuff: FormatAdapter & {
   planRepair: planCodebuffChat,
   inspect: (chat, tears) => inspectChat(chat.report, tears),
   redact: (files, report, r) => redactChatFiles(files, new Map(report.generations.map((g) => [g.file, g.role] as const)), r),
+  find: codebuffFinder,
   discoveryPaths: ['.config/manicode*'],
   texts: {
     folderMtime: "chat folder's mtime (so --continue still picks the same chat)",

@@ -12,6 +12,7 @@ import {inspectSession} from '../jsonl/inspect.js'
 import {redactSessionFiles} from '../jsonl/redact.js'
 import {CODEX_FINDING_KINDS} from './findings.js'
 import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'
+import {codexFinder} from './find.js'
 
 export {isCodexName} from './session.js'
 
@@ -34,6 +35,7 @@ export const codex: FormatAdapter = {
   planRepair: planSessionRepair,
   inspect: inspectSession,
   redact: redactSessionFiles,
+  find: codexFinder,
   discoveryPaths: ['.codex'],
   help: {
     roots: "Codex's ($CODEX_HOME or ~/.codex)/sessions and archived_sessions",

@@ -14,6 +14,7 @@ import {geminiLiveReasons} from './live.js'
 import {planGeminiRepair} from './plan.js'
 import {redactGeminiFiles} from './redact.js'
 import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'
+import {geminiFinder} from './find.js'
 
 /** Groups a folder's Gemini CLI files into chats: by short id, or one per sub-agent session file. */
 function chatsIn(dir: string, names: string[]): {chats: ChatUnit[]; descend: boolean} | null {
@@ -71,6 +72,7 @@ export const geminiCli: FormatAdapter = {
   planRepair: planGeminiRepair,
   inspect: (chat) => inspectGemini(chat),
   redact: redactGeminiFiles,
+  find: geminiFinder,
   help: {
     roots: "Gemini CLI's ($GEMINI_CLI_HOME or ~)/.gemini/tmp/*/chats",
     repair:

@@ -16,6 +16,7 @@ import {inspectSession} from './inspect.js'
 import {redactSessionFiles} from './redact.js'
 import {EXPORT_SNIFF_BYTES, looksLikeExport, mayBeExportName} from './export-sniff.js'
 import {OPENCODE_FINDING_KINDS} from './findings.js'
+import {opencodeFinder} from './find.js'
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 
@@ -83,6 +84,7 @@ export const opencode: FormatAdapter = {
   wantsContent: (name) => treeFileOf(name).kind !== 'other',
   diagnose: diagnoseOpenCode,
   listStore,
+  find: opencodeFinder,
   planRepair: planOpenCodeRepair,
   inspect: (chat) => inspectSession(chat.report),
   redact: redactSessionFiles,
