@@ -13,7 +13,7 @@
  * that can be read from its bytes (keys left out), and the session says its file is damaged; NUL bytes and an
  * unterminated last line say so too. Never throws: an unreadable file is an error and the search goes on.
  */
-import {open, stat} from 'node:fs/promises'
+import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
 import path from 'node:path'
 import type {FindSource, FormatAdapter, FoundSession, FoundText} from '../model/adapter.js'
 import type {OperationalError, Skipped} from '../model/report.js'
@@ -77,6 +77,8 @@ export interface FindResult {
 
 /** Bytes read at a time. */
 const CHUNK = 4 << 20
+/** The read buffer every file is searched in, one after another (grown for a long line or a large document). */
+let shared = Buffer.allocUnsafe(CHUNK * 2)
 /** A record (a line, a document) longer than this is not searched: bounded memory. */
 export const MAX_RECORD = 64 << 20
 /** Bytes of a source handed to `session` as its head. */
@@ -193,7 +195,7 @@ export async function findSessions(paths: string[], query: FindQuery, adapters: 
 async function searchChat({unit, adapter}: FoundChat, query: FindQuery, pre: RegExp | null, folded: string[], max: number, stats: FindStats, errors: OperationalError[]): Promise<SessionHit | null> {
   const finder = adapter.find!
   const s: Session = {matches: [], more: 0, damaged: [], hit: undefined, hitSource: null, seen: new Set()}
-  let heads = new Map<string, {head: Buffer; mtimeMs: number}>()
+  let hitHead: {head: Buffer; mtimeMs: number} | null = null
   for (const source of finder.sources(unit)) {
     const file = path.join(unit.dir, source.name)
     const onRecord = (record: unknown, line: number | null, damagedRaw: string | null) => {
@@ -214,12 +216,23 @@ async function searchChat({unit, adapter}: FoundChat, query: FindQuery, pre: Reg
       }
     }
     try {
-      const st = await stat(file)
-      if (!st.isFile()) continue
-      stats.files++
-      stats.bytes += st.size
-      const head = source.records === 'lines' ? await searchLines(file, source.name, pre, s, onRecord) : await searchDocument(file, st.size, source.name, pre, s, onRecord)
-      heads.set(source.name, {head, mtimeMs: st.mtimeMs})
+      const fd = openSync(file, 'r')
+      try {
+        const st = fstatSync(fd)
+        if (!st.isFile()) continue
+        stats.files++
+        stats.bytes += st.size
+        const before = s.hitSource
+        if (source.records === 'lines') searchLines(fd, source.name, pre, s, onRecord)
+        else searchDocument(fd, st.size, source.name, pre, s, onRecord)
+        // The head of the file the first match came from, read once.
+        if (before === null && s.hitSource !== null) {
+          const head = Buffer.allocUnsafe(Math.min(HEAD, st.size))
+          hitHead = {head: head.subarray(0, readSync(fd, head, 0, head.length, 0)), mtimeMs: st.mtimeMs}
+        }
+      } finally {
+        closeSync(fd)
+      }
     } catch (e) {
       const err = e as NodeJS.ErrnoException
       if (err.code === 'ENOENT') continue
@@ -227,8 +240,7 @@ async function searchChat({unit, adapter}: FoundChat, query: FindQuery, pre: Reg
     }
   }
   if (s.hitSource === null) return null
-  const h = heads.get(s.hitSource.name) ?? {head: Buffer.alloc(0), mtimeMs: 0}
-  heads = new Map()
+  const h = hitHead ?? {head: Buffer.alloc(0), mtimeMs: 0}
   let session: FoundSession
   try {
     session = finder.session(unit, s.hitSource, {head: h.head, hit: s.hit, mtimeMs: h.mtimeMs})
@@ -259,62 +271,54 @@ function damage(s: Session, why: string): void {
   if (s.damaged.length < 5 && !s.damaged.includes(why)) s.damaged.push(why)
 }
 
-/** Searches a JSON-lines file in chunks; returns its head. */
-async function searchLines(file: string, name: string, pre: RegExp | null, s: Session, onRecord: OnRecord): Promise<Buffer> {
-  const fh = await open(file, 'r')
-  try {
-    let buf = Buffer.allocUnsafe(CHUNK * 2)
-    let have = 0 // bytes in buf not yet searched (a partial line carried over, then the new chunk)
-    let lineNo = 1 // line number of buf[0]
-    let head: Buffer | null = null
-    let skipping = false // inside a line longer than MAX_RECORD
-    let eof = false
-    let nul = false
-    while (!eof) {
-      if (buf.length - have < CHUNK) {
-        if (have + CHUNK > MAX_RECORD + CHUNK) {
-          // A line longer than MAX_RECORD: not searched; skip to its end.
-          damage(s, `${name} line ${lineNo} is longer than ${MAX_RECORD >> 20} MiB: not searched`)
-          skipping = true
-          have = 0
-        } else {
-          const bigger = Buffer.allocUnsafe(buf.length * 2)
-          buf.copy(bigger, 0, 0, have)
-          buf = bigger
-        }
+/** Searches a JSON-lines file in chunks, in the shared buffer. */
+function searchLines(fd: number, name: string, pre: RegExp | null, s: Session, onRecord: OnRecord): void {
+  let buf = shared
+  let have = 0 // bytes in buf not yet searched (a partial line carried over, then the new chunk)
+  let lineNo = 1 // line number of buf[0]
+  let skipping = false // inside a line longer than MAX_RECORD
+  let eof = false
+  let nul = false
+  while (!eof) {
+    if (buf.length - have < CHUNK) {
+      if (have + CHUNK > MAX_RECORD + CHUNK) {
+        // A line longer than MAX_RECORD: not searched; skip to its end.
+        damage(s, `${name} line ${lineNo} is longer than ${MAX_RECORD >> 20} MiB: not searched`)
+        skipping = true
+        have = 0
+      } else {
+        const bigger = Buffer.allocUnsafe(buf.length * 2)
+        buf.copy(bigger, 0, 0, have)
+        buf = shared = bigger
       }
-      const {bytesRead} = await fh.read(buf, have, Math.min(CHUNK, buf.length - have), null)
-      if (head === null) head = Buffer.from(buf.subarray(0, Math.min(HEAD, have + bytesRead)))
-      if (bytesRead === 0) eof = true
-      let end = have + bytesRead
-      if (!nul && buf.subarray(have, end).indexOf(0) >= 0) {
-        nul = true
-        damage(s, `${name} holds NUL bytes (a crash left zeros): only its readable lines were searched`)
-      }
-      if (skipping) {
-        const nl = buf.subarray(0, end).indexOf(10)
-        if (nl < 0) {
-          have = 0
-          continue
-        }
-        skipping = false
-        lineNo++
-        buf.copy(buf, 0, nl + 1, end)
-        end -= nl + 1
-      }
-      const cut = eof ? end : buf.lastIndexOf(10, end - 1) + 1
-      if (cut === 0) {
-        have = end
+    }
+    const bytesRead = readSync(fd, buf, have, Math.min(CHUNK, buf.length - have), null)
+    if (bytesRead === 0) eof = true
+    let end = have + bytesRead
+    if (!nul && buf.subarray(have, end).indexOf(0) >= 0) {
+      nul = true
+      damage(s, `${name} holds NUL bytes (a crash left zeros): only its readable lines were searched`)
+    }
+    if (skipping) {
+      const nl = buf.subarray(0, end).indexOf(10)
+      if (nl < 0) {
+        have = 0
         continue
       }
-      if (eof && buf[end - 1] !== 10) damage(s, `${name} ends in an unterminated line (torn write): what it holds was searched`)
-      lineNo = searchRegion(buf, cut, lineNo, name, pre, s, onRecord)
-      buf.copy(buf, 0, cut, end)
-      have = end - cut
+      skipping = false
+      lineNo++
+      buf.copy(buf, 0, nl + 1, end)
+      end -= nl + 1
     }
-    return head ?? Buffer.alloc(0)
-  } finally {
-    await fh.close()
+    const cut = eof ? end : buf.lastIndexOf(10, end - 1) + 1
+    if (cut === 0) {
+      have = end
+      continue
+    }
+    if (eof && buf[end - 1] !== 10) damage(s, `${name} ends in an unterminated line (torn write): what it holds was searched`)
+    lineNo = searchRegion(buf, cut, lineNo, name, pre, s, onRecord)
+    buf.copy(buf, 0, cut, end)
+    have = end - cut
   }
 }
 
@@ -351,25 +355,20 @@ function searchRegion(buf: Buffer, end: number, lineNo: number, name: string, pr
   return line
 }
 
-/** Searches a file that is one JSON document; returns its head. */
-async function searchDocument(file: string, size: number, name: string, pre: RegExp | null, s: Session, onRecord: OnRecord): Promise<Buffer> {
-  const fh = await open(file, 'r')
-  try {
-    if (size > MAX_RECORD) {
-      const head = Buffer.allocUnsafe(Math.min(HEAD, size))
-      const {bytesRead} = await fh.read(head, 0, head.length, 0)
-      damage(s, `${name} is larger than ${MAX_RECORD >> 20} MiB: not searched`)
-      return head.subarray(0, bytesRead)
-    }
-    const buf = await fh.readFile()
-    if (pre !== null) {
-      pre.lastIndex = 0
-      if (!pre.test(buf.toString('latin1'))) return buf.subarray(0, HEAD)
-    }
-    if (buf.indexOf(0) >= 0) damage(s, `${name} holds NUL bytes (a crash left zeros): only what is readable was searched`)
-    handle(buf, null, name, s, onRecord)
-    return Buffer.from(buf.subarray(0, HEAD))
-  } finally {
-    await fh.close()
+/** Searches a file that is one JSON document, read whole into the shared buffer. */
+function searchDocument(fd: number, size: number, name: string, pre: RegExp | null, s: Session, onRecord: OnRecord): void {
+  if (size > MAX_RECORD) {
+    damage(s, `${name} is larger than ${MAX_RECORD >> 20} MiB: not searched`)
+    return
   }
+  if (shared.length < size) shared = Buffer.allocUnsafe(size)
+  let n = 0
+  for (let r = -1; r !== 0 && n < size; n += r) r = readSync(fd, shared, n, size - n, n)
+  const buf = shared.subarray(0, n)
+  if (pre !== null) {
+    pre.lastIndex = 0
+    if (!pre.test(buf.toString('latin1'))) return
+  }
+  if (buf.indexOf(0) >= 0) damage(s, `${name} holds NUL bytes (a crash left zeros): only what is readable was searched`)
+  handle(buf, null, name, s, onRecord)
 }
