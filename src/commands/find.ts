@@ -1,6 +1,6 @@
 import {BaseCommand, UsageError, prose} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
-import {fromAdapters, listed, wrap} from '../cli/help.js'
+import {firstOf, fromAdapters, listed, wrap} from '../cli/help.js'
 import {ADAPTERS} from '../lib/formats/index.js'
 import {EXIT_OPERATIONAL} from '../lib/model/exit-codes.js'
 import type {Report} from '../lib/model/report.js'
@@ -23,12 +23,12 @@ case-insensitively. Only the decoded text of prompts and answers is matched: nev
 tool calls or their output, or text the agent injects (system context).
 
 For each session with a match it prints the agent, the session id, its project, its last time, the matching
-lines (shortened, control characters escaped) and the agent's own command that resumes it (claude --resume
-<id> from its project folder, codex resume <id>, opencode --session <id>, gemini --resume <id>, cline --id
-<id>, codebuff --continue <id>; an extension's task opens from its History view). It says when the agent's
-own picker does not list the session (Claude Code's print-mode sessions, Codex's exec threads, a task or
-session its index lost), and when a searched file is damaged (then only what is readable was searched).
-Files are read in bounded chunks as they stream; nothing is written.
+lines (shortened, control characters escaped) and the agent's own way to open it again, and says when the
+agent's own picker does not list it:
+${fromAdapters((h, a) => (a.find ? h.find : undefined)).map((l) => `- ${l}`).join('\n')}
+
+A searched file that is damaged is said to be (then only what is readable in it was searched). Files are
+read in bounded chunks as they stream; nothing is written.
 
 Exit status: 0 a session matched, 1 none matched, 8 (added to the above) a path or file could not be read, 16
 usage error.`
@@ -37,7 +37,7 @@ usage error.`
     '<%= config.bin %> find parser fails',
     '<%= config.bin %> find "rename the todo store"',
     "<%= config.bin %> find --regex 'todo ?store\\b' --json",
-    '<%= config.bin %> find migration --path ~/.claude/projects',
+    `<%= config.bin %> find migration --path ${firstOf((h) => h.examples?.chats, './chats')}`,
   ]
 
   static override args = {
@@ -47,7 +47,7 @@ usage error.`
   static override flags = {
     regex: Flags.boolean({description: 'Take the one TEXT as a regular expression (JavaScript syntax, case-insensitive).'}),
     path: Flags.string({description: "Search here instead of the agents' default folders (a session file, a chat dir, or a folder above them); repeatable.", multiple: true}),
-    'max-matches': Flags.integer({description: 'Matching lines shown per session (default 3).', min: 1, default: 3}),
+    'max-matches': Flags.integer({description: 'Matching lines shown per session.', min: 1, default: 3}),
   }
 
   static override strict = false

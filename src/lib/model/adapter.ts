@@ -283,6 +283,8 @@ export interface AdapterHelp {
   readonly store?: {readonly dir: string; readonly sessionId: string}
   /** `bundle --session`: what it writes (a paragraph) and the `--session` flag's description. */
   readonly sessionExport?: {readonly paragraph: string; readonly flag: string}
+  /** `find`: the command that opens one of its sessions, and which sessions its own picker hides, in words. */
+  readonly find?: string
   /** Example paths for the commands' examples; the first adapter giving one is used. */
   readonly examples?: {
     /** A chat (its dir or session file). */

@@ -39,6 +39,7 @@ export const codex: FormatAdapter = {
   discoveryPaths: ['.codex'],
   help: {
     roots: "Codex's ($CODEX_HOME or ~/.codex)/sessions and archived_sessions",
+    find: 'Codex: codex resume <id> (its picker never lists exec threads)',
     repair: 'A Codex .jsonl.zst winner is written, decoded, as the plain .jsonl Codex reads.',
   },
 }

@@ -380,6 +380,7 @@ export const vscodeTasks: FormatAdapter & {generationBytes: typeof generationByt
   redact: redactTaskFiles,
   find: taskFinder,
   help: {
+    find: "Roo Code, Kilo Code and Cline 3.x: the extension's History view (a task its index lost is not in it)",
     roots:
       'the globalStorage folders of Roo Code, Kilo Code and Cline 3.x in every VS Code-family editor (Code, Insiders, VSCodium, Cursor, Windsurf; Linux, macOS, Windows and remote-server paths) plus the customStoragePath their settings.json names',
     repair:
