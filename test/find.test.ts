@@ -62,6 +62,16 @@ function findJson(home: string, args: string[]): {status: number; sessions: Json
   return {status: r.status, sessions: report.sessions as JsonSession[], report}
 }
 
+/** The real Claude Code TUI log's lines, the index of its user line that asks for clear(), and where a copy of it goes in `home`. */
+function tuiLog(home: string): {lines: string[]; k: number; file: string} {
+  const dir = path.join(home, CLAUDE_PROJECT)
+  mkdirSync(dir, {recursive: true})
+  const lines = readFileSync(path.join(REALDATA, 'claude-code', '2.1.328', 'home', CLAUDE_PROJECT, `${CLAUDE_TUI}.jsonl`), 'utf8').split('\n')
+  const k = lines.findIndex((l) => l.includes('"type":"user"') && l.includes('Add a clear() method'))
+  assert.ok(k > 0)
+  return {lines, k, file: path.join(dir, `${CLAUDE_TUI}.jsonl`)}
+}
+
 const validate = new Ajv2020({allErrors: true, strict: false}).compile(JSON.parse(readFileSync(path.join(REPO_ROOT, 'schemas', 'report.schema.json'), 'utf8')))
 
 test('find locates a session by a phrase from its middle in every agent, with the command that resumes it', () => {
@@ -157,14 +167,9 @@ test('find with no match exits 1 and prints no session; JSON keys and syntax nev
 test('find: words must all be in one prompt or answer, in any case, non-ASCII folded too', () => {
   const home = tempDir('chatdoctor-find-')
   try {
-    const dir = path.join(home, CLAUDE_PROJECT)
-    mkdirSync(dir, {recursive: true})
-    const src = readFileSync(path.join(REALDATA, 'claude-code', '2.1.328', 'home', CLAUDE_PROJECT, `${CLAUDE_TUI}.jsonl`))
-    const lines = src.toString('utf8').split('\n')
-    const k = lines.findIndex((l) => l.includes('"type":"user"') && l.includes('Add a clear() method'))
-    assert.ok(k > 0)
+    const {lines, k, file} = tuiLog(home)
     lines[k] = lines[k].replace('Add a clear() method', 'Add a Ünïcode clear() «method» — 日本語')
-    writeFileSync(path.join(dir, `${CLAUDE_TUI}.jsonl`), lines.join('\n'))
+    writeFileSync(file, lines.join('\n'))
     assert.equal(findJson(home, ['ünïcode', 'clear()']).sessions.length, 1)
     assert.equal(findJson(home, ['日本語']).sessions[0]?.matches[0]?.line, k + 1)
     assert.equal(findJson(home, ['«METHOD»']).sessions.length, 1)
@@ -200,15 +205,11 @@ test('find: hostile names and text are escaped, and the resume command is quoted
 test('find searches damaged files as far as they are readable and says they are damaged', () => {
   const home = tempDir('chatdoctor-find-')
   try {
-    const dir = path.join(home, CLAUDE_PROJECT)
-    mkdirSync(dir, {recursive: true})
-    const src = readFileSync(path.join(REALDATA, 'claude-code', '2.1.328', 'home', CLAUDE_PROJECT, `${CLAUDE_TUI}.jsonl`))
-    // A torn line in the middle (its record cut and the next glued on), and a NUL tail.
-    const lines = src.toString('utf8').split('\n')
-    const k = lines.findIndex((l) => l.includes('Add a clear() method'))
+    // A torn line in the middle (its record cut short), and a NUL tail.
+    const {lines, k, file} = tuiLog(home)
     lines[k] = lines[k].slice(0, lines[k].indexOf('Add a clear() method') + 30)
     const torn = Buffer.from(lines.join('\n'))
-    writeFileSync(path.join(dir, `${CLAUDE_TUI}.jsonl`), nulTailAt(Buffer.concat([torn, Buffer.alloc(4096)]), torn.length))
+    writeFileSync(file, nulTailAt(Buffer.concat([torn, Buffer.alloc(4096)]), torn.length))
     const {status, sessions} = findJson(home, ['clear() method'])
     assert.equal(status, 0)
     const s = sessions[0]
