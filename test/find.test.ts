@@ -126,6 +126,17 @@ test('find says which sessions the agents\' own pickers do not list: print mode,
     assert.equal(r.status, 0)
     assert.match(r.stdout, new RegExp(`resume: cd /home/dev/demo-app && claude --resume ${CLAUDE_PRINT}`))
     assert.match(r.stdout, /not listed by Claude Code's picker: a print-mode/)
+    // -q: the session and its command only; -v: every matching line.
+    const q = runCli(['find', 'todostore', '-q', '--path', path.join(home, CLAUDE_PROJECT)], {env: {HOME: home}})
+    assert.equal(q.status, 0)
+    assert.equal(q.stderr, '')
+    assert.equal(q.stdout.trim().split('\n').length, 4, q.stdout)
+    assert.match(q.stdout, new RegExp(`^  cd /home/dev/demo-app && claude --resume ${CLAUDE_PRINT}$`, 'm'))
+    const few = findJson(home, ['todostore', '--path', path.join(home, CLAUDE_PROJECT)]).sessions.find((x) => x.sessionId === CLAUDE_PRINT)!
+    const all = findJson(home, ['todostore', '-v', '--path', path.join(home, CLAUDE_PROJECT)]).sessions.find((x) => x.sessionId === CLAUDE_PRINT)!
+    assert.ok(few.moreMatches > 0)
+    assert.equal(all.moreMatches, 0)
+    assert.equal(all.matches.length, few.matches.length + few.moreMatches)
   } finally {
     cleanup(home)
   }

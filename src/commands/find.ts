@@ -1,4 +1,4 @@
-import {BaseCommand, UsageError, prose} from '../cli/base.js'
+import {BaseCommand, UsageError, prose, quietVerboseFlags} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
 import {firstOf, fromAdapters, listed, wrap} from '../cli/help.js'
 import {ADAPTERS} from '../lib/formats/index.js'
@@ -45,6 +45,10 @@ usage error.`
   }
 
   static override flags = {
+    ...quietVerboseFlags({
+      quiet: 'Print each session and its resume command only: no matching lines, no closing line.',
+      verbose: 'Print every matching line of each session (not only the first --max-matches).',
+    }),
     regex: Flags.boolean({description: 'Take the one TEXT as a regular expression (JavaScript syntax, case-insensitive).'}),
     path: Flags.string({description: "Search here instead of the agents' default folders (a session file, a chat dir, or a folder above them); repeatable.", multiple: true}),
     'max-matches': Flags.integer({description: 'Matching lines shown per session.', min: 1, default: 3}),
@@ -72,9 +76,9 @@ usage error.`
     let shown = 0
     const onSession = (hit: SessionHit) => {
       if (json) sessions.push(hitJson(hit, home))
-      else this.out(`${shown++ === 0 ? '' : '\n'}${hitText(hit, home, c!)}`)
+      else this.out(`${shown++ === 0 || flags.quiet ? '' : '\n'}${hitText(hit, home, c!, {quiet: flags.quiet})}`)
     }
-    const result = await findSessions(flags.path ?? [], {words: regex ? [] : words, regex}, ADAPTERS, {home, env: process.env, maxMatches: flags['max-matches'], onSession})
+    const result = await findSessions(flags.path ?? [], {words: regex ? [] : words, regex}, ADAPTERS, {home, env: process.env, maxMatches: flags.verbose ? Number.MAX_SAFE_INTEGER : flags['max-matches'], onSession})
     if (result.notChatFiles.length > 0) throw await this.notChatFileError(result.notChatFiles[0])
     const errors = result.errors.map((e) => ({...e, path: tildify(e.path, home)}))
     const code = (result.stats.sessions > 0 ? 0 : EXIT_NO_MATCH) | (errors.length > 0 ? EXIT_OPERATIONAL : 0)
@@ -84,7 +88,7 @@ usage error.`
       for (const e of errors) this.note(`chatdoctor: ${e.path}: ${e.message}`)
       const where = result.roots.filter((r) => r.present).length === 0 ? ` (none of the folders searched exists: ${result.roots.map((r) => tildify(r.path, home)).join(', ')})` : ''
       const mib = (s.bytes / (1 << 20)).toFixed(1)
-      this.note(`${s.sessions === 0 ? 'No session matched' : `${s.sessions} session${s.sessions === 1 ? '' : 's'} matched`}; searched ${s.chats} chat${s.chats === 1 ? '' : 's'}, ${s.files} file${s.files === 1 ? '' : 's'}, ${mib} MiB${where}.`)
+      if (!flags.quiet) this.note(`${s.sessions === 0 ? 'No session matched' : `${s.sessions} session${s.sessions === 1 ? '' : 's'} matched`}; searched ${s.chats} chat${s.chats === 1 ? '' : 's'}, ${s.files} file${s.files === 1 ? '' : 's'}, ${mib} MiB${where}.`)
     }
     return {
       ...buildReport({command: 'find', version: this.config.version, chats: [], skipped: result.skipped.map((k) => ({...k, path: tildify(k.path, home)})), errors, exitCode: code}),

@@ -36,15 +36,16 @@ export function hitJson(hit: SessionHit, home: string) {
   }
 }
 
-/** One session as human lines. */
-export function hitText(hit: SessionHit, home: string, c: ChalkInstance): string {
+/** One session as human lines (`quiet`: its head line and how to open it only). */
+export function hitText(hit: SessionHit, home: string, c: ChalkInstance, opts: {quiet?: boolean} = {}): string {
   const s = hit.session
   const show = (t: string) => escapeControls(printableName(t))
   const head = [c.bold(hit.agent), show(s.id), s.project === null ? null : show(tildify(s.project, home)), s.timeMs === null ? null : isoTime(s.timeMs)].filter((x) => x !== null).join('  ')
   const lines = [head]
+  const resume = resumeLine(hit, home)
+  if (opts.quiet) return [head, `  ${resume ?? s.howToOpen ?? ''}`].join('\n')
   for (const m of hit.matches) lines.push(`  ${m.role ?? 'text (damaged part)'}${m.line === null ? '' : ` (line ${m.line})`}: ${m.text}`)
   if (hit.more > 0) lines.push(`  … and ${hit.more} more match${hit.more === 1 ? '' : 'es'}`)
-  const resume = resumeLine(hit, home)
   if (resume !== null) lines.push(`  resume: ${resume}${s.howToOpen ? ` (${s.howToOpen})` : ''}`)
   else if (s.howToOpen) lines.push(`  open: ${s.howToOpen}`)
   if (s.hidden !== null) lines.push(c.yellow(`  not listed by ${hit.agent}'s picker: ${s.hidden}`))
