@@ -6,7 +6,8 @@
  */
 import {test} from 'node:test'
 import assert from 'node:assert/strict'
-import {mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {execFileSync} from 'node:child_process'
+import {mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {Ajv2020} from 'ajv/dist/2020.js'
 import {REALDATA, REAL_CHATS, REPO_ROOT, cleanup, copyRealChat, copyWritable, cutAt, nulTailAt, runCli, tempDir} from './helpers/fixtures.js'
@@ -208,6 +209,13 @@ test('find: hostile names and text are escaped, and the resume command is quoted
     assert.match(r.stdout, /resume: cd \$'\/home\/dev\/it\\'s \\x1b\[31mred\\x1b\[0m\\x0aproject' && claude --resume /)
     const {sessions} = findJson(home, ['clear() method'])
     assert.equal(sessions[0].resume?.cwd, project)
+    // A session file that is a symbolic link (to a file outside the agent's folders) or a FIFO is not read.
+    const outside = path.join(home, 'outside.jsonl')
+    writeFileSync(outside, `${JSON.stringify({type: 'user', message: {role: 'user', content: 'secret outside the store'}, cwd: '/x'})}\n`)
+    symlinkSync(outside, path.join(dir, '00000000-0000-4000-8000-000000000001.jsonl'))
+    execFileSync('mkfifo', [path.join(dir, '00000000-0000-4000-8000-000000000002.jsonl')])
+    const none = runCli(['find', 'secret outside'], {env: {HOME: home}})
+    assert.equal(none.status, 1, none.stdout + none.stderr)
   } finally {
     cleanup(home)
   }

@@ -13,7 +13,7 @@
  * that can be read from its bytes (keys left out), and the session says its file is damaged; NUL bytes and an
  * unterminated last line say so too. Never throws: an unreadable file is an error and the search goes on.
  */
-import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
+import {closeSync, constants, fstatSync, openSync, readSync} from 'node:fs'
 import path from 'node:path'
 import type {FindSource, FormatAdapter, FoundSession, FoundText} from '../model/adapter.js'
 import type {OperationalError, Skipped} from '../model/report.js'
@@ -216,7 +216,8 @@ async function searchChat({unit, adapter}: FoundChat, query: FindQuery, pre: Reg
       }
     }
     try {
-      const fd = openSync(file, 'r')
+      // Never through a symbolic link (it may point anywhere), and never blocking on a FIFO.
+      const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
       try {
         const st = fstatSync(fd)
         if (!st.isFile()) continue
@@ -235,7 +236,7 @@ async function searchChat({unit, adapter}: FoundChat, query: FindQuery, pre: Reg
       }
     } catch (e) {
       const err = e as NodeJS.ErrnoException
-      if (err.code === 'ENOENT') continue
+      if (err.code === 'ENOENT' || err.code === 'ELOOP') continue
       errors.push({path: file, message: err.code === 'EACCES' || err.code === 'EPERM' ? 'permission denied (run as a user who can read it)' : (err.message ?? String(e))})
     }
   }
