@@ -16,6 +16,7 @@ import {CODEX_FINDING_KINDS} from './findings.js'
 import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'
 import {annotateCodexSession, diagnoseCodexIndex, followCodexIndex, indexFactsOf, planCodexIndex} from './index-chat.js'
 import {codexStoresOf, readCodexIndex} from './index-store.js'
+import {codexFinder} from './find.js'
 
 export {isCodexName} from './session.js'
 
@@ -43,10 +44,12 @@ export const codex: FormatAdapter = {
     annotate: annotateCodexSession,
     followUp: followCodexIndex,
   },
+  find: codexFinder,
   discoveryPaths: ['.codex'],
   snapshot: {capture: captureSession, redact: redactSession, hook: codexHook},
   help: {
     roots: "Codex's ($CODEX_HOME or ~/.codex)/sessions and archived_sessions",
+    find: 'Codex: codex resume <id> (its picker never lists exec threads)',
     repair: 'A Codex .jsonl.zst winner is written, decoded, as the plain .jsonl Codex reads.',
   },
 }
