@@ -28,7 +28,9 @@ Writes nothing, anywhere. Exit status as for scan.`
   async run(): Promise<Report & {inspection: Inspection | null}> {
     const {args, flags} = await this.parse(Inspect)
     if (flags.html !== undefined && !/\.html?$/i.test(flags.html)) throw new UsageError(`--html writes an HTML page: give a file name ending in .html (got ${flags.html})`)
-    const result = await scanPaths([args.chat_dir], {home: this.home(), env: process.env})
+    // The agents' indexes say what they hide of a session (the same verdict as scan's); an index chat itself is not inspected.
+    const result = await scanPaths([args.chat_dir], {home: this.home(), env: process.env, indexes: true})
+    result.chats = result.chats.filter((c) => !c.snapshot.unit.index)
     if (flags.session !== undefined) {
       result.chats = result.chats.filter((c) => c.report.id === flags.session)
       if (result.errors.length === 0 && result.chats.length === 0) throw new UsageError(`no chat with id ${flags.session} in ${args.chat_dir}; \`chatdoctor scan ${args.chat_dir}\` lists the ids`)

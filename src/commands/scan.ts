@@ -61,8 +61,8 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
         result = await quickScanPaths(paths, opts)
         quick = quickInfo()
       } else {
-        const r = await scanPaths(paths, opts)
-        for (const c of r.chats) if (c.snapshot.unit.members !== undefined) inspectArgs.set(c.report, [tildify(c.snapshot.unit.dir, opts.home), '--session', c.report.id])
+        const r = await scanPaths(paths, {...opts, indexes: true})
+        for (const c of r.chats) if (c.snapshot.unit.members !== undefined && !c.snapshot.unit.index) inspectArgs.set(c.report, [tildify(c.snapshot.unit.dir, opts.home), '--session', c.report.id])
         result = {...r, chats: r.chats.map((c) => c.report)}
       }
     } finally {

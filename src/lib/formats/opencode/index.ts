@@ -16,6 +16,8 @@ import {inspectSession} from './inspect.js'
 import {redactSessionFiles} from './redact.js'
 import {EXPORT_SNIFF_BYTES, looksLikeExport, mayBeExportName} from './export-sniff.js'
 import {OPENCODE_FINDING_KINDS} from './findings.js'
+import {annotateOpenCodeSession, diagnoseProjects, planProjects, projectFactsOf} from './projects-chat.js'
+import {readProjects} from './projects.js'
 import {opencodeFinder} from './find.js'
 import {captureOpenCode, judgeSnapshots, openCodeChatKey} from './snapshot.js'
 import {openCodeHook} from './hook.js'
@@ -68,6 +70,8 @@ export function diagnoseDatabaseSession(snapshot: ChatDirSnapshot, facts: Databa
 
 /** Diagnoses one OpenCode chat from its snapshot and the facts `listStore` gathered. Never throws. */
 export function diagnoseOpenCode(snapshot: ChatDirSnapshot): Diagnosis {
+  const projects = projectFactsOf(snapshot)
+  if (projects) return diagnoseProjects(snapshot, projects)
   const facts = snapshot.unit.facts as OpenCodeFacts | undefined
   if (!facts) return {kind: 'skipped', reason: 'not listed by the OpenCode store listing'}
   if (facts.kind === 'database') return diagnoseDatabaseSession(snapshot, facts)
@@ -95,8 +99,13 @@ export const opencode: FormatAdapter = {
   diagnose: diagnoseOpenCode,
   listStore,
   find: opencodeFinder,
-  planRepair: planOpenCodeRepair,
-  inspect: (chat) => inspectSession(chat.report),
+  planRepair: (chat, opts) => (projectFactsOf(chat.snapshot) ? planProjects(chat) : planOpenCodeRepair(chat, opts)),
+  indexes: {
+    storesOf: (chats) => [...new Set(chats.map((c) => c.dir))],
+    read: (dir) => readProjects(dir),
+    annotate: annotateOpenCodeSession,
+  },
+  inspect: (chat) => (projectFactsOf(chat.snapshot) ? {account: "OpenCode's projects: the sessions filed under another project than their directory's are in the findings."} : inspectSession(chat.report)),
   redact: redactSessionFiles,
   // The export checker (and zod, its schema) loads only when an export is checked or written.
   sessionExport: {
