@@ -8,6 +8,7 @@ import {classifyJsonlBytes} from '../src/lib/classify/jsonl.js'
 import {planJsonlRepair, topLevelValueSpan} from '../src/lib/jsonl-repair.js'
 import {analyzeClaude} from '../src/lib/formats/claude-code/session.js'
 import {analyzeCodex, codexAcceptance} from '../src/lib/formats/codex/session.js'
+import {classifySession, sessionRules} from '../src/lib/formats/jsonl-session.js'
 import {LF, REAL_SESSIONS, body, join, linesOf, read} from './helpers/sessions.js'
 
 const short = read(REAL_SESSIONS.claude.short)
@@ -191,6 +192,36 @@ describe('damage, classification and planned repair', () => {
     assert.deepEqual(plan.changes[1].relink, {from: uuidOf(S[6]), to: uuidOf(S[5])})
     assertLines(plan.bytes, [...S.slice(0, 6), Buffer.from(S[7].toString().replace(uuidOf(S[6]), uuidOf(S[5]))), ...S.slice(8)])
     assert.equal(plan.accepted, true)
+  })
+
+  test("a torn tail cut right after a nested object's closing brace: a torn tail, not an interleaved line; the nested object is never written as a record", () => {
+    // S[7] is an assistant record: `…"usage":{…,"cache_creation":{"ephemeral_5m_input_tokens":0,…}…`.
+    const line = body(S[7])
+    const inner = line.indexOf(Buffer.from('{"ephemeral_5m_input_tokens"'))
+    assert.ok(inner > 0)
+    const cut = line.indexOf(0x7d, inner) + 1 // right after the nested object's `}`
+    const buf = join([...S.slice(0, 7), line.subarray(0, cut)])
+    // Without a format, any object counts: the nested one is taken for the record after a cut one.
+    assert.deepEqual(classifyJsonlBytes(buf).reasons, ['interleaved-line'])
+    // With the format's record rule it is what it is: the log's torn tail.
+    const {cls, rules} = sessionRules('claude-code', 'x.jsonl', buf)
+    assert.deepEqual([cls.class, cls.reasons, cls.counts.records], ['truncated', ['torn-tail'], 7])
+    const plan = planJsonlRepair(buf, rules)
+    assert.deepEqual(plan.changes.map((x) => x.kind), ['drop-torn-tail'])
+    assertLines(plan.bytes, S.slice(0, 7))
+    assert.deepEqual(classifySession(buf).format, 'claude-code')
+  })
+
+  test('Codex: a header cut right after its payload is a torn header (the payload has the shape of the old-format header, and must not pass for one)', () => {
+    const header = body(CX[0])
+    const cut = header.lastIndexOf(0x7d) // the payload's `}`, before the line's own
+    const buf = join([header.subarray(0, cut), LF, ...CX.slice(1)])
+    const {cls, rules} = sessionRules('codex', 'x.jsonl', buf)
+    assert.equal(cls.lines[0].records.length, 0)
+    assert.deepEqual(cls.lines[0].reasons, ['torn-interior'])
+    const plan = planJsonlRepair(buf, rules)
+    assert.equal(plan.accepted, false)
+    assert.deepEqual(plan.problems, ['the first record is not the session_meta header'])
   })
 
   test('two complete records on one line (a lost LF): interleaved-line; split back into the original lines', () => {

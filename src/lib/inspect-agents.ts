@@ -9,10 +9,8 @@
  *
  * Pure: works on the scan's report and the bytes in its snapshot; never prints message text or file contents.
  */
-import {classifyJsonlBytes, type JsonlClassification, type LineReason} from './classify/jsonl.js'
-import {analyzeClaude} from './formats/claude-code/session.js'
-import {analyzeCodex} from './formats/codex/session.js'
-import {decodeZstd} from './formats/jsonl-session.js'
+import type {JsonlClassification, LineReason} from './classify/jsonl.js'
+import {decodeZstd, sessionRules} from './formats/jsonl-session.js'
 import {planJsonlRepair, type JsonlChangeKind} from './jsonl-repair.js'
 import type {ChatReport, Generation} from './model.js'
 import type {ScannedChat} from './scan.js'
@@ -96,13 +94,12 @@ function sessionForensics(scanned: Pick<ScannedChat, 'report' | 'snapshot'>): Ag
     if (g.role !== 'primary' && g.role !== 'compressed') continue
     const bytes = logBytes(scanned, g)
     if (!bytes) continue
-    const cls = classifyJsonlBytes(bytes)
+    const {cls, rules} = sessionRules(r.format === 'codex' ? 'codex' : 'claude-code', g.file, bytes)
     classes.set(g.file, cls)
     for (const l of cls.lines) {
       if (l.kind !== 'damaged') continue
       damagedLines.push({file: g.file, line: l.index + 1, offset: l.start, length: l.next - l.start, reasons: [...l.reasons], action: l.action === 'rewrite' ? 'rewrite' : 'drop', recordsKept: l.records.length})
     }
-    const rules = r.format === 'claude-code' ? analyzeClaude(g.file, cls).rules : analyzeCodex(g.file, cls).rules
     const plan = planJsonlRepair(bytes, rules)
     for (const c of plan.changes) plannedChanges.push({file: g.file, kind: c.kind, line: c.line, offset: c.offset, length: c.length, bytesRemoved: c.bytesRemoved, reasons: c.reasons, ...(c.relink ? {relink: c.relink} : {})})
     plans.push({file: g.file, changes: plan.changes.length, bytesBefore: bytes.length, bytesAfter: plan.bytes.length, accepted: plan.accepted, problems: plan.problems})

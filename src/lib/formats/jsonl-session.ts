@@ -15,8 +15,8 @@ import {planJsonlRepair, type JsonlRepairPlan, type JsonlRepairRules} from '../j
 import type {ChatStatus, ContextMeasure, Finding, Generation} from '../model.js'
 import {rankCandidates, type Candidate} from '../rank.js'
 import type {ChatDirSnapshot, ChatUnit, Diagnosis, FileEntry, FolderChats} from './adapter.js'
-import {analyzeClaude, isClaudeRecord} from './claude-code/session.js'
-import {analyzeCodex, isCodexRecord} from './codex/session.js'
+import {analyzeClaude, isClaudeRecord, isClaudeRecordShape} from './claude-code/session.js'
+import {analyzeCodex, isCodexRecord, isLegacyRecordShape, isLegacyRollout, isRolloutRecordShape} from './codex/session.js'
 
 /** The two JSONL session formats. */
 export type SessionFormat = 'claude-code' | 'codex'
@@ -74,6 +74,70 @@ export function sniffFormat(cls: JsonlClassification): SessionFormat | null {
   return claude >= codex ? 'claude-code' : 'codex'
 }
 
+/** A record of either format (the rule before the format is known). */
+function isAnySessionRecord(v: Record<string, unknown>): boolean {
+  return isClaudeRecordShape(v) || isRolloutRecordShape(v) || isLegacyRecordShape(v)
+}
+
+/**
+ * The record rule of a format for one log (`JsonlClassifyOptions.isRecord`). Codex has two layouts; which one
+ * a log is in is read from its clean lines only (a nested object carved out of a damaged line must not decide
+ * it: a `session_meta` payload has the shape of the old header).
+ */
+function recordRule(format: SessionFormat, cls: JsonlClassification): (v: Record<string, unknown>) => boolean {
+  if (format === 'claude-code') return isClaudeRecordShape
+  const clean = cls.records.filter((r) => cls.lines[r.line].kind === 'record').map((r) => r.value)
+  return isLegacyRollout(clean) ? isLegacyRecordShape : isRolloutRecordShape
+}
+
+/** A log classified with either format's record rule, and the carved-out objects that rule took for records. */
+interface FirstPass {
+  cls: JsonlClassification
+  accepted: Array<Record<string, unknown>>
+}
+
+function firstPass(bytes: Uint8Array): FirstPass {
+  const accepted: Array<Record<string, unknown>> = []
+  const cls = classifyJsonlBytes(bytes, {
+    isRecord: (v) => {
+      if (!isAnySessionRecord(v)) return false
+      accepted.push(v)
+      return true
+    },
+  })
+  return {cls, accepted}
+}
+
+/**
+ * The first pass's classification when the format's own rule accepts every object the first pass took for a
+ * record (the rule is consulted at the same points, so the result would be the same); else the log classified
+ * again with the format's rule. A log with no damaged line never consults the rule.
+ */
+function narrowed(format: SessionFormat, bytes: Uint8Array, first: FirstPass): JsonlClassification {
+  const rule = recordRule(format, first.cls)
+  return first.accepted.every(rule) ? first.cls : classifyJsonlBytes(bytes, {isRecord: rule})
+}
+
+/**
+ * The line classification of a session log by its format's record rule: first with either format's rule
+ * (enough to tell the formats apart), then narrowed to the rule of `format`, or of the format its records show
+ * (`narrowed`). `format` is null when the records are neither format's.
+ */
+export function classifySession(bytes: Uint8Array, format?: SessionFormat): {cls: JsonlClassification; format: SessionFormat | null} {
+  const first = firstPass(bytes)
+  const fmt = format ?? sniffFormat(first.cls)
+  return {cls: fmt === null ? first.cls : narrowed(fmt, bytes, first), format: fmt}
+}
+
+/**
+ * A session log classified by its format's record rule, with the agent's rules for planning its repair (what
+ * `diagnoseSession` made of it, for `repair` and `inspect` to plan from the same bytes).
+ */
+export function sessionRules(format: SessionFormat, name: string, bytes: Uint8Array): {cls: JsonlClassification; rules: JsonlRepairRules} {
+  const {cls} = classifySession(bytes, format)
+  return {cls, rules: analyze(format, name, cls).rules}
+}
+
 /** The bytes of a generation: the file's own, or the decoded log of a `.zst`. */
 type Decoded = {ok: true; bytes: Buffer} | {ok: false; why: 'unexpected-end' | 'syntax-error'; message: string}
 
@@ -127,6 +191,8 @@ interface GenState {
   repaired: Analysis | null
   /** The log's bytes (decoded for a `.zst`). */
   bytes: Buffer | null
+  /** The first pass over the log's lines (`firstPass`), until the format is known. */
+  first: FirstPass | null
 }
 
 /** Counts of a plan's changes by kind, as words ("drop 1 line, strip NULs from 1"). */
@@ -156,7 +222,7 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionFormat):
   for (const entry of snapshot.files) {
     const role = entry.name.endsWith('.zst') ? 'compressed' : 'primary'
     const gen: Generation = {file: entry.name, role, class: null, reasons: [], bytes: entry.bytes, mtimeMs: entry.mtimeMs, sha256: null, turns: null}
-    const st: GenState = {gen, entry, cls: null, analysis: null, plan: null, repaired: null, bytes: null}
+    const st: GenState = {gen, entry, cls: null, analysis: null, plan: null, repaired: null, bytes: null, first: null}
     states.push(st)
     if (entry.kind !== 'file') continue
     if (entry.data === undefined) {
@@ -180,7 +246,8 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionFormat):
       bytes = d.bytes
     }
     st.bytes = bytes
-    st.cls = classifyJsonlBytes(bytes)
+    st.first = firstPass(bytes)
+    st.cls = st.first.cls
     if (undecided) {
       const f = sniffFormat(st.cls)
       if (f !== null) {
@@ -198,6 +265,8 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionFormat):
 
   for (const st of states) {
     if (!st.cls || !st.bytes) continue
+    if (st.first) st.cls = narrowed(fmt, st.bytes, st.first)
+    st.first = null
     const cls = st.cls
     st.analysis = analyze(fmt, st.entry.name, cls)
     st.plan = planJsonlRepair(st.bytes, st.analysis.rules)

@@ -1,7 +1,7 @@
 /**
  * The repair plan of a JSONL session log (Claude Code, Codex). Pure: from the scanned chat to the
  * actions `apply.ts` executes. The repaired bytes come from `planJsonlRepair` (`jsonl-repair.ts`), made with the
- * agent's own rules (`analyzeClaude(...).rules`, `analyzeCodex(...).rules`) over the winner's bytes as the scan
+ * agent's own rules (`sessionRules`: the format's record rule, `analyzeClaude(...).rules`, `analyzeCodex(...).rules`) over the winner's bytes as the scan
  * read them: only the byte changes the session-log rules allow (drop a torn tail, strip NUL runs and a BOM, split an
  * interleaved line, drop an unrecoverable line and re-link the `parentUuid` after it); every other line stays
  * byte-identical. Each change is reported (`changes`).
@@ -25,14 +25,11 @@
  */
 import {createHash} from 'node:crypto'
 import path from 'node:path'
-import {classifyJsonlBytes} from '../classify/jsonl.js'
 import {planJsonlRepair} from '../jsonl-repair.js'
 import type {LineChangeReport} from '../model.js'
 import type {ChatPlan, PlannedAction, PlanOptions, WatchedFile} from '../plan.js'
 import type {ScannedChat} from '../scan.js'
-import {analyzeClaude} from './claude-code/session.js'
-import {analyzeCodex} from './codex/session.js'
-import {decodeZstd} from './jsonl-session.js'
+import {decodeZstd, sessionRules} from './jsonl-session.js'
 
 function sha256(b: Uint8Array): string {
   return createHash('sha256').update(b).digest('hex')
@@ -68,8 +65,7 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
     }
     bytes = d.bytes
   }
-  const cls = classifyJsonlBytes(bytes)
-  const rules = report.format === 'codex' ? analyzeCodex(winner.name, cls).rules : analyzeClaude(winner.name, cls).rules
+  const {rules} = sessionRules(report.format === 'codex' ? 'codex' : 'claude-code', winner.name, bytes)
   const jp = planJsonlRepair(bytes, rules)
   if (!jp.accepted) {
     plan.refusal = `refused: the repaired log would not be accepted by ${report.format} (${jp.problems.join('; ')}); nothing written`
