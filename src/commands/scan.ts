@@ -15,11 +15,14 @@ private copy, never opened in place), Claude Code's ($CLAUDE_CONFIG_DIR or ~/.cl
 A PATH may be a chat dir or any folder above chat dirs (searched without following symbolic links).
 Writes nothing, anywhere.
 
---quick reads only the first 4 KiB and the last 64 KiB of each file (empty, all-NUL, BOM, NUL tail, unclosed
-end): its time does not grow with file sizes, but damage in the middle of a file is NOT detected and turns
-are not counted. On a terminal, a scan that runs over a second shows a progress bar on stderr.
+--quick reads files up to 68 KiB whole and of larger ones only the first 4 KiB and the last 64 KiB (empty,
+all-NUL, BOM, NUL tail, unclosed end): its time does not grow with file sizes, but damage in the middle of a
+larger file is NOT detected and turns are not counted. Such a file whose ends look whole is reported as
+"ends look whole" (JSON: class intact, verified false), never as verified intact, and a chat whose status rests
+on it sets exit bit 8: a quick scan exits 0 only on what it read whole, unless --trust-ends accepts ends that
+look whole. On a terminal, a scan that runs over a second shows a progress bar on stderr.
 
-Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4 agent context lost (or partly lost: degraded) in a chat, 8 a path could not be read, 16 usage error.`
+Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4 agent context lost (or partly lost: degraded) in a chat, 8 a path could not be read (with --quick, also: a chat judged by the ends of a file only, unless --trust-ends), 16 usage error.`
 
   static override examples = [
     '<%= config.bin %> scan',
@@ -29,7 +32,8 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
   ]
 
   static override flags = {
-    quick: Flags.boolean({description: 'Read only the ends of each file (head 4 KiB, tail 64 KiB): fast, but damage in the middle of a file is not detected.'}),
+    quick: Flags.boolean({description: 'Read files over 68 KiB only at their ends (head 4 KiB, tail 64 KiB): fast, but damage in their middle is not detected (exit bit 8 for a chat judged so, see --trust-ends).'}),
+    'trust-ends': Flags.boolean({description: 'With --quick: accept a file whose ends look whole as intact for the exit status (exit 0 possible without reading large files whole).', dependsOn: ['quick']}),
   }
 
   static override args = {
@@ -46,10 +50,12 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
     const opts = {home: this.home(), env: process.env, keepData: false, onProgress: bar.update}
     let result: Pick<Awaited<ReturnType<typeof scanPaths>>, 'skipped' | 'errors'> & {chats: Report['chats']}
     let quick: Report['quick']
+    let quickExit: number | undefined
     if (flags.quick) {
-      const {quickScanPaths, quickInfo} = await import('../lib/quick.js')
+      const {quickExitCode, quickScanPaths, quickInfo} = await import('../lib/quick.js')
       result = await quickScanPaths(paths, opts)
-      quick = quickInfo()
+      quick = quickInfo(result.chats, flags['trust-ends'])
+      quickExit = quickExitCode(result.chats, result.errors, flags['trust-ends'])
     } else {
       const r = await scanPaths(paths, opts)
       result = {...r, chats: r.chats.map((c) => c.report)}
@@ -61,6 +67,7 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
       chats: result.chats,
       skipped: result.skipped,
       errors: result.errors,
+      exitCode: quickExit,
     })
     if (quick) Object.assign(report, {quick})
     process.exitCode = report.exitCode
@@ -68,7 +75,11 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
       const {renderHuman} = await import('../lib/render/table.js')
       const {stdout, stderr} = renderHuman(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet})
       this.note(stderr)
-      if (quick) this.note(`quick mode: only the first ${quick.headBytes / 1024} KiB and last ${quick.tailBytes / 1024} KiB of each file were read; not detected: ${quick.notDetected}.`)
+      if (quick) {
+        this.note(`quick mode: files over ${(quick.headBytes + quick.tailBytes) / 1024} KiB were read only at their ends (first ${quick.headBytes / 1024} KiB, last ${quick.tailBytes / 1024} KiB); not detected: ${quick.notDetected}.`)
+        const n = quick.unverified
+        if (n > 0) this.note(`quick mode: ${n} chat${n === 1 ? "'s status rests" : "s' statuses rest"} on a file read only at its ends (they look whole): ${quick.trustEnds ? 'accepted (--trust-ends)' : 'exit bit 8; a full scan verifies them, --trust-ends accepts ends that look whole'}.`)
+      }
       this.out(stdout)
     }
     return report

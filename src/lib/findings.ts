@@ -52,6 +52,8 @@ export const FINDING_KINDS = {
   'compaction-wipe': {severity: 'warning', description: 'The history was compacted into an empty summary (Codebuff #1166): the agent remembers nothing of the turns before it.'},
   'salvage-available': {severity: 'info', description: 'A torn generation still holds complete messages that a salvage would keep byte-identical (`repair --salvage`).'},
   'meta-stale': {severity: 'info', description: 'The chat-meta.json sidecar no longer matches the transcript size/mtime; the agent recomputes it.'},
+  // `scan --quick`.
+  'unverified': {severity: 'warning', description: '`scan --quick` read only the ends of the file the chat\'s status rests on (it is larger than the quick windows): they look whole, the middle was not checked (exit bit 8 unless --trust-ends).'},
   // Session logs (JSONL: Claude Code, Codex).
   'session-truncated': {severity: 'error', description: "The session log's final line is a torn record (a crash mid-append); the agent loses it or shows a blank chat."},
   'session-corrupt': {severity: 'error', description: 'Lines of the session log are damaged (NUL runs, interleaved, torn or split records, bad encoding); the agent skips them or stops there.'},

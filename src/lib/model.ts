@@ -203,6 +203,11 @@ export interface Generation {
   lines?: LineCounts
   /** What a salvage of this torn generation would recover; absent when nothing is salvageable. */
   salvage?: SalvageReport
+  /**
+   * (`scan --quick` only) True when the verdict was made from the whole file; false when only its ends were
+   * read (a file larger than the head and tail windows): `intact` then means only that its ends look whole.
+   */
+  verified?: boolean
 }
 
 // ---- forensics -------------------------------------------------------------------------------
@@ -345,6 +350,11 @@ export interface ChatReport {
   actions?: ActionReport[]
   /** (`repair`) What the repair did with the chat. */
   repair?: ChatRepair
+  /**
+   * (`scan --quick` only) False when the chat's status rests on a file read only at its ends (a `healthy`
+   * primary, or a `repairable` chat's winner, whose ends look whole); true otherwise.
+   */
+  verified?: boolean
 }
 
 // ---- repair -----------------------------------------------------------------------------------
@@ -476,6 +486,7 @@ export const GenerationSchema = z.looseObject({
   sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
   turns: z.number().int().nonnegative().nullable(),
   damage: DamageSchema.optional(),
+  verified: z.boolean().optional(),
   salvage: z
     .looseObject({
       kind: z.enum(['prefix', 'tail']),
@@ -609,6 +620,7 @@ export const ChatReportSchema = z.looseObject({
   ranking: z.array(RankEntrySchema),
   actions: z.array(ActionSchema).optional(),
   repair: ChatRepairSchema.optional(),
+  verified: z.boolean().optional(),
   context: SessionContextSchema.optional(),
   transcriptRestore: z
     .looseObject({
@@ -654,6 +666,8 @@ export const ReportSchema = z.looseObject({
       headBytes: z.number().int().nonnegative(),
       tailBytes: z.number().int().nonnegative(),
       notDetected: z.string(),
+      trustEnds: z.boolean(),
+      unverified: z.number().int().nonnegative(),
     })
     .optional(),
   summary: SummarySchema,
@@ -679,10 +693,12 @@ export interface Report {
   /** Present only on a usage error (exit 16). */
   error?: string
   /**
-   * Present only for `scan --quick`: each file was judged from its first `headBytes` and last `tailBytes`
-   * bytes, and `notDetected` says what that cannot see (damage in the middle of a file).
+   * Present only for `scan --quick`: each file larger than `headBytes` + `tailBytes` was judged from its first
+   * `headBytes` and last `tailBytes` bytes (smaller ones are read and classified whole), and `notDetected` says
+   * what that cannot see (damage in the middle of a file). `unverified`: chats whose status rests on such a file
+   * (`verified: false`); they set exit bit 8 unless `trustEnds` (`--trust-ends`).
    */
-  quick?: {headBytes: number; tailBytes: number; notDetected: string}
+  quick?: {headBytes: number; tailBytes: number; notDetected: string; trustEnds: boolean; unverified: number}
   summary: Summary
   errors: OperationalError[]
   skipped: Skipped[]

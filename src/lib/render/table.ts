@@ -6,7 +6,7 @@
 import type CliTable3 from 'cli-table3'
 import {createRequire} from 'node:module'
 import type {ChalkInstance} from 'chalk'
-import type {ChatReport, ChatStatus, Report, Severity} from '../model.js'
+import type {ChatReport, ChatStatus, Generation, Report, Severity} from '../model.js'
 
 // cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up.
 const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
@@ -35,6 +35,12 @@ function severityText(s: Severity, c: ChalkInstance): string {
   return s === 'error' ? c.red(s) : s === 'warning' ? c.yellow(s) : c.dim(s)
 }
 
+/** A generation's class in words: `ends look whole` for `intact` judged from the ends of the file only (`--quick`). */
+export function classText(g: Pick<Generation, 'class' | 'verified'>): string {
+  if (g.class === 'intact' && g.verified === false) return 'ends look whole'
+  return g.class ?? '–'
+}
+
 /** "N/M", "N/–" when the transcript is unusable, "–" when no context survives. */
 export function turnsText(chat: Pick<ChatReport, 'contextTurns' | 'transcriptTurns'>): string {
   if (chat.contextTurns === null) return `–/${chat.transcriptTurns ?? '–'}`
@@ -45,6 +51,8 @@ export function turnsText(chat: Pick<ChatReport, 'contextTurns' | 'transcriptTur
 export function summaryLine(report: Report): string {
   const s = report.summary
   const parts = [`${s.chats} chat${s.chats === 1 ? '' : 's'}: ${s.healthy} healthy, ${s.repairable} repairable, ${s.unrecoverable} unrecoverable${s.degraded > 0 ? `, ${s.degraded} degraded` : ''}`]
+  const unverified = report.chats.filter((ch) => ch.verified === false).length
+  if (unverified > 0) parts.push(`${unverified} unverified (judged by the ends of a file only)`)
   if (s.skipped > 0) parts.push(`${s.skipped} skipped`)
   if (report.errors.length > 0) parts.push(`${report.errors.length} error${report.errors.length === 1 ? '' : 's'}`)
   return parts.join('; ') + ` (exit ${report.exitCode})`
@@ -63,7 +71,7 @@ export function renderChatTable(chats: ChatReport[], opts: TableOptions): string
   for (const chat of shown) {
     // The file the agent loads: the primary, or an export file's own class.
     const primary = chat.generations.find((g) => g.role === 'primary') ?? chat.generations.find((g) => g.role === 'export')
-    table.push([chat.path, statusText(chat.status, c), primary?.class ?? '–', chat.winner ?? c.red('none'), turnsText(chat)])
+    table.push([chat.path, chat.verified === false ? c.yellow(`${chat.status}, unverified`) : statusText(chat.status, c), primary ? classText(primary) : '–', chat.winner ?? c.red('none'), turnsText(chat)])
   }
   return table.toString()
 }
