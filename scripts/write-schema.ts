@@ -1,11 +1,11 @@
-/** `npm run schema`: writes schemas/report.schema.json and the README's finding table from the code. */
+/** `npm run schema`: writes schemas/report.schema.json and the finding-id table of docs/json-report.md from the code. */
 import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {reportJsonSchemaText, withFindingTable} from '../src/lib/contract.js'
+import {FINDING_TABLE_DOC, reportJsonSchemaText, withFindingTable} from '../src/lib/contract.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 writeFileSync(path.join(root, 'schemas', 'report.schema.json'), reportJsonSchemaText())
-const readme = path.join(root, 'README.md')
-writeFileSync(readme, withFindingTable(readFileSync(readme, 'utf8')))
-console.log('wrote schemas/report.schema.json and the README finding table')
+const doc = path.join(root, FINDING_TABLE_DOC)
+writeFileSync(doc, withFindingTable(readFileSync(doc, 'utf8')))
+console.log(`wrote schemas/report.schema.json and the finding-id table of ${FINDING_TABLE_DOC}`)

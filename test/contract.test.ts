@@ -3,7 +3,7 @@ import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 import {Ajv2020} from 'ajv/dist/2020.js'
-import {reportJsonSchemaText, withFindingTable} from '../src/lib/contract.js'
+import {FINDING_TABLE_DOC, reportJsonSchemaText, withFindingTable} from '../src/lib/contract.js'
 import {REALDATA, REPO_ROOT, copyRealChat, REAL_CHATS, tempDir, cleanup, runCli} from './helpers/fixtures.js'
 import {writeFileSync} from 'node:fs'
 
@@ -12,9 +12,9 @@ test('schemas/report.schema.json is the one generated from the zod model (run `n
   assert.equal(committed, reportJsonSchemaText())
 })
 
-test("the README's finding-id table lists exactly the finding kinds in code (run `npm run schema`)", () => {
-  const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8')
-  assert.equal(readme, withFindingTable(readme))
+test(`the finding-id table of ${FINDING_TABLE_DOC} lists exactly the finding kinds in code (run \`npm run schema\`)`, () => {
+  const doc = readFileSync(path.join(REPO_ROOT, FINDING_TABLE_DOC), 'utf8')
+  assert.equal(doc, withFindingTable(doc))
 })
 
 test('scan --json output validates against the published JSON Schema, healthy and damaged', () => {

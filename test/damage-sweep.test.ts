@@ -114,7 +114,7 @@ function letterOffsets(doc: Buffer): number[] {
   return out
 }
 
-// ---- the checker, with counters for the README --------------------------------------------------------
+// ---- the checker, with counters for docs/reliability.md -----------------------------------------------
 
 const stats = {mutants: 0, falseIntact: 0, covered: new Set<string>()}
 

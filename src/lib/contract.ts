@@ -1,7 +1,7 @@
 /**
  * The published contract, generated from code so it cannot drift: the JSON Schema of the `--json` report and
- * the README's table of finding ids. `npm run schema` writes both; `test/contract.test.ts` fails when either
- * is out of step with the code.
+ * the table of finding ids in the JSON report reference (`FINDING_TABLE_DOC`). `npm run schema` writes both;
+ * `test/contract.test.ts` fails when either is out of step with the code.
  */
 import {z} from 'zod'
 import {findingKinds} from './findings.js'
@@ -20,14 +20,17 @@ export function findingTableRows(): string {
     .join('\n')
 }
 
+/** The document (relative to the repository root) that holds the generated finding-id table. */
+export const FINDING_TABLE_DOC = 'docs/json-report.md'
+
 const START = '<!-- findings:start -->'
 const END = '<!-- findings:end -->'
 
-/** README text with the finding table between its markers replaced by the generated one. */
-export function withFindingTable(readme: string): string {
-  const a = readme.indexOf(START)
-  const b = readme.indexOf(END)
-  if (a < 0 || b < a) throw new Error('README.md lacks the findings markers')
+/** A document's text with the finding table between its markers replaced by the generated one. */
+export function withFindingTable(doc: string): string {
+  const a = doc.indexOf(START)
+  const b = doc.indexOf(END)
+  if (a < 0 || b < a) throw new Error(`${FINDING_TABLE_DOC} lacks the findings markers (${START} … ${END})`)
   const table = `${START}\n| id | severity | meaning |\n|---|---|---|\n${findingTableRows()}\n${END}`
-  return readme.slice(0, a) + table + readme.slice(b + END.length)
+  return doc.slice(0, a) + table + doc.slice(b + END.length)
 }
