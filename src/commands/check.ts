@@ -13,12 +13,14 @@ export default class Check extends BaseCommand {
 
   static override description = `PATH: a chat dir, a folder holding chat dirs, a .tar, .tar.gz/.tgz or .zip bundle (with or without
 a chatdoctor-bundle.json manifest), or a folder of bundles. Bundles are read in memory, never extracted;
-entries that escape the archive (../, absolute paths, links pointing outside) are refused; an archive over
---max-entries or --max-bytes (uncompressed) is refused. A manifest is verified (missing, extra or changed
+entries that escape the archive (../, absolute paths, links pointing outside) are refused; an entry under a
+refused link, an in-archive symbolic link or a file is not read, and a name that occurs twice is reported
+(only its last copy is read); entries of no chat are listed as skipped; an archive over --max-entries or
+--max-bytes (uncompressed) is refused. A manifest is verified (missing, extra or changed
 files are errors) and its exact mtimes are used for ranking; then every chat gets the scan diagnosis.
 
 Exit status: the scan bitmask (2 repairable, 4 agent context lost, 8 operational error such as an
-unreadable PATH or a refused archive entry), plus 2 for any chat whose worst finding reaches --fail-on
+unreadable PATH, a refused, hidden or duplicate archive entry), plus 2 for any chat whose worst finding reaches --fail-on
 (even a healthy one); 16 usage error (e.g. no PATH).`
 
   static override examples = [
