@@ -8,36 +8,9 @@ import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {test} from 'node:test'
-import {gzipSync} from 'node:zlib'
-import tarStream from 'tar-stream'
 import yazl from 'yazl'
+import {tarGz, zipOf, type TarEntry} from './helpers/archives.js'
 import {REALDATA, REAL_CHATS, cleanup, hashTree, runCli, tempDir} from './helpers/fixtures.js'
-
-interface TarEntry {
-  name: string
-  type?: 'file' | 'symlink' | 'link' | 'directory'
-  linkname?: string
-  data?: Buffer
-}
-
-/** A .tar.gz with exactly these headers (tar-stream writes any name it is given). */
-async function tarGz(entries: TarEntry[]): Promise<Buffer> {
-  const pack = tarStream.pack()
-  const chunks: Buffer[] = []
-  const done = (async () => {
-    for await (const c of pack) chunks.push(c as Buffer)
-  })()
-  for (const e of entries) {
-    await new Promise<void>((resolve, reject) => {
-      const cb = (err?: Error | null) => (err ? reject(err) : resolve())
-      if (e.type === 'symlink' || e.type === 'link' || e.type === 'directory') pack.entry({name: e.name, type: e.type, linkname: e.linkname, mtime: new Date(0)}, cb)
-      else pack.entry({name: e.name, type: 'file', size: e.data!.length, mtime: new Date(0)}, e.data!, cb)
-    })
-  }
-  pack.finalize()
-  await done
-  return gzipSync(Buffer.concat(chunks))
-}
 
 const SMALL = path.join(REALDATA, 'codebuff', REAL_CHATS.small)
 const goodChat = (): TarEntry[] => readdirSync(SMALL).map((n) => ({name: `${REAL_CHATS.small}/${n}`, data: readFileSync(path.join(SMALL, n))}))
@@ -171,16 +144,6 @@ test('archives over the caps are refused with a clear finding: entries, declared
     cleanup(root)
   }
 })
-
-/** A .zip with exactly these entries (yazl; `mode` sets the Unix mode, e.g. a symbolic link's S_IFLNK). */
-async function zipOf(entries: Array<{name: string; data: Buffer; mode?: number}>): Promise<Buffer> {
-  const zip = new yazl.ZipFile()
-  for (const e of entries) zip.addBuffer(e.data, e.name, e.mode === undefined ? {} : {mode: e.mode})
-  zip.end()
-  const chunks: Buffer[] = []
-  for await (const c of zip.outputStream) chunks.push(c as Buffer)
-  return Buffer.concat(chunks)
-}
 
 interface Checked {
   exitCode: number

@@ -72,7 +72,7 @@ unreadable PATH, a refused, hidden or duplicate archive entry), plus 2 for any c
         try {
           await appendText(summary, renderGithubSummary(input))
         } catch (e) {
-          this.note(`chatdoctor: could not append to GITHUB_STEP_SUMMARY (${summary}): ${(e as Error).message}`)
+          await this.printHuman({summary, message: (e as Error).message}, (d) => ({stderr: `chatdoctor: could not append to GITHUB_STEP_SUMMARY (${d.summary}): ${d.message}`}))
           report.exitCode |= EXIT_OPERATIONAL
         }
       }
@@ -81,7 +81,7 @@ unreadable PATH, a refused, hidden or duplicate archive entry), plus 2 for any c
       try {
         await writeFileDurable(flags.output, text.endsWith('\n') ? text : text + '\n', {overwrite: true})
       } catch (e) {
-        this.note(`chatdoctor: could not write ${flags.output}: ${(e as Error).message}`)
+        await this.printHuman({file: flags.output, message: (e as Error).message}, (d) => ({stderr: `chatdoctor: could not write ${d.file}: ${d.message}`}))
         report.exitCode |= EXIT_OPERATIONAL
       }
     }
@@ -89,10 +89,9 @@ unreadable PATH, a refused, hidden or duplicate archive entry), plus 2 for any c
     if (this.jsonEnabled()) return report
     if (text === null || flags.output !== undefined) {
       const {renderHuman} = await import('../lib/render/table.js')
-      const {stdout, stderr} = renderHuman(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet})
-      this.note(stderr)
-      this.out(stdout)
-    } else this.out(text)
+      const chalk = await this.chalkFor(flags.color)
+      await this.printHuman(report, (r) => renderHuman(r, {chalk, verbose: flags.verbose, quiet: flags.quiet}))
+    } else this.outMachine(text)
     return report
   }
 }

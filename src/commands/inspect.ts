@@ -42,8 +42,8 @@ Writes nothing, anywhere. Exit status as for scan.`
     const inspection = result.chats.length === 1 ? inspectChat(result.chats[0]) : null
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) {
-      for (const e of report.errors) this.note(`error ${e.path}: ${e.message}`)
-      if (inspection) this.out(renderInspection(inspection, {chalk: await this.chalkFor(flags.color)}))
+      const chalk = await this.chalkFor(flags.color)
+      await this.printHuman({errors: report.errors, inspection}, (d) => ({stderr: d.errors.map((e) => `error ${e.path}: ${e.message}`).join('\n'), stdout: d.inspection ? renderInspection(d.inspection, {chalk}) : ''}))
     }
     return {...report, inspection}
   }

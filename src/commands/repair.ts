@@ -106,9 +106,8 @@ one chat, or naming no intact generation of it).`
     const report = buildRepairReport({version: this.config.version, home, dryRun, repairId, plans, results, skipped: result.skipped, errors: result.errors, interrupted})
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) {
-      const {stdout, stderr} = renderRepair(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet})
-      this.note(stderr)
-      this.out(stdout)
+      const chalk = await this.chalkFor(flags.color)
+      await this.printHuman(report, (r) => renderRepair(r, {chalk, verbose: flags.verbose, quiet: flags.quiet}))
     }
     return report
   }

@@ -72,15 +72,12 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
     if (quick) Object.assign(report, {quick})
     process.exitCode = report.exitCode
     if (!json) {
-      const {renderHuman} = await import('../lib/render/table.js')
-      const {stdout, stderr} = renderHuman(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet})
-      this.note(stderr)
-      if (quick) {
-        this.note(`quick mode: files over ${(quick.headBytes + quick.tailBytes) / 1024} KiB were read only at their ends (first ${quick.headBytes / 1024} KiB, last ${quick.tailBytes / 1024} KiB); not detected: ${quick.notDetected}.`)
-        const n = quick.unverified
-        if (n > 0) this.note(`quick mode: ${n} chat${n === 1 ? "'s status rests" : "s' statuses rest"} on a file read only at its ends (they look whole): ${quick.trustEnds ? 'accepted (--trust-ends)' : 'exit bit 8; a full scan verifies them, --trust-ends accepts ends that look whole'}.`)
-      }
-      this.out(stdout)
+      const {renderHuman, renderQuickNote} = await import('../lib/render/table.js')
+      const chalk = await this.chalkFor(flags.color)
+      await this.printHuman(report, (r) => {
+        const {stdout, stderr} = renderHuman(r, {chalk, verbose: flags.verbose, quiet: flags.quiet})
+        return {stdout, stderr: [stderr, ...(r.quick ? renderQuickNote(r.quick) : [])].filter(Boolean).join('\n')}
+      })
     }
     return report
   }

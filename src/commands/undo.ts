@@ -39,8 +39,9 @@ Exit status: 0 undone, 8 refused or failed, 16 unknown repair id or usage error.
       const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors: [], exitCode: 0}), repairs}
       process.exitCode = 0
       if (!this.jsonEnabled()) {
-        if (repairs.length === 0) this.out(`No repairs in ${tildify(dir, home)}.`)
-        for (const r of repairs) this.out(`${r.repairId}  ${r.time}  ${r.chats.length} chat${r.chats.length === 1 ? '' : 's'}${r.undone ? '  (undone)' : ''}\n${r.chats.map((c) => `  ${c}`).join('\n')}`)
+        await this.printHuman({repairs, dir: tildify(dir, home)}, (d) => ({
+          stdout: d.repairs.length === 0 ? `No repairs in ${d.dir}.` : d.repairs.map((r) => `${r.repairId}  ${r.time}  ${r.chats.length} chat${r.chats.length === 1 ? '' : 's'}${r.undone ? '  (undone)' : ''}\n${r.chats.map((c) => `  ${c}`).join('\n')}`).join('\n'),
+        }))
       }
       return report
     }
@@ -50,7 +51,7 @@ Exit status: 0 undone, 8 refused or failed, 16 unknown repair id or usage error.
       const message = `unknown repair id "${args.repairId}"; chatdoctor undo --list shows past repairs`
       process.exitCode = EXIT_USAGE
       const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors: [], exitCode: EXIT_USAGE}), error: message}
-      if (!this.jsonEnabled()) this.note(`chatdoctor: ${message}`)
+      if (!this.jsonEnabled()) await this.printHuman({message}, (d) => ({stderr: `chatdoctor: ${d.message}`}))
       return report
     }
     const bad = result.files.filter((f) => f.outcome === 'refused' || f.outcome === 'failed')
@@ -61,10 +62,11 @@ Exit status: 0 undone, 8 refused or failed, 16 unknown repair id or usage error.
     process.exitCode = code
     if (!this.jsonEnabled()) {
       const words: Record<string, string> = {restored: 'restored', removed: 'removed', 'already-undone': 'already as before the repair:', refused: 'refused', failed: 'failed'}
-      for (const f of result.files) this.out(`${words[f.outcome]} ${tildify(`${f.chat}/${f.file}`, home)}${f.message && f.outcome !== 'refused' && f.outcome !== 'failed' ? ` (${f.message})` : ''}`)
-      for (const e of errors) this.note(`chatdoctor: ${e.path}: ${e.message}`)
-      for (const w of result.warnings) this.note(`warning: ${w}`)
-      this.out(code === 0 ? `Undid repair ${args.repairId}.` : `Repair ${args.repairId} was not fully undone (exit ${code}).`)
+      const files = result.files.map((f) => ({outcome: f.outcome, path: tildify(`${f.chat}/${f.file}`, home), message: f.message}))
+      await this.printHuman({files, errors, warnings: result.warnings, repairId: args.repairId}, (d) => ({
+        stderr: [...d.errors.map((e) => `chatdoctor: ${e.path}: ${e.message}`), ...d.warnings.map((w) => `warning: ${w}`)].join('\n'),
+        stdout: [...d.files.map((f) => `${words[f.outcome]} ${f.path}${f.message && f.outcome !== 'refused' && f.outcome !== 'failed' ? ` (${f.message})` : ''}`), code === 0 ? `Undid repair ${d.repairId}.` : `Repair ${d.repairId} was not fully undone (exit ${code}).`].join('\n'),
+      }))
     }
     return report
   }

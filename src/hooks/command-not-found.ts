@@ -4,6 +4,7 @@
  * `exitCode` 16 and `error`, like every other usage error.
  */
 import type {Hook} from '@oclif/core'
+import {forTerminal} from '../lib/render/terminal.js'
 import {usageErrorReport} from '../lib/report.js'
 
 const hook: Hook<'command_not_found'> = async function (opts) {
@@ -13,7 +14,7 @@ const hook: Hook<'command_not_found'> = async function (opts) {
   const word = opts.id.split(':')[0]
   const message = `unknown command "${word}". Commands: ${known}`
   if (opts.id === '--json' || opts.argv?.includes('--json')) process.stdout.write(JSON.stringify(usageErrorReport(word, opts.config.version, message), null, 2) + '\n')
-  else process.stderr.write(`chatdoctor: ${message}. Try: chatdoctor --help\n`)
+  else process.stderr.write(`chatdoctor: ${forTerminal(message)}. Try: chatdoctor --help\n`)
   this.exit(16)
 }
 

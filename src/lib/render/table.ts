@@ -88,6 +88,14 @@ export function renderFindings(chats: ChatReport[], opts: TableOptions): string[
   return lines
 }
 
+/** The stderr note of `scan --quick`: what was read, what that cannot see, and the exit rule for unverified chats. */
+export function renderQuickNote(quick: NonNullable<Report['quick']>): string[] {
+  const lines = [`quick mode: files over ${(quick.headBytes + quick.tailBytes) / 1024} KiB were read only at their ends (first ${quick.headBytes / 1024} KiB, last ${quick.tailBytes / 1024} KiB); not detected: ${quick.notDetected}.`]
+  const n = quick.unverified
+  if (n > 0) lines.push(`quick mode: ${n} chat${n === 1 ? "'s status rests" : "s' statuses rest"} on a file read only at its ends (they look whole): ${quick.trustEnds ? 'accepted (--trust-ends)' : 'exit bit 8; a full scan verifies them, --trust-ends accepts ends that look whole'}.`)
+  return lines
+}
+
 /** Renders the whole human report: table, skipped dirs (verbose), errors, summary. */
 export function renderHuman(report: Report, opts: TableOptions): {stdout: string; stderr: string} {
   const out: string[] = []
