@@ -11,7 +11,8 @@ import {escapeControls} from '../paths.js'
 
 /**
  * A deep copy of plain data (objects, arrays, strings, numbers, …) with every string, keys included, passed
- * through `escapeControls`. Byte buffers are kept as they are (no renderer prints bytes).
+ * through `escapeControls`. Anything that is not plain data (byte buffers, class instances) is kept as it is:
+ * reports and inspections are plain data (they are what `--json` prints), and no renderer prints bytes.
  */
 export function forTerminal<T>(data: T): T {
   return copy(data) as T
@@ -19,8 +20,10 @@ export function forTerminal<T>(data: T): T {
 
 function copy(v: unknown): unknown {
   if (typeof v === 'string') return escapeControls(v)
-  if (typeof v !== 'object' || v === null || ArrayBuffer.isView(v)) return v
+  if (typeof v !== 'object' || v === null) return v
   if (Array.isArray(v)) return v.map(copy)
+  const proto = Object.getPrototypeOf(v)
+  if (proto !== Object.prototype && proto !== null) return v
   const out: Record<string, unknown> = {}
   for (const [k, x] of Object.entries(v)) out[escapeControls(k)] = copy(x)
   return out
