@@ -2,7 +2,7 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {FINDING_TABLE_DOC, reportJsonSchemaText, withFindingTable} from '../src/lib/contract.js'
+import {FINDING_TABLE_DOC, reportJsonSchemaText, withFindingTable} from '../src/lib/render/contract.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 writeFileSync(path.join(root, 'schemas', 'report.schema.json'), reportJsonSchemaText())

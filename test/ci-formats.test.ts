@@ -10,7 +10,7 @@ import AjvDraft04Module from 'ajv-draft-04'
 import addFormatsModule from 'ajv-formats'
 import {XMLParser} from 'fast-xml-parser'
 import {REAL_CHATS, REPO_ROOT, TEN_TURN_TEMP, cleanup, copyRealChat, cutAt, runCli, tempDir, zeroFill} from './helpers/fixtures.js'
-import {FINDING_KINDS} from '../src/lib/findings.js'
+import {findingKinds} from '../src/lib/formats/index.js'
 
 interface Rep {
   exitCode: number
@@ -58,7 +58,7 @@ test('SARIF: valid against the SARIF 2.1.0 schema, rule ids = finding ids, byte 
     assert.equal(validate({...sarif, version: '2.0.0'}), false)
 
     const run = sarif.runs[0]
-    const ids = new Set(Object.keys(FINDING_KINDS))
+    const ids = new Set(findingKinds().map((k) => k.id))
     assert.deepEqual(run.tool.driver.rules.map((x: {id: string}) => x.id), [...ids])
     const all = json.chats.flatMap((c) => c.findings.map((f) => ({c, f})))
     assert.equal(run.results.length, all.length + json.errors.length)

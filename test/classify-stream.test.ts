@@ -128,7 +128,7 @@ test('classifyJsonFile streams a damaged 5.5 MB real run-state from disk in smal
 })
 
 test('a scan with a small streaming threshold gives the same report as in memory for damaged files above it', async () => {
-  const {scanPaths} = await import('../src/lib/scan.js')
+  const {scanPaths} = await import('../src/lib/pipeline/scan.js')
   const {copyRealChat} = await import('./helpers/fixtures.js')
   const root = tempDir()
   try {

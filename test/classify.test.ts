@@ -13,7 +13,7 @@ import {classifyJsonBytes} from '../src/lib/classify/index.js'
 import {scanValue, skipWhitespace} from '../src/lib/classify/json.js'
 import {diagnoseChat} from '../src/lib/formats/codebuff/index.js'
 import {INTERRUPTION_MESSAGE, PLACEHOLDER_MESSAGE, runStateShape} from '../src/lib/formats/codebuff/schema.js'
-import type {Classification, Generation} from '../src/lib/model.js'
+import type {Classification, Generation} from '../src/lib/model/report.js'
 import {REALDATA, REAL_CHATS, TEN_TURN_TEMP, cutAt, insertIntoFirstText, invalidByteAt, nulPadded, nulRunAt, nulTailAt, withBom, zeroFill} from './helpers/fixtures.js'
 import {snapshotOf} from './helpers/snapshot.js'
 

@@ -10,7 +10,7 @@ import path from 'node:path'
 import {after, before, describe, test} from 'node:test'
 import {makeChalk, useColor} from '../src/lib/render/style.js'
 import {renderHuman} from '../src/lib/render/table.js'
-import type {Report} from '../src/lib/model.js'
+import type {Report} from '../src/lib/model/report.js'
 import {runCliAsync} from './helpers/cli-async.js'
 import {REALDATA, REAL_CHATS, REPO_ROOT, TEN_TURN_TEMP, cleanup, copyRealChat, cutAt, hashTree, tempDir, zeroFill} from './helpers/fixtures.js'
 

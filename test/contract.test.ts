@@ -3,7 +3,7 @@ import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 import {Ajv2020} from 'ajv/dist/2020.js'
-import {FINDING_TABLE_DOC, reportJsonSchemaText, withFindingTable} from '../src/lib/contract.js'
+import {FINDING_TABLE_DOC, reportJsonSchemaText, withFindingTable} from '../src/lib/render/contract.js'
 import {REALDATA, REPO_ROOT, copyRealChat, REAL_CHATS, tempDir, cleanup, runCli} from './helpers/fixtures.js'
 import {writeFileSync} from 'node:fs'
 

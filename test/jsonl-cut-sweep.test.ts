@@ -20,9 +20,9 @@
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import {describe, test} from 'node:test'
-import type {ChatDirSnapshot} from '../src/lib/formats/adapter.js'
+import type {ChatDirSnapshot} from '../src/lib/model/adapter.js'
 import {adapterByName} from '../src/lib/formats/index.js'
-import {planChat} from '../src/lib/plan.js'
+import {planChat} from '../src/lib/pipeline/plan.js'
 import {seededRandom} from './helpers/fixtures.js'
 import {allRealSessionLogs, read} from './helpers/sessions.js'
 

@@ -1,14 +1,16 @@
 /**
- * Line-level classification (classify/jsonl.ts) and the JSONL repair planner (jsonl-repair.ts) on the real
+ * Line-level classification (classify/jsonl.ts) and the JSONL repair planner (formats/jsonl/repair.ts) on the real
  * public session logs, damaged here in every way the bug reports describe.
  */
 import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 import {classifyJsonlBytes} from '../src/lib/classify/jsonl.js'
-import {planJsonlRepair, topLevelValueSpan} from '../src/lib/jsonl-repair.js'
+import {planJsonlRepair, topLevelValueSpan} from '../src/lib/formats/jsonl/repair.js'
 import {analyzeClaude} from '../src/lib/formats/claude-code/session.js'
 import {analyzeCodex, codexAcceptance} from '../src/lib/formats/codex/session.js'
-import {classifySession, sessionRules} from '../src/lib/formats/jsonl-session.js'
+import {classifySession, sessionRules} from '../src/lib/formats/jsonl/session.js'
+import {claudeDialect} from '../src/lib/formats/claude-code/session.js'
+import {codexDialect} from '../src/lib/formats/codex/session.js'
 import {LF, REAL_SESSIONS, body, join, linesOf, read} from './helpers/sessions.js'
 
 const short = read(REAL_SESSIONS.claude.short)
@@ -204,19 +206,19 @@ describe('damage, classification and planned repair', () => {
     // Without a format, any object counts: the nested one is taken for the record after a cut one.
     assert.deepEqual(classifyJsonlBytes(buf).reasons, ['interleaved-line'])
     // With the format's record rule it is what it is: the log's torn tail.
-    const {cls, rules} = sessionRules('claude-code', 'x.jsonl', buf)
+    const {cls, rules} = sessionRules(claudeDialect, 'x.jsonl', buf)
     assert.deepEqual([cls.class, cls.reasons, cls.counts.records], ['truncated', ['torn-tail'], 7])
     const plan = planJsonlRepair(buf, rules)
     assert.deepEqual(plan.changes.map((x) => x.kind), ['drop-torn-tail'])
     assertLines(plan.bytes, S.slice(0, 7))
-    assert.deepEqual(classifySession(buf).format, 'claude-code')
+    assert.equal(classifySession(buf).format?.name, 'claude-code')
   })
 
   test('Codex: a header cut right after its payload is a torn header (the payload has the shape of the old-format header, and must not pass for one)', () => {
     const header = body(CX[0])
     const cut = header.lastIndexOf(0x7d) // the payload's `}`, before the line's own
     const buf = join([header.subarray(0, cut), LF, ...CX.slice(1)])
-    const {cls, rules} = sessionRules('codex', 'x.jsonl', buf)
+    const {cls, rules} = sessionRules(codexDialect, 'x.jsonl', buf)
     assert.equal(cls.lines[0].records.length, 0)
     assert.deepEqual(cls.lines[0].reasons, ['torn-interior'])
     const plan = planJsonlRepair(buf, rules)

@@ -10,9 +10,9 @@ import {availableParallelism} from 'node:os'
 import {test} from 'node:test'
 import {ScanProgressBar, progressWanted} from '../src/cli/progress.js'
 import {QUICK_HEAD_BYTES, QUICK_TAIL_BYTES, classifyEnds} from '../src/lib/classify/quick.js'
-import {readEnds} from '../src/lib/quick.js'
-import {ReadArena} from '../src/lib/inventory.js'
-import {scanPaths, workerLimit} from '../src/lib/scan.js'
+import {readEnds} from '../src/lib/pipeline/quick.js'
+import {ReadArena} from '../src/lib/pipeline/inventory.js'
+import {scanPaths, workerLimit} from '../src/lib/pipeline/scan.js'
 import {REAL_CHATS, REALDATA, cleanup, copyRealChat, cutAt, nulRunAt, nulTailAt, nulPadded, runCli, tempDir, withBom, zeroFill} from './helpers/fixtures.js'
 
 const real = (chat: string, file: string) => readFileSync(path.join(REALDATA, 'codebuff', chat, file))

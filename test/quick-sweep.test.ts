@@ -18,7 +18,7 @@ import {isBlank} from '../src/lib/classify/bytes.js'
 import {classifyJsonBytes} from '../src/lib/classify/index.js'
 import {QUICK_WINDOW, classifyEnds, endsOf, type QuickWindow} from '../src/lib/classify/quick.js'
 import {codebuff} from '../src/lib/formats/codebuff/index.js'
-import {quickDiagnose, quickExitCode, readEnds} from '../src/lib/quick.js'
+import {quickDiagnose, quickExitCode, readEnds} from '../src/lib/pipeline/quick.js'
 import {REAL_CHATS, REALDATA, cleanup, copyRealChat, cutAt, runCli, tempDir} from './helpers/fixtures.js'
 
 const real = (chat: string, file: string) => readFileSync(path.join(REALDATA, 'codebuff', chat, file))

@@ -1,5 +1,5 @@
 /**
- * The byte-level redactor (src/lib/bundle/redact.ts): damage keeps its class and reasons under any cut, NUL
+ * The byte-level redactor (src/lib/json/redact.ts): damage keeps its class and reasons under any cut, NUL
  * run, bad byte or garbage (property test over a real run-state), prompt keys map to the same placeholder on
  * both sides, equal values stay equal and different ones different.
  */
@@ -8,7 +8,8 @@ import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 import fc from 'fast-check'
-import {makeRedactor, redactJsonBytes, redactPromptText} from '../src/lib/bundle/redact.js'
+import {makeRedactor} from '../src/lib/json/redact.js'
+import {redactCodebuffBytes as redactJsonBytes, redactPromptText} from '../src/lib/formats/codebuff/redact.js'
 import {classifyJsonBytes} from '../src/lib/classify/index.js'
 import {unwrapPrompt} from '../src/lib/formats/codebuff/turns.js'
 import {REALDATA, REAL_CHATS, cutAt, invalidByteAt, nulPadded, nulRunAt, nulTailAt, withBom} from './helpers/fixtures.js'

@@ -28,7 +28,7 @@ import {
   zeroFill,
   assertSameTree,
 } from './helpers/fixtures.js'
-import {processStartMs} from '../src/lib/live.js'
+import {processStartMs} from '../src/lib/pipeline/live.js'
 
 interface Action {
   type: string

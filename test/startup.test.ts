@@ -53,7 +53,7 @@ describe('what a command loads', {concurrency: 2}, () => {
     assert.ok(loads(r.modules, '/dist/src/commands/scan.js'))
     assert.ok(loads(r.modules, '/node_modules/@oclif/core/lib/execute.js'))
     assert.ok(loads(r.modules, '/dist/src/lib/render/json.js'), 'the --json writer')
-    for (const part of [...NEVER, '/node_modules/chalk/', '/node_modules/cli-table3/', ...RENDERERS, '/dist/src/lib/model.js', ZOD]) {
+    for (const part of [...NEVER, '/node_modules/chalk/', '/node_modules/cli-table3/', ...RENDERERS, '/dist/src/lib/model/report.js', ZOD]) {
       assert.ok(!loads(r.modules, part), `scan --json loaded ${part}`)
     }
   })
@@ -63,7 +63,7 @@ describe('what a command loads', {concurrency: 2}, () => {
     assert.equal(r.status, 0)
     assert.match(r.stdout, /^1 chat: 1 healthy/m)
     assert.ok(loads(r.modules, '/node_modules/chalk/') && loads(r.modules, '/node_modules/cli-table3/'))
-    for (const part of [...NEVER, '/dist/src/lib/render/sarif.js', '/dist/src/lib/render/junit.js', '/dist/src/lib/render/github.js', '/node_modules/fast-xml-parser/', '/dist/src/lib/model.js', ZOD]) {
+    for (const part of [...NEVER, '/dist/src/lib/render/sarif.js', '/dist/src/lib/render/junit.js', '/dist/src/lib/render/github.js', '/node_modules/fast-xml-parser/', '/dist/src/lib/model/report.js', ZOD]) {
       assert.ok(!loads(r.modules, part), `scan loaded ${part}`)
     }
   })

@@ -7,10 +7,10 @@
  * message, the stack only with `DEBUG=chatdoctor`.
  */
 import type {CommandError} from '@oclif/core/interfaces'
-import {EXIT_OPERATIONAL, EXIT_USAGE} from '../lib/exit-codes.js'
+import {EXIT_OPERATIONAL, EXIT_USAGE} from '../lib/model/exit-codes.js'
 import type {ChalkInstance} from 'chalk'
 import {Command, Flags} from './oclif.js'
-import {usageErrorReport} from '../lib/report.js'
+import {usageErrorReport} from '../lib/pipeline/report.js'
 import {writeJson} from '../lib/render/json.js'
 import {terminalText} from '../lib/render/terminal.js'
 import {stdoutWriter} from './stdout.js'

@@ -3,7 +3,7 @@
  * scan has run for `PROGRESS_DELAY_MS` (a quick scan shows nothing). Drawn by cli-progress, loaded only when a
  * bar may be shown.
  */
-import type {ScanProgress} from '../lib/scan.js'
+import type {ScanProgress} from '../lib/pipeline/scan.js'
 
 /** A scan shorter than this shows no bar (ms). */
 export const PROGRESS_DELAY_MS = 1000

@@ -2,17 +2,19 @@ import {BaseCommand, UsageError} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
 import {archiveKindByName} from '../lib/archive/read.js'
 import {writeTar, writeZip} from '../lib/archive/write.js'
-import {buildBundle} from '../lib/bundle/create.js'
-import {exportSession, SessionExportError} from '../lib/bundle/export-session.js'
-import {EXPORT_SIZE_CAP_BYTES} from '../lib/formats/opencode/export.js'
-import {diagnoseExportFile} from '../lib/formats/opencode/export-chat.js'
+import {buildBundle} from '../lib/pipeline/bundle/create.js'
+import {exportSession, SessionExportError, sessionExporter} from '../lib/pipeline/session-export.js'
 import path from 'node:path'
-import {EXIT_OPERATIONAL} from '../lib/exit-codes.js'
+import {EXIT_OPERATIONAL} from '../lib/model/exit-codes.js'
 import {writeFileDurable} from '../lib/fsio/output.js'
-import type {Report} from '../lib/model.js'
+import type {Report} from '../lib/model/report.js'
 import {renderChatTable} from '../lib/render/table.js'
-import {buildReport} from '../lib/report.js'
+import {buildReport} from '../lib/pipeline/report.js'
 import {createHash} from 'node:crypto'
+import {firstOf, fromAdapters, paragraphs} from '../cli/help.js'
+
+const exporter = sessionExporter()
+const EXPORT_SIZE_CAP_BYTES = exporter?.sessionExport.capBytes ?? 0
 
 export default class Bundle extends BaseCommand {
   static override summary = 'Export chat dirs into one archive (.tar.gz, .tar or .zip) with a manifest, optionally redacted.'
@@ -27,17 +29,9 @@ placeholders (random key, not stored): equal values stay equal, the bundle diagn
 classes, reasons, turns and winner, checked before writing), damage stays where it is. Files that cannot
 be redacted structurally (log.jsonl, trace.jsonl, unknown files) are left out and listed as omitted.
 
-Claude Code and Codex sessions: give the session file (or a folder of them); each session goes in with
-its sibling generations (Codex's .jsonl.zst). --redact works line by line: every complete record is
-redacted on its own, damaged lines keep their damage where it is, and the session must diagnose the same.
-OpenCode: a session of the JSON tree goes in with its session, message and part files (its data dir as
-CHAT_DIR); sessions of the 1.2+ database go in as the database files and cannot be redacted.
+${paragraphs((h) => h.bundle)}
 
---session ID -o FILE.json writes one OpenCode JSON-tree session as an \`opencode export\` document instead
-(the same JSON OpenCode's own export prints, for \`opencode import\` into OpenCode 1.2+), searching
-CHAT_DIR (an OpenCode data dir) or the default data dir. Sessions whose files exceed --max-session-bytes
-(default ${EXPORT_SIZE_CAP_BYTES} bytes, 256 MiB) are refused; damaged message and part files are left out
-and counted. --redact applies (ids, roles, counts and times kept; the result still passes \`check\`).
+${paragraphs((h) => h.sessionExport?.paragraph)}
 
 Reads the chat dirs only; writes only FILE (durably; an existing FILE is kept unless --force).
 Exit status: 0 written, 8 nothing written (a chat could not be read, no chats found, FILE exists,
@@ -45,10 +39,9 @@ redaction would change a verdict, a --session not found, in a database or over t
 error.`
 
   static override examples = [
-    '<%= config.bin %> bundle ~/.config/manicode/projects/app/chats/2026-01-05T10-00-00.000Z -o chat.tar.gz',
-    '<%= config.bin %> bundle --redact ~/.config/manicode/projects/app/chats -o chats.zip',
-    '<%= config.bin %> bundle ~/.claude/projects/-home-me-app/0a1b2c3d-1111-2222-3333-444455556666.jsonl -o session.tar.gz',
-    '<%= config.bin %> bundle --session ses_dd6249cf0ffevk8ay20nf1cCNR -o session.json',
+    `<%= config.bin %> bundle ${firstOf((h) => h.examples?.chat, './chat')} -o chat.tar.gz`,
+    `<%= config.bin %> bundle --redact ${firstOf((h) => h.examples?.chats, './chats')} -o chats.zip`,
+    ...fromAdapters((h) => h.examples?.bundle?.join('\n')).flatMap((x) => x.split('\n')).map((args) => `<%= config.bin %> bundle ${args}`),
   ]
 
   static override args = {
@@ -61,7 +54,7 @@ error.`
     output: Flags.string({char: 'o', description: 'The archive to write: .zip for zip, .tar for plain tar, anything else gzip-compressed tar.', required: true}),
     redact: Flags.boolean({description: 'Replace content with keyed-hash placeholders; leave out files that cannot be redacted.'}),
     force: Flags.boolean({description: 'Replace FILE when it exists.'}),
-    session: Flags.string({description: 'Write this OpenCode JSON-tree session as an `opencode export` JSON document (FILE.json) instead of an archive.'}),
+    session: Flags.string({description: firstOf((h) => h.sessionExport?.flag, 'Write this session as a single document (FILE.json) instead of an archive.')}),
     'max-session-bytes': Flags.integer({description: `With --session: refuse sessions whose files hold more bytes than this (default ${EXPORT_SIZE_CAP_BYTES}).`, min: 1}),
   }
 
@@ -120,7 +113,7 @@ error.`
       await writeFileDurable(flags.output, x.bytes, {overwrite: Boolean(flags.force)})
       info = {file: flags.output, bytes: x.bytes.length, sha256: createHash('sha256').update(x.bytes).digest('hex'), sessionId: x.sessionId, messages: x.messages, parts: x.parts, redacted: x.redacted, omitted: x.omitted}
       // The written export, checked as `check` would (what a CI job will see).
-      chats = [{path: path.resolve(flags.output), ...diagnoseExportFile(path.basename(flags.output), x.bytes, Date.now())}]
+      chats = [{path: path.resolve(flags.output), ...(await exporter!.sessionExport.diagnose(path.basename(flags.output), x.bytes, Date.now()))}]
     } catch (e) {
       errors.push({path: e instanceof SessionExportError ? session : flags.output, message: (e as Error).message})
     }

@@ -1,12 +1,12 @@
 import {BaseCommand, UsageError} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
 import {DEFAULT_LIMITS} from '../lib/archive/read.js'
-import {checkExitCode, checkPaths} from '../lib/check.js'
-import {EXIT_OPERATIONAL} from '../lib/exit-codes.js'
+import {checkExitCode, checkPaths} from '../lib/pipeline/check.js'
+import {EXIT_OPERATIONAL} from '../lib/model/exit-codes.js'
 import {appendText, writeFileDurable} from '../lib/fsio/output.js'
-import type {Report, Severity} from '../lib/model.js'
+import type {Report, Severity} from '../lib/model/report.js'
 import type {CiInput} from '../lib/render/ci.js'
-import {buildReport} from '../lib/report.js'
+import {buildReport} from '../lib/pipeline/report.js'
 
 export default class Check extends BaseCommand {
   static override summary = 'Check chat dirs and exported bundles for damage, with CI output formats (SARIF, JUnit, GitHub).'

@@ -1,30 +1,26 @@
 import {BaseCommand, UsageError} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
-import {inspectChat, type Inspection} from '../lib/inspect.js'
-import type {Report} from '../lib/model.js'
+import {inspectChat, type Inspection} from '../lib/pipeline/inspect.js'
+import type {Report} from '../lib/model/report.js'
 import {renderInspection} from '../lib/render/inspect.js'
-import {buildReport} from '../lib/report.js'
-import {scanPaths} from '../lib/scan.js'
+import {buildReport} from '../lib/pipeline/report.js'
+import {scanPaths} from '../lib/pipeline/scan.js'
+import {firstOf, fromAdapters, listed, wrap} from '../cli/help.js'
 
 export default class Inspect extends BaseCommand {
   static override summary = 'The whole forensic picture of one chat: timeline, tears, ranking, salvage, what happened. Read-only.'
 
-  static override description = `CHAT_DIR must hold exactly one chat (or name one with --session, e.g. in an OpenCode data dir).
-A Claude Code or Codex session is inspected by its file: every damaged line (line number, byte offset and
-length, reasons) and the byte changes a repair would make are listed. An OpenCode session lists its
-session, message and part files with their classes. Shows every generation (mtime, size, class, turns covered,
-traceSessionId), where each tear sits (byte offset, 4096-byte alignment, NUL runs), why each candidate won or
-lost, what a salvage would recover, and a plain-language account of what most likely happened.
+  static override description = `${wrap(`CHAT_DIR must hold exactly one chat (or name one with --session, e.g. in ${listed(fromAdapters((h) => h.store?.dir))}). ${fromAdapters((h) => h.inspect).join(' ')} Shows every generation (mtime, size, class, turns covered, traceSessionId), where each tear sits (byte offset, 4096-byte alignment, NUL runs), why each candidate won or lost, what a salvage would recover, and a plain-language account of what most likely happened.`)}
 Writes nothing, anywhere. Exit status as for scan.`
 
-  static override examples = ['<%= config.bin %> inspect ~/.config/manicode/projects/my-app/chats/2026-07-01T10-00-00.000Z', '<%= config.bin %> inspect --json ./chat > inspection.json']
+  static override examples = [`<%= config.bin %> inspect ${firstOf((h) => h.examples?.chat, './chat')}`, '<%= config.bin %> inspect --json ./chat > inspection.json']
 
   static override args = {
-    chat_dir: Args.string({description: 'The chat dir (or session file, or OpenCode data dir) to inspect.', required: true}),
+    chat_dir: Args.string({description: `The chat dir (or session file, or ${listed(fromAdapters((h) => h.store?.dir))}) to inspect.`, required: true}),
   }
 
   static override flags = {
-    session: Flags.string({description: 'The chat id to inspect when CHAT_DIR holds several (an OpenCode session id, a session file\'s id).'}),
+    session: Flags.string({description: `The chat id to inspect when CHAT_DIR holds several (${[...fromAdapters((h) => h.store?.sessionId), "a session file's id"].join(', ')}).`}),
   }
 
   async run(): Promise<Report & {inspection: Inspection | null}> {

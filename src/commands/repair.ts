@@ -1,34 +1,25 @@
 import {createInterface} from 'node:readline/promises'
 import {BaseCommand, UsageError} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
-import {applyChat} from '../lib/apply.js'
+import {applyChat} from '../lib/pipeline/apply.js'
 import {nodeFileSystem} from '../lib/fsio/fs.js'
 import {stateDir} from '../lib/fsio/repair-log.js'
-import type {Report} from '../lib/model.js'
-import {planRepairs, restorableGenerations, type ChatPlan} from '../lib/plan.js'
+import type {Report} from '../lib/model/report.js'
+import {planRepairs, restorableGenerations, type ChatPlan} from '../lib/pipeline/plan.js'
 import {renderRepair} from '../lib/render/repair.js'
-import {buildRepairReport, newRepairId, type ChatResult} from '../lib/repair-report.js'
-import {scanPaths} from '../lib/scan.js'
+import {buildRepairReport, newRepairId, type ChatResult} from '../lib/pipeline/repair-report.js'
+import {scanPaths} from '../lib/pipeline/scan.js'
+import {firstOf, fromAdapters, listed, paragraphs, wrap} from '../cli/help.js'
+
+/** The example chat of the examples. */
+const CHAT = firstOf((h) => h.examples?.chat, './chat')
 
 export default class Repair extends BaseCommand {
   static override summary = 'Put the best generation of each damaged chat back as its primary, keeping the originals as evidence.'
 
-  static override description = `Finds chats as scan does (same PATH rules, same verdicts). For each repairable chat: keeps the
-primary as evidence under <chat dir>/.chatdoctor/<repairId>/, writes the winner's exact bytes as the primary
-(temp, fsync, rename, fsync dir, verify), and puts the chat folder's mtime back. Unrecoverable chats are
-reported; nothing is written for them. The winner may be an embedded copy (chat-messages.json#<id>): its exact
-bytes are written. A torn chat-messages.json with an intact transcript temp is restored from the temp (the
-torn file kept as evidence). A degraded chat (amnesiac context) is left as it is: the report names the
---restore-from that would restore the generation holding the missing turns. --salvage also uses a salvaged
-torn generation when it covers more turns than every intact one. A chat whose files change during the run,
-or whose leftover temp belongs to a running codebuff/freebuff process, is refused (--force writes anyway).
+  static override description = `${wrap(`Finds chats as scan does (same PATH rules, same verdicts). For each repairable chat: keeps the primary as evidence under <chat dir>/.chatdoctor/<repairId>/, writes the winner's exact bytes as the primary (temp, fsync, rename, fsync dir, verify), and puts the chat folder's mtime back. Unrecoverable chats are reported; nothing is written for them. A chat whose files change during the run, or whose leftover temp belongs to a running ${listed(fromAdapters((h) => h.process))} process, is refused (--force writes anyway).`)}
 
-Claude Code and Codex session logs are rewritten with only the allowed line changes (torn tail dropped, NUL
-runs and a BOM stripped, interleaved lines split, an unrecoverable line dropped and the parentUuid after it
-re-linked), each reported; every other line stays byte-identical and the log keeps its mtime. A Codex .jsonl.zst
-winner is written, decoded, as the plain .jsonl Codex reads. A session that grew while it was read is refused.
-OpenCode JSON-tree sessions: damaged files move out of storage/ into <data dir>/.chatdoctor/<repairId>/ and the
-report says what each session lost; a damaged OpenCode database is left for a manual repair (next steps given).
+${paragraphs((h) => h.repair)}
 
 Asks once before repairing more than one chat on a terminal (-y skips; never asks with --json or when
 stdin is not a terminal). Ctrl-C stops between chats. Every repair can be undone: chatdoctor undo <repairId>.
@@ -40,10 +31,10 @@ one chat, or naming no intact generation of it).`
 
   static override examples = [
     '<%= config.bin %> repair --dry-run',
-    '<%= config.bin %> repair ~/.config/manicode/projects/my-app/chats/2025-11-04T14-01-15.000Z',
+    `<%= config.bin %> repair ${CHAT}`,
     '<%= config.bin %> repair --yes --json > repair.json',
     '<%= config.bin %> repair --salvage --dry-run',
-    '<%= config.bin %> repair --restore-from chat-messages.json#ai-1762265497000-d81188ed9dfc1 ~/.config/manicode/projects/my-app/chats/2025-11-04T14-01-15.000Z',
+    `<%= config.bin %> repair --restore-from ${firstOf((h) => h.examples?.generation, 'GENERATION')} ${CHAT}`,
   ]
 
   static override args = {
@@ -57,7 +48,7 @@ one chat, or naming no intact generation of it).`
     yes: Flags.boolean({char: 'y', description: 'Do not ask before repairing more than one chat.'}),
     force: Flags.boolean({description: 'Repair a chat even if it looks live (files changed since the scan, agent process running).'}),
     salvage: Flags.boolean({description: 'Also use a salvaged torn generation (complete messages kept byte for byte, lost members borrowed per key) when it covers more turns than every intact one.', exclusive: ['restore-from']}),
-    'restore-from': Flags.string({description: 'Restore this generation of the one chat in scope (a file name, or an embedded copy chat-messages.json#<id>), e.g. the source a degraded chat\'s report names.', helpValue: 'GENERATION'}),
+    'restore-from': Flags.string({description: `Restore this generation of the one chat in scope (a file name, or an embedded copy ${firstOf((h) => h.examples?.generation?.replace(/#.*$/, '#<id>'), '<file>#<id>')}), e.g. the source a degraded chat's report names.`, helpValue: 'GENERATION'}),
   }
 
   async run(): Promise<Report> {

@@ -1,17 +1,15 @@
 import {BaseCommand} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
 import {ScanProgressBar, progressWanted} from '../cli/progress.js'
-import type {Report} from '../lib/model.js'
-import {buildReport} from '../lib/report.js'
-import {scanPaths} from '../lib/scan.js'
+import type {Report} from '../lib/model/report.js'
+import {buildReport} from '../lib/pipeline/report.js'
+import {scanPaths} from '../lib/pipeline/scan.js'
+import {firstOf, fromAdapters, listed, wrap} from '../cli/help.js'
 
 export default class Scan extends BaseCommand {
   static override summary = 'Diagnose chat dirs: classify every generation, rank them, say what is damaged. Read-only.'
 
-  static override description = `With no PATH, searches Codebuff's config roots (~/.config/manicode, manicode-dev, manicode-test),
-OpenCode's data dir ($XDG_DATA_HOME/opencode, default ~/.local/share/opencode; its database is read on a
-private copy, never opened in place), Claude Code's ($CLAUDE_CONFIG_DIR or ~/.claude)/projects and Codex's
-($CODEX_HOME or ~/.codex)/sessions and archived_sessions.
+  static override description = `${wrap(`With no PATH, searches ${listed(fromAdapters((h) => h.roots))}.`)}
 A PATH may be a chat dir or any folder above chat dirs (searched without following symbolic links).
 Writes nothing, anywhere.
 
@@ -26,9 +24,9 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
 
   static override examples = [
     '<%= config.bin %> scan',
-    '<%= config.bin %> scan ~/.config/manicode/projects/my-app/chats',
+    `<%= config.bin %> scan ${firstOf((h) => h.examples?.chats, './chats')}`,
     '<%= config.bin %> scan --json ./exported-chats > report.json',
-    '<%= config.bin %> scan --quick ~/.config/manicode',
+    `<%= config.bin %> scan --quick ${firstOf((h) => h.examples?.root, './chats')}`,
   ]
 
   static override flags = {
@@ -52,7 +50,7 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
     let quick: Report['quick']
     let quickExit: number | undefined
     if (flags.quick) {
-      const {quickExitCode, quickScanPaths, quickInfo} = await import('../lib/quick.js')
+      const {quickExitCode, quickScanPaths, quickInfo} = await import('../lib/pipeline/quick.js')
       result = await quickScanPaths(paths, opts)
       quick = quickInfo(result.chats, flags['trust-ends'])
       quickExit = quickExitCode(result.chats, result.errors, flags['trust-ends'])

@@ -1,12 +1,12 @@
 import {BaseCommand, UsageError} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
-import {EXIT_OPERATIONAL, EXIT_USAGE} from '../lib/exit-codes.js'
+import {EXIT_OPERATIONAL, EXIT_USAGE} from '../lib/model/exit-codes.js'
 import {nodeFileSystem} from '../lib/fsio/fs.js'
 import {listRepairs, readLog, stateDir} from '../lib/fsio/repair-log.js'
-import type {Report} from '../lib/model.js'
-import {tildify} from '../lib/paths.js'
-import {buildReport} from '../lib/report.js'
-import {undoRepair} from '../lib/undo.js'
+import type {Report} from '../lib/model/report.js'
+import {tildify} from '../lib/fsio/paths.js'
+import {buildReport} from '../lib/pipeline/report.js'
+import {undoRepair} from '../lib/pipeline/undo.js'
 
 export default class Undo extends BaseCommand {
   static override summary = 'Put back the files a repair replaced, byte for byte, from its evidence.'

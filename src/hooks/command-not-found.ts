@@ -5,7 +5,7 @@
  */
 import type {Hook} from '@oclif/core'
 import {forTerminal} from '../lib/render/terminal.js'
-import {usageErrorReport} from '../lib/report.js'
+import {usageErrorReport} from '../lib/pipeline/report.js'
 
 const hook: Hook<'command_not_found'> = async function (opts) {
   const known = opts.config.commands.map((c) => c.id).sort().join(', ')

@@ -61,7 +61,7 @@ export const join = (parts: Buffer[]): Buffer => Buffer.concat(parts)
 export const LF = Buffer.from('\n')
 
 /** A valid zstd frame holding `data` in raw blocks (the writer `bundle --redact` uses for `.jsonl.zst`). */
-export {zstdRawFrame as zstdStored} from '../../src/lib/bundle/redact-agents.js'
+export {zstdRawFrame as zstdStored} from '../../src/lib/formats/jsonl/redact.js'
 
 /**
  * Every real Claude Code and Codex session log in shared/realdata: the public ones and those in the homes the

@@ -2,7 +2,7 @@
  * Builds a `ChatDirSnapshot` in memory (no disk), so tests can run the Codebuff adapter's classification and
  * diagnosis on exact bytes.
  */
-import type {ChatDirSnapshot, FileEntry} from '../../src/lib/formats/adapter.js'
+import type {ChatDirSnapshot, FileEntry} from '../../src/lib/model/adapter.js'
 
 /** A chat dir snapshot from file name → bytes (`null` for a file that could not be read). */
 export function snapshotOf(files: Record<string, Buffer | null>, dir = '/chats/2026-08-30T09-15-02.417Z', mtimes: Record<string, number> = {}): ChatDirSnapshot {

@@ -11,7 +11,7 @@
  *   `nul-tail` after a complete document, `trailing-garbage`, `concatenated`, `nul-run`, `syntax-error`.
  * - `intact`: parses strictly. (The adapter may still turn it into `contextless` or `corrupt`/`wrong-shape`.)
  */
-import type {Classification, Reason} from '../model.js'
+import type {Classification, Reason} from '../model/report.js'
 import {checkUtf8, decodeUtf8Strict, hasBom, indexOfByte, isAllNul, isBlank, isJsonWhitespace, nulTailStart} from './bytes.js'
 import {scanValue, skipWhitespace, type ScanResult} from './json.js'
 

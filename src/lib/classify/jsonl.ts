@@ -23,7 +23,7 @@
  * the line stays a torn tail. A line that is one JSON object as it stands is a record whatever its keys (it is
  * a line as the writer wrote it; keeping it never invents one).
  */
-import type {DamageLocation, FileClass, LineCounts, Reason} from '../model.js'
+import type {DamageLocation, FileClass, LineCounts, Reason} from '../model/report.js'
 import {checkUtf8, decodeUtf8Strict, hasBom, isAllNul, isBlank, isJsonWhitespace} from './bytes.js'
 import {scanValue, skipWhitespace} from './json.js'
 

@@ -7,7 +7,7 @@
  * file (a NUL run, invalid UTF-8, a syntax error, a cut that happens to end in the closer): `intact` from the
  * ends is never verified, it only means the ends look whole.
  */
-import type {Classification, Reason} from '../model.js'
+import type {Classification, Reason} from '../model/report.js'
 import {hasBom, isBlank, isJsonWhitespace} from './bytes.js'
 import {classifyJsonBytes} from './index.js'
 

@@ -12,7 +12,7 @@
 import {createHash} from 'node:crypto'
 import {closeSync, openSync, readSync} from 'node:fs'
 import {open} from 'node:fs/promises'
-import type {Classification} from '../model.js'
+import type {Classification} from '../model/report.js'
 import {isJsonWhitespace} from './bytes.js'
 import {decideFailure, type FailureFacts} from './index.js'
 import type {ScanResult} from './json.js'

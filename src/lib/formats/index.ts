@@ -1,5 +1,6 @@
 /** Every format adapter chatdoctor knows, in detection order. */
-import type {FormatAdapter} from './adapter.js'
+import type {FormatAdapter} from '../model/adapter.js'
+import {CORE_FINDING_KINDS, joinFindingKinds, type FindingKind} from '../model/findings.js'
 import {claudeCode} from './claude-code/index.js'
 import {codebuff} from './codebuff/index.js'
 import {codex} from './codex/index.js'
@@ -10,4 +11,9 @@ export const ADAPTERS: readonly FormatAdapter[] = [codebuff, opencode, claudeCod
 /** The adapter with this format id, or undefined. */
 export function adapterByName(name: string): FormatAdapter | undefined {
   return ADAPTERS.find((a) => a.name === name)
+}
+
+/** The closed list of finding kinds: the core's, then each adapter's, in registry order, each id once. */
+export function findingKinds(adapters: readonly FormatAdapter[] = ADAPTERS): FindingKind[] {
+  return joinFindingKinds([CORE_FINDING_KINDS, ...adapters.map((a) => a.findingKinds ?? {})])
 }

@@ -6,7 +6,7 @@
  * EMLINK: e.g. FAT, some network shares) the bytes are copied, fsynced and given the original's times.
  */
 import path from 'node:path'
-import type {FileClass} from '../model.js'
+import type {FileClass} from '../model/report.js'
 import {durableWrite, sha256Hex} from './durable-write.js'
 import type {FileSystem} from './fs.js'
 

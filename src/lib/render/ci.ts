@@ -4,9 +4,9 @@
  * use `/`; archive members are addressed as `<bundle path>/<member path>`.
  */
 import path from 'node:path'
-import type {CheckedChat, CheckError} from '../check.js'
-import {reaches} from '../findings.js'
-import type {DamageLocation, Report, Severity} from '../model.js'
+import type {CheckedChat, CheckError} from '../pipeline/check.js'
+import {reaches} from '../model/findings.js'
+import type {DamageLocation, Report, Severity} from '../model/report.js'
 
 export interface CiInput {
   report: Report

@@ -4,7 +4,7 @@
  * silently), so at most 10 of each are printed, errors first, then one plain line says how many more there
  * are. The summary (for `$GITHUB_STEP_SUMMARY`, about 1 MiB per step) has the full table and every finding.
  */
-import type {Severity} from '../model.js'
+import type {Severity} from '../model/report.js'
 import {turnsText} from './table.js'
 import {ciItems, displayPath, type CiInput} from './ci.js'
 

@@ -5,7 +5,8 @@
 import type CliTable3 from 'cli-table3'
 import {createRequire} from 'node:module'
 import type {ChalkInstance} from 'chalk'
-import type {Inspection} from '../inspect.js'
+import type {Inspection} from '../pipeline/inspect.js'
+import {adapterByName} from '../formats/index.js'
 
 // cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up.
 const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
@@ -69,7 +70,7 @@ export function renderInspection(x: Inspection, opts: {chalk: ChalkInstance}): s
       if (p.changes === 0) continue
       out.push(`  ${p.file}: ${p.changes} change${p.changes === 1 ? '' : 's'}, ${p.bytesBefore} → ${p.bytesAfter} bytes, ${p.accepted ? 'accepted by the agent' : `not accepted: ${p.problems.join('; ')}`}`)
       for (const ch of (x.plannedChanges ?? []).filter((k) => k.file === p.file).slice(0, 50)) {
-        const what = ch.relink ? ` parentUuid ${ch.relink.from} → ${ch.relink.to}` : ` ${ch.bytesRemoved} bytes removed`
+        const what = ch.relink ? ` ${adapterByName(x.format)?.texts?.parentKey ?? 'parent'} ${ch.relink.from} → ${ch.relink.to}` : ` ${ch.bytesRemoved} bytes removed`
         out.push(`    ${ch.kind} line ${ch.line} (byte ${ch.offset}, ${ch.length} bytes):${what}`)
       }
     }

@@ -10,8 +10,8 @@
  *   path) with an `<error>`.
  */
 import {XMLBuilder} from 'fast-xml-parser'
-import {reaches} from '../findings.js'
-import type {Finding} from '../model.js'
+import {reaches} from '../model/findings.js'
+import type {Finding} from '../model/report.js'
 import {displayPath, type CiInput} from './ci.js'
 
 // XML 1.0 cannot carry most control characters, even escaped.

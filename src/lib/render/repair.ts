@@ -4,8 +4,9 @@
  * is and how to undo. Never prints message text or file contents.
  */
 import type {ChalkInstance} from 'chalk'
-import type {ChatReport, LineChangeReport, Report} from '../model.js'
+import type {ChatReport, LineChangeReport, Report} from '../model/report.js'
 import {renderFindings} from './table.js'
+import {adapterByName} from '../formats/index.js'
 
 export interface RepairRenderOptions {
   chalk: ChalkInstance
@@ -56,15 +57,19 @@ function restoredTurns(chat: ChatReport, from: string | null): number | null {
   return chat.generations.find((g) => g.file === from)?.turns ?? null
 }
 
-/** One byte change of a JSONL repair, in words ("line 12 (byte 4096): drop-line, 312 bytes removed (interleaved-line)"). */
-export function changeText(ch: LineChangeReport): string {
-  const what = ch.kind === 'relink-parent' && ch.relink ? `relink-parent, parentUuid ${ch.relink.from} → ${ch.relink.to}` : `${ch.kind}, ${ch.bytesRemoved} byte${ch.bytesRemoved === 1 ? '' : 's'} removed${ch.recordsKept > 0 ? `, ${ch.recordsKept} record${ch.recordsKept === 1 ? '' : 's'} kept` : ''}`
+/**
+ * One byte change of a JSONL repair, in words ("line 12 (byte 4096): drop-line, 312 bytes removed
+ * (interleaved-line)"); `parentKey` names the record key a `relink-parent` rewrites (the adapter's).
+ */
+export function changeText(ch: LineChangeReport, parentKey = 'parent'): string {
+  const what = ch.kind === 'relink-parent' && ch.relink ? `relink-parent, ${parentKey} ${ch.relink.from} → ${ch.relink.to}` : `${ch.kind}, ${ch.bytesRemoved} byte${ch.bytesRemoved === 1 ? '' : 's'} removed${ch.recordsKept > 0 ? `, ${ch.recordsKept} record${ch.recordsKept === 1 ? '' : 's'} kept` : ''}`
   return `line ${ch.line} (byte ${ch.offset}): ${what}${ch.reasons.length > 0 ? ` (${ch.reasons.join(', ')})` : ''}`
 }
 
 function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[] {
   const r = chat.repair
   if (!r) return []
+  const texts = adapterByName(chat.format)?.texts
   const primary = chat.generations.find((g) => g.role === 'primary')?.file ?? null
   const restore = chat.actions?.find((a) => a.type === 'restore')
   const stateRestore = chat.actions?.find((a) => a.type === 'restore' && a.to === primary)
@@ -83,10 +88,10 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
           lines.push(`  ${did ? 'restored' : 'would restore'} ${a.to} from ${a.from} (sha256 ${short(a.sha256)})`)
           for (const k of a.keysBorrowed ?? []) lines.push(`    ${k.key} ${did ? 'was' : 'would be'} cut off by the tear: taken from ${k.from}`)
         }
-        if (a.type === 'restore-mtime') lines.push(`  ${did ? 'put back' : 'would put back'} the ${chat.format === 'codebuff' ? "chat folder's mtime (so --continue still picks the same chat)" : "folder's mtime"}`)
+        if (a.type === 'restore-mtime') lines.push(`  ${did ? 'put back' : 'would put back'} the ${texts?.folderMtime ?? "folder's mtime"}`)
         if (a.type === 'rewrite') {
           lines.push(`  ${did ? 'rewrote' : 'would rewrite'} ${a.to}${a.from !== a.to ? ` from ${a.from}` : ''} (sha256 ${short(a.sha256)}), its mtime kept; ${(a.changes ?? []).length === 0 ? 'no line changed' : `${a.changes!.length} change${a.changes!.length === 1 ? '' : 's'}, every other line byte-identical:`}`)
-          for (const ch of (a.changes ?? []).slice(0, verbose ? Infinity : 20)) lines.push(`    ${changeText(ch)}`)
+          for (const ch of (a.changes ?? []).slice(0, verbose ? Infinity : 20)) lines.push(`    ${changeText(ch, texts?.parentKey)}`)
           if (!verbose && (a.changes ?? []).length > 20) lines.push(`    … ${a.changes!.length - 20} more (--verbose or --json lists them)`)
         }
         if (a.type === 'move') lines.push(`  ${did ? 'moved' : 'would move'} ${a.from} out of the tree (${a.why ?? 'damaged'})${a.evidence ? ` to ${a.evidence}` : ' into the evidence folder'}`)
@@ -99,7 +104,7 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
         if (l.parts.length > 0) lines.push(`  the session ${did ? 'lost' : 'would lose'} ${l.parts.length} part${l.parts.length === 1 ? '' : 's'}: ${ids(l.parts)}`)
         const ctx = (x: typeof l.after) => `${x.userTurns} user turn${x.userTurns === 1 ? '' : 's'}, ${x.assistantMessages} assistant message${x.assistantMessages === 1 ? '' : 's'}, ${x.parts} part${x.parts === 1 ? '' : 's'}`
         lines.push(`  context ${l.sessionListed ? (did ? 'now' : 'after') : 'left on disk'}: ${ctx(l.after)} (readable before: ${ctx(l.before)})`)
-        if (!l.sessionListed) lines.push('  the session file itself was damaged: OpenCode still cannot list this session, but the other sessions of the store are listed again')
+        if (!l.sessionListed) lines.push(`  the session file itself was damaged: ${texts?.sessionUnlisted ?? 'the agent still cannot list this session'}`)
       } else if (rewrite) {
         const turns = chat.ranking.find((x) => x.file === rewrite.from)?.turns ?? chat.contextTurns
         const after = {contextTurns: turns, transcriptTurns: chat.transcriptTurns}
@@ -132,12 +137,7 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
       break
     case 'not-repairable': {
       lines.push(`${c.red('not repairable')} ${chat.path}`)
-      if (chat.format !== 'codebuff') {
-        lines.push(`  ${r.message ?? 'no usable generation: nothing written'}`)
-        break
-      }
-      const survives = chat.transcriptTurns !== null ? `the transcript survives with ${chat.transcriptTurns} agent turn${chat.transcriptTurns === 1 ? '' : 's'}` : 'no intact transcript survives either'
-      lines.push(`  no usable generation of the agent context: the agent's memory of this chat is lost; ${survives}; nothing written`)
+      lines.push(`  ${texts?.notRepairable?.(chat) ?? r.message ?? 'no usable generation: nothing written'}`)
       break
     }
     case 'left-untouched': {

@@ -1,7 +1,8 @@
 /**
  * SARIF 2.1.0 (OASIS) for GitHub code scanning and other SARIF viewers. Pure.
  *
- * - Rule ids are chatdoctor's finding ids (`findings.ts`), all listed under `tool.driver.rules`.
+ * - Rule ids are chatdoctor's finding ids (the closed list, `findingKinds()` of `formats/index.ts`), all
+ *   listed under `tool.driver.rules`.
  * - Each result has one location: the file (`<bundle path>/<member path>` inside archives), relative to the
  *   working directory, with a byte region (`byteOffset`/`byteLength`) and the start line/column of the damage
  *   when the tear is located.
@@ -13,8 +14,8 @@
 import {createHash} from 'node:crypto'
 import {gzipSync} from 'node:zlib'
 import type * as Sarif from 'sarif'
-import {findingKinds} from '../findings.js'
-import type {Severity} from '../model.js'
+import {findingKinds} from '../formats/index.js'
+import type {Severity} from '../model/report.js'
 import {ciItems, type CiInput, type CiItem} from './ci.js'
 
 /** GitHub code scanning: results kept per run. */

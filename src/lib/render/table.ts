@@ -6,7 +6,7 @@
 import type CliTable3 from 'cli-table3'
 import {createRequire} from 'node:module'
 import type {ChalkInstance} from 'chalk'
-import type {ChatReport, ChatStatus, Generation, Report, Severity} from '../model.js'
+import type {ChatReport, ChatStatus, Generation, Report, Severity} from '../model/report.js'
 
 // cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up.
 const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3

@@ -7,7 +7,7 @@
  * (`paths.ts`); `terminalText` is the last pass over the text written. JSON output is never made through
  * here: it keeps names exact.
  */
-import {escapeControls} from '../paths.js'
+import {escapeControls} from '../fsio/paths.js'
 
 /**
  * A deep copy of plain data (objects, arrays, strings, numbers, …) with every string, keys included, passed

@@ -11,7 +11,7 @@
  * Format-independent: the spine, the required keys and the donors come from the format adapter.
  */
 import {isUtf8} from 'node:buffer'
-import type {ContextMeasure, SalvageReport} from '../model.js'
+import type {ContextMeasure, SalvageReport} from '../model/report.js'
 import {checkUtf8, indexOfByte} from '../classify/bytes.js'
 import {lastMember, skipWs, type MemberRange} from '../json/walk.js'
 import {isSpineError, scanSpine, type SpineLevel, type SpineScan} from './spine.js'

@@ -1,14 +1,18 @@
 /**
  * The Claude Code adapter: one chat per session log, `~/.claude/projects/<encoded-cwd>/<sessionId>.jsonl`
  * (or under `$CLAUDE_CONFIG_DIR`), side-chains in `<sessionId>/subagents/agent-<id>.jsonl`. Any other
- * `*.jsonl` file not taken by the Codex adapter is offered here too and told apart by content
- * (`jsonl-session.ts`), so a session copied anywhere is still found. Source: peer-formats.md §2.1.
+ * `*.jsonl` file no other member of the JSON-lines family claims by name is offered here too and told apart
+ * by content (`formats/jsonl/session.ts`), so a session copied anywhere is still found. Source: peer-formats.md §2.1.
  */
 import path from 'node:path'
-import type {FormatAdapter} from '../adapter.js'
-import {diagnoseSession, isSessionName, sessionChatsIn} from '../jsonl-session.js'
-import {isCodexName} from '../codex/index.js'
-import {planSessionRepair} from '../session-repair.js'
+import type {FormatAdapter} from '../../model/adapter.js'
+import {diagnoseSession, isSessionName, sessionChatsIn} from '../jsonl/session.js'
+import {planSessionRepair} from '../jsonl/plan.js'
+import {claudeDialect} from './session.js'
+import {inspectSession} from '../jsonl/inspect.js'
+import {redactSessionFiles} from '../jsonl/redact.js'
+import {CLAUDE_FINDING_KINDS} from './findings.js'
+import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'
 
 /** `$CLAUDE_CONFIG_DIR/projects`, else `<home>/.claude/projects` (peer-formats §2.1). */
 export function claudeRoots(home: string, env: NodeJS.ProcessEnv): string[] {
@@ -19,12 +23,24 @@ export function claudeRoots(home: string, env: NodeJS.ProcessEnv): string[] {
 /** The Claude Code format adapter. */
 export const claudeCode: FormatAdapter = {
   name: 'claude-code',
+  findingKinds: {...SESSION_FINDING_KINDS, ...CLAUDE_FINDING_KINDS},
+  vocabulary: ['claude', 'parentUuid', 'isSidechain', 'compact_boundary', 'CLAUDE_CONFIG_DIR', '.claude'],
+  displayName: 'Claude Code',
   defaultRoots: claudeRoots,
-  chatsIn: (dir, names) => {
-    const zstPlains = new Set(names.filter((n) => n.endsWith('.jsonl.zst')).map((n) => n.slice(0, -4)))
-    return sessionChatsIn(dir, names, (name) => !isCodexName(dir, name) && !zstPlains.has(name))
-  },
+  chatsIn: (dir, names) => sessionChatsIn(dir, names, claudeDialect),
   wantsContent: isSessionName,
-  diagnose: (snapshot) => diagnoseSession(snapshot, 'claude-code'),
+  diagnose: (snapshot) => diagnoseSession(snapshot, claudeDialect),
   planRepair: planSessionRepair,
+  inspect: inspectSession,
+  redact: redactSessionFiles,
+  discoveryPaths: ['.claude'],
+  texts: {parentKey: 'parentUuid'},
+  help: {
+    roots: "Claude Code's ($CLAUDE_CONFIG_DIR or ~/.claude)/projects",
+    repair:
+      'Claude Code and Codex session logs are rewritten with only the allowed line changes (torn tail dropped, NUL runs and a BOM stripped, interleaved lines split, an unrecoverable line dropped and the parentUuid after it re-linked), each reported; every other line stays byte-identical and the log keeps its mtime. A session that grew while it was read is refused.',
+    inspect: 'A Claude Code or Codex session is inspected by its file: every damaged line (line number, byte offset and length, reasons) and the byte changes a repair would make are listed.',
+    bundle: "Claude Code and Codex sessions: give the session file (or a folder of them); each session goes in with its sibling generations (Codex's .jsonl.zst). --redact works line by line: every complete record is redacted on its own, damaged lines keep their damage where it is, and the session must diagnose the same.",
+    examples: {bundle: ['~/.claude/projects/-home-me-app/0a1b2c3d-1111-2222-3333-444455556666.jsonl -o session.tar.gz']},
+  },
 }

@@ -5,9 +5,10 @@
  * the closed-source CLI), checked against the real files in shared/realdata/public/claude-code/.
  */
 import type {JsonlClassification, JsonlRecord} from '../../classify/jsonl.js'
-import {finding} from '../../findings.js'
-import type {ContextMeasure, Finding} from '../../model.js'
-import type {JsonlRepairRules} from '../../jsonl-repair.js'
+import {finding} from './findings.js'
+import type {ContextMeasure, Finding} from '../../model/report.js'
+import type {SessionDialect} from '../jsonl/dialect.js'
+import type {JsonlRepairRules} from '../jsonl/repair.js'
 
 /** Record `type`s Claude Code writes (peer-formats §2.2); new ones appear per release. */
 export const CLAUDE_TYPES = new Set(['user', 'assistant', 'system', 'summary', 'custom-title', 'ai-title', 'agent-name', 'file-history-snapshot', 'file-history-delta', 'attachment', 'queue-operation', 'last-prompt', 'mode', 'pr-link', 'cost-state', 'progress'])
@@ -220,4 +221,16 @@ export function analyzeClaude(fileName: string, cls: JsonlClassification): Claud
     reachableRecords: reachable,
   }
   return {sidechain, measure, transcriptTurns, findings, rules: {relink: sidechain ? 'sidechain' : 'main', isRecord: isClaudeRecordShape}, refused: null}
+}
+
+/** Claude Code in the JSON-lines family: it takes the session files no other member claims by name. */
+export const claudeDialect: SessionDialect = {
+  name: 'claude-code',
+  isRecord: isClaudeRecord,
+  recordRule: () => isClaudeRecordShape,
+  analyze(fileName, cls) {
+    const a = analyzeClaude(fileName, cls)
+    const withId = cls.records.find((r) => typeof r.value.sessionId === 'string')
+    return {...a, id: withId ? (withId.value.sessionId as string) : null}
+  },
 }

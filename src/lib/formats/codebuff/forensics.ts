@@ -7,11 +7,11 @@
  * included) and `salvageChat` (salvaged generations with their exact bytes).
  */
 import {createHash} from 'node:crypto'
-import {finding} from '../../findings.js'
-import type {AmnesiaReport, ChatReport, ChatStatus, Finding, Generation, TranscriptRestore} from '../../model.js'
-import {compareCandidates, type Candidate} from '../../rank.js'
+import {finding} from './findings.js'
+import type {AmnesiaReport, ChatReport, ChatStatus, Finding, Generation, TranscriptRestore} from '../../model/report.js'
+import {compareCandidates, type Candidate} from '../../rank/index.js'
 import type {Donor, SalvagedGeneration} from '../../salvage/index.js'
-import type {ChatDirSnapshot, FileEntry} from '../adapter.js'
+import type {ChatDirSnapshot, FileEntry} from '../../model/adapter.js'
 import {compactionFacts, turnRange} from './amnesia.js'
 import {embeddedName, locateEmbeddedRunStates, parseEmbeddedName, type EmbeddedRunState} from './embedded.js'
 import {META, PRIMARY, TRANSCRIPT, roleOf} from './layout.js'

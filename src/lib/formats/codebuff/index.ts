@@ -6,14 +6,19 @@
 import {createHash} from 'node:crypto'
 import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
-import {finding} from '../../findings.js'
-import type {ChatStatus, Classification, ContextMeasure, Finding, Generation, Role} from '../../model.js'
-import {rankCandidates, type Candidate} from '../../rank.js'
-import type {ChatDirSnapshot, Diagnosis, FileEntry, FormatAdapter} from '../adapter.js'
+import {finding} from './findings.js'
+import type {ChatStatus, Classification, Finding, Generation, Role} from '../../model/report.js'
+import {rankCandidates, type Candidate} from '../../rank/index.js'
+import type {ChatDirSnapshot, Diagnosis, FileEntry, FormatAdapter} from '../../model/adapter.js'
 import {AGENT_PROCESS, CHAT_ID_PATTERN, KNOWN_OTHER, LEGACY_MESSAGES, PRIMARY, TRANSCRIPT, defaultRoots, isChatDir, roleOf, tempWriterPid, wantsContent} from './layout.js'
 import {isChatMeta, runStateShape} from './schema.js'
-import {endsInterrupted, livePrompts, matchPrompts, transcriptTurns, type TranscriptTurn} from './turns.js'
+import {measureRunState} from './measure.js'
+import {transcriptTurns} from './turns.js'
 import {addEmbeddedGenerations, applyForensics, generationBytes, salvageChat} from './forensics.js'
+import {planCodebuffChat} from './plan.js'
+import {inspectChat} from './inspect.js'
+import {redactChatFiles} from './redact.js'
+import {CODEBUFF_FINDING_KINDS} from './findings.js'
 
 /** The CLI keeps only the last 100 transcript messages (codebuff-format.md §3.1, cli/src/utils/run-state-storage.ts). */
 export const TRANSCRIPT_CAP = 100
@@ -41,32 +46,6 @@ function classifyFile(role: Role, data: Buffer): Classification {
   }
   if (role === 'meta') return isChatMeta(c.value) ? c : {class: 'corrupt', reasons: ['wrong-shape']}
   return c
-}
-
-/** Measures an intact RunState value against the transcript turns (null when the transcript is unusable). */
-export function measureRunState(value: unknown, turns: TranscriptTurn[] | null): ContextMeasure {
-  const rs = value as {sessionState: {mainAgentState: {messageHistory: unknown[]}}; traceSessionId?: unknown; output?: unknown}
-  const history = rs.sessionState.mainAgentState.messageHistory
-  const prompts = livePrompts(history)
-  let newestPromptAt: number | null = null
-  for (const p of prompts) if (p.sentAt !== null && (newestPromptAt === null || p.sentAt > newestPromptAt)) newestPromptAt = p.sentAt
-  const base = {
-    prompts: prompts.length,
-    newestPromptAt,
-    historyLength: history.length,
-    traceSessionId: typeof rs.traceSessionId === 'string' ? rs.traceSessionId : null,
-    interrupted: endsInterrupted(history, rs.output),
-  }
-  if (turns === null) return {...base, turns: prompts.length, unmatchedPrompts: 0, unmatchedBeforeFirst: 0, firstMatchedTurn: null}
-  const pairs = matchPrompts(prompts, turns)
-  const firstPrompt = pairs.length > 0 ? pairs[0][0] : prompts.length
-  return {
-    ...base,
-    turns: pairs.length > 0 ? pairs[pairs.length - 1][1] + 1 : 0,
-    unmatchedPrompts: prompts.length - pairs.length,
-    unmatchedBeforeFirst: firstPrompt,
-    firstMatchedTurn: pairs.length > 0 ? pairs[0][1] + 1 : null,
-  }
 }
 
 function describeClass(g: Generation): string {
@@ -240,17 +219,52 @@ function classifyEntry(f: FileEntry, role: Role, values: Map<string, unknown>): 
   return g
 }
 
-/** The Codebuff format adapter. */
-export const codebuff: FormatAdapter = {
+/**
+ * The Codebuff format adapter. Beside the contract it offers what its own planner uses, for tests: the exact
+ * bytes of a generation named as in the report (`generationBytes`: a file, or an embedded copy
+ * `<file>#<id>`), the salvaged generations of a chat's torn files (`salvage`) and the pid in a temp's name
+ * (`tempWriterPid`).
+ */
+export const codebuff: FormatAdapter & {
+  generationBytes: typeof generationBytes
+  salvage: typeof salvageChat
+  tempWriterPid: typeof tempWriterPid
+} = {
   name: 'codebuff',
+  findingKinds: CODEBUFF_FINDING_KINDS,
+  vocabulary: ['codebuff', 'freebuff', 'manicode', 'run-state.json', 'chat-messages.json', 'chat-meta.json', 'sessionState', 'mainAgentState', 'messageHistory', 'USER_PROMPT'],
+  displayName: 'Codebuff',
   defaultRoots: (home) => defaultRoots(home),
   chatsIn: (dir, names) => (isChatDir(dir, names) ? {chats: [{dir, path: dir}], descend: false} : null),
   wantsContent,
-  roleOf,
+  quick: {roleOf, primary: PRIMARY},
   diagnose: diagnoseChat,
   tempWriterPid,
   agentProcess: AGENT_PROCESS,
   generationBytes,
   salvage: salvageChat,
+  planRepair: planCodebuffChat,
+  inspect: (chat, tears) => inspectChat(chat.report, tears),
+  redact: (files, report, r) => redactChatFiles(files, new Map(report.generations.map((g) => [g.file, g.role] as const)), r),
+  discoveryPaths: ['.config/manicode*'],
+  texts: {
+    folderMtime: "chat folder's mtime (so --continue still picks the same chat)",
+    notRepairable(chat) {
+      const survives = chat.transcriptTurns !== null ? `the transcript survives with ${chat.transcriptTurns} agent turn${chat.transcriptTurns === 1 ? '' : 's'}` : 'no intact transcript survives either'
+      return `no usable generation of the agent context: the agent's memory of this chat is lost; ${survives}; nothing written`
+    },
+  },
+  help: {
+    roots: "Codebuff's config roots (~/.config/manicode, manicode-dev, manicode-test)",
+    repair:
+      'Codebuff: the winner may be an embedded copy (chat-messages.json#<id>): its exact bytes are written. A torn chat-messages.json with an intact transcript temp is restored from the temp (the torn file kept as evidence). A degraded chat (amnesiac context) is left as it is: the report names the --restore-from that would restore the generation holding the missing turns. --salvage also uses a salvaged torn generation when it covers more turns than every intact one.',
+    process: 'codebuff/freebuff',
+    examples: {
+      chat: '~/.config/manicode/projects/my-app/chats/2025-11-04T14-01-15.000Z',
+      chats: '~/.config/manicode/projects/my-app/chats',
+      root: '~/.config/manicode',
+      generation: 'chat-messages.json#ai-1762265497000-d81188ed9dfc1',
+    },
+  },
 }
 

@@ -4,7 +4,7 @@
  * write-file-atomic.ts, config-dir.ts, project-files.ts; PR #1195 for `.bak`).
  */
 import path from 'node:path'
-import type {Role} from '../../model.js'
+import type {Role} from '../../model/report.js'
 
 export const PRIMARY = 'run-state.json'
 export const BACKUP = 'run-state.json.bak'

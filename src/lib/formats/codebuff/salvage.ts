@@ -10,9 +10,9 @@
  * all of `fileContext` and `output`.
  */
 import {createHash} from 'node:crypto'
-import type {Generation} from '../../model.js'
+import type {Generation} from '../../model/report.js'
 import {salvageJson, type Donor, type SalvagedGeneration} from '../../salvage/index.js'
-import {measureRunState} from './index.js'
+import {measureRunState} from './measure.js'
 import {runStateShape} from './schema.js'
 import type {TranscriptTurn} from './turns.js'
 

@@ -7,7 +7,7 @@
  * run's start-up. `test/codebuff-schema.test.ts` holds them equal to the zod schemas they replace (zod 4:
  * `z.looseObject`, arrays rejected as objects, `z.number()` rejecting NaN and ±Infinity).
  */
-import type {Reason} from '../../model.js'
+import type {Reason} from '../../model/report.js'
 
 /** A message of `messageHistory` (§2.5). Only `role` is relied upon. */
 export interface HistoryMessage {

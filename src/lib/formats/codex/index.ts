@@ -1,12 +1,19 @@
 /**
  * The Codex CLI adapter: one chat per rollout, `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<ts>-<threadId>.jsonl`
  * and its compressed sibling `….jsonl.zst` (generations of one session), and flat `archived_sessions/`.
- * Told apart from Claude Code by content (`jsonl-session.ts`). Source: peer-formats.md §3.1.
+ * Told apart from Claude Code by content (`formats/jsonl/session.ts`). Source: peer-formats.md §3.1.
  */
 import path from 'node:path'
-import type {FormatAdapter} from '../adapter.js'
-import {diagnoseSession, isSessionName, sessionChatsIn} from '../jsonl-session.js'
-import {planSessionRepair} from '../session-repair.js'
+import type {FormatAdapter} from '../../model/adapter.js'
+import {diagnoseSession, isSessionName, sessionChatsIn} from '../jsonl/session.js'
+import {planSessionRepair} from '../jsonl/plan.js'
+import {codexDialect} from './session.js'
+import {inspectSession} from '../jsonl/inspect.js'
+import {redactSessionFiles} from '../jsonl/redact.js'
+import {CODEX_FINDING_KINDS} from './findings.js'
+import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'
+
+export {isCodexName} from './session.js'
 
 /** `$CODEX_HOME` (default `<home>/.codex`): `sessions/` and `archived_sessions/` (peer-formats §3.1). */
 export function codexRoots(home: string, env: NodeJS.ProcessEnv): string[] {
@@ -14,23 +21,22 @@ export function codexRoots(home: string, env: NodeJS.ProcessEnv): string[] {
   return [path.join(base, 'sessions'), path.join(base, 'archived_sessions')]
 }
 
-/**
- * Whether a (plain) session name belongs to Codex by name or place: `rollout-*.jsonl`, a compressed
- * `*.jsonl.zst` sibling, or anything inside a `.codex` tree.
- */
-export function isCodexName(dir: string, name: string): boolean {
-  return /^rollout-.*\.jsonl$/.test(name) || dir.split(path.sep).includes('.codex')
-}
-
 /** The Codex format adapter. */
 export const codex: FormatAdapter = {
   name: 'codex',
+  findingKinds: {...SESSION_FINDING_KINDS, ...CODEX_FINDING_KINDS},
+  vocabulary: ['codex', 'rollout-', 'session_meta', 'turn_context', 'response_item', 'CODEX_HOME', '.codex', '.jsonl.zst'],
+  displayName: 'Codex',
   defaultRoots: codexRoots,
-  chatsIn: (dir, names) => {
-    const zstPlains = new Set(names.filter((n) => n.endsWith('.jsonl.zst')).map((n) => n.slice(0, -4)))
-    return sessionChatsIn(dir, names, (name) => isCodexName(dir, name) || zstPlains.has(name))
-  },
+  chatsIn: (dir, names) => sessionChatsIn(dir, names, codexDialect),
   wantsContent: isSessionName,
-  diagnose: (snapshot) => diagnoseSession(snapshot, 'codex'),
+  diagnose: (snapshot) => diagnoseSession(snapshot, codexDialect),
   planRepair: planSessionRepair,
+  inspect: inspectSession,
+  redact: redactSessionFiles,
+  discoveryPaths: ['.codex'],
+  help: {
+    roots: "Codex's ($CODEX_HOME or ~/.codex)/sessions and archived_sessions",
+    repair: 'A Codex .jsonl.zst winner is written, decoded, as the plain .jsonl Codex reads.',
+  },
 }

@@ -5,10 +5,12 @@
  * `rollout/src/compression.rs`, `rollout/src/load_error.rs`), checked against the real files in
  * shared/realdata/public/codex/ (one in the pre-`session_meta` format with CRLF line ends).
  */
+import path from 'node:path'
 import type {JsonlClassification} from '../../classify/jsonl.js'
-import {finding} from '../../findings.js'
-import type {ContextMeasure, Finding} from '../../model.js'
-import type {JsonlRepairRules} from '../../jsonl-repair.js'
+import {finding} from './findings.js'
+import type {ContextMeasure, Finding} from '../../model/report.js'
+import type {SessionDialect} from '../jsonl/dialect.js'
+import type {JsonlRepairRules} from '../jsonl/repair.js'
 
 /** Line `type`s of the `{timestamp, type, payload}` rollout format (peer-formats §3.2). */
 export const ROLLOUT_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'compacted', 'event_msg', 'world_state'])
@@ -218,4 +220,24 @@ export function analyzeCodex(_fileName: string, cls: JsonlClassification): Codex
     reachableRecords: refused === null ? clean.length : 0,
   }
   return {legacy, measure, transcriptTurns: written.userTurns, threadId, findings, rules: {accept: codexAcceptance, isRecord: legacy ? isLegacyRecordShape : isRolloutRecordShape}, refused}
+}
+
+/**
+ * Whether a (plain) session name belongs to Codex by name or place: `rollout-*.jsonl`, or anything inside a
+ * `.codex` tree.
+ */
+export function isCodexName(dir: string, name: string): boolean {
+  return /^rollout-.*\.jsonl$/.test(name) || dir.split(path.sep).includes('.codex')
+}
+
+/** Codex in the JSON-lines family: rollouts by name or place, and any log with a compressed `.zst` sibling. */
+export const codexDialect: SessionDialect = {
+  name: 'codex',
+  isRecord: isCodexRecord,
+  recordRule: (clean) => (clean === undefined ? (v) => isRolloutRecordShape(v) || isLegacyRecordShape(v) : isLegacyRollout(clean) ? isLegacyRecordShape : isRolloutRecordShape),
+  analyze(fileName, cls) {
+    const a = analyzeCodex(fileName, cls)
+    return {...a, id: a.threadId}
+  },
+  claimsName: (dir, name, compressedSibling) => isCodexName(dir, name) || compressedSibling,
 }

@@ -5,30 +5,10 @@
  * parsed. Pure; reads nothing (the caller hands over the bytes).
  */
 import {createHash} from 'node:crypto'
-import type {ChatReport, Generation} from '../../model.js'
+import type {ChatReport, Generation} from '../../model/report.js'
 import {checkExport} from './export.js'
 
-/** How many leading bytes `looksLikeExport` needs. */
-export const EXPORT_SNIFF_BYTES = 4096
-
-/**
- * True when the first bytes of a file look like an `opencode export` document: an object whose first key is
- * `info`, itself an object (OpenCode writes `info` before `messages`; a torn export keeps its head). A BOM and
- * whitespace in front are allowed (the check then reports them).
- */
-export function looksLikeExport(head: Uint8Array): boolean {
-  const text = Buffer.from(head.subarray(0, EXPORT_SNIFF_BYTES)).toString('latin1')
-  return /^(?:\xef\xbb\xbf)?\s*\{\s*"info"\s*:\s*\{/.test(text)
-}
-
-/**
- * True for a file name a PATH given to `check` may name as an export: `*.json` that is not one of Codebuff's
- * own files (`run-state.json*`, `chat-messages.json*`, `chat-meta.json`) nor chatdoctor's manifest.
- */
-export function mayBeExportName(name: string): boolean {
-  if (!name.toLowerCase().endsWith('.json')) return false
-  return !/^(?:run-state\.json|chat-messages\.json|chat-meta\.json|chatdoctor-bundle\.json)/.test(name)
-}
+export {EXPORT_SNIFF_BYTES, looksLikeExport, mayBeExportName} from './export-sniff.js'
 
 /** The report body (without `path`) of one export file. `name` is the file's name, `mtimeMs` its mtime. */
 export function diagnoseExportFile(name: string, data: Buffer, mtimeMs: number): Omit<ChatReport, 'path'> {

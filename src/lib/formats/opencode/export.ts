@@ -10,9 +10,9 @@
 import {lstatSync, readFileSync, readdirSync} from 'node:fs'
 import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
-import {finding} from '../../findings.js'
-import type {ChatStatus, DamageLocation, FileClass, Finding, Reason, SessionContext} from '../../model.js'
-import type {FileEntry} from '../adapter.js'
+import {finding} from './findings.js'
+import type {ChatStatus, DamageLocation, FileClass, Finding, Reason, SessionContext} from '../../model/report.js'
+import type {FileEntry} from '../../model/adapter.js'
 import {STORAGE, messageFile, partFile, sessionFile} from './layout.js'
 import {emptyContext, measureSession} from './measure.js'
 import {ExportSchema} from './schema.js'
@@ -97,11 +97,9 @@ export function checkExport(bytes: Uint8Array): ExportCheck {
   return {class: 'intact', reasons: [], sessionId: sid, version, status, ok: status === 'healthy', findings, context}
 }
 
-/**
- * The size cap of `exportFromTree`, in bytes of the session's files: 256 MiB. The export is one JSON string,
- * and V8 strings stop at about 512 M characters; pretty-printing roughly doubles compact bytes.
- */
-export const EXPORT_SIZE_CAP_BYTES = 256 * 1024 * 1024
+export {EXPORT_SIZE_CAP_BYTES} from './layout.js'
+import {EXPORT_SIZE_CAP_BYTES} from './layout.js'
+
 
 /** Why a tree session cannot be exported. */
 export class ExportRefused extends Error {

@@ -4,14 +4,18 @@
  * ≤ 1.1.x), or over rows of `opencode.db` (≥ 1.2.0). `chatsIn` recognises the data dir, `listStore` lists its
  * sessions (store.ts), `diagnose` judges one session (tree.ts for the tree, here for the database).
  */
-import {finding} from '../../findings.js'
-import type {ChatStatus, Finding, Generation} from '../../model.js'
-import type {ChatDirSnapshot, Diagnosis, FormatAdapter} from '../adapter.js'
-import {defaultRoots, isDatabaseName, isDataDir, treeFileOf} from './layout.js'
+import {finding} from './findings.js'
+import type {ChatStatus, Finding, Generation} from '../../model/report.js'
+import type {ChatDirSnapshot, Diagnosis, FormatAdapter} from '../../model/adapter.js'
+import {EXPORT_SIZE_CAP_BYTES, STORAGE, defaultRoots, isDatabaseName, isDataDir, treeFileOf} from './layout.js'
 import {emptyContext} from './measure.js'
 import {listStore, type DatabaseSessionFacts, type OpenCodeFacts} from './store.js'
 import {diagnoseTreeSession, issueFindings} from './tree.js'
 import {planOpenCodeRepair} from './repair.js'
+import {inspectSession} from './inspect.js'
+import {redactSessionFiles} from './redact.js'
+import {EXPORT_SNIFF_BYTES, looksLikeExport, mayBeExportName} from './export-sniff.js'
+import {OPENCODE_FINDING_KINDS} from './findings.js'
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 
@@ -70,6 +74,9 @@ export function diagnoseOpenCode(snapshot: ChatDirSnapshot): Diagnosis {
 /** The OpenCode format adapter. */
 export const opencode: FormatAdapter = {
   name: 'opencode',
+  findingKinds: OPENCODE_FINDING_KINDS,
+  vocabulary: ['opencode', 'opencode.db', 'sessionID', 'messageID', 'projectID', 'storage/'],
+  displayName: 'OpenCode',
   defaultRoots,
   chatsIn: (dir, names) => (isDataDir(dir, names) ? {chats: [], descend: false, store: true} : null),
   // Tree files are classified; database files are only stat'ed (never read in place).
@@ -77,4 +84,35 @@ export const opencode: FormatAdapter = {
   diagnose: diagnoseOpenCode,
   listStore,
   planRepair: planOpenCodeRepair,
+  inspect: (chat) => inspectSession(chat.report),
+  redact: redactSessionFiles,
+  // The export checker (and zod, its schema) loads only when an export is checked or written.
+  sessionExport: {
+    capBytes: EXPORT_SIZE_CAP_BYTES,
+    export: async (units, id, opts) => (await import('./export-session.js')).exportTreeSession(units, id, opts),
+    diagnose: async (name, data, mtimeMs) => (await import('./export-chat.js')).diagnoseExportFile(name, data, mtimeMs),
+  },
+  discoveryPaths: ['.config/opencode', '.local/share/opencode'],
+  documents: {
+    mayBeName: mayBeExportName,
+    sniffBytes: EXPORT_SNIFF_BYTES,
+    looksLike: looksLikeExport,
+    skipFolders: [STORAGE],
+    diagnose: async (name, data, mtimeMs) => (await import('./export-chat.js')).diagnoseExportFile(name, data, mtimeMs),
+  },
+  // Export files and tree files are JSON (told apart by content); a store's database files are needed whole.
+  archiveWants: (name) => name.toLowerCase().endsWith('.json') || isDatabaseName(name.replace(/-(?:wal|shm)$/, '')),
+  texts: {sessionUnlisted: 'OpenCode still cannot list this session, but the other sessions of the store are listed again'},
+  help: {
+    roots: "OpenCode's data dir ($XDG_DATA_HOME/opencode, default ~/.local/share/opencode; its database is read on a private copy, never opened in place)",
+    repair: 'OpenCode JSON-tree sessions: damaged files move out of storage/ into <data dir>/.chatdoctor/<repairId>/ and the report says what each session lost; a damaged OpenCode database is left for a manual repair (next steps given).',
+    inspect: 'An OpenCode session lists its session, message and part files with their classes.',
+    bundle: 'OpenCode: a session of the JSON tree goes in with its session, message and part files (its data dir as CHAT_DIR); sessions of the 1.2+ database go in as the database files and cannot be redacted.',
+    store: {dir: 'an OpenCode data dir', sessionId: 'an OpenCode session id'},
+    sessionExport: {
+      paragraph: `--session ID -o FILE.json writes one OpenCode JSON-tree session as an \`opencode export\` document instead (the same JSON OpenCode's own export prints, for \`opencode import\` into OpenCode 1.2+), searching CHAT_DIR (an OpenCode data dir) or the default data dir. Sessions whose files exceed --max-session-bytes (default ${EXPORT_SIZE_CAP_BYTES} bytes, 256 MiB) are refused; damaged message and part files are left out and counted. --redact applies (ids, roles, counts and times kept; the result still passes \`check\`).`,
+      flag: 'Write this OpenCode JSON-tree session as an `opencode export` JSON document (FILE.json) instead of an archive.',
+    },
+    examples: {bundle: ['--session ses_dd6249cf0ffevk8ay20nf1cCNR -o session.json']},
+  },
 }

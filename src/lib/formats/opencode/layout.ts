@@ -68,3 +68,9 @@ export const messageFile = (sessionId: string, messageId: string) => `${STORAGE}
 export const partFile = (messageId: string, partId: string) => `${STORAGE}/part/${messageId}/${partId}.json`
 /** Stand-in path of a session file that is absent (its project is unknown). */
 export const missingSessionFile = (sessionId: string) => `${STORAGE}/session/*/${sessionId}.json`
+
+/**
+ * The size cap of `exportFromTree`, in bytes of the session's files: 256 MiB. The export is one JSON string,
+ * and V8 strings stop at about 512 M characters; pretty-printing roughly doubles compact bytes.
+ */
+export const EXPORT_SIZE_CAP_BYTES = 256 * 1024 * 1024

@@ -3,7 +3,7 @@
  * structure loses part of that context. One function for the three places a session lives: the JSON tree,
  * the database, an export file. Pure. Counting rules: peer-formats.md §1.9.
  */
-import type {SessionContext} from '../../model.js'
+import type {SessionContext} from '../../model/report.js'
 
 /** A message as read from any store: its info (null when unreadable) and its readable parts. */
 export interface SessionMessage {

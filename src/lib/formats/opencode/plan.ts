@@ -7,8 +7,8 @@
  * session at all (B04, session file). A damaged file left in place, or renamed beside itself without a leading
  * dot, keeps breaking it (peer-formats.md §1.3, §1.11). Nothing is rewritten: the files that stay are untouched.
  */
-import type {ChatStatus, SessionContext} from '../../model.js'
-import type {FileEntry} from '../adapter.js'
+import type {ChatStatus, SessionContext} from '../../model/report.js'
+import type {FileEntry} from '../../model/adapter.js'
 import {measureSession, type SessionMessage} from './measure.js'
 import {readTreeSession, sessionMessages, usable, type TreeSession} from './tree.js'
 

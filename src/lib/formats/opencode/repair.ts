@@ -1,12 +1,12 @@
 /**
- * The repair plan of one OpenCode chat. Pure: from the scanned chat to the actions `apply.ts`
+ * The repair plan of one OpenCode chat. Pure: from the scanned chat to the actions `pipeline/apply.ts`
  * executes.
  *
  * JSON tree: each damaged file `planTreeRepair` names (plan.ts in this folder) is a `move`: out of
  * `storage/` into the evidence folder `<data dir>/.chatdoctor/<repairId>/<session id>/`, under the same
  * relative path. That folder is outside `storage/` (OpenCode globs every non-dot file below `storage/` and
  * nothing else of the data dir as sessions, peer-formats.md §1.3) and dot-named (chatdoctor's discovery and any
- * tool that skips dot-folders leave it alone). `apply.ts` makes a move a hard link (or a fsynced copy) into the
+ * tool that skips dot-folders leave it alone). `pipeline/apply.ts` makes a move a hard link (or a fsynced copy) into the
  * evidence folder, verified by sha256, then an unlink of the original: at every instant the file is in the
  * tree, in the evidence folder, or in both; never in neither. Nothing is rewritten: the files that stay are
  * untouched. The report says exactly what the session loses (`lost`: message and part ids, context before and
@@ -17,8 +17,7 @@
  * with the next steps, and nothing is written. The same for a session that is only missing from the database
  * beside the tree (the fix is an import, which OpenCode itself must write).
  */
-import type {ChatPlan, PlannedAction, PlanOptions, WatchedFile} from '../../plan.js'
-import type {ScannedChat} from '../../scan.js'
+import type {ChatPlan, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
 import {planTreeRepair} from './plan.js'
 import type {OpenCodeFacts} from './store.js'
 

@@ -10,7 +10,7 @@
 import {copyFile, mkdtemp, rm, stat} from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import type {SessionContext} from '../../model.js'
+import type {SessionContext} from '../../model/report.js'
 import {measureSession, type ContextIssue, type SessionMessage} from './measure.js'
 
 /** What was found for one session row. Counts only: no message text. */

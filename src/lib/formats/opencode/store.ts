@@ -11,8 +11,8 @@
  */
 import {lstat, readdir, readFile} from 'node:fs/promises'
 import path from 'node:path'
-import type {OperationalError} from '../../model.js'
-import type {ChatUnit, StoreListing} from '../adapter.js'
+import type {OperationalError} from '../../model/report.js'
+import type {ChatUnit, StoreListing} from '../../model/adapter.js'
 import {DATABASE, STORAGE, isDatabaseName, messageFile, partFile, sessionFile} from './layout.js'
 import {readDatabase, type DatabaseFacts, type DbSession} from './sqlite.js'
 

@@ -5,9 +5,9 @@
  */
 import {createHash} from 'node:crypto'
 import {classifyJsonBytes} from '../../classify/index.js'
-import {finding} from '../../findings.js'
-import type {ChatStatus, Classification, Finding, Generation, Role} from '../../model.js'
-import type {FileEntry} from '../adapter.js'
+import {finding} from './findings.js'
+import type {ChatStatus, Classification, Finding, Generation, Role} from '../../model/report.js'
+import type {FileEntry} from '../../model/adapter.js'
 import {missingSessionFile, treeFileOf} from './layout.js'
 import {measureSession, type ContextIssue, type SessionMessage} from './measure.js'
 import type {TreeFacts} from './store.js'

@@ -1,0 +1,41 @@
+/**
+ * A dialect of the JSON-lines session family: one agent's records, told apart by content, measured and checked
+ * by the agent's own rules. Each member of the family (an agent folder) gives one; `dialects.ts` lists them.
+ */
+import type {JsonlClassification} from '../../classify/jsonl.js'
+import type {ContextMeasure, Finding} from '../../model/report.js'
+import type {JsonlRepairRules} from './repair.js'
+
+/** What the analysis of one log by its agent's rules found. */
+export interface SessionAnalysis {
+  measure: ContextMeasure
+  /** User turns among all complete records (the file as written). */
+  transcriptTurns: number
+  findings: Finding[]
+  rules: JsonlRepairRules
+  /** Why the loader would refuse the file as it is; null when it loads. */
+  refused: string | null
+  /** The session id the records carry, null when none does. */
+  id: string | null
+}
+
+export interface SessionDialect {
+  /** The format id in the report (`format`). */
+  readonly name: string
+  /** Whether a complete record is one this agent writes (the family's formats are told apart by content). */
+  isRecord(value: Record<string, unknown>): boolean
+  /**
+   * The record rule for what the line classifier carves out of a damaged line (`JsonlClassifyOptions.isRecord`):
+   * true when an object has the keys every record of this agent has at top level, so that an object nested in a
+   * record that closes right before a cut is not taken for one. `clean` are the log's records on clean lines: a
+   * dialect with several layouts gives the rule of the layout they are in; without them, the rule of any layout.
+   */
+  recordRule(clean?: Array<Record<string, unknown>>): (value: Record<string, unknown>) => boolean
+  /** Measures one log and finds its structural problems, by the agent's loader rules. */
+  analyze(fileName: string, cls: JsonlClassification): SessionAnalysis
+  /**
+   * Whether this agent claims a (plain) session file by its name or place (`compressedSibling`: a
+   * `<name>.zst` lies beside it). Without it, the dialect takes the names no other dialect claims.
+   */
+  claimsName?(dir: string, name: string, compressedSibling: boolean): boolean
+}

@@ -1,0 +1,16 @@
+/**
+ * The finding kinds of the JSON-lines session family (Claude Code, Codex): line damage, compressed siblings, live sessions, open tool calls.
+ */
+import {CORE_FINDING_KINDS, findingMaker, type FindingKindSpec} from '../../model/findings.js'
+
+/** The finding kinds only this format reports (joined into the closed list by the registry). */
+export const SESSION_FINDING_KINDS = {
+  'session-truncated': {severity: 'error', description: "The session log's final line is a torn record (a crash mid-append); the agent loses it or shows a blank chat."},
+  'session-corrupt': {severity: 'error', description: 'Lines of the session log are damaged (NUL runs, interleaved, torn or split records, bad encoding); the agent skips them or stops there.'},
+  'open-tool-call': {severity: 'info', description: 'A tool call has no result in the file (normal at the very end of a session).'},
+  'compressed-damaged': {severity: 'warning', description: 'A compressed generation (Codex .jsonl.zst) cannot be decoded or its log is damaged.'},
+  'session-live': {severity: 'warning', description: 'The session file changed while it was read: the agent is probably writing it. Repair leaves it alone.'},
+} as const satisfies Record<string, FindingKindSpec>
+
+/** Makes a finding of a core kind or of this format's. */
+export const finding = findingMaker({...CORE_FINDING_KINDS, ...SESSION_FINDING_KINDS})

@@ -1,0 +1,107 @@
+/**
+ * The repair plan of a JSONL session log (Claude Code, Codex). Pure: from the scanned chat to the
+ * actions `pipeline/apply.ts` executes. The repaired bytes come from `planJsonlRepair` (`repair.ts`), made with the
+ * agent's own rules (`sessionRules`: its dialect's record rule and `analyze(...).rules`, `dialects.ts`) over the winner's bytes as the scan
+ * read them: only the byte changes the session-log rules allow (drop a torn tail, strip NUL runs and a BOM, split an
+ * interleaved line, drop an unrecoverable line and re-link the `parentUuid` after it); every other line stays
+ * byte-identical. Each change is reported (`changes`).
+ *
+ * The actions: `preserve` the log the agent reads (evidence first), `rewrite` it with the repaired bytes, put
+ * the folder's mtime back (`restore-mtime`). The rewrite also puts the log's own mtime back: `claude
+ * --continue` opens the most recently modified session of the project dir (peer-formats.md §2.4), so a
+ * repaired session must not jump ahead of the one the user last used.
+ *
+ * Which file is written: the plain `<name>.jsonl`, always. Codex loads the plain file when both the plain and
+ * the compressed `<name>.jsonl.zst` exist ("plain wins", peer-formats.md §3.3), so when the winner is the
+ * `.zst` (the plain log is damaged beyond it, or absent and the `.zst` itself needs a repair), its decoded bytes
+ * (repaired when needed) are written as the plain log: that is what Codex reads next. The `.zst` is never
+ * touched (chatdoctor writes no zstd; Codex's compression worker makes a new one from the plain log later), and
+ * undo removes a plain log the repair created.
+ *
+ * Refused outright (never written, even with `--force`): a session that changed size while the scan read it
+ * (`session-live`: the agent is writing it; the bytes at hand are a mid-write snapshot), and a plan the agent's
+ * acceptance rules refuse. The live check of `pipeline/apply.ts` then compares size and mtime again right before the
+ * write.
+ */
+import {createHash} from 'node:crypto'
+import path from 'node:path'
+import {planJsonlRepair} from './repair.js'
+import type {LineChangeReport} from '../../model/report.js'
+import type {ChatPlan, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
+import {dialectByName, SESSION_DIALECTS} from './dialects.js'
+import {decodeZstd, sessionRules} from './session.js'
+
+function sha256(b: Uint8Array): string {
+  return createHash('sha256').update(b).digest('hex')
+}
+
+/** Plans the repair of one Claude Code or Codex session. Pure; never throws. */
+export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPlan {
+  const {report, snapshot} = chat
+  const watch: WatchedFile[] = snapshot.files.filter((f) => f.kind === 'file').map((f) => ({name: f.name, bytes: f.bytes, mtimeMs: f.mtimeMs}))
+  // Sessions share a folder, and copies of one session share its id: the evidence subfolder is named by file.
+  const plan: ChatPlan = {chat, actions: [], watch, temps: [], evidenceSub: path.basename(snapshot.unit.path)}
+  if (opts.restoreFrom !== undefined) {
+    plan.problem = `--restore-from is for Codebuff chats; a ${report.format} session is repaired from its best generation`
+    return plan
+  }
+  if (report.status !== 'repairable' || report.winner === null) return plan
+  const live = report.findings.find((f) => f.id === 'session-live')
+  if (live) {
+    plan.refusal = `refused: ${live.file ?? 'the session'} changed size while it was read: the agent is writing this session; quit it and run chatdoctor repair again`
+    return plan
+  }
+  const winner = snapshot.files.find((f) => f.name === report.winner && f.kind === 'file')
+  if (!winner?.data) {
+    plan.problem = `the bytes of the winner ${report.winner} could not be read as scanned; nothing written`
+    return plan
+  }
+  let bytes = winner.data
+  if (winner.name.endsWith('.zst')) {
+    const d = decodeZstd(winner.data)
+    if (!d.ok) {
+      plan.problem = `the winner ${winner.name} cannot be decoded (${d.message}); nothing written`
+      return plan
+    }
+    bytes = d.bytes
+  }
+  const {rules} = sessionRules(dialectByName(report.format) ?? SESSION_DIALECTS[0], winner.name, bytes)
+  const jp = planJsonlRepair(bytes, rules)
+  if (!jp.accepted) {
+    plan.refusal = `refused: the repaired log would not be accepted by ${report.format} (${jp.problems.join('; ')}); nothing written`
+    return plan
+  }
+  const target = winner.name.endsWith('.zst') ? winner.name.slice(0, -4) : winner.name
+  const current = snapshot.files.find((f) => f.name === target && f.kind === 'file')
+  const data = jp.bytes
+  const hash = sha256(data)
+  if (current?.data && sha256(current.data) === hash) return plan
+  const changes: LineChangeReport[] = jp.changes.map((c) => ({
+    kind: c.kind,
+    line: c.line,
+    offset: c.offset,
+    length: c.length,
+    reasons: [...c.reasons],
+    bytesRemoved: c.bytesRemoved,
+    recordsKept: c.recordsKept,
+    sha256: c.sha256,
+    ...(c.relink ? {relink: {...c.relink}} : {}),
+  }))
+  const actions: PlannedAction[] = []
+  if (current) actions.push({type: 'preserve', from: target, to: target, sha256: current.data ? sha256(current.data) : null})
+  actions.push({
+    type: 'rewrite',
+    from: winner.name,
+    to: target,
+    sha256: hash,
+    source: {kind: 'bytes', label: winner.name, data},
+    data,
+    changes,
+    // The log's own mtime goes back to what the agent last left (the `.zst`'s when the plain log is new).
+    mtimeMs: (current ?? winner).mtimeMs,
+  })
+  actions.push({type: 'restore-mtime', from: null, to: '.', sha256: null, mtimeMs: snapshot.dirMtimeMs})
+  plan.actions = actions
+  plan.statusAfter = 'healthy'
+  return plan
+}

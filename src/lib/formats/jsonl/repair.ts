@@ -1,0 +1,235 @@
+/**
+ * The repair planner for JSONL session logs (Claude Code, Codex). Pure: bytes in, repaired bytes and
+ * the list of changes out; writes nothing (the repair command writes the result through `fsio/`).
+ *
+ * The only byte changes it makes ():
+ * - `drop-torn-tail`: remove the cut final line;
+ * - `strip-nul`: remove NUL runs (a line of only NULs is removed with its line ending);
+ * - `strip-bom`: remove a UTF-8 BOM in front of a record (Codex refuses a BOM before its header; peer-formats §3.6);
+ * - `split-line`: a line holding a cut record and the next record keeps the complete record(s), each on its
+ *   own line, and drops the cut bytes;
+ * - `drop-line`: remove an unrecoverable line (a cut interior record, a fragment of a record spread over
+ *   lines, bad UTF-8, a lone surrogate escape);
+ * - `relink-parent` (Claude Code): the record after a dropped one gets the `parentUuid` of the record before it,
+ *   so the agent's chain walk crosses the gap (the value bytes of that one key change, nothing else).
+ * Every other line stays byte-identical, in order. The result is classified again and checked with the agent's
+ * own acceptance rules (`rules.accept`, e.g. Codex's header first).
+ */
+import {createHash} from 'node:crypto'
+import {classifyJsonlBytes, type JsonlClassification, type JsonlLine, type LineReason} from '../../classify/jsonl.js'
+import {scanValue, skipWhitespace} from '../../classify/json.js'
+
+/** Kinds of byte change a JSONL repair may make. */
+export type JsonlChangeKind = 'drop-torn-tail' | 'strip-nul' | 'strip-bom' | 'split-line' | 'drop-line' | 'relink-parent'
+
+/** One change of a planned repair. Offsets are into the original file. */
+export interface JsonlChange {
+  kind: JsonlChangeKind
+  /** 1-based line number in the original file. */
+  line: number
+  /** Byte offset of the line in the original file. */
+  offset: number
+  /** Bytes of the original line (with its line ending). */
+  length: number
+  reasons: LineReason[]
+  /** Bytes removed by this change (0 for `relink-parent` when the ids are of equal length). */
+  bytesRemoved: number
+  /** Complete records the line still holds after the change. */
+  recordsKept: number
+  /** sha256 of the original line's bytes (for `relink-parent`: of the record's bytes before the change); evidence. */
+  sha256: string
+  /** For `relink-parent`: the old and new parent ids (ids only, never content). */
+  relink?: {from: string; to: string}
+}
+
+/** The agent's rules a plan is made and checked with. */
+export interface JsonlRepairRules {
+  /**
+   * Claude Code: re-link `parentUuid`s that point to no record of the repaired file. `main` re-links every such
+   * record that has a record before it; `sidechain` only a record whose parent was on a line the repair drops
+   * or the first record after such a line (a side-chain's first parents live in its parent session).
+   */
+  relink?: 'main' | 'sidechain'
+  /** The agent's acceptance rules over the repaired records, in order: problems found (empty: accepted). */
+  accept?(records: Array<Record<string, unknown>>): string[]
+  /**
+   * The format's record rule (`JsonlClassifyOptions.isRecord`): only objects it accepts are kept out of a
+   * damaged line, so a nested object closing right before a cut is never written back as a line.
+   */
+  isRecord?(value: Record<string, unknown>): boolean
+}
+
+/** A planned repair. */
+export interface JsonlRepairPlan {
+  /** The repaired file's bytes (equal to the input when `changes` is empty). */
+  bytes: Buffer
+  changes: JsonlChange[]
+  /** The classification of the input. */
+  before: JsonlClassification
+  /** The classification of the result. */
+  after: JsonlClassification
+  /** True when the result is `intact` and passes the agent's acceptance rules. */
+  accepted: boolean
+  /** Why the result is not accepted (empty when accepted). */
+  problems: string[]
+}
+
+function sha256(b: Uint8Array): string {
+  return createHash('sha256').update(b).digest('hex')
+}
+
+const EOL = {lf: Buffer.from('\n'), crlf: Buffer.from('\r\n'), none: Buffer.alloc(0)}
+
+/**
+ * Locates the value of a top-level key of the JSON object in `buf[start, end)`: `[valueStart, valueEnd)`, or
+ * null when the key is absent or the bytes are not one object. Uses the strict scanner of `classify/json.ts`.
+ */
+export function topLevelValueSpan(buf: Uint8Array, key: string, start = 0, end = buf.length): {start: number; end: number} | null {
+  let i = skipWhitespace(buf, start, end)
+  if (buf[i] !== 0x7b) return null
+  i = skipWhitespace(buf, i + 1, end)
+  if (buf[i] === 0x7d) return null
+  const want = JSON.stringify(key)
+  for (;;) {
+    const k = scanValue(buf, i, end)
+    if (k.kind !== 'complete' || buf[i] !== 0x22) return null
+    const keyText = Buffer.from(buf.subarray(i, k.end)).toString('utf8')
+    i = skipWhitespace(buf, k.end, end)
+    if (buf[i] !== 0x3a) return null
+    i = skipWhitespace(buf, i + 1, end)
+    const v = scanValue(buf, i, end)
+    if (v.kind !== 'complete') return null
+    let matches = keyText === want
+    if (!matches && keyText.includes('\\')) {
+      try {
+        matches = JSON.parse(keyText) === key
+      } catch {
+        matches = false
+      }
+    }
+    if (matches) return {start: i, end: v.end}
+    i = skipWhitespace(buf, v.end, end)
+    if (buf[i] === 0x2c) {
+      i = skipWhitespace(buf, i + 1, end)
+      continue
+    }
+    return null
+  }
+}
+
+interface Out {
+  /** The line of the original file this piece comes from. */
+  line: JsonlLine
+  /** The record's value, when the piece is a record. */
+  value?: Record<string, unknown>
+  bytes: Uint8Array
+  eol: Uint8Array
+  /** True when a line before this record (since the previous record) was dropped. */
+  afterDrop: boolean
+}
+
+function changeKindFor(line: JsonlLine): JsonlChangeKind {
+  if (line.reasons.includes('torn-tail')) return 'drop-torn-tail'
+  if (line.action === 'drop') return line.reasons.every((r) => r === 'nul-run') ? 'strip-nul' : 'drop-line'
+  if (line.reasons.includes('interleaved-line')) return 'split-line'
+  if (line.reasons.includes('nul-run')) return 'strip-nul'
+  return 'strip-bom'
+}
+
+/**
+ * Plans the repair of a JSONL log. Never throws. With nothing to change, `bytes` is the input and `changes` is
+ * empty (the plan is still checked against the acceptance rules).
+ */
+export function planJsonlRepair(input: Uint8Array, rules: JsonlRepairRules = {}): JsonlRepairPlan {
+  const buf = Buffer.from(input.buffer, input.byteOffset, input.byteLength)
+  const classify = (b: Uint8Array) => classifyJsonlBytes(b, {isRecord: rules.isRecord})
+  const before = classify(buf)
+  const changes: JsonlChange[] = []
+  const out: Out[] = []
+  let dropped = false
+  const droppedText: string[] = []
+  for (const line of before.lines) {
+    const whole = buf.subarray(line.start, line.next)
+    if (line.action === 'keep') {
+      if (line.kind === 'record') out.push({line, value: line.records[0].value, bytes: buf.subarray(line.start, line.end), eol: EOL[line.eol], afterDrop: dropped})
+      else out.push({line, bytes: buf.subarray(line.start, line.end), eol: EOL[line.eol], afterDrop: false})
+      if (line.kind === 'record') dropped = false
+      continue
+    }
+    const kept = line.records.length
+    let keptBytes = 0
+    if (line.action === 'rewrite') {
+      line.records.forEach((r, j) => {
+        const last = j === line.records.length - 1
+        const eol = last ? EOL[line.eol] : EOL[line.eol === 'none' ? before.eol : line.eol]
+        out.push({line, value: r.value, bytes: r.bytes, eol, afterDrop: dropped || line.reasons.includes('interleaved-line')})
+        keptBytes += r.bytes.length + eol.length
+        dropped = false
+      })
+    } else {
+      dropped = true
+      droppedText.push(whole.toString('latin1'))
+    }
+    changes.push({
+      kind: changeKindFor(line),
+      line: line.index + 1,
+      offset: line.start,
+      length: whole.length,
+      reasons: [...line.reasons],
+      bytesRemoved: whole.length - keptBytes,
+      recordsKept: kept,
+      sha256: sha256(whole),
+    })
+  }
+
+  if (rules.relink) relinkParents(out, changes, rules.relink, droppedText.join('\n'))
+
+  const bytes = changes.length === 0 ? Buffer.from(buf) : Buffer.concat(out.flatMap((o) => [o.bytes, o.eol]))
+  const after = changes.length === 0 ? before : classify(bytes)
+  const problems: string[] = []
+  if (after.class !== 'intact') problems.push(`the result is ${after.class} (${after.reasons.join(', ') || 'no complete record'})`)
+  if (after.records.length === 0 && after.class === 'intact') problems.push('the result holds no complete record')
+  if (rules.accept && after.records.length > 0) problems.push(...rules.accept(after.records.map((r) => r.value)))
+  return {bytes, changes, before, after, accepted: problems.length === 0, problems}
+}
+
+/** Re-points dangling `parentUuid`s to the nearest record before them on the same (side-)chain. */
+function relinkParents(out: Out[], changes: JsonlChange[], mode: 'main' | 'sidechain', droppedText: string): void {
+  const uuids = new Set<string>()
+  for (const o of out) if (o.value && typeof o.value.uuid === 'string') uuids.add(o.value.uuid)
+  const lastUuid = {main: null as string | null, side: null as string | null}
+  for (const o of out) {
+    const v = o.value
+    if (!v) continue
+    const side = v.isSidechain === true ? 'side' : 'main'
+    const parent = v.parentUuid
+    const prev = lastUuid[side]
+    if (typeof parent === 'string' && !uuids.has(parent) && prev !== null) {
+      const lostHere = o.afterDrop || (droppedText.length > 0 && droppedText.includes(parent))
+      if (mode === 'main' || lostHere) {
+        const span = topLevelValueSpan(o.bytes, 'parentUuid')
+        if (span) {
+          const newValue = Buffer.from(JSON.stringify(prev))
+          const bytes = Buffer.concat([o.bytes.subarray(0, span.start), newValue, o.bytes.subarray(span.end)])
+          const line = o.line
+          const original = Buffer.from(o.bytes)
+          o.bytes = bytes
+          o.value = {...v, parentUuid: prev}
+          changes.push({
+            kind: 'relink-parent',
+            line: line.index + 1,
+            offset: line.start,
+            length: line.next - line.start,
+            reasons: [...line.reasons],
+            bytesRemoved: Math.max(0, original.length - bytes.length),
+            recordsKept: 1,
+            sha256: sha256(original),
+            relink: {from: parent, to: prev},
+          })
+        }
+      }
+    }
+    if (typeof o.value!.uuid === 'string') lastUuid[side] = o.value!.uuid as string
+  }
+  changes.sort((a, b) => a.line - b.line || (a.kind === 'relink-parent' ? 1 : 0) - (b.kind === 'relink-parent' ? 1 : 0))
+}

@@ -1,0 +1,329 @@
+/**
+ * What the members of the JSON-lines session family (Claude Code, Codex) share: one-file JSONL sessions,
+ * found by name, told apart by content, diagnosed line by line (`classify/jsonl.ts`), measured by the
+ * agent's own rules (its dialect, `dialects.ts`) and planned for repair (`repair.ts`).
+ *
+ * A session's generations: the log itself (`primary`) and, for Codex, the same rollout compressed beside it
+ * (`<name>.jsonl.zst`, role `compressed`; Codex loads the plain file when both exist, peer-formats §3.3).
+ */
+import {createHash} from 'node:crypto'
+import path from 'node:path'
+import {decompress} from 'fzstd'
+import {classifyJsonlBytes, type JsonlClassification} from '../../classify/jsonl.js'
+import {finding} from './findings.js'
+import {planJsonlRepair, type JsonlRepairPlan, type JsonlRepairRules} from './repair.js'
+import type {ChatStatus, Finding, Generation} from '../../model/report.js'
+import {rankCandidates, type Candidate} from '../../rank/index.js'
+import type {ChatDirSnapshot, ChatUnit, Diagnosis, FileEntry, FolderChats} from '../../model/adapter.js'
+import type {SessionAnalysis, SessionDialect} from './dialect.js'
+import {SESSION_DIALECTS} from './dialects.js'
+
+/** JSONL files the agents keep that are not sessions (prompt history, indexes, Codebuff's logs). */
+const NOT_SESSIONS = new Set(['history.jsonl', 'session_index.jsonl', 'log.jsonl', 'trace.jsonl'])
+
+/** The zstd frame magic (RFC 8878 §3.1.1), little-endian 0xFD2FB528. */
+const ZSTD_MAGIC = Buffer.from([0x28, 0xb5, 0x2f, 0xfd])
+
+/** True for a name that may be a session log (`*.jsonl`, `*.jsonl.zst`), not a known non-session file. */
+export function isSessionName(name: string): boolean {
+  if (NOT_SESSIONS.has(name) || name.startsWith('.')) return false
+  return name.endsWith('.jsonl') || name.endsWith('.jsonl.zst')
+}
+
+/** A Codebuff chat dir holds JSONL logs that are not sessions (log.jsonl, trace.jsonl). */
+function isCodebuffChatDir(names: string[]): boolean {
+  return names.some((n) => n.startsWith('run-state.json') || n.startsWith('chat-messages.json'))
+}
+
+/**
+ * Groups the session files of a folder into chats: `<x>.jsonl` and `<x>.jsonl.zst` are one chat (named by the
+ * plain file when it exists). `me` takes the (plain) names it claims (`claimsName`), or, without a
+ * `claimsName`, those no other dialect of the family claims.
+ */
+export function sessionChatsIn(dir: string, names: string[], me: SessionDialect): FolderChats | null {
+  if (isCodebuffChatDir(names)) return null
+  const zstPlains = new Set(names.filter((n) => n.endsWith('.jsonl.zst')).map((n) => n.slice(0, -4)))
+  const claimedBy = (d: SessionDialect, name: string) => d.claimsName?.(dir, name, zstPlains.has(name)) ?? false
+  const claim = me.claimsName ? (name: string) => claimedBy(me, name) : (name: string) => !SESSION_DIALECTS.some((d) => d !== me && claimedBy(d, name))
+  const groups = new Map<string, string[]>()
+  for (const n of names) {
+    if (!isSessionName(n)) continue
+    const plain = n.endsWith('.zst') ? n.slice(0, -4) : n
+    if (!claim(plain)) continue
+    const g = groups.get(plain) ?? []
+    g.push(n)
+    groups.set(plain, g)
+  }
+  if (groups.size === 0) return {chats: [], descend: true}
+  const chats: ChatUnit[] = []
+  for (const [plain, files] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const named = files.includes(plain) ? plain : files[0]
+    chats.push({dir, path: path.join(dir, named), files: files.sort()})
+  }
+  return {chats, descend: true}
+}
+
+/**
+ * Which member of the family wrote these records, by content; null when none. Looks at the first 50 complete
+ * records; each counts for the first dialect that knows it, and a tie goes to the earlier dialect.
+ */
+export function sniffFormat(cls: JsonlClassification): SessionDialect | null {
+  const counts = SESSION_DIALECTS.map(() => 0)
+  for (const r of cls.records.slice(0, 50)) {
+    const i = SESSION_DIALECTS.findIndex((d) => d.isRecord(r.value))
+    if (i >= 0) counts[i]++
+  }
+  let best = -1
+  for (let i = 0; i < counts.length; i++) if (counts[i] > 0 && (best < 0 || counts[i] > counts[best])) best = i
+  return best < 0 ? null : SESSION_DIALECTS[best]
+}
+
+/** A record of any member of the family, in any of its layouts (the rule before the format is known). */
+function isAnySessionRecord(v: Record<string, unknown>): boolean {
+  return SESSION_DIALECTS.some((d) => d.recordRule()(v))
+}
+
+/**
+ * The record rule of a dialect for one log (`JsonlClassifyOptions.isRecord`), its layout read from the log's
+ * clean lines only (a nested object carved out of a damaged line must not decide it: a Codex `session_meta`
+ * payload has the shape of the older layout's header).
+ */
+function recordRule(format: SessionDialect, cls: JsonlClassification): (v: Record<string, unknown>) => boolean {
+  return format.recordRule(cls.records.filter((r) => cls.lines[r.line].kind === 'record').map((r) => r.value))
+}
+
+/** A log classified with any member's record rule, and the carved-out objects that rule took for records. */
+interface FirstPass {
+  cls: JsonlClassification
+  accepted: Array<Record<string, unknown>>
+}
+
+function firstPass(bytes: Uint8Array): FirstPass {
+  const accepted: Array<Record<string, unknown>> = []
+  const cls = classifyJsonlBytes(bytes, {
+    isRecord: (v) => {
+      if (!isAnySessionRecord(v)) return false
+      accepted.push(v)
+      return true
+    },
+  })
+  return {cls, accepted}
+}
+
+/**
+ * The first pass's classification when the format's own rule accepts every object the first pass took for a
+ * record (the rule is consulted at the same points, so the result would be the same); else the log classified
+ * again with the format's rule. A log with no damaged line never consults the rule.
+ */
+function narrowed(format: SessionDialect, bytes: Uint8Array, first: FirstPass): JsonlClassification {
+  const rule = recordRule(format, first.cls)
+  return first.accepted.every(rule) ? first.cls : classifyJsonlBytes(bytes, {isRecord: rule})
+}
+
+/**
+ * The line classification of a session log by its format's record rule: first with any member's rule (enough
+ * to tell the formats apart), then narrowed to the rule of `format`, or of the format its records show
+ * (`narrowed`). `format` is null when the records are no member's.
+ */
+export function classifySession(bytes: Uint8Array, format?: SessionDialect): {cls: JsonlClassification; format: SessionDialect | null} {
+  const first = firstPass(bytes)
+  const fmt = format ?? sniffFormat(first.cls)
+  return {cls: fmt === null ? first.cls : narrowed(fmt, bytes, first), format: fmt}
+}
+
+/**
+ * A session log classified by its format's record rule, with the agent's rules for planning its repair (what
+ * `diagnoseSession` made of it, for `repair` and `inspect` to plan from the same bytes).
+ */
+export function sessionRules(format: SessionDialect, name: string, bytes: Uint8Array): {cls: JsonlClassification; rules: JsonlRepairRules} {
+  const {cls} = classifySession(bytes, format)
+  return {cls, rules: format.analyze(name, cls).rules}
+}
+
+/** The bytes of a generation: the file's own, or the decoded log of a `.zst`. */
+type Decoded = {ok: true; bytes: Buffer} | {ok: false; why: 'unexpected-end' | 'syntax-error'; message: string}
+
+/** Decodes a zstd file (fzstd, pure JS). A cut frame is `unexpected-end`; anything else `syntax-error`. */
+export function decodeZstd(data: Buffer): Decoded {
+  if (data.length < 4 || !data.subarray(0, 4).equals(ZSTD_MAGIC)) return {ok: false, why: 'syntax-error', message: 'not a zstd frame (bad magic)'}
+  try {
+    return {ok: true, bytes: Buffer.from(decompress(data))}
+  } catch (e) {
+    const msg = (e as Error).message ?? String(e)
+    return {ok: false, why: /EOF/i.test(msg) ? 'unexpected-end' : 'syntax-error', message: `zstd: ${msg}`}
+  }
+}
+
+function sha256(buf: Buffer): string {
+  return createHash('sha256').update(buf).digest('hex')
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`
+}
+
+/** One generation's verdict with what a repair would make of it. */
+interface GenState {
+  gen: Generation
+  entry: FileEntry
+  cls: JsonlClassification | null
+  analysis: SessionAnalysis | null
+  plan: JsonlRepairPlan | null
+  /** The measure after the planned repair (what the agent would reach then). */
+  repaired: SessionAnalysis | null
+  /** The log's bytes (decoded for a `.zst`). */
+  bytes: Buffer | null
+  /** The first pass over the log's lines (`firstPass`), until the format is known. */
+  first: FirstPass | null
+}
+
+/** Counts of a plan's changes by kind, as words ("drop 1 line, strip NULs from 1"). */
+export function describeChanges(plan: JsonlRepairPlan): string {
+  const by = new Map<string, number>()
+  for (const c of plan.changes) by.set(c.kind, (by.get(c.kind) ?? 0) + 1)
+  return [...by].map(([k, n]) => `${k} ×${n}`).join(', ')
+}
+
+function describeLines(cls: JsonlClassification): string {
+  const rs = Object.entries(cls.counts.byReason)
+    .map(([r, n]) => `${r} ×${n}`)
+    .join(', ')
+  const first = cls.counts.firstDamaged[0]
+  return `${plural(cls.counts.damaged, 'damaged line')} of ${cls.counts.total} (${rs})${first ? `, first at line ${first.line}, byte ${first.offset}` : ''}`
+}
+
+/**
+ * Diagnoses one JSONL session (the log and its siblings). `hint` is the format discovery guessed from the
+ * name; the content decides (a file whose records are neither agent's is skipped). Pure; never throws.
+ */
+export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect): Diagnosis {
+  const states: GenState[] = []
+  const findings: Finding[] = []
+  let format: SessionDialect | null = null
+  let undecided = true
+  for (const entry of snapshot.files) {
+    const role = entry.name.endsWith('.zst') ? 'compressed' : 'primary'
+    const gen: Generation = {file: entry.name, role, class: null, reasons: [], bytes: entry.bytes, mtimeMs: entry.mtimeMs, sha256: null, turns: null}
+    const st: GenState = {gen, entry, cls: null, analysis: null, plan: null, repaired: null, bytes: null, first: null}
+    states.push(st)
+    if (entry.kind !== 'file') continue
+    if (entry.data === undefined) {
+      gen.class = 'corrupt'
+      gen.reasons = ['unreadable']
+      findings.push(finding('unreadable', entry.name, `could not read ${entry.name}`))
+      continue
+    }
+    gen.sha256 = sha256(entry.data)
+    gen.bytes = entry.data.length
+    if (entry.data.length !== entry.bytes) findings.push(finding('session-live', entry.name, `${entry.name} changed size while it was read (${entry.bytes} → ${entry.data.length} bytes): the agent is probably writing it`))
+    let bytes = entry.data
+    if (role === 'compressed') {
+      const d = decodeZstd(entry.data)
+      if (!d.ok) {
+        gen.class = d.why === 'unexpected-end' ? 'truncated' : 'corrupt'
+        gen.reasons = [d.why]
+        findings.push(finding('compressed-damaged', entry.name, `${entry.name} cannot be decoded (${d.message})`))
+        continue
+      }
+      bytes = d.bytes
+    }
+    st.bytes = bytes
+    st.first = firstPass(bytes)
+    st.cls = st.first.cls
+    if (undecided) {
+      const f = sniffFormat(st.cls)
+      if (f !== null) {
+        format = f
+        undecided = false
+      }
+    }
+  }
+  const anyRecords = states.some((s) => s.cls !== null && s.cls.records.length > 0)
+  if (format === null) {
+    if (anyRecords) return {kind: 'skipped', reason: 'a .jsonl file whose records are neither Claude Code nor Codex session records'}
+    format = hint
+  }
+  const fmt: SessionDialect = format
+
+  for (const st of states) {
+    if (!st.cls || !st.bytes) continue
+    if (st.first) st.cls = narrowed(fmt, st.bytes, st.first)
+    st.first = null
+    const cls = st.cls
+    st.analysis = fmt.analyze(st.entry.name, cls)
+    st.plan = planJsonlRepair(st.bytes, st.analysis.rules)
+    st.repaired = st.plan.changes.length === 0 ? st.analysis : fmt.analyze(st.entry.name, st.plan.after)
+    const g = st.gen
+    g.class = cls.class
+    g.reasons = [...cls.reasons]
+    if (cls.damage) g.damage = cls.damage
+    g.lines = cls.counts
+    g.measure = {...st.analysis.measure}
+    g.turns = st.analysis.measure.turns
+  }
+
+  // The generation the agent loads: the plain log when it exists (Codex: "plain wins").
+  const loaded = states.find((s) => s.gen.role === 'primary' && s.entry.kind === 'file') ?? states.find((s) => s.gen.role === 'compressed')
+  // Usable candidates: a repair (or nothing) gives an intact log the agent accepts.
+  const candidates: Array<Candidate & {st: GenState}> = []
+  for (const st of states) {
+    if (!st.plan || !st.repaired || !st.plan.accepted) continue
+    candidates.push({file: st.gen.file, measure: {...st.repaired.measure}, mtimeMs: st.gen.mtimeMs, st})
+  }
+  const keep = loaded && candidates.some((c) => c.st === loaded) ? loaded.gen.file : undefined
+  const {order, entries: ranking} = rankCandidates(candidates, keep)
+  const best = order[0] as (Candidate & {st: GenState}) | undefined
+
+  let status: ChatStatus
+  if (!best) status = 'unrecoverable'
+  else if (best.st !== loaded || best.st.plan!.changes.length > 0) status = 'repairable'
+  else status = 'healthy'
+
+  // Findings: line damage of each generation, then the agent's structural findings for the loaded one.
+  for (const st of states) {
+    const cls = st.cls
+    if (!cls) continue
+    const repairWords = st.plan && st.plan.changes.length > 0 ? `; a repair would ${st.plan.accepted ? '' : 'not be accepted: '}${st.plan.accepted ? describeChanges(st.plan) : st.plan.problems.join('; ')}` : ''
+    const what = cls.class === 'empty' || cls.class === 'zero-filled' ? `${cls.class}` : `${cls.class}: ${describeLines(cls)}`
+    if (st.gen.role === 'compressed') {
+      if (cls.class !== 'intact') findings.push(finding('compressed-damaged', st.gen.file, `the decoded log is ${what}${repairWords}`))
+      continue
+    }
+    if (cls.class === 'truncated') findings.push(finding('session-truncated', st.gen.file, `${what}${repairWords}`))
+    else if (cls.class !== 'intact') findings.push(finding('session-corrupt', st.gen.file, `${what}${repairWords}`))
+  }
+  const main = loaded ?? states[0]
+  if (main?.analysis) for (const f of main.analysis.findings) findings.push({...f, file: main.gen.file})
+  if (best && loaded && best.st !== loaded && loaded.repaired) {
+    findings.push(finding('primary-behind', loaded.gen.file, `${loaded.gen.file} reaches ${loaded.repaired.measure.turns} user turns even after repair; ${best.file} reaches ${best.measure.turns}`))
+  }
+  if (status === 'unrecoverable') {
+    const why = main?.plan && main.plan.problems.length > 0 ? main.plan.problems.join('; ') : 'no complete record survives'
+    findings.push(finding('context-lost', null, `no generation gives a log the agent accepts (${why})`))
+  }
+
+  const transcriptTurns = main?.analysis ? main.analysis.transcriptTurns : null
+  const contextTurns = main?.analysis ? main.analysis.measure.turns : null
+  const id = main?.analysis?.id ?? idFromName(main?.gen.file ?? path.basename(snapshot.unit.path))
+  return {
+    kind: 'chat',
+    report: {
+      format: fmt.name,
+      id,
+      status,
+      winner: best ? best.file : null,
+      transcriptTurns,
+      contextTurns,
+      findings,
+      generations: states.map((s) => s.gen),
+      ranking,
+    },
+  }
+}
+
+/** The session id from a file name: `<sessionId>.jsonl`, or the uuid at the end of `rollout-<ts>-<uuid>.jsonl`. */
+function idFromName(name: string): string {
+  const base = name.replace(/\.zst$/, '').replace(/\.jsonl$/, '')
+  const m = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i.exec(base)
+  return m ? m[1] : base
+}

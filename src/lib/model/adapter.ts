@@ -1,0 +1,368 @@
+/**
+ * The boundary every agent format sits behind. The core (discover, inventory, rank, plan, render) knows
+ * nothing of file names or schemas; an adapter knows nothing of the terminal or of how files are read.
+ */
+import type {FindingKindSpec} from './findings.js'
+import type {AgentInspection, TearLocation} from './inspect.js'
+import type {ActionType, BorrowedKeyReport, ChatReport, ChatStatus, Classification, LineChangeReport, OperationalError, Role, TreeLossReport} from './report.js'
+
+/** One entry directly inside a chat dir, as the inventory saw it (lstat, never following links). */
+export interface FileEntry {
+  /** Name relative to the chat dir. */
+  name: string
+  kind: 'file' | 'directory' | 'symlink' | 'other'
+  /** Size in bytes (from lstat). */
+  bytes: number
+  /** Modification time, ms since epoch, fractional as the OS gives it. */
+  mtimeMs: number
+  /** The file's bytes, when the adapter asked for them (`wantsContent`) and they could be read. */
+  data?: Buffer
+  /** Why the bytes could not be read (e.g. `EACCES: permission denied`), when they could not. */
+  readError?: string
+  /**
+   * For a file above the inventory's streaming threshold: its syntax verdict and sha256, made by
+   * streaming it in bounded memory; `data` is then absent. Never `intact` (an intact file that large cannot be
+   * parsed for measuring and gets `readError` instead).
+   */
+  streamed?: {classification: Classification; sha256: string}
+}
+
+/**
+ * One chat as discovery found it. Codebuff keeps one chat per folder (`files` undefined: every entry of `dir`
+ * belongs to it); agents with one-file sessions (Claude Code, Codex) keep many chats per folder, each a few
+ * named files (the session file and its sibling generations).
+ */
+export interface ChatUnit {
+  /** Absolute real path of the folder holding the chat's files. */
+  dir: string
+  /** Absolute path that names the chat in reports: the chat dir, or the session file. */
+  path: string
+  /** Names (relative to `dir`) of the entries that belong to this chat; undefined for all of them. */
+  files?: string[]
+  /**
+   * Store formats only (see `FormatAdapter.listStore`): relative paths below `dir`, possibly in subfolders
+   * (`storage/part/msg_…/prt_….json`), of the files that belong to this chat. When set, the inventory reads
+   * exactly these (a listed path that is gone is left out) instead of listing `dir`; `files` is ignored.
+   */
+  members?: string[]
+  /**
+   * Store formats only: adapter-private plain data gathered while listing the store (e.g. row counts read from
+   * a private copy of a database, whether a session also exists in the database), handed back to `diagnose`
+   * in `snapshot.unit`. The core never looks inside.
+   */
+  facts?: unknown
+  /**
+   * The names discovery's listing of `dir` returned, when it listed that folder to find this chat: the
+   * inventory uses them instead of listing the folder a second time (one listing per chat). A name
+   * gone by the time it is read is left out, as with a fresh listing.
+   */
+  listing?: string[]
+}
+
+/** What an adapter sees in one folder: the chats it holds, and whether discovery should search below it. */
+export interface FolderChats {
+  chats: ChatUnit[]
+  /** True to keep searching the folder's subfolders (e.g. a Claude Code project dir with subagent folders). */
+  descend: boolean
+  /**
+   * True when the folder is a store that spreads each chat over many subfolders (OpenCode's data dir: a
+   * session file, a message folder, one part folder per message, or rows of a database). Discovery then asks
+   * the adapter's `listStore` for the chats, instead of taking `chats`.
+   */
+  store?: boolean
+}
+
+/** The chats of a store, as `listStore` found them. */
+export interface StoreListing {
+  chats: ChatUnit[]
+  /** Folders or files of the store that could not be read (exit bit 8). */
+  errors: OperationalError[]
+}
+
+/** Everything the inventory read for one chat: the only input an adapter's diagnosis gets. */
+export interface ChatDirSnapshot {
+  /** Absolute real path of the folder holding the chat. */
+  dir: string
+  /** The chat as discovery found it. */
+  unit: ChatUnit
+  /** The folder's own mtime, ms since epoch. */
+  dirMtimeMs: number
+  /** The chat's entries (all of `dir`'s for a chat-dir format), sorted by name. */
+  files: FileEntry[]
+}
+
+/** What an adapter says of a chat dir: a diagnosis, or a reason it holds nothing to diagnose. */
+export type Diagnosis = {kind: 'chat'; report: Omit<ChatReport, 'path'>} | {kind: 'skipped'; reason: string}
+
+/** An agent's on-disk format. */
+export interface FormatAdapter {
+  /** Format id as it appears in the JSON report (`format`), e.g. `codebuff`. */
+  readonly name: string
+  /** The agent's name as people write it (`Claude Code`), for messages and `--help`. */
+  readonly displayName: string
+  /**
+   * The words that are this agent's alone — its names, its file names, its record keys — which no code outside
+   * `src/lib/formats/` may spell (`test/core-names.test.ts`). One lower-case word is matched as a whole word,
+   * anything else as it is written.
+   */
+  readonly vocabulary: readonly string[]
+  /** The finding kinds this format reports beyond the core's, joined into the closed list by the registry. */
+  readonly findingKinds?: Readonly<Record<string, FindingKindSpec>>
+  /**
+   * Folders to search when no PATH is given, for a given home dir and environment. Not all need exist.
+   */
+  defaultRoots(home: string, env: NodeJS.ProcessEnv): string[]
+  /**
+   * The chats of this format held directly in a folder, from the names of its entries and the folder's own
+   * path (some layouts are recognised by their parent, e.g. Codebuff's `chats/<id>/`); null when the folder
+   * holds none. Must not touch the disk.
+   */
+  chatsIn(dir: string, names: string[]): FolderChats | null
+  /**
+   * Home-relative paths of the agent's roots that hold dot-folders (`.config/manicode*`, `.claude`): discovery
+   * skips dot-folders except along these, and inside such a path's parent folders enters only the next step
+   * of one of them. A trailing `*` matches any name starting with what comes before it.
+   */
+  readonly discoveryPaths?: readonly string[]
+  /** Whether the inventory must read a file's bytes (otherwise it only stats it). */
+  wantsContent(name: string): boolean
+  /**
+   * `scan --quick` (which reads only the ends of files and never calls `diagnose`): the role of a file by its
+   * name, and the name a missing primary is reported under. Optional: without it, quick mode classifies no
+   * file of this format.
+   */
+  readonly quick?: {roleOf(name: string): Role; primary: string}
+  /** The whole diagnosis of one chat dir: classify, measure, rank, status, findings. Pure; never throws. */
+  diagnose(snapshot: ChatDirSnapshot): Diagnosis
+  /** (repair) Matches an argv element of the agent's own process (e.g. /codebuff|freebuff/i), for the live check. */
+  readonly agentProcess?: RegExp
+  /**
+   * Optional, for store formats (`chatsIn` answered `store: true`): lists the chats of the store at `dir` with
+   * their `members` (and `facts`). Read-only; may read directory listings and the few file bytes needed to
+   * attribute files to chats, and may open a private copy of a database (never the original). Never throws.
+   */
+  listStore?(dir: string): Promise<StoreListing>
+  /**
+   * The repair plan of one chat of this format (pure: no disk). `pipeline/plan.ts` dispatches by the report's
+   * `format` (a chat the `claude-code` adapter found may be reported as `codex`). The actions carry their
+   * exact bytes (`data`) or name the files they move; `pipeline/apply.ts` executes them. Without it, chats of
+   * this format get no actions.
+   */
+  planRepair?(chat: ScannedChat, opts: PlanOptions): ChatPlan
+  /**
+   * (`inspect`) The account of what most likely happened to one chat of this format, in plain language, and
+   * for line-based formats its damaged lines and planned byte changes. `tears` are the damaged files the
+   * inspection located. Pure; never message text or file contents. Without it the account is empty.
+   */
+  inspect?(chat: Pick<ScannedChat, 'report' | 'snapshot'>, tears: readonly TearLocation[]): AgentInspection
+  /**
+   * (`bundle --redact`) The chat's files with their content replaced by keyed-hash placeholders (`r`), damage
+   * kept where it is, so the redacted chat diagnoses the same (the bundle checks that). Files that cannot be
+   * redacted structurally are left out with why; `refused` when the chat cannot be redacted at all. Pure.
+   * Without it, chats of this format cannot be redacted.
+   */
+  redact?(files: readonly BundleFile[], report: ChatReport, r: Redactor): {files: BundleFile[]; omitted: Array<{path: string; reason: string}>} | {refused: string}
+  /**
+   * (`check`) Single-file documents of this format (e.g. an export of one session), found by name and content
+   * in folders and archives, each diagnosed as a chat.
+   */
+  readonly documents?: DocumentKind
+  /** (`check`) Whether an archive member's bytes are needed beyond `wantsContent` (e.g. a store's database). */
+  archiveWants?(name: string): boolean
+  /** What this adapter adds to the commands' `--help` (`cli/help.ts` joins the adapters' in registry order). */
+  readonly help: AdapterHelp
+  /** Phrases of this agent's that `render/` uses in human output. */
+  readonly texts?: AdapterTexts
+  /** (`bundle --session ID`) Writes one session of this format as a single document another install can import. */
+  readonly sessionExport?: SessionExporter
+}
+
+/** Single-file documents of a format, for `check`. */
+export interface DocumentKind {
+  /** Whether a file of this name may be one (by name alone). */
+  mayBeName(name: string): boolean
+  /** How many leading bytes `looksLike` needs. */
+  readonly sniffBytes: number
+  /** Whether a file's first bytes look like one. */
+  looksLike(head: Uint8Array): boolean
+  /** Folder names that hold the agent's own files: never searched for documents, nor is a PATH below them one. */
+  readonly skipFolders: readonly string[]
+  /** The report body (without `path`) of one document; `name` is its file name. Reads nothing. */
+  diagnose(name: string, data: Buffer, mtimeMs: number): Promise<Omit<ChatReport, 'path'>>
+}
+
+/** What an adapter adds to the commands' `--help`: plain sentences, wrapped by the commands. */
+export interface AdapterHelp {
+  /** `scan`: where it searches with no PATH, e.g. `Codebuff's config roots (~/.config/manicode, …)`. */
+  readonly roots: string
+  /** `repair`: how this format's chats are repaired (a paragraph). */
+  readonly repair?: string
+  /** `inspect`: what the inspection of this format's chats shows beyond the common picture. */
+  readonly inspect?: string
+  /** `bundle`: how this format's chats go into a bundle. */
+  readonly bundle?: string
+  /** `repair`: the agent's process names, for the live-chat refusal (`codebuff/freebuff`). */
+  readonly process?: string
+  /** A store holding many chats that `inspect` picks from with `--session`: its folder and its ids, in words. */
+  readonly store?: {readonly dir: string; readonly sessionId: string}
+  /** `bundle --session`: what it writes (a paragraph) and the `--session` flag's description. */
+  readonly sessionExport?: {readonly paragraph: string; readonly flag: string}
+  /** Example paths for the commands' examples; the first adapter giving one is used. */
+  readonly examples?: {
+    /** A chat (its dir or session file). */
+    readonly chat?: string
+    /** A folder of chats. */
+    readonly chats?: string
+    /** A root searched by default. */
+    readonly root?: string
+    /** A generation `--restore-from` may name. */
+    readonly generation?: string
+    /** Arguments of further `bundle` examples. */
+    readonly bundle?: readonly string[]
+  }
+}
+
+/** Phrases of an agent's that human output uses. */
+export interface AdapterTexts {
+  /** The record key a `relink-parent` change rewrites (shown with the old and new ids); default `parent`. */
+  readonly parentKey?: string
+  /** What `repair` puts back with `restore-mtime`; default `folder's mtime`. */
+  readonly folderMtime?: string
+  /** What `repair` says of a chat it cannot repair (no usable generation), instead of the outcome's message. */
+  notRepairable?(chat: ChatReport): string
+  /** What `repair` adds when a session file is gone for good (`lost.sessionListed` false). */
+  readonly sessionUnlisted?: string
+}
+
+/** What `bundle --session` asks of the adapter that exports sessions. */
+export interface SessionExporter {
+  /** Default cap in bytes of the session's files (`--max-session-bytes`). */
+  readonly capBytes: number
+  /**
+   * The document of session `sessionId` among `units` (this adapter's chats discovery found under the PATHs):
+   * null when none is that session; `{error}` (one line saying what to do next) when it cannot be exported.
+   * Read-only; never throws.
+   */
+  export(units: readonly ChatUnit[], sessionId: string, opts: SessionExportOptions): Promise<SessionExport | {error: string} | null>
+  /** The report body (without `path`) a written document gets when `check` reads it; `name` is its file name. */
+  diagnose(name: string, data: Buffer, mtimeMs: number): Promise<Omit<ChatReport, 'path'>>
+}
+
+/** Options of a session export. */
+export interface SessionExportOptions {
+  redact: boolean
+  /** Size cap in bytes of the session's files (default: the exporter's `capBytes`). */
+  capBytes?: number
+  /** Redaction key, for tests only (default: 32 random bytes, never stored). */
+  key?: Buffer
+}
+
+/** A session exported: the bytes to write and what they hold. */
+export interface SessionExport {
+  sessionId: string
+  /** The folder the session was read from (e.g. the agent's data dir). */
+  dataDir: string
+  /** The document's bytes. */
+  bytes: Buffer
+  messages: number
+  parts: number
+  /** Relative paths of damaged files left out. */
+  omitted: string[]
+  /** Total bytes of the session's files read. */
+  sessionBytes: number
+  redacted: boolean
+}
+
+/** One file of a chat as a bundle carries it: `rel` relative to the chat's folder, `/`-separated. */
+export interface BundleFile {
+  rel: string
+  data: Buffer
+  mtimeMs: number
+}
+
+/** A redaction context: the per-bundle key and a memo of placeholders. */
+export interface Redactor {
+  /** The placeholder of a value: `[redacted:<24 hex>]`, or `''` for `''`. */
+  placeholder(value: string): string
+}
+
+/** One diagnosed chat with what the diagnosis was made from (for `repair`'s plan and live-chat check). */
+export interface ScannedChat {
+  report: ChatReport
+  snapshot: ChatDirSnapshot
+  adapter: FormatAdapter
+}
+
+// ---- repair plans ------------------------------------------------------------------------------
+
+/**
+ * Where a `restore` action's bytes come from: a whole file of the chat dir (as the scan read it), or an
+ * in-memory byte string with a label (an embedded copy `chat-messages.json#ai-…`, or salvaged bytes
+ * `salvage:<torn file>`).
+ */
+export type ActionSource = {kind: 'file'; name: string} | {kind: 'bytes'; label: string; data: Buffer}
+
+/** One planned action. Names are relative to the chat dir. */
+export interface PlannedAction {
+  type: ActionType
+  /** The source's name or label; for `preserve`, the file preserved; null for `restore-mtime`. */
+  from: string | null
+  /** The file written (`restore`), the name inside the evidence folder (`preserve`), `.` (`restore-mtime`). */
+  to: string
+  /** sha256 of the bytes written (`restore`) or of the file preserved (`preserve`, null when unread). */
+  sha256: string | null
+  /** `restore`: where the bytes come from. */
+  source?: ActionSource
+  /** `restore`: the exact bytes to write (resolved from `source` at plan time). */
+  data?: Buffer
+  /** `restore-mtime`: the mtime to put back, ms since epoch. */
+  mtimeMs?: number
+  /** `restore` of salvaged bytes: the members the tear cut off, each taken from a donor generation. */
+  keysBorrowed?: BorrowedKeyReport[]
+  /** `rewrite`: the byte changes of the JSONL repair; `mtimeMs` is then the log's own mtime to put back. */
+  changes?: LineChangeReport[]
+  /** `move`: why the file leaves the tree. */
+  why?: string
+}
+
+/** A file whose size and mtime must be what the scan saw when the repair writes (else the chat is live). */
+export interface WatchedFile {
+  name: string
+  bytes: number
+  mtimeMs: number
+}
+
+/** The plan for one chat. */
+export interface ChatPlan {
+  chat: ScannedChat
+  actions: PlannedAction[]
+  /** Generations and transcript as the scan saw them. */
+  watch: WatchedFile[]
+  /** Leftover temps whose name carries the writer's pid. */
+  temps: Array<{name: string; pid: number}>
+  /** Why a needed restore cannot be planned (its bytes are not at hand or no longer hash as scanned); the chat is then not written. */
+  problem?: string
+  /** For a chat left as it is on purpose (a `degraded` chat under plain `repair`): what would change it, in words. */
+  advice?: string
+  /**
+   * for formats that keep several chats in one folder (a Claude Code project dir, OpenCode's
+   * data dir): the name of this chat's own subfolder of the evidence folder, `.chatdoctor/<repairId>/<name>/`.
+   */
+  evidenceSub?: string
+  /** Why the chat must not be written at all (e.g. the agent is writing the session): outcome `refused`. */
+  refusal?: string
+  /** Repairable damage chatdoctor does not repair itself, with the next steps: outcome `manual`. */
+  manual?: string
+  /** The status a scan gives the chat once the actions are done (when it differs from `healthy`, exit bit 4). */
+  statusAfter?: ChatStatus
+  /** (OpenCode JSON tree) What the session loses by the moves. */
+  lost?: TreeLossReport
+}
+
+/** What the user asked `repair` for, beyond the default. */
+export interface PlanOptions {
+  /** `--salvage`: salvaged torn generations are candidates too (used only when they cover more turns). */
+  salvage?: boolean
+  /** `--restore-from <generation>`: restore this generation (the run must hold exactly one chat). */
+  restoreFrom?: string
+}

@@ -1,0 +1,77 @@
+/**
+ * Finding kinds: the closed list of finding ids. CI formats (SARIF rule ids, JUnit, GitHub annotations) use these
+ * ids, so they are a contract: add new ones, never rename. The core's kinds are here; each adapter adds its
+ * own (`FormatAdapter.findingKinds`), and the registry (`formats/index.ts`) joins them into the whole list,
+ * from which the finding table of the docs is generated (`test/contract.test.ts` keeps them in step).
+ */
+import type {Finding, Severity} from './report.js'
+
+/** A finding kind: its id, its default severity and a one-line description for rule lists. */
+export interface FindingKind {
+  id: string
+  severity: Severity
+  description: string
+}
+
+/** A finding kind as a list declares it, keyed by its id. */
+export type FindingKindSpec = Omit<FindingKind, 'id'>
+
+/** The kinds the core itself reports, or that every chat-file format shares. */
+export const CORE_FINDING_KINDS = {
+  'primary-missing': {severity: 'error', description: 'The primary state file is absent (e.g. a crash between rotating it to .bak and writing the new one).'},
+  'primary-damaged': {severity: 'error', description: 'The primary state file is truncated, empty, zero-filled or corrupt: the agent cannot load it.'},
+  'primary-behind': {severity: 'error', description: 'The primary is usable but another generation covers more transcript turns.'},
+  'context-lost': {severity: 'error', description: 'No usable generation of the agent context exists: the agent context of this chat is lost.'},
+  'backup-damaged': {severity: 'warning', description: 'The rotated backup generation is not usable.'},
+  'temp-leftover': {severity: 'info', description: 'A complete temp file left by a process that died between write and rename.'},
+  'temp-damaged': {severity: 'warning', description: 'A torn or unusable temp file left by an interrupted write.'},
+  'transcript-damaged': {severity: 'error', description: 'The transcript the user sees is torn or corrupt; the agent would load it as empty.'},
+  'unknown-file': {severity: 'info', description: 'A file the format does not know; listed, never touched.'},
+  'unreadable': {severity: 'error', description: 'A file could not be read (permission or I/O error).'},
+  'context-amnesia': {severity: 'error', description: "The agent's memory was replaced by a new session (traceSessionId break, prompts starting after turn 1 with no summary, or the loader's placeholder saved): earlier turns are missing from its context."},
+  'archive-entry-escapes': {severity: 'error', description: 'An archive entry names a path outside the archive (../, an absolute path, a link pointing outside); refused, never read.'},
+  'archive-too-large': {severity: 'error', description: 'An archive exceeds the entry or uncompressed-size cap (--max-entries, --max-bytes); nothing in it was diagnosed.'},
+  'archive-unreadable': {severity: 'error', description: 'A bundle is not a readable .tar, .tar.gz/.tgz or .zip archive.'},
+  'archive-member-hidden': {severity: 'error', description: 'An archive entry lies under a refused link, under a symbolic link of the archive, or under a file: extracting would not put it there, so it is not read.'},
+  'archive-duplicate-member': {severity: 'error', description: 'An archive holds the same entry name more than once; only the last copy (the one extraction leaves) is read.'},
+  'manifest-invalid': {severity: 'error', description: "A bundle's chatdoctor-bundle.json is not valid JSON or lacks the bundle layout; the bundle is checked without it."},
+  'manifest-missing-file': {severity: 'error', description: "A file or chat listed in the bundle's manifest is not in the bundle."},
+  'manifest-extra-file': {severity: 'error', description: "A file in the bundle is not listed in its manifest."},
+  'manifest-mismatch': {severity: 'error', description: "A file in the bundle differs from its manifest entry (size or sha256)."},
+  'nothing-to-check': {severity: 'error', description: '`check` found no chat, session, export or bundle under its PATHs (exit bit 8).'},
+  'unverified': {severity: 'warning', description: "`scan --quick` read only the ends of the file the chat's status rests on (it is larger than the quick windows): they look whole, the middle was not checked (exit bit 8 unless --trust-ends)."},
+} as const satisfies Record<string, FindingKindSpec>
+
+/**
+ * A `finding` maker over a list of kinds: makes a finding with the kind's default severity unless one is
+ * given; the id must be one of the list's (checked by the type system).
+ */
+export function findingMaker<const K extends Readonly<Record<string, FindingKindSpec>>>(kinds: K) {
+  return (id: keyof K & string, file: string | null, message: string, severity?: Severity): Finding => ({id, severity: severity ?? kinds[id].severity, file, message})
+}
+
+/** Makes a finding of a core kind. */
+export const finding = findingMaker(CORE_FINDING_KINDS)
+
+/** All kinds of some lists, in their order, each id once (the first list that declares it wins). */
+export function joinFindingKinds(lists: ReadonlyArray<Readonly<Record<string, FindingKindSpec>>>): FindingKind[] {
+  const seen = new Map<string, FindingKind>()
+  for (const list of lists) for (const [id, k] of Object.entries(list)) if (!seen.has(id)) seen.set(id, {id, severity: k.severity, description: k.description})
+  return [...seen.values()]
+}
+
+
+
+const ORDER: Record<Severity, number> = {error: 0, warning: 1, info: 2}
+
+/** The worst severity among findings, or null when there are none. */
+export function worstSeverity(findings: Finding[]): Severity | null {
+  let worst: Severity | null = null
+  for (const f of findings) if (worst === null || ORDER[f.severity] < ORDER[worst]) worst = f.severity
+  return worst
+}
+
+/** True when `severity` is at least as bad as `level` (error > warning > info). */
+export function reaches(severity: Severity, level: Severity): boolean {
+  return ORDER[severity] <= ORDER[level]
+}

@@ -1,0 +1,154 @@
+/**
+ * `chatdoctor bundle`: exports chat dirs, files as they are (or redacted), with a manifest, as archive members
+ * ready to be written by `archive/write.ts`. Read-only on the chat dirs.
+ *
+ * Layout: `chatdoctor-bundle.json` at the root, then one folder per chat named by its id holding
+ * the chat dir's files — every generation; chatdoctor's own `.chatdoctor*` evidence, `credentials.json`,
+ * symbolic links and anything outside the chat dir are never included.
+ */
+import {lstat, readdir, readFile} from 'node:fs/promises'
+import path from 'node:path'
+import {createHash} from 'node:crypto'
+import type {ArchiveInput} from '../../archive/write.js'
+import type {BundleFile, FileEntry} from '../../model/adapter.js'
+import type {ChatReport, OperationalError, Skipped} from '../../model/report.js'
+import {scanPaths, type ScannedChat} from '../scan.js'
+import {BUNDLE_SCHEMA_VERSION, MANIFEST_NAME, verdictDifference, verdictOf, type Manifest, type ManifestChat} from './manifest.js'
+import {adapterByName} from '../../formats/index.js'
+import {makeRedactor} from '../../json/redact.js'
+
+export interface BundleOptions {
+  home: string
+  env: NodeJS.ProcessEnv
+  /** chatdoctor's version, for the manifest. */
+  version: string
+  redact: boolean
+  /** Creation time (default: now). */
+  now?: Date
+  /** Redaction key (default: 32 random bytes, never stored). For tests only. */
+  key?: Buffer
+}
+
+/** What `buildBundle` produced: the members to write (manifest first), or errors (then nothing is written). */
+export interface BundleResult {
+  inputs: ArchiveInput[]
+  manifest: Manifest
+  /** The `scan` reports of the bundled chats (of the original files). */
+  chats: ChatReport[]
+  skipped: Skipped[]
+  /** Any error means the bundle must not be written. */
+  errors: OperationalError[]
+}
+
+/** Names never bundled: chatdoctor's own evidence and credentials. */
+const NEVER = (name: string) => /^\.chatdoctor(?:$|[.-])/.test(name) || name === 'credentials.json'
+
+type ChatFile = BundleFile
+
+function sha256(b: Buffer): string {
+  return createHash('sha256').update(b).digest('hex')
+}
+
+/** Every regular file of a chat (recursively for folders in it), and what was left out. */
+async function chatFiles(chat: ScannedChat): Promise<{files: ChatFile[]; omitted: Array<{path: string; reason: string}>}> {
+  const files: ChatFile[] = []
+  const omitted: Array<{path: string; reason: string}> = []
+  const visit = async (entry: FileEntry | {name: string; kind: FileEntry['kind']; mtimeMs: number; data?: Buffer}, rel: string, abs: string, depth: number): Promise<void> => {
+    if (NEVER(entry.name)) return
+    if (entry.kind === 'symlink') return void omitted.push({path: rel, reason: 'symbolic link: never followed'})
+    if (entry.kind === 'other') return void omitted.push({path: rel, reason: 'not a regular file'})
+    if (entry.kind === 'directory') {
+      if (depth >= 4) return void omitted.push({path: rel, reason: 'folder nested too deep'})
+      for (const name of (await readdir(abs)).sort()) {
+        const p = path.join(abs, name)
+        const st = await lstat(p)
+        const kind: FileEntry['kind'] = st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other'
+        await visit({name, kind, mtimeMs: st.mtimeMs}, `${rel}/${name}`, p, depth + 1)
+      }
+      return
+    }
+    files.push({rel, data: entry.data ?? (await readFile(abs)), mtimeMs: entry.mtimeMs})
+  }
+  for (const f of chat.snapshot.files) await visit(f, f.name, path.join(chat.snapshot.dir, f.name), 0)
+  return {files, omitted}
+}
+
+/**
+ * Scans `paths` (chat dirs or folders above them), then builds the bundle's members. With `redact`, every
+ * chat's redacted files are diagnosed again and must give the same verdict (`verdictDifference`); a chat whose
+ * verdict would change is an error and nothing is bundled. Two chats with the same id are an error (their
+ * folders would collide). Throws only on unexpected I/O errors while reading files.
+ */
+export async function buildBundle(paths: string[], opts: BundleOptions): Promise<BundleResult> {
+  const scan = await scanPaths(paths, {home: opts.home, env: opts.env})
+  const errors: OperationalError[] = [...scan.errors]
+  const r = makeRedactor(opts.key)
+  const chats: ManifestChat[] = []
+  const inputs: ArchiveInput[] = []
+  const seen = new Map<string, string>()
+  for (const chat of errors.length > 0 ? [] : scan.chats) {
+    const id = chat.report.id
+    const prev = seen.get(id)
+    if (prev !== undefined) {
+      errors.push({path: chat.report.path, message: `another chat with the same id ${id} is already in the bundle (${prev}); bundle them separately`})
+      continue
+    }
+    seen.set(id, chat.report.path)
+    const all = await chatFiles(chat)
+    let files = all.files
+    const omitted = [...all.omitted]
+    if (opts.redact) {
+      // The format of the report picks the rules (a chat one adapter found may be reported under another).
+      const own = (adapterByName(chat.report.format) ?? chat.adapter).redact
+      const red = own ? own(files, chat.report, r) : {refused: `${chat.report.format} chats cannot be redacted; bundle them without --redact`}
+      if ('refused' in red) {
+        errors.push({path: chat.report.path, message: red.refused})
+        continue
+      }
+      files = red.files
+      omitted.push(...red.omitted)
+      // Store formats name files by their path below the store (`storage/part/…`); others by name in the dir.
+      const top = chat.snapshot.unit.members !== undefined ? files : files.filter((f) => !f.rel.includes('/'))
+      const snapshot = {...chat.snapshot, files: top.map((f): FileEntry => ({name: f.rel, kind: 'file', bytes: f.data.length, mtimeMs: f.mtimeMs, data: f.data}))}
+      const again = chat.adapter.diagnose(snapshot)
+      const diff = again.kind === 'chat' ? verdictDifference(verdictOf(chat.report), verdictOf(again.report)) : 'the redacted chat would be skipped'
+      if (diff !== null) {
+        errors.push({path: chat.report.path, message: `redaction would change the diagnosis (${diff}); not bundled. Please report this with \`chatdoctor scan --json\` of the chat`})
+        continue
+      }
+    }
+    omitted.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    chats.push({
+      id,
+      format: chat.report.format,
+      folder: id,
+      verdict: verdictOf(chat.report),
+      files: files.map((f) => ({path: f.rel, bytes: f.data.length, mtimeMs: f.mtimeMs, sha256: sha256(f.data)})),
+      omitted,
+    })
+    inputs.push({path: id, kind: 'directory', mtimeMs: chat.snapshot.dirMtimeMs})
+    const dirs = new Set<string>()
+    for (const f of files) {
+      const parts = f.rel.split('/')
+      for (let k = 1; k < parts.length; k++) {
+        const d = parts.slice(0, k).join('/')
+        if (!dirs.has(d)) {
+          dirs.add(d)
+          inputs.push({path: `${id}/${d}`, kind: 'directory', mtimeMs: f.mtimeMs})
+        }
+      }
+      inputs.push({path: `${id}/${f.rel}`, kind: 'file', data: f.data, mtimeMs: f.mtimeMs})
+    }
+  }
+  const now = opts.now ?? new Date()
+  const manifest: Manifest = {
+    schemaVersion: BUNDLE_SCHEMA_VERSION,
+    kind: 'chatdoctor-bundle',
+    chatdoctorVersion: opts.version,
+    createdAt: now.toISOString(),
+    redacted: Boolean(opts.redact),
+    chats,
+  }
+  inputs.unshift({path: MANIFEST_NAME, kind: 'file', data: Buffer.from(JSON.stringify(manifest, null, 2) + '\n'), mtimeMs: now.getTime()})
+  return {inputs, manifest, chats: scan.chats.map((c) => c.report), skipped: scan.skipped, errors}
+}

@@ -1,0 +1,157 @@
+/**
+ * Discovery: from the user's PATHs (or each adapter's default roots) to the chat dirs to diagnose.
+ *
+ * Rules: a directory is a chat dir when an adapter recognises it; otherwise the search goes below
+ * it, never following symbolic links, up to `MAX_DEPTH` levels, skipping dot-folders other than those on the
+ * way to the agents' own roots (each adapter's `discoveryPaths`) and `node_modules`. A chat
+ * reached twice (same real path) is reported once. Read-only: only `readdir`, `lstat`, `realpath`.
+ */
+import {lstatSync, readdirSync} from 'node:fs'
+import {realpath, stat} from 'node:fs/promises'
+import path from 'node:path'
+import type {ChatUnit, FormatAdapter} from '../model/adapter.js'
+import type {OperationalError, Skipped} from '../model/report.js'
+import {printableName} from '../fsio/paths.js'
+import {nonUtf8Names} from '../fsio/raw-names.js'
+
+/** How deep below a PATH the search goes (levels of folders). */
+export const MAX_DEPTH = 12
+
+/** A chat found by discovery, with the adapter that recognised it. */
+export interface FoundChat {
+  unit: ChatUnit
+  adapter: FormatAdapter
+}
+
+export interface Discovery {
+  chats: FoundChat[]
+  errors: OperationalError[]
+  skipped: Skipped[]
+}
+
+/** Whether `name` matches one step of a discovery path (`x*`: any name starting with `x`). */
+function stepMatches(step: string, name: string): boolean {
+  return step.endsWith('*') ? name.startsWith(step.slice(0, -1)) : name === step
+}
+
+/**
+ * Whether the search may enter `name` inside `parent`, by the adapters' `discoveryPaths`: never
+ * `node_modules`; inside a folder that ends like the first steps of a discovery path whose first step is a
+ * dot-folder, only the next step of such a path; a dot-folder elsewhere only when it is the first step of a
+ * discovery path; anything else.
+ */
+export function mayEnter(parent: string, name: string, adapters: readonly FormatAdapter[]): boolean {
+  if (name === 'node_modules') return false
+  const paths = adapters.flatMap((a) => a.discoveryPaths ?? []).map((p) => p.split('/')).filter((p) => p[0].startsWith('.'))
+  const tail = parent.split(path.sep)
+  const next: string[] = []
+  for (const p of paths) {
+    for (let k = 1; k < p.length; k++) {
+      const last = tail.slice(-k)
+      if (last.length === k && last.every((seg, i) => stepMatches(p[i], seg))) next.push(p[k])
+    }
+  }
+  if (next.length > 0) return next.some((step) => stepMatches(step, name))
+  if (name.startsWith('.')) return paths.some((p) => stepMatches(p[0], name))
+  return true
+}
+
+function errMessage(e: unknown): string {
+  const err = e as NodeJS.ErrnoException
+  if (err && err.code === 'ENOENT') return 'no such file or directory'
+  if (err && (err.code === 'EACCES' || err.code === 'EPERM')) return 'permission denied (run as a user who can read it)'
+  if (err && err.code === 'ENOTDIR') return 'not a directory'
+  return err?.message ?? String(e)
+}
+
+/**
+ * Finds chats under each PATH. With `paths` empty, searches the adapters' default roots that exist
+ * (none present: an empty result, no error). A PATH that is a file stands for the chats of its folder that
+ * hold that file (for Codebuff, the chat dir it is in). Never throws: unreadable paths become `errors`.
+ */
+export async function discover(paths: string[], adapters: readonly FormatAdapter[], home: string, env: NodeJS.ProcessEnv): Promise<Discovery> {
+  const result: Discovery = {chats: [], errors: [], skipped: []}
+  const seen = new Set<string>()
+  let roots: Array<{p: string; explicit: boolean}>
+  if (paths.length === 0) roots = adapters.flatMap((a) => a.defaultRoots(home, env)).map((p) => ({p, explicit: false}))
+  else {
+    // An empty PATH (a shell variable that expanded to nothing) would resolve to the working directory.
+    for (const p of paths) if (p.trim() === '') result.errors.push({path: JSON.stringify(p), message: 'an empty PATH names nothing (did a shell variable expand to nothing?)'})
+    roots = paths.filter((p) => p.trim() !== '').map((p) => ({p: path.resolve(p), explicit: true}))
+  }
+
+  for (const {p, explicit} of roots) {
+    let real: string
+    let onlyFile: string | undefined
+    try {
+      real = await realpath(p)
+      const st = await stat(real)
+      if (!st.isDirectory()) {
+        onlyFile = path.basename(real)
+        real = path.dirname(real)
+      }
+    } catch (e) {
+      if (explicit) result.errors.push({path: p, message: errMessage(e)})
+      continue
+    }
+    await walk(real, onlyFile === undefined ? 0 : MAX_DEPTH, adapters, result, seen, onlyFile)
+  }
+  return result
+}
+
+async function walk(dir: string, depth: number, adapters: readonly FormatAdapter[], out: Discovery, seen: Set<string>, onlyFile?: string): Promise<void> {
+  let entries
+  try {
+    // Synchronous: thousands of chat dirs are listed one after another, and an async call's thread-pool round
+    // trip cost more than the listing itself.
+    entries = readdirSync(dir, {withFileTypes: true})
+  } catch (e) {
+    out.errors.push({path: dir, message: errMessage(e)})
+    return
+  }
+  // Names that are not valid UTF-8 cannot be opened under the name Node gives them: a folder so named is
+  // skipped, shown escaped (a file so named is the inventory's business).
+  const lossy = new Map<string, Buffer[]>()
+  for (const raw of nonUtf8Names(dir, entries.map((e) => e.name))) lossy.set(raw.toString('utf8'), [...(lossy.get(raw.toString('utf8')) ?? []), raw])
+  const names = entries.map((e) => e.name)
+  let descend = true
+  for (const adapter of adapters) {
+    const found = adapter.chatsIn(dir, names)
+    if (!found) continue
+    descend &&= found.descend
+    let units = found.chats
+    if (found.store && adapter.listStore) {
+      // A store spreads each chat over many folders: the adapter lists them (OpenCode's data dir).
+      const listed = await adapter.listStore(dir)
+      out.errors.push(...listed.errors)
+      units = listed.chats
+    }
+    for (const unit of units) {
+      if (onlyFile !== undefined && unit.files !== undefined && !unit.files.includes(onlyFile)) continue
+      // A chat that is the whole folder (not a few files of it: those would each carry every name) keeps the
+      // listing, so the inventory does not list the folder again.
+      if (unit.dir === dir && unit.members === undefined && unit.files === undefined && lossy.size === 0) unit.listing = names
+      if (seen.has(unit.path)) continue
+      seen.add(unit.path)
+      out.chats.push({unit, adapter})
+    }
+  }
+  if (!descend || depth >= MAX_DEPTH) return
+  for (const e of entries) {
+    const child = path.join(dir, e.name)
+    if (lossy.has(e.name)) {
+      if (e.isDirectory()) for (const raw of lossy.get(e.name)!) out.skipped.push({path: path.join(dir, printableName(raw)), reason: 'folder name is not valid UTF-8: not searched, never repaired'})
+      continue
+    }
+    if (e.isSymbolicLink()) {
+      if (!mayEnter(dir, e.name, adapters)) continue
+      try {
+        if ((await stat(child)).isDirectory() && lstatSync(child).isSymbolicLink()) out.skipped.push({path: child, reason: 'symbolic link to a folder: not followed'})
+      } catch {
+        // A dangling link: nothing to search.
+      }
+      continue
+    }
+    if (e.isDirectory() && mayEnter(dir, e.name, adapters)) await walk(child, depth + 1, adapters, out, seen)
+  }
+}

@@ -1,0 +1,299 @@
+/**
+ * The scan pipeline: discover → inventory → diagnose (classify, measure, rank) → report. `scan`, `repair`,
+ * `check` and `inspect` all go through `scanPaths`, so they agree on every verdict. Read-only.
+ */
+import {discover, type Discovery} from './discover.js'
+import type {ChatDirSnapshot, ChatUnit, FormatAdapter, ScannedChat} from '../model/adapter.js'
+
+export type {ScannedChat} from '../model/adapter.js'
+import {ADAPTERS} from '../formats/index.js'
+import {readChat, ReadArena} from './inventory.js'
+import type {OperationalError, Skipped} from '../model/report.js'
+import {tildify} from '../fsio/paths.js'
+import {availableParallelism} from 'node:os'
+
+/** Options of a scan. `home` is used for default roots and to write paths as `~`. */
+export interface ScanOptions {
+  home: string
+  env: NodeJS.ProcessEnv
+  adapters?: readonly FormatAdapter[]
+  /**
+   * Keep the bytes read (`snapshot.files[].data`) in the result. Default true (`repair` writes the exact bytes
+   * of a generation). `scan` passes false: each chat's bytes are dropped once it is diagnosed, so memory stays
+   * about one chat's worth instead of the whole fleet's.
+   */
+  keepData?: boolean
+  /**
+   * Parallel diagnosis: at most this many worker threads diagnose chats beside the main thread.
+   * Default: `workerLimit(env)` (one per core beyond the first; `CHATDOCTOR_WORKERS` overrides). Used only
+   * when `keepData` is false and the default adapters are in use.
+   */
+  workers?: number
+  /**
+   * Start the workers only once the main thread has spent this long (ms) on the chats and the rest looks
+   * like at least `PARALLEL_PAYS_MS` more; default `PARALLEL_AFTER_MS`. 0 starts them at once (tests).
+   */
+  parallelAfterMs?: number
+  /**
+   * Files above this many bytes are classified by streaming (`inventory.ts`, `STREAM_THRESHOLD_BYTES` by
+   * default; `CHATDOCTOR_STREAM_THRESHOLD` in `env` overrides it, for tests and the benchmark).
+   */
+  streamThresholdBytes?: number
+  /** Called after discovery and after each chat, with running totals (for a progress display). */
+  onProgress?: (progress: ScanProgress) => void
+}
+
+/** Running totals of a scan, for a progress display. Bytes are the sizes of the files read. */
+export interface ScanProgress {
+  chatsDone: number
+  chatsTotal: number
+  filesRead: number
+  bytesRead: number
+}
+
+/** What a scan found: chats sorted by `path`, skipped dirs and operational errors. */
+export interface ScanResult {
+  chats: ScannedChat[]
+  skipped: Skipped[]
+  errors: OperationalError[]
+  /** How many chats worker threads diagnosed (0 when the scan stayed on the main thread). */
+  chatsInWorkers: number
+}
+
+/** Diagnoses one chat that discovery found. Never throws: an unreadable folder becomes an error. */
+export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: string, streamThreshold?: number, arena?: ReadArena): Promise<ScannedChat | {skipped: Skipped} | {error: OperationalError}> {
+  let snapshot: ChatDirSnapshot
+  try {
+    arena?.reset()
+    snapshot = await readChat(unit, adapter, {streamThresholdBytes: streamThreshold, arena})
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException
+    const why = err.code === 'ENOENT' ? 'the chat disappeared during the scan' : err.message
+    return {error: {path: tildify(unit.path, home), message: why}}
+  }
+  const d = adapter.diagnose(snapshot)
+  if (d.kind === 'skipped') return {skipped: {path: tildify(unit.path, home), reason: d.reason}}
+  return {report: {path: tildify(unit.path, home), ...d.report}, snapshot, adapter}
+}
+
+/** Runs discovery and diagnosis over PATHs (or the default roots when `paths` is empty). */
+export async function scanPaths(paths: string[], opts: ScanOptions): Promise<ScanResult> {
+  const adapters = opts.adapters ?? ADAPTERS
+  const found = await discover(paths, adapters, opts.home, opts.env)
+  const result: ScanResult = {
+    chats: [],
+    skipped: found.skipped.map((s) => ({...s, path: tildify(s.path, opts.home)})),
+    errors: found.errors.map((e) => ({...e, path: tildify(e.path, opts.home)})),
+    chatsInWorkers: 0,
+  }
+  const progress: ScanProgress = {chatsDone: 0, chatsTotal: found.chats.length, filesRead: 0, bytesRead: 0}
+  opts.onProgress?.(progress)
+  const {outcomes, inWorkers} = await diagnoseAll(found.chats, opts, progress)
+  result.chatsInWorkers = inWorkers
+  for (let i = 0; i < outcomes.length; i++) {
+    const r = outcomes[i]
+    if ('error' in r) result.errors.push(r.error)
+    else if ('skipped' in r) result.skipped.push(r.skipped)
+    else {
+      result.chats.push(r)
+      const dir = found.chats[i].unit.dir
+      for (const f of r.snapshot.files) if (f.readError) result.errors.push({path: tildify(`${dir}/${f.name}`, opts.home), message: f.readError})
+    }
+  }
+  const byPath = (a: {path: string}, b: {path: string}) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
+  result.chats.sort((a, b) => byPath(a.report, b.report))
+  result.skipped.sort(byPath)
+  return result
+}
+
+// ---- parallel diagnosis -----------------------------------------------------------------------
+
+/** The main thread works alone for at least this long (ms) before it considers starting workers. */
+export const PARALLEL_AFTER_MS = 50
+
+/** Workers start only when the chats left look like at least this much more work (ms, at the rate so far). */
+export const PARALLEL_PAYS_MS = 400
+
+/**
+ * Workers start only when the chats so far averaged at most this many bytes read (4 MiB). Diagnosing a
+ * multi-MB chat is mostly first touches of fresh memory (each file's decoded string and parsed value), and on
+ * the benchmark VM page faults do not run in parallel (measured: two threads, or two processes, each touching
+ * 500 MB of fresh memory take twice as long as one alone), so a second thread only added memory there
+ * (README "Performance").
+ */
+export const PARALLEL_MAX_CHAT_BYTES = 4 * 2 ** 20
+
+/**
+ * How many worker threads a scan may start beside the main thread, from `CHATDOCTOR_WORKERS`: unset or
+ * `auto`, one per core beyond the first (`os.availableParallelism() - 1`); `0` none; `n` at most n.
+ */
+export function workerLimit(env: NodeJS.ProcessEnv): number {
+  const v = env.CHATDOCTOR_WORKERS
+  if (v === undefined || v === '' || v === 'auto') return Math.max(0, availableParallelism() - 1)
+  const n = Number(v)
+  return Number.isInteger(n) && n >= 0 ? n : 0
+}
+
+/** What diagnosing one chat gives, plus the files and bytes it read (for progress). */
+export type ChatOutcome = (ScannedChat | {skipped: Skipped} | {error: OperationalError}) & {filesRead?: number; bytesRead?: number}
+
+/** This thread's read arena for scans that drop each chat's bytes (made on first use). */
+let dropArena: ReadArena | undefined
+
+/**
+ * Diagnoses one chat and, unless `keepData`, drops the bytes read. Without `keepData` the bytes are read into
+ * this thread's `ReadArena`, reused chat after chat (callers on one thread run one chat at a time). Never throws.
+ */
+export async function diagnoseUnit(unit: ChatUnit, adapter: FormatAdapter, home: string, keepData: boolean, streamThreshold?: number): Promise<ChatOutcome> {
+  const arena = keepData ? undefined : (dropArena ??= new ReadArena())
+  const r: ChatOutcome = await scanChat(unit, adapter, home, streamThreshold, arena)
+  if ('report' in r) {
+    let files = 0
+    let bytes = 0
+    for (const f of r.snapshot.files) {
+      if (f.data === undefined) continue
+      files++
+      bytes += f.data.length
+      if (!keepData) delete f.data
+    }
+    r.filesRead = files
+    r.bytesRead = bytes
+  }
+  return r
+}
+
+/**
+ * Diagnoses every found chat; outcomes in discovery order.
+ *
+ * The main thread diagnoses chats one after another. When the scan turns out large (`PARALLEL_AFTER_MS` spent
+ * and `PARALLEL_PAYS_MS` or more to go at the rate so far) and its chats small (`PARALLEL_MAX_CHAT_BYTES` on
+ * average), it starts up to `workers` worker threads, which
+ * take batches of the remaining chats from the same queue while the main thread goes on with single chats,
+ * so every core works and a small scan never pays a worker's start-up (~0.1–0.2 s of module loading). A
+ * worker that dies has its chats diagnosed on the main thread.
+ */
+async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progress: ScanProgress): Promise<{outcomes: ChatOutcome[]; inWorkers: number}> {
+  const keepData = opts.keepData !== false
+  const envThreshold = Number(opts.env.CHATDOCTOR_STREAM_THRESHOLD)
+  const threshold = opts.streamThresholdBytes ?? (Number.isInteger(envThreshold) && envThreshold > 0 ? envThreshold : undefined)
+  const out: ChatOutcome[] = new Array(chats.length)
+  let inWorkers = 0
+  const done = (i: number, r: ChatOutcome) => {
+    out[i] = r
+    progress.chatsDone++
+    progress.filesRead += r.filesRead ?? 0
+    progress.bytesRead += r.bytesRead ?? 0
+    opts.onProgress?.(progress)
+  }
+  const maxWorkers = !keepData && opts.adapters === undefined ? Math.max(0, Math.floor(opts.workers ?? workerLimit(opts.env))) : 0
+  const after = opts.parallelAfterMs ?? PARALLEL_AFTER_MS
+  // The shared queue: chat indexes not yet handed out, and those a dead worker gave back.
+  let next = 0
+  const retry: number[] = []
+  const take = (): number | undefined => (retry.length > 0 ? retry.pop() : next < chats.length ? next++ : undefined)
+  const left = () => chats.length - next + retry.length
+
+  let pool: WorkerPool | null = null
+  const t0 = performance.now()
+  let mainDone = 0
+  let mainBytes = 0
+  for (;;) {
+    if (pool === null && maxWorkers > 0 && left() >= 2) {
+      const spent = performance.now() - t0
+      const small = mainBytes <= PARALLEL_MAX_CHAT_BYTES * Math.max(1, mainDone)
+      if (after === 0 || (small && spent >= after && (spent / Math.max(1, mainDone)) * left() >= PARALLEL_PAYS_MS)) {
+        pool = await WorkerPool.start(Math.min(maxWorkers, left() - 1), {home: opts.home, streamThreshold: threshold}, take, left, (i, r) => {
+          if ('report' in r) {
+            ;(r as ScannedChat).adapter = chats[i].adapter
+            ;(r as ScannedChat).snapshot.unit = chats[i].unit // the worker leaves it out (the main thread has it)
+          }
+          inWorkers++
+          done(i, r)
+        }, (items) => retry.push(...items), chats)
+      }
+    }
+    const i = take()
+    if (i === undefined) break
+    const r = await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, threshold)
+    done(i, r)
+    mainDone++
+    mainBytes += r.bytesRead ?? 0
+    // Let the workers' results in (and hand them more work) between chats.
+    if (pool) await new Promise((resolve) => setImmediate(resolve))
+  }
+  if (pool) {
+    await pool.finished()
+    // Chats a dead worker gave back after the main thread ran out of work.
+    for (let i = take(); i !== undefined; i = take()) done(i, await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, threshold))
+  }
+  return {outcomes: out, inWorkers}
+}
+
+/** Worker threads fed in batches from a queue owned by `diagnoseAll`. */
+class WorkerPool {
+  private readonly pending: Array<Promise<void>> = []
+
+  /**
+   * Starts `n` workers; each gets a first batch at once (so a started worker always diagnoses something) and
+   * keeps two batches in flight, so it never waits for the main thread to finish a chat before it has more.
+   */
+  static async start(
+    n: number,
+    data: {home: string; streamThreshold?: number},
+    take: () => number | undefined,
+    left: () => number,
+    onResult: (index: number, outcome: ChatOutcome) => void,
+    giveBack: (indexes: number[]) => void,
+    chats: Discovery['chats'],
+  ): Promise<WorkerPool> {
+    const {Worker} = await import('node:worker_threads')
+    const pool = new WorkerPool()
+    for (let w = 0; w < n; w++) {
+      const worker = new Worker(new URL('./scan-worker.js', import.meta.url), {workerData: data})
+      const inFlight = new Map<number, number[]>()
+      let batchId = 0
+      let closed = false
+      const send = (): boolean => {
+        const size = Math.max(1, Math.min(32, Math.floor(left() / ((n + 1) * 4))))
+        const items: Array<{index: number; unit: ChatUnit; adapter: string}> = []
+        for (let k = 0; k < size; k++) {
+          const i = take()
+          if (i === undefined) break
+          items.push({index: i, unit: chats[i].unit, adapter: chats[i].adapter.name})
+        }
+        if (items.length === 0) return false
+        inFlight.set(++batchId, items.map((it) => it.index))
+        worker.postMessage({batch: batchId, items})
+        return true
+      }
+      pool.pending.push(
+        new Promise<void>((resolve) => {
+          const close = () => {
+            if (closed) return
+            closed = true
+            for (const indexes of inFlight.values()) giveBack(indexes)
+            inFlight.clear()
+            void worker.terminate()
+            resolve()
+          }
+          worker.on('message', (msg: {batch: number; results: Array<{index: number; outcome: ChatOutcome}>}) => {
+            inFlight.delete(msg.batch)
+            for (const {index, outcome} of msg.results) onResult(index, outcome)
+            if (!send() && inFlight.size === 0) close()
+          })
+          worker.on('error', close)
+          worker.on('exit', close)
+          send()
+          send()
+          if (inFlight.size === 0) close()
+        }),
+      )
+    }
+    return pool
+  }
+
+  /** Resolves when every worker has emptied the queue and returned its last batch (or died). */
+  async finished(): Promise<void> {
+    await Promise.all(this.pending)
+  }
+}

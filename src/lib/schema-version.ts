@@ -1,7 +1,0 @@
-/**
- * Version of the `--json` report layout (`schemaVersion`). Bumped only on an incompatible change.
- *
- * Kept apart from `model.ts` (which re-exports it) so that code needing only the number, such as `report.ts`
- * on every command's path, does not load zod and build every report schema at start-up.
- */
-export const SCHEMA_VERSION = 1
