@@ -13,7 +13,7 @@ import {test} from 'node:test'
 import {applyChat, type ApplyContext} from '../src/lib/pipeline/apply.js'
 import {discover} from '../src/lib/pipeline/discover.js'
 import {ADAPTERS} from '../src/lib/formats/index.js'
-import {RecordingFileSystem, errnoError, nodeFileSystem, type FileSystem, type OpName} from '../src/lib/fsio/fs.js'
+import {RecordingFileSystem, errnoError, nodeFileSystem, type Expected, type FileSystem, type OpName} from '../src/lib/fsio/fs.js'
 import {readLog} from '../src/lib/fsio/repair-log.js'
 import {planChat, planRepairs, type ChatPlan} from '../src/lib/pipeline/plan.js'
 import {buildRepairReport, newRepairId, type ChatResult} from '../src/lib/pipeline/repair-report.js'
@@ -156,9 +156,9 @@ class FailAt implements FileSystem {
     this.gate('close', String(fd))
     return this.inner.close(fd)
   }
-  async rename(a: string, b: string) {
+  async rename(a: string, b: string, e?: Expected) {
     this.gate('rename', b)
-    return this.inner.rename(a, b)
+    return this.inner.rename(a, b, e)
   }
   async link(a: string, b: string) {
     this.gate('link', b)
@@ -176,9 +176,9 @@ class FailAt implements FileSystem {
     this.gate('utimes', p)
     return this.inner.utimes(p, a, m)
   }
-  async unlink(p: string) {
+  async unlink(p: string, e?: Expected) {
     this.gate('unlink', p)
-    return this.inner.unlink(p)
+    return this.inner.unlink(p, e)
   }
   async rmdir(p: string) {
     this.gate('rmdir', p)
@@ -186,6 +186,9 @@ class FailAt implements FileSystem {
   }
   readFile(p: string) {
     return this.inner.readFile(p)
+  }
+  readdir(p: string) {
+    return this.inner.readdir(p)
   }
   lstat(p: string) {
     return this.inner.lstat(p)
@@ -432,7 +435,7 @@ test('two `chatdoctor repair` processes started together: one repairs (exit 1), 
     assert.ok(JSON.stringify(codes) === '[1,10]' || JSON.stringify(codes) === '[0,1]', `${codes} ${x.stderr} ${y.stderr}`)
     assert.ok(readFileSync(path.join(dir, P)).equals(winner))
     assert.equal(readdirSync(path.join(dir, '.chatdoctor')).length, 1)
-    assert.equal(readLog(sb.stateDir).length, 1)
+    assert.equal(readLog(sb.stateDir).filter((e) => e.type === 'repair').length, 1)
   } finally {
     cleanup(sb.root)
   }

@@ -255,7 +255,7 @@ test('Claude Code, Codex and OpenCode: every reported damage kind repaired, dry 
     assert.equal(undo.status, 0, undo.stderr + undo.stdout)
     assertSameTree(userTree(hashTree(root)), userTree(before), 'undo restores the exact tree')
     assert.equal(existsSync(path.join(day, zstOnly)), false, 'the plain log the repair created is removed')
-    assert.match(runCli(['undo', rep.repairId!], {env}).stdout, /already as before the repair/)
+    assert.match(runCli(['undo', rep.repairId!], {env}).stdout, /was already undone: every file is as before it; nothing written/)
   } finally {
     cleanup(root)
   }
@@ -320,15 +320,15 @@ test('never touches a session the agent is writing: grown during the scan (sessi
     assert.deepEqual(livePlan.actions, [])
     assert.match(livePlan.refusal ?? '', /agent is writing this session/)
 
-    // The agent appends between the evidence link and the write: refused, the appended bytes kept.
+    // The agent appends while the evidence is copied (a log's evidence is a copy, never a link): refused, the appended bytes kept.
     const plan = planChat(chat)
     assert.deepEqual(plan.actions.map((a) => a.type), ['preserve', 'rewrite', 'restore-mtime'])
     const fs = new RecordingFileSystem(nodeFileSystem(), [], (op) => {
-      if (op === 'link') appendFileSync(path.join(proj, 'torn.jsonl'), S[14].subarray(100))
+      if (op === 'copyFile') appendFileSync(path.join(proj, 'torn.jsonl'), S[14].subarray(100))
     })
     const out = await applyChat(plan, {fs, repairId: '20260605T120000Z-abcdef', version: 'test', stateDir: path.join(root, 'state'), force: false})
     assert.equal(out.outcome, 'refused', out.message ?? '')
-    assert.match(out.message!, /torn\.jsonl changed since the scan/)
+    assert.match(out.message!, /the agent wrote torn\.jsonl during the repair/)
     assert.ok(readFileSync(path.join(proj, 'torn.jsonl')).equals(join(S)), 'the agent’s bytes are untouched')
     assert.ok(!fs.mutations().some((m) => m.op === 'rename' && String(m.args[1]).endsWith('torn.jsonl')), 'no rename over the session')
   } finally {

@@ -246,7 +246,9 @@ test('every repairable scenario, end to end (one tree, each scenario its own cha
         assert.equal(after[k], before[k], `${s.name}: ${name} untouched`)
       }
     }
-    assert.equal(readFileSync(path.join(sb.state, 'repairs.jsonl'), 'utf8').trim().split('\n').length, SCENARIOS.length)
+    const logged = readFileSync(path.join(sb.state, 'repairs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    assert.equal(logged.filter((e) => e.type === 'repair').length, SCENARIOS.length)
+    assert.equal(logged.filter((e) => e.type === 'repair-end' && e.outcome === 'repaired').length, SCENARIOS.length)
 
     // Second run: nothing to do, nothing written, exit = first minus bits 1 and 2.
     const second = run(['repair', '--json'], sb.env)
@@ -261,7 +263,7 @@ test('every repairable scenario, end to end (one tree, each scenario its own cha
     assertSameTree(userTree(sb.home), userTree(sb.home, before), 'undo restores the exact files')
     const undoAgain = runCli(['undo', rep.report.repairId!], {env: sb.env})
     assert.equal(undoAgain.status, 0)
-    assert.match(undoAgain.stdout, /already as before the repair/)
+    assert.match(undoAgain.stdout, /was already undone: every file is as before it; nothing written/)
   } finally {
     cleanup(sb.root)
   }

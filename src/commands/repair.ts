@@ -14,15 +14,21 @@ import {firstOf, fromAdapters, listed, paragraphs, wrap} from '../cli/help.js'
 /** The example chat of the examples. */
 const CHAT = firstOf((h) => h.examples?.chat, './chat')
 
+/** Signals that stop a repair between chats (each chat is then fully repaired or untouched). */
+const STOP_SIGNALS: NodeJS.Signals[] = process.platform === 'win32' ? ['SIGINT', 'SIGTERM'] : ['SIGINT', 'SIGTERM', 'SIGHUP']
+
 export default class Repair extends BaseCommand {
   static override summary = 'Put the best generation of each damaged chat back as its primary, keeping the originals as evidence.'
 
-  static override description = `${wrap(`Finds chats as scan does (same PATH rules, same verdicts). For each repairable chat: keeps the primary as evidence under <chat dir>/.chatdoctor/<repairId>/, writes the winner's exact bytes as the primary (temp, fsync, rename, fsync dir, verify), and puts the chat folder's mtime back. Unrecoverable chats are reported; nothing is written for them. A chat whose files change during the run, or whose leftover temp belongs to a running ${listed(fromAdapters((h) => h.process))} process, is refused (--force writes anyway).`)}
+  static override description = `${wrap(`Finds chats as scan does (same PATH rules, same verdicts). For each repairable chat: keeps the primary as evidence under <chat dir>/.chatdoctor/<repairId>/, writes the winner's exact bytes as the primary (temp, fsync, rename, fsync dir, verify), and puts the chat folder's mtime back. Unrecoverable chats are reported; nothing is written for them. A chat whose files change during the run, or whose leftover temp belongs to a running ${listed(fromAdapters((h) => h.process))} process, is refused (--force writes anyway). A chat whose generation could not be read (permissions) is refused: run as the file's owner (--force restores the best readable one and says what may be lost).`)}
+
+${wrap(`Never over the agent's bytes: every watched file (inode, size, mtime; sha256 up to 4 MiB) is checked again right before each rename or removal and right after it; a save by the agent in between refuses the chat and leaves the agent's file as it is, even with --force. A file a process holds open for writing is never rewritten (Linux: found through /proc/<pid>/fd and fdinfo; on macOS and Windows open files cannot be seen, and the inode/size/mtime re-checks are the only signal). chatdoctor's own leftovers of a killed run (its .chatdoctor-<id>-<file>.tmp temps, evidence folders of nothing) are removed and logged, and the folder mtime an interrupted repair recorded is put back.`)}
 
 ${paragraphs((h) => h.repair)}
 
 Asks once before repairing more than one chat on a terminal (-y skips; never asks with --json or when
-stdin is not a terminal). Ctrl-C stops between chats. Every repair can be undone: chatdoctor undo <repairId>.
+stdin is not a terminal). Ctrl-C, SIGTERM and SIGHUP stop between chats. Every repair can be undone:
+chatdoctor undo <repairId>.
 
 Exit status (a bitmask): 0 nothing to repair, 1 repaired, 2 repairable damage left unrepaired (dry run,
 refused), 4 agent context lost in a chat (unrecoverable, or degraded and left untouched), 8 a path could
@@ -46,7 +52,7 @@ one chat, or naming no intact generation of it).`
   static override flags = {
     'dry-run': Flags.boolean({char: 'n', description: 'Write nothing; print the exact plan.'}),
     yes: Flags.boolean({char: 'y', description: 'Do not ask before repairing more than one chat.'}),
-    force: Flags.boolean({description: 'Repair a chat even if it looks live (files changed since the scan, agent process running).'}),
+    force: Flags.boolean({description: "Repair a chat even if it looks live (files changed since the scan, agent process running) or a generation could not be read. Never writes over a save the agent makes during the repair, nor a file a process holds open for writing."}),
     salvage: Flags.boolean({description: 'Also use a salvaged torn generation (complete messages kept byte for byte, lost members borrowed per key) when it covers more turns than every intact one.', exclusive: ['restore-from']}),
     'restore-from': Flags.string({description: `Restore this generation of the one chat in scope (a file name, or an embedded copy ${firstOf((h) => h.examples?.generation?.replace(/#.*$/, '#<id>'), '<file>#<id>')}), e.g. the source a degraded chat's report names.`, helpValue: 'GENERATION'}),
   }
@@ -61,7 +67,7 @@ one chat, or naming no intact generation of it).`
       const ok = restorableGenerations(result.chats[0].report)
       if (!ok.includes(restoreFrom)) throw new UsageError(`--restore-from: ${restoreFrom} is not an intact generation of ${result.chats[0].report.path} (intact: ${ok.length === 0 ? 'none' : ok.length <= 6 ? ok.join(', ') : `${ok.slice(0, 3).join(', ')} … ${ok.at(-1)}, ${ok.length} in all; chatdoctor inspect lists them`})`)
     }
-    const plans = planRepairs(result.chats, {salvage: flags.salvage, restoreFrom})
+    const plans = planRepairs(result.chats, {salvage: flags.salvage, restoreFrom, force: flags.force})
     const todo = plans.filter((p) => p.actions.length > 0)
     const dryRun = flags['dry-run']
     const repairId = newRepairId()
@@ -75,11 +81,11 @@ one chat, or naming no intact generation of it).`
       else {
         const fs = nodeFileSystem()
         const ctx = {fs, repairId, version: this.config.version, stateDir: stateDir(home, process.env), force: flags.force}
-        const onSigint = () => {
-          if (!interrupted) this.note('chatdoctor: stopping after the chat being repaired (Ctrl-C again does not hurry it)…')
+        const onSignal = (signal: NodeJS.Signals) => {
+          if (!interrupted) this.note(`chatdoctor: ${signal}: stopping after the chat being repaired (another signal does not hurry it)…`)
           interrupted = true
         }
-        process.on('SIGINT', onSigint)
+        for (const s of STOP_SIGNALS) process.on(s, onSignal)
         try {
           for (const p of todo) {
             if (interrupted) {
@@ -89,7 +95,7 @@ one chat, or naming no intact generation of it).`
             results.set(p, await applyChat(p, ctx))
           }
         } finally {
-          process.off('SIGINT', onSigint)
+          for (const s of STOP_SIGNALS) process.off(s, onSignal)
         }
       }
     }

@@ -14,9 +14,16 @@ export default class Undo extends BaseCommand {
   static override description = `Finds the repair in chatdoctor's log ($XDG_STATE_HOME/chatdoctor/, default ~/.local/state/chatdoctor/)
 and restores every file it replaced to its exact pre-repair bytes and mtime. A file that changed since the
 repair wrote it (the agent ran again) is refused unless --force; the current bytes are always kept as
-evidence first, under <chat dir>/.chatdoctor/<repairId>/undo-<time>/.
+evidence first, under <chat dir>/.chatdoctor/<repairId>/undo-<time>/. A save by the agent during the undo is
+never overwritten (every file is checked again right before and after each rename), and a file a process
+holds open for writing is refused (Linux /proc; elsewhere only the re-checks).
 
-Exit status: 0 undone, 8 refused or failed, 16 unknown repair id or usage error.`
+Nothing in the evidence folder is trusted: the manifest must have the sha256 the repair log (outside the chat
+dir) recorded for it, every path in it must stay inside the chat dir without going through a symbolic link,
+and every mode must be permission bits only; otherwise undo refuses with one line and writes nothing.
+A repair already undone (or one that replaced nothing) is reported as such, and nothing is written.
+
+Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repair id or usage error.`
 
   static override examples = ['<%= config.bin %> undo --list', '<%= config.bin %> undo 20260830T090000Z-3fa91c']
 
@@ -54,18 +61,29 @@ Exit status: 0 undone, 8 refused or failed, 16 unknown repair id or usage error.
       if (!this.jsonEnabled()) await this.printHuman({message}, (d) => ({stderr: `chatdoctor: ${d.message}`}))
       return report
     }
+    if (result.refusal !== null) {
+      process.exitCode = EXIT_OPERATIONAL
+      const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors: [{path: args.repairId, message: result.refusal}], exitCode: EXIT_OPERATIONAL}), repairId: args.repairId, undone: []}
+      if (!this.jsonEnabled()) await this.printHuman({refusal: tildify(result.refusal, home)}, (d) => ({stderr: `chatdoctor: ${d.refusal}`}))
+      return report
+    }
     const bad = result.files.filter((f) => f.outcome === 'refused' || f.outcome === 'failed')
     const code = bad.length > 0 ? EXIT_OPERATIONAL : 0
     const undone = result.files.map((f) => ({chat: tildify(f.chat, home), file: f.file, outcome: f.outcome, sha256: f.sha256}))
     const errors = bad.map((f) => ({path: tildify(`${f.chat}/${f.file}`, home), message: f.message ?? f.outcome}))
-    const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors, exitCode: code}), repairId: args.repairId, undone}
+    const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors, exitCode: code}), repairId: args.repairId, undone, alreadyUndone: result.alreadyUndone}
     process.exitCode = code
     if (!this.jsonEnabled()) {
       const words: Record<string, string> = {restored: 'restored', removed: 'removed', 'already-undone': 'already as before the repair:', refused: 'refused', failed: 'failed'}
-      const files = result.files.map((f) => ({outcome: f.outcome, path: tildify(`${f.chat}/${f.file}`, home), message: f.message}))
-      await this.printHuman({files, errors, warnings: result.warnings, repairId: args.repairId}, (d) => ({
+      const files = (result.alreadyUndone ? [] : result.files).map((f) => ({outcome: f.outcome, path: tildify(`${f.chat}/${f.file}`, home), message: f.message}))
+      const last = code !== 0 ? `Repair ${args.repairId} was not fully undone (exit ${code}).` : result.alreadyUndone ? (result.files.length === 0 ? `Repair ${args.repairId} replaced nothing; nothing to undo, nothing written.` : `Repair ${args.repairId} was already undone: every file is as before it; nothing written.`) : `Undid repair ${args.repairId}.`
+      await this.printHuman({files, errors, warnings: result.warnings, nothingReplaced: result.nothingReplaced.map((c) => tildify(c, home)), repairId: args.repairId, last}, (d) => ({
         stderr: [...d.errors.map((e) => `chatdoctor: ${e.path}: ${e.message}`), ...d.warnings.map((w) => `warning: ${w}`)].join('\n'),
-        stdout: [...d.files.map((f) => `${words[f.outcome]} ${f.path}${f.message && f.outcome !== 'refused' && f.outcome !== 'failed' ? ` (${f.message})` : ''}`), code === 0 ? `Undid repair ${d.repairId}.` : `Repair ${d.repairId} was not fully undone (exit ${code}).`].join('\n'),
+        stdout: [
+          ...d.files.map((f) => `${words[f.outcome]} ${f.path}${f.message && f.outcome !== 'refused' && f.outcome !== 'failed' ? ` (${f.message})` : ''}`),
+          ...d.nothingReplaced.map((c) => `nothing to undo in ${c}: repair ${d.repairId} replaced nothing there`),
+          d.last,
+        ].join('\n'),
       }))
     }
     return report

@@ -7,10 +7,15 @@
  * agent's temp patterns (Codebuff: `run-state.json.*.tmp`) and never becomes a candidate generation itself.
  * A rename that fails with EPERM/EBUSY (Windows scanners and indexers holding the target) is retried with
  * backoff for a bounded time (`RENAME_RETRY_MS`).
+ *
+ * Over a user file the rename is guarded (`expect`: what must still be at the target, else `ChangedError` and
+ * the target is untouched), after a caller's last check (`beforeRename`). A read-back that finds another inode
+ * than the one written, or another size, means another writer renamed over it or appended to it right after:
+ * `ChangedError`, never a retry.
  */
 import {createHash} from 'node:crypto'
 import path from 'node:path'
-import type {FileSystem} from './fs.js'
+import {ChangedError, type Expected, type FileSystem} from './fs.js'
 
 /** How long a rename failing with EPERM/EBUSY is retried, in ms (prior-art.md §7.1 S4). */
 export const RENAME_RETRY_MS = 2000
@@ -46,6 +51,12 @@ export interface DurableWriteOptions {
   retryMs?: number
   /** How to wait between rename attempts (tests pass a no-op). */
   sleep?: (ms: number) => Promise<void>
+  /** What must still be at the target when it is replaced (a guarded rename); a mismatch throws `ChangedError`. */
+  expect?: Expected
+  /** Runs once the temp is durable, right before the rename; throwing aborts with the target untouched. */
+  beforeRename?: () => Promise<void>
+  /** Called right after the rename succeeded: the target is replaced, whatever happens next. */
+  onRenamed?: () => void
 }
 
 export interface DurableWriteResult {
@@ -54,6 +65,9 @@ export interface DurableWriteResult {
   bytes: number
   /** Rename attempts made (1 when the first succeeded). */
   renameAttempts: number
+  /** The inode and mtime of the file written (the temp, now the target). */
+  ino: number
+  mtimeMs: number
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
@@ -71,6 +85,7 @@ export async function durableWrite(fs: FileSystem, target: string, data: Uint8Ar
   let created = false
   let renamed = false
   let attempts = 0
+  let written = {ino: 0, mtimeMs: 0}
   try {
     try {
       fd = await fs.open(temp, 'wx', opts.mode ?? 0o644)
@@ -87,6 +102,9 @@ export async function durableWrite(fs: FileSystem, target: string, data: Uint8Ar
     const f = fd
     fd = undefined
     await fs.close(f)
+    const st = await fs.lstat(temp)
+    written = {ino: st.ino, mtimeMs: st.mtimeMs}
+    if (opts.beforeRename) await opts.beforeRename()
     const budget = opts.retryMs ?? RENAME_RETRY_MS
     const sleep = opts.sleep ?? defaultSleep
     let waited = 0
@@ -94,8 +112,9 @@ export async function durableWrite(fs: FileSystem, target: string, data: Uint8Ar
     for (;;) {
       attempts++
       try {
-        await fs.rename(temp, target)
+        await fs.rename(temp, target, opts.expect)
         renamed = true
+        opts.onRenamed?.()
         break
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code
@@ -112,8 +131,13 @@ export async function durableWrite(fs: FileSystem, target: string, data: Uint8Ar
     throw e
   }
   const actual = sha256Hex(await fs.readFile(target))
-  if (actual !== expected) throw new VerifyError(target, expected, actual)
-  return {sha256: actual, bytes: data.length, renameAttempts: attempts}
+  if (actual !== expected) {
+    const now = await fs.lstat(target).catch(() => null)
+    if (now === null || now.ino !== written.ino) throw new ChangedError(target, now === null ? 'disappeared right after the rename' : 'replaced by another file right after the rename')
+    if (now.size !== data.length) throw new ChangedError(target, `written to right after the rename (${data.length} → ${now.size} bytes)`)
+    throw new VerifyError(target, expected, actual)
+  }
+  return {sha256: actual, bytes: data.length, renameAttempts: attempts, ...written}
 }
 
 /**

@@ -3,7 +3,12 @@
  * `<chat dir>/.chatdoctor/<repairId>/` (dot-named: no agent reads it), with a `manifest.json` saying what each
  * preserved file was (name, size, mtime, mode, sha256, class) and what the repair wrote. A hard link is
  * preferred (no data copied, the original inode kept as it was); where links fail (EXDEV, EPERM, ENOTSUP,
- * EMLINK: e.g. FAT, some network shares) the bytes are copied, fsynced and given the original's times.
+ * EMLINK: e.g. FAT, some network shares) the bytes are copied, fsynced and given the original's times. A file
+ * that may still be appended to in place (a session log) is always copied: a process holding it open keeps
+ * writing to its inode, which after the rewrite must not be the evidence.
+ *
+ * The manifest is bound to its repair-log entry (`manifestSha256`, outside the chat dir) and read back only
+ * through `parseManifest`, which checks its whole shape: a manifest is hostile until checked.
  */
 import path from 'node:path'
 import type {FileClass} from '../model/report.js'
@@ -30,7 +35,7 @@ export interface EvidenceFile {
   /** ms since epoch, as lstat gave it before the repair. */
   mtimeMs: number
   atimeMs: number
-  /** Permission bits. */
+  /** Permission bits (`mode & 0o777`: never setuid, setgid or sticky). */
   mode: number
   /** sha256 of the preserved bytes (read back from the evidence copy). */
   sha256: string
@@ -68,6 +73,8 @@ export interface Manifest {
   actions: ActionRecord[]
   /** (`move`) Folders that lost a file, with their times before the repair (undo puts them back). */
   dirTimes?: DirTime[]
+  /** The chat dir's atime before the repair (with `dirMtimeMs`: what is put back, also by a re-run after a crash). */
+  dirAtimeMs?: number
 }
 
 /** A folder's times, recorded before a repair changed its entries. `path` is relative to the chat dir. */
@@ -86,12 +93,13 @@ function linkUnsupported(code: string | undefined): boolean {
  * Preserves `chatDir/name` as `dir/evidenceName`: hard link, else copy (fsynced, times kept). Reads the copy
  * back and returns its record. Throws the errno error when neither works (EACCES, EROFS, ENOSPC, …).
  */
-export async function preserveFile(fs: FileSystem, chatDir: string, name: string, dir: string, evidenceName: string, cls: FileClass | null): Promise<EvidenceFile> {
+export async function preserveFile(fs: FileSystem, chatDir: string, name: string, dir: string, evidenceName: string, cls: FileClass | null, opts: {copy?: boolean} = {}): Promise<EvidenceFile> {
   const src = path.join(chatDir, name)
   const dest = path.join(dir, evidenceName)
   const st = await fs.lstat(src)
-  let method: EvidenceFile['method'] = 'link'
+  let method: EvidenceFile['method'] = opts.copy ? 'copy' : 'link'
   try {
+    if (opts.copy) throw Object.assign(new Error('copy asked for'), {code: 'ENOTSUP'})
     await fs.link(src, dest)
   } catch (e) {
     if (!linkUnsupported((e as NodeJS.ErrnoException).code)) throw e
@@ -106,17 +114,67 @@ export async function preserveFile(fs: FileSystem, chatDir: string, name: string
     await fs.utimes(dest, st.atimeMs, st.mtimeMs)
   }
   const sha256 = sha256Hex(await fs.readFile(dest))
-  return {path: name, evidence: evidenceName, size: st.size, mtimeMs: st.mtimeMs, atimeMs: st.atimeMs, mode: st.mode, sha256, class: cls, method}
+  return {path: name, evidence: evidenceName, size: st.size, mtimeMs: st.mtimeMs, atimeMs: st.atimeMs, mode: st.mode & 0o777, sha256, class: cls, method}
 }
 
-/** Writes a manifest durably into its evidence folder (the folder must exist). */
-export async function writeManifest(fs: FileSystem, dir: string, manifest: Manifest): Promise<void> {
-  await durableWrite(fs, path.join(dir, MANIFEST), Buffer.from(JSON.stringify(manifest, null, 2) + '\n'), {tag: manifest.repairId, mode: 0o644})
+/** Writes a manifest durably into its evidence folder (the folder must exist); returns the sha256 of its bytes. */
+export async function writeManifest(fs: FileSystem, dir: string, manifest: Manifest): Promise<string> {
+  const bytes = Buffer.from(JSON.stringify(manifest, null, 2) + '\n')
+  await durableWrite(fs, path.join(dir, MANIFEST), bytes, {tag: manifest.repairId, mode: 0o644})
+  return sha256Hex(bytes)
 }
 
-/** Reads a manifest; throws when it is missing or not a manifest. */
-export async function readManifest(fs: FileSystem, dir: string): Promise<Manifest> {
-  const v = JSON.parse((await fs.readFile(path.join(dir, MANIFEST))).toString('utf8')) as Manifest
-  if (v?.manifestVersion !== 1 || !Array.isArray(v.files) || !Array.isArray(v.actions)) throw new Error(`${path.join(dir, MANIFEST)} is not a chatdoctor manifest`)
-  return v
+type Check = (v: unknown) => boolean
+const isSha = (v: unknown) => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v)
+const isMs = (v: unknown) => typeof v === 'number' && Number.isFinite(v)
+const isStr = (v: unknown) => typeof v === 'string'
+const isInt = (v: unknown) => Number.isSafeInteger(v)
+const nullable = (c: Check): Check => (v) => v === null || c(v)
+const optional = (c: Check): Check => (v) => v === undefined || c(v)
+
+/** The first field of `v` that fails its check (dotted path), or null when every one passes. */
+function badField(v: unknown, shape: Record<string, Check>, at: string): string | null {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return at || 'top level'
+  for (const [k, check] of Object.entries(shape)) if (!check((v as Record<string, unknown>)[k])) return at ? `${at}.${k}` : k
+  return null
+}
+
+function badList(v: unknown, shape: Record<string, Check>, at: string): string | null {
+  if (!Array.isArray(v)) return at
+  for (const [i, x] of v.entries()) {
+    const bad = badField(x, shape, `${at}[${i}]`)
+    if (bad) return bad
+  }
+  return null
+}
+
+const FILE_SHAPE: Record<string, Check> = {
+  path: isStr, evidence: isStr, size: (v) => isInt(v) && (v as number) >= 0, mtimeMs: isMs, atimeMs: isMs, mode: isInt, sha256: isSha,
+  class: nullable(isStr), method: (v) => v === 'link' || v === 'copy',
+}
+const ACTION_SHAPE: Record<string, Check> = {type: isStr, from: nullable(isStr), to: isStr, sha256: nullable(isSha), previousSha256: optional(nullable(isSha)), mtimeMs: optional(isMs)}
+const MANIFEST_SHAPE: Record<string, Check> = {
+  manifestVersion: (v) => v === 1, chatdoctorVersion: isStr, repairId: isStr, time: isStr, chatDir: isStr, format: isStr, dirMtimeMs: isMs, dirAtimeMs: optional(isMs),
+  files: (v) => Array.isArray(v), actions: (v) => Array.isArray(v), dirTimes: optional((v) => Array.isArray(v)),
+}
+
+/**
+ * Parses manifest bytes read from disk; throws an `Error` with a one-line reason when they are not valid JSON or
+ * not a whole manifest (every field of the right type). Paths in it are not checked here (see `fsio/inside.ts`).
+ */
+export function parseManifest(bytes: Buffer): Manifest {
+  let v: unknown
+  try {
+    v = JSON.parse(bytes.toString('utf8'))
+  } catch {
+    throw new Error(`${MANIFEST} is not valid JSON (${bytes.length} bytes; torn or edited)`)
+  }
+  const m = v as Manifest
+  const bad =
+    badField(v, MANIFEST_SHAPE, '') ??
+    badList(m.files, FILE_SHAPE, 'files') ??
+    badList(m.actions, ACTION_SHAPE, 'actions') ??
+    (m.dirTimes ? badList(m.dirTimes, {path: isStr, atimeMs: isMs, mtimeMs: isMs}, 'dirTimes') : null)
+  if (bad) throw new Error(`${MANIFEST} is not a chatdoctor manifest (${bad} is missing or of the wrong type)`)
+  return m
 }

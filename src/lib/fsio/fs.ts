@@ -10,9 +10,16 @@
  *
  * File descriptors are plain numbers (the OS's fd for the real one). Paths are absolute. Times are ms since
  * epoch. Errors are Node `ErrnoException`s (with `code`), as `node:fs` throws them.
+ *
+ * A `rename` or `unlink` that replaces or removes a user file is guarded: it takes what the caller last saw at
+ * that path (`Expected`: the same inode, size and mtime, or nothing) and throws `ECHANGED` instead of running
+ * when the path holds something else, so another writer's new file is never replaced unseen. The guard is one
+ * seam operation: its lstat runs right before the rename(2) or unlink(2), with nothing in between but the
+ * comparison (POSIX has no compare-and-rename, so a writer landing in those microseconds is not seen; the
+ * check right after the rename is what catches the rest).
  */
 import {constants, type Stats} from 'node:fs'
-import {open as fsOpen, link, copyFile, mkdir, readFile, rename, rmdir, unlink, lstat, utimes, type FileHandle} from 'node:fs/promises'
+import {open as fsOpen, link, copyFile, mkdir, readFile, readdir, rename, rmdir, unlink, lstat, utimes, type FileHandle} from 'node:fs/promises'
 
 /** Open modes the seam supports: `wx` create exclusively for writing, `a` append (create), `r` read. */
 export type OpenFlags = 'wx' | 'a' | 'r'
@@ -32,6 +39,37 @@ export interface StatInfo {
   ino: number
 }
 
+/**
+ * What a guarded `rename`/`unlink` expects at the path it replaces or removes: the file last seen there (its
+ * inode, size and mtime), or `absent`.
+ */
+export type Expected = {ino: number; size: number; mtimeMs: number} | 'absent'
+
+/** The errno-like code of a guarded operation that found something else at its path. */
+export const ECHANGED = 'ECHANGED'
+
+/** A guarded operation found another file (or none) where it expected `Expected`: another writer was there. */
+export class ChangedError extends Error {
+  readonly code = ECHANGED
+  constructor(
+    readonly path: string,
+    /** What changed, in words: `new mtime`, `100 → 120 bytes`, `replaced by another file`, `disappeared`, `appeared`. */
+    readonly what: string,
+  ) {
+    super(`${path} changed (${what})`)
+  }
+}
+
+/** How `now` (an lstat, or null when absent) differs from `expected`; null when it does not. */
+export function differsFrom(expected: Expected, now: Pick<StatInfo, 'ino' | 'size' | 'mtimeMs'> | null): string | null {
+  if (expected === 'absent') return now === null ? null : 'appeared'
+  if (now === null) return 'disappeared'
+  if (now.ino !== expected.ino) return 'replaced by another file'
+  if (now.size !== expected.size) return `${expected.size} → ${now.size} bytes`
+  if (now.mtimeMs !== expected.mtimeMs) return 'new mtime'
+  return null
+}
+
 /** The file operations chatdoctor may perform. All paths absolute. */
 export interface FileSystem {
   /** Opens a file; returns its descriptor. `mode` (permission bits) applies when the file is created. */
@@ -41,8 +79,11 @@ export interface FileSystem {
   /** Flushes the file's data and metadata to stable storage (F_FULLFSYNC on macOS, through libuv). */
   fsync(fd: number): Promise<void>
   close(fd: number): Promise<void>
-  /** Atomically replaces `to` with `from` (same filesystem). */
-  rename(from: string, to: string): Promise<void>
+  /**
+   * Atomically replaces `to` with `from` (same filesystem). With `expect`, first checks that `to` still is
+   * what the caller saw (else throws `ChangedError`, nothing renamed).
+   */
+  rename(from: string, to: string, expect?: Expected): Promise<void>
   /** Makes a hard link `newPath` to `existing`. */
   link(existing: string, newPath: string): Promise<void>
   /** Copies bytes to a new file; fails with EEXIST when `to` exists. */
@@ -51,10 +92,13 @@ export interface FileSystem {
   mkdir(path: string, opts?: {recursive?: boolean}): Promise<void>
   /** Sets access and modification times (ms since epoch). */
   utimes(path: string, atimeMs: number, mtimeMs: number): Promise<void>
-  unlink(path: string): Promise<void>
+  /** Removes a name. With `expect`, first checks that it still is what the caller saw (else `ChangedError`). */
+  unlink(path: string, expect?: Expected): Promise<void>
   /** Removes an empty directory. */
   rmdir(path: string): Promise<void>
   readFile(path: string): Promise<Buffer>
+  /** The names in a directory (unsorted). */
+  readdir(path: string): Promise<string[]>
   /** Stats without following a symbolic link. */
   lstat(path: string): Promise<StatInfo>
   /**
@@ -80,6 +124,22 @@ const FLAGS: Record<OpenFlags, number> = {
   wx: constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
   a: constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND,
   r: constants.O_RDONLY,
+}
+
+async function lstatOrNull(p: string): Promise<StatInfo | null> {
+  try {
+    return statInfo(await lstat(p))
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null
+    throw e
+  }
+}
+
+/** Throws `ChangedError` when `p` is no longer what `expected` says. */
+async function guard(p: string, expected: Expected | undefined): Promise<void> {
+  if (expected === undefined) return
+  const what = differsFrom(expected, await lstatOrNull(p))
+  if (what !== null) throw new ChangedError(p, what)
 }
 
 /** The real file system (node:fs). */
@@ -112,16 +172,23 @@ export function nodeFileSystem(): FileSystem {
       handles.delete(fd)
       await h.close()
     },
-    rename: (a, b) => rename(a, b),
+    async rename(a, b, expect) {
+      await guard(b, expect)
+      await rename(a, b)
+    },
     link: (a, b) => link(a, b),
     copyFile: (a, b) => copyFile(a, b, constants.COPYFILE_EXCL),
     async mkdir(p, opts) {
       await mkdir(p, {recursive: opts?.recursive ?? false})
     },
     utimes: (p, a, m) => utimes(p, a / 1000, m / 1000),
-    unlink: (p) => unlink(p),
+    async unlink(p, expect) {
+      await guard(p, expect)
+      await unlink(p)
+    },
     rmdir: (p) => rmdir(p),
     readFile: (p) => readFile(p),
+    readdir: (p) => readdir(p),
     lstat: async (p) => statInfo(await lstat(p)),
     async fsyncDir(p) {
       if (process.platform === 'win32') return
@@ -251,8 +318,8 @@ export class RecordingFileSystem implements FileSystem {
     await this.call('close', [fd, this.fdPath(fd)], [this.fdPath(fd)], () => this.inner.close(fd))
     this.fdPaths.delete(fd)
   }
-  rename(a: string, b: string) {
-    return this.call('rename', [a, b], [a, b], () => this.inner.rename(a, b))
+  rename(a: string, b: string, expect?: Expected) {
+    return this.call('rename', [a, b], [a, b], () => this.inner.rename(a, b, expect))
   }
   link(a: string, b: string) {
     return this.call('link', [a, b], [a, b], () => this.inner.link(a, b))
@@ -266,14 +333,17 @@ export class RecordingFileSystem implements FileSystem {
   utimes(p: string, a: number, m: number) {
     return this.call('utimes', [p, a, m], [p], () => this.inner.utimes(p, a, m))
   }
-  unlink(p: string) {
-    return this.call('unlink', [p], [p], () => this.inner.unlink(p))
+  unlink(p: string, expect?: Expected) {
+    return this.call('unlink', [p], [p], () => this.inner.unlink(p, expect))
   }
   rmdir(p: string) {
     return this.call('rmdir', [p], [p], () => this.inner.rmdir(p))
   }
   readFile(p: string) {
     return this.call('readFile', [p], [p], () => this.inner.readFile(p))
+  }
+  readdir(p: string) {
+    return this.call('readdir', [p], [p], () => this.inner.readdir(p))
   }
   lstat(p: string) {
     return this.call('lstat', [p], [p], () => this.inner.lstat(p))

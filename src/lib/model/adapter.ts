@@ -291,6 +291,27 @@ export interface ScannedChat {
   report: ChatReport
   snapshot: ChatDirSnapshot
   adapter: FormatAdapter
+  /** chatdoctor's own leftovers and interrupted repairs in the chat's folder (`pipeline/own-state.ts`), when any. */
+  own?: OwnState
+}
+
+/** One of chatdoctor's own leftovers of a killed run, relative to the chat dir, with its size. */
+export interface Leftover {
+  path: string
+  bytes: number
+}
+
+/** A repair of the chat killed before its end, with the chat dir's times it recorded before writing the chat's files. */
+export interface InterruptedRepair {
+  repairId: string
+  dirMtimeMs: number
+  dirAtimeMs: number
+}
+
+/** chatdoctor's own state in one chat's folder, as the scan found it. */
+export interface OwnState {
+  leftovers: Leftover[]
+  interrupted: InterruptedRepair[]
 }
 
 // ---- repair plans ------------------------------------------------------------------------------
@@ -323,6 +344,10 @@ export interface PlannedAction {
   changes?: LineChangeReport[]
   /** `move`: why the file leaves the tree. */
   why?: string
+  /** `preserve`: the file may be appended to in place (a session log): its evidence is a copy, never a hard link. */
+  copy?: boolean
+  /** `remove-leftover`: its size in bytes. */
+  bytes?: number
 }
 
 /** A file whose size and mtime must be what the scan saw when the repair writes (else the chat is live). */
@@ -357,6 +382,10 @@ export interface ChatPlan {
   statusAfter?: ChatStatus
   /** (OpenCode JSON tree) What the session loses by the moves. */
   lost?: TreeLossReport
+  /** Interrupted earlier repairs of the chat whose recorded dir mtime the `restore-mtime` puts back. */
+  settles?: string[]
+  /** What the report must say besides the actions (e.g. what `--force` may lose). */
+  warnings?: string[]
 }
 
 /** What the user asked `repair` for, beyond the default. */
@@ -365,4 +394,6 @@ export interface PlanOptions {
   salvage?: boolean
   /** `--restore-from <generation>`: restore this generation (the run must hold exactly one chat). */
   restoreFrom?: string
+  /** `--force`: repair although a candidate generation could not be read (with a warning). */
+  force?: boolean
 }

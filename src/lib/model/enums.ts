@@ -94,9 +94,11 @@ export type ChatStatus = (typeof STATUSES)[number]
  * `rewrite`: write the repaired bytes of a JSONL session log (`from` the generation repaired,
  * `to` the log the agent reads; `changes` lists every byte change); `move`: move a damaged file of OpenCode's
  * JSON tree out of the tree into the evidence folder (`from` its path below the data dir, `to` its name inside
- * the evidence folder, `sha256` of the bytes moved).
+ * the evidence folder, `sha256` of the bytes moved); `remove-leftover`: remove chatdoctor's own leftover of a
+ * killed run (`to`: its own temp `.chatdoctor-<id>-<file>.tmp`, or an evidence folder `.chatdoctor/<id>[/<sub>]`
+ * that holds no manifest, or only evidence of nothing replaced).
  */
-export const ACTION_TYPES = ['preserve', 'restore', 'restore-mtime', 'rewrite', 'move'] as const
+export const ACTION_TYPES = ['preserve', 'restore', 'restore-mtime', 'rewrite', 'move', 'remove-leftover'] as const
 export type ActionType = (typeof ACTION_TYPES)[number]
 
 /**

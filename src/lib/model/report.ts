@@ -431,12 +431,14 @@ export const ReportSchema = z.looseObject({
   repairId: z.string().nullable().optional(),
   /** (`repair`) True for `--dry-run`. */
   dryRun: z.boolean().optional(),
-  /** (`repair`) True when Ctrl-C stopped the run between chats. */
+  /** (`repair`) True when Ctrl-C (or SIGTERM, SIGHUP) stopped the run between chats. */
   interrupted: z.boolean().optional(),
   /** (`undo --list`) Past repairs. */
   repairs: z.array(z.looseObject({repairId: z.string(), time: z.string(), chats: z.array(z.string()), undone: z.boolean()})).optional(),
   /** (`undo`) What undo did with each file. */
   undone: z.array(z.looseObject({chat: z.string(), file: z.string(), outcome: z.string(), sha256: z.string().nullable()})).optional(),
+  /** (`undo`) True when nothing needed undoing (already undone, or the repair replaced nothing): nothing was written. */
+  alreadyUndone: z.boolean().optional(),
 })
 export type Report = Shape<typeof ReportSchema>
 

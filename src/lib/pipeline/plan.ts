@@ -4,10 +4,16 @@
  * over (type, from, to, sha256) by construction. What the actions are is the format's business
  * (`FormatAdapter.planRepair`); here the plans are made, chat by chat, and the refusal every format shares is
  * added: a target that is not a regular file is never written through.
+ *
+ * Also for every format: a chat whose candidate generation could not be read (EACCES, …) is refused (it may
+ * hold more than what would be restored; `--force` restores the best readable one and says what may be lost);
+ * chatdoctor's own leftovers the scan found (`ScannedChat.own`) become `remove-leftover` actions of a healthy
+ * chat or of one being repaired; and when an earlier repair of the chat was killed before it put the folder's
+ * mtime back, `restore-mtime` puts back the value that repair recorded.
  */
 import {adapterByName} from '../formats/index.js'
-import type {ChatPlan, PlanOptions, ScannedChat} from '../model/adapter.js'
-import type {ChatReport} from '../model/report.js'
+import type {ChatPlan, PlannedAction, PlanOptions, ScannedChat} from '../model/adapter.js'
+import {CONTEXT_ROLES, type ActionType, type ChatReport, type Role} from '../model/report.js'
 
 export type {ActionSource, ChatPlan, PlannedAction, PlanOptions, WatchedFile} from '../model/adapter.js'
 
@@ -24,6 +30,8 @@ export function restorableGenerations(report: ChatReport): string[] {
 export function planChat(chat: ScannedChat, opts: PlanOptions = {}): ChatPlan {
   const own = (adapterByName(chat.report.format) ?? chat.adapter).planRepair
   const plan: ChatPlan = own ? own(chat, opts) : {chat, actions: [], watch: [], temps: []}
+  if (!plan.refusal && !plan.problem) refuseUnread(plan, opts)
+  if (!plan.refusal && !plan.problem && !plan.manual && !plan.advice) addOwnState(plan)
   // The same refusal `apply` makes (unsafeTargetReason), decided from the snapshot so a dry run tells it too.
   if (!plan.refusal && !plan.problem) {
     const targets = new Set(plan.actions.filter((a) => a.type === 'restore' || a.type === 'rewrite').map((a) => a.to))
@@ -31,6 +39,52 @@ export function planChat(chat: ScannedChat, opts: PlanOptions = {}): ChatPlan {
     if (bad) plan.refusal = `refused: ${bad.name} is ${bad.kind === 'symlink' ? 'a symbolic link' : bad.kind === 'directory' ? 'a folder' : 'not a regular file'}; chatdoctor never replaces or writes through it (move it away by hand and run chatdoctor repair again)`
   }
   return plan
+}
+
+/** Roles whose unreadable file may hold more of the chat than what a repair restores. */
+const UNREAD_BLOCKS: ReadonlySet<Role> = new Set<Role>([...CONTEXT_ROLES, 'transcript', 'transcript-temp'])
+
+/** True for an action that replaces or removes a user file. */
+function replaces(type: ActionType): boolean {
+  return type === 'restore' || type === 'rewrite' || type === 'move'
+}
+
+/**
+ * A repair that would restore a generation while another candidate could not be read is refused: the unread
+ * one may cover more turns. With `--force` it goes ahead, and the report says what may be lost.
+ */
+function refuseUnread(plan: ChatPlan, opts: PlanOptions): void {
+  if (!plan.actions.some((a) => replaces(a.type))) return
+  const {report, snapshot} = plan.chat
+  const unread = report.generations.filter((g) => UNREAD_BLOCKS.has(g.role) && g.reasons.includes('unreadable'))
+  if (unread.length === 0) return
+  const why = (file: string) => snapshot.files.find((f) => f.name === file)?.readError ?? 'could not be read'
+  const names = unread.map((g) => `${g.file} (${why(g.file)})`).join(', ')
+  const permission = unread.some((g) => /EACCES|EPERM|permission/i.test(why(g.file)))
+  if (!opts.force) {
+    plan.refusal = `refused: ${unread.length === 1 ? 'a generation' : `${unread.length} generations`} could not be read: ${names}; ${unread.length === 1 ? 'it' : 'they'} may hold more of the chat than what would be restored; ${permission ? "run chatdoctor as the file's owner" : 'make it readable'} and run chatdoctor repair again (--force restores the best readable generation)`
+    plan.actions = []
+    return
+  }
+  const restored = plan.actions.find((a) => replaces(a.type))?.from ?? 'the restored generation'
+  plan.warnings = [...(plan.warnings ?? []), `--force: ${names} could not be read; what ${unread.length === 1 ? 'it holds' : 'they hold'} beyond ${restored} (e.g. later turns) is not restored and may be lost`]
+}
+
+/** Adds the removal of chatdoctor's leftovers and the mtime an interrupted repair recorded (healthy or repaired chats). */
+function addOwnState(plan: ChatPlan): void {
+  const own = plan.chat.own
+  if (!own) return
+  const repairing = plan.actions.some((a) => replaces(a.type))
+  if (!repairing && plan.chat.report.status !== 'healthy') return
+  const cleanups: PlannedAction[] = own.leftovers.map((l) => ({type: 'remove-leftover', from: null, to: l.path, sha256: null, bytes: l.bytes}))
+  plan.actions.unshift(...cleanups)
+  if (own.interrupted.length > 0) {
+    const recorded = own.interrupted[0].dirMtimeMs
+    const rm = plan.actions.find((a) => a.type === 'restore-mtime')
+    if (rm) rm.mtimeMs = recorded
+    else plan.actions.push({type: 'restore-mtime', from: null, to: '.', sha256: null, mtimeMs: recorded})
+    plan.settles = own.interrupted.map((i) => i.repairId)
+  }
 }
 
 /** Plans every chat of a scan, in the scan's order. */

@@ -88,13 +88,14 @@ export function buildRepairReport(args: {
     else if (plan.actions.length === 0 && report.status === 'repairable') repair = {outcome: 'failed', message: `no repair can be planned for this ${report.format} chat yet; nothing written`, evidence: null, undo: null, warnings: []}
     else if (plan.actions.length === 0) repair = {outcome: 'not-needed', message: null, evidence: null, undo: null, warnings: []}
     else if (res === undefined || res === 'planned') repair = {outcome: args.dryRun ? 'planned' : 'not-attempted', message: null, evidence: null, undo: null, warnings: []}
-    else if (res === 'not-attempted') repair = {outcome: 'not-attempted', message: args.interrupted ? 'stopped (Ctrl-C) before this chat; nothing written' : 'not confirmed; nothing written', evidence: null, undo: null, warnings: []}
+    else if (res === 'not-attempted') repair = {outcome: 'not-attempted', message: args.interrupted ? 'stopped (Ctrl-C or a termination signal) before this chat; nothing written' : 'not confirmed; nothing written', evidence: null, undo: null, warnings: []}
     else {
       evidence = res.evidence
       const wrote = res.evidenceDir !== null
       anyWritten ||= wrote
       repair = {outcome: res.outcome, message: res.message, evidence: t(res.evidenceDir), undo: wrote ? `chatdoctor undo ${args.repairId}` : null, warnings: res.warnings}
     }
+    if (plan.warnings?.length) repair.warnings = [...plan.warnings, ...repair.warnings]
     if (plan.actions.length > 0 && plan.statusAfter !== undefined) repair.statusAfter = plan.statusAfter
     if (plan.actions.length > 0 && plan.lost) repair.lost = plan.lost
     const actions: ActionReport[] = plan.actions.map((a, i) => ({

@@ -8,8 +8,10 @@ import type {ChatDirSnapshot, ChatUnit, FormatAdapter, ScannedChat} from '../mod
 export type {ScannedChat} from '../model/adapter.js'
 import {ADAPTERS} from '../formats/index.js'
 import {readChat, ReadArena} from './inventory.js'
+import {readLog, stateDir} from '../fsio/repair-log.js'
 import type {OperationalError, Skipped} from '../model/report.js'
 import {tildify} from '../fsio/paths.js'
+import {addOwnState} from './own-state.js'
 import {availableParallelism} from 'node:os'
 
 /** Options of a scan. `home` is used for default roots and to write paths as `~`. */
@@ -41,6 +43,8 @@ export interface ScanOptions {
   streamThresholdBytes?: number
   /** Called after discovery and after each chat, with running totals (for a progress display). */
   onProgress?: (progress: ScanProgress) => void
+  /** chatdoctor's state folder (its repair log), default `stateDir(home, env)`. */
+  stateDir?: string
 }
 
 /** Running totals of a scan, for a progress display. Bytes are the sizes of the files read. */
@@ -100,6 +104,7 @@ export async function scanPaths(paths: string[], opts: ScanOptions): Promise<Sca
       for (const f of r.snapshot.files) if (f.readError) result.errors.push({path: tildify(`${dir}/${f.name}`, opts.home), message: f.readError})
     }
   }
+  if (result.chats.length > 0) addOwnState(result.chats, readLog(opts.stateDir ?? stateDir(opts.home, opts.env)))
   const byPath = (a: {path: string}, b: {path: string}) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
   result.chats.sort((a, b) => byPath(a.report, b.report))
   result.skipped.sort(byPath)

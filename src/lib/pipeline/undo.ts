@@ -2,26 +2,39 @@
  * `undo <repairId>`: puts the files a repair replaced back to their exact pre-repair bytes (and mtimes), from
  * the evidence folder the repair left. Found through the repair log (`fsio/repair-log.ts`).
  *
- * Per chat: take the chat's lock; for each file the repair wrote, compare its current sha256 with what the
- * repair wrote. Changed since (the agent ran again) → refuse the whole chat unless `force`. The current bytes
- * are always preserved first under `.chatdoctor/<repairId>/undo-<stamp>/` (a hard link: cheap), then the
- * pre-repair bytes are written durably (or, where the repair created the file, it is removed). The chat dir's
- * own mtime is put back afterwards.
+ * Nothing read back from disk is trusted. Before anything is written, for every chat of the repair: the log
+ * entry's chat dir is an absolute real folder (no symbolic link on the way) and its evidence folder is
+ * `<chat dir>/.chatdoctor/<repairId>[/<sub>]`; the manifest's bytes have the sha256 the log entry (outside the
+ * chat dir) recorded, and it parses as a whole manifest for this repair and chat dir; every path in it is a
+ * plain relative name that resolves inside the chat dir (evidence: inside the evidence folder) through real
+ * folders only; every mode is permission bits only (no setuid, setgid or sticky). Any failure refuses the whole
+ * undo with one line, and nothing is written.
  *
- * a `rewrite` is undone like a `restore` (its mtime too). A `move` (a file the repair moved out of
+ * Per chat: only the files the repair's `repair-end` says it replaced (all it planned when the repair never
+ * ended). Each file's current sha256 is compared with what the repair wrote. Changed since (the agent ran again)
+ * → refuse the whole chat unless `force`. A file some process holds open for writing is refused. Then: the
+ * chat's lock; the chat dir's times recorded in the log (`undo-start`, or the ones an interrupted undo of the
+ * same chat recorded); the current bytes preserved under `.chatdoctor/<repairId>/undo-<stamp>/`; the
+ * pre-repair bytes written durably with a guarded rename right after every watched file is checked again (or,
+ * where the repair created the file, a guarded unlink), and checked once more right after. A file that is
+ * already as before the repair is left alone: a second undo writes nothing and says so (`alreadyUndone`).
+ *
+ * A `rewrite` is undone like a `restore` (its mtime too). A `move` (a file the repair moved out of
  * OpenCode's tree) is undone by writing the evidence copy's bytes back at its place, durably, with its mode and
- * times; the folders that lost a file get their recorded mtimes back (`dirTimes`). A moved file that is back in
- * place with its moved bytes is `already-undone`; one that is back with other bytes (OpenCode wrote a new file
- * with that id) is refused unless `force`. Chats that share a folder are undone one evidence folder at a time.
+ * times; the folders that lost a file get their recorded mtimes back (`dirTimes`). Chats that share a folder
+ * are undone one evidence folder at a time.
  */
+import {realpathSync} from 'node:fs'
 import path from 'node:path'
-import {describeWriteError, unsafeTargetReason} from './apply.js'
+import {describeWriteError, heldOpenReason} from './apply.js'
 import {durableWrite, sha256Hex} from '../fsio/durable-write.js'
-import {OWN_DIR, preserveFile, readManifest, type Manifest} from '../fsio/evidence.js'
-import type {FileSystem} from '../fsio/fs.js'
+import {MANIFEST, OWN_DIR, parseManifest, preserveFile, type EvidenceFile, type Manifest} from '../fsio/evidence.js'
+import {ChangedError, type FileSystem} from '../fsio/fs.js'
+import {notPlain, resolveInside} from '../fsio/inside.js'
 import {acquireLock, releaseLock, type LockInfo} from '../fsio/lock.js'
-import {appendLog, readLog, type LogEntry} from '../fsio/repair-log.js'
-import {isHolderAlive, ownStartMs} from './live.js'
+import {REPAIR_ID, appendLog, readLog, repairEnd, type LogEntry} from '../fsio/repair-log.js'
+import {Watch, fingerprint, fingerprintChange, type Fingerprint} from '../fsio/watch.js'
+import {isHolderAlive, openWriters, ownStartMs, type OpenWriter} from './live.js'
 
 export interface UndoContext {
   fs: FileSystem
@@ -30,6 +43,8 @@ export interface UndoContext {
   force: boolean
   now?: () => Date
   isHolderAlive?: (holder: LockInfo) => boolean
+  /** The processes holding any of these files open for writing (default: `openWriters`, Linux `/proc`). */
+  openWriters?: (files: string[]) => OpenWriter[]
 }
 
 /** What undo did with one file. */
@@ -49,79 +64,217 @@ export interface UndoResult {
   found: boolean
   files: UndoFile[]
   warnings: string[]
+  /** Why the whole undo was refused before anything was written (an untrusted log entry or manifest); null otherwise. */
+  refusal: string | null
+  /** True when nothing needed undoing: every file already as before the repair, or the repair replaced nothing. Nothing was written. */
+  alreadyUndone: boolean
+  /** Chat dirs where the repair replaced nothing (it was refused or failed there). */
+  nothingReplaced: string[]
 }
 
-async function currentSha(fs: FileSystem, p: string): Promise<string | null> {
+type RepairEntry = Extract<LogEntry, {type: 'repair'}>
+
+/** One file to put back, resolved and checked. */
+interface Target {
+  rel: string
+  abs: string
+  /** sha256 of what the repair left there (null: it removed the file, a `move`). */
+  wrote: string | null
+  /** The pre-repair file as the manifest records it, with its evidence resolved (absent: the repair created it). */
+  before?: EvidenceFile & {evidenceAbs: string}
+}
+
+/** A chat of the repair whose log entry and manifest passed every check. */
+interface TrustedChat {
+  chatDir: string
+  evDir: string
+  manifest: Manifest
+  targets: Target[]
+  dirTimes: Array<{abs: string; atimeMs: number; mtimeMs: number}>
+}
+
+/** Checks a repair's log entry and its manifest; returns what undo may use, or why not (one line). */
+async function trust(fs: FileSystem, e: RepairEntry, repairId: string, replaced: string[] | null): Promise<TrustedChat | {why: string}> {
+  const chatDir = e.chatDir
+  if (typeof chatDir !== 'string' || !path.isAbsolute(chatDir) || path.normalize(chatDir) !== chatDir || chatDir.includes('\0')) return {why: `the repair log names a chat dir that is not a plain absolute path (${JSON.stringify(chatDir)})`}
+  let real: string
   try {
-    return sha256Hex(await fs.readFile(p))
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null
-    throw e
+    real = realpathSync(chatDir)
+  } catch (err) {
+    return {why: `the chat dir ${chatDir} cannot be resolved (${(err as NodeJS.ErrnoException).code ?? 'error'})`}
   }
+  if (real !== chatDir) return {why: `the chat dir ${chatDir} goes through a symbolic link (it resolves to ${real})`}
+  const base = path.join(chatDir, OWN_DIR, repairId)
+  const sub = typeof e.evidenceDir === 'string' && path.dirname(e.evidenceDir) === base ? path.basename(e.evidenceDir) : null
+  if (e.evidenceDir !== base && (sub === null || notPlain(sub) !== null)) return {why: `the repair log names an evidence folder outside ${path.join(OWN_DIR, repairId)} (${JSON.stringify(e.evidenceDir)})`}
+  const ev = await resolveInside(fs, chatDir, path.relative(chatDir, e.evidenceDir), 'directory')
+  if ('why' in ev) return {why: `the evidence folder: ${ev.why}`}
+  const evDir = ev.path
+  if (typeof e.manifestSha256 !== 'string') return {why: `its repair-log entry records no sha256 of the manifest (made by an older chatdoctor), so the manifest cannot be trusted`}
+  const mf = await resolveInside(fs, evDir, MANIFEST, 'file')
+  if ('why' in mf) return {why: `the manifest: ${mf.why}`}
+  let bytes: Buffer
+  try {
+    bytes = await fs.readFile(mf.path)
+  } catch (err) {
+    return {why: `the manifest cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`}
+  }
+  if (sha256Hex(bytes) !== e.manifestSha256) return {why: `${path.relative(chatDir, mf.path)} does not match its repair-log entry (sha256 ${sha256Hex(bytes).slice(0, 12)}…, recorded ${e.manifestSha256.slice(0, 12)}…): it was changed after the repair`}
+  let manifest: Manifest
+  try {
+    manifest = parseManifest(bytes)
+  } catch (err) {
+    return {why: (err as Error).message}
+  }
+  if (manifest.repairId !== repairId || manifest.chatDir !== chatDir) return {why: `${MANIFEST} belongs to another repair or chat (${manifest.repairId}, ${manifest.chatDir})`}
+  const own = (rel: string) => rel.split('/')[0] === OWN_DIR
+  for (const f of manifest.files) {
+    const bad = notPlain(f.path) ?? (own(f.path) ? `is inside ${OWN_DIR}` : null)
+    if (bad) return {why: `${MANIFEST}: file ${JSON.stringify(f.path)} ${bad}`}
+    if ((f.mode & ~0o777) !== 0 || f.mode < 0) return {why: `${MANIFEST}: ${f.path} has mode 0o${f.mode.toString(8)}; a recorded mode is permission bits only (no setuid, setgid or sticky bit)`}
+  }
+  const targets: Target[] = []
+  for (const a of manifest.actions) {
+    if (a.type !== 'restore' && a.type !== 'rewrite' && a.type !== 'move') continue
+    const rel = a.type === 'move' ? a.from : a.to
+    const bad = notPlain(rel) ?? (own(rel as string) ? `is inside ${OWN_DIR}` : null)
+    if (bad) return {why: `${MANIFEST}: ${a.type} of ${JSON.stringify(rel)} ${bad}`}
+    const at = await resolveInside(fs, chatDir, rel as string, 'file-or-absent')
+    if ('why' in at) return {why: `${MANIFEST}: ${at.why}`}
+    if (replaced !== null && !replaced.includes(rel as string)) continue
+    const t: Target = {rel: rel as string, abs: at.path, wrote: a.type === 'move' ? null : a.sha256}
+    const f = manifest.files.find((x) => x.path === rel)
+    if (f) {
+      const kept = await resolveInside(fs, evDir, f.evidence, 'file')
+      if ('why' in kept) return {why: `${MANIFEST}: the evidence of ${f.path}: ${kept.why}`}
+      t.before = {...f, mode: f.mode & 0o777, evidenceAbs: kept.path}
+    } else if (a.type === 'move') return {why: `${MANIFEST}: the move of ${rel} has no evidence file`}
+    targets.push(t)
+  }
+  const missing = (replaced ?? []).find((r) => !targets.some((t) => t.rel === r))
+  if (missing !== undefined) return {why: `the repair log says ${JSON.stringify(missing)} was replaced, but ${MANIFEST} holds no action for it`}
+  const dirTimes: TrustedChat['dirTimes'] = []
+  for (const d of manifest.dirTimes ?? []) {
+    const at = d.path === '' || d.path === '.' ? {path: chatDir} : await resolveInside(fs, chatDir, d.path, 'directory')
+    if ('why' in at) return {why: `${MANIFEST}: dirTimes ${at.why}`}
+    dirTimes.push({abs: at.path, atimeMs: d.atimeMs, mtimeMs: d.mtimeMs})
+  }
+  return {chatDir, evDir, manifest, targets, dirTimes}
 }
 
 /** Undoes one repair (every chat it wrote). Never throws for file errors: they become `failed` files. */
 export async function undoRepair(repairId: string, ctx: UndoContext): Promise<UndoResult> {
-  const entries = readLog(ctx.stateDir).filter((e): e is Extract<LogEntry, {type: 'repair'}> => e.type === 'repair' && e.repairId === repairId)
-  const result: UndoResult = {found: entries.length > 0, files: [], warnings: []}
+  const log = readLog(ctx.stateDir)
+  const entries = REPAIR_ID.test(repairId) ? log.filter((e): e is RepairEntry => e.type === 'repair' && e.repairId === repairId) : []
+  const result: UndoResult = {found: entries.length > 0, files: [], warnings: [], refusal: null, alreadyUndone: false, nothingReplaced: []}
+  const chats: TrustedChat[] = []
   const seen = new Set<string>()
   for (const entry of entries) {
     if (seen.has(entry.evidenceDir)) continue
     seen.add(entry.evidenceDir)
-    result.files.push(...(await undoChat(entry.chatDir, entry.evidenceDir, repairId, ctx, result.warnings)))
+    const end = repairEnd(log, repairId, entry.chatDir, entry.evidenceDir)
+    if (end?.replaced && end.replaced.length === 0) {
+      result.nothingReplaced.push(entry.chatDir)
+      continue
+    }
+    const t = await trust(ctx.fs, entry, repairId, end?.replaced ?? null)
+    if ('why' in t) {
+      result.refusal = `undo ${repairId} refused: ${t.why}; nothing written`
+      return result
+    }
+    chats.push(t)
   }
+  let wrote = false
+  for (const c of chats) {
+    const r = await undoChat(c, repairId, ctx, result.warnings, log)
+    wrote ||= r.wrote
+    result.files.push(...r.files)
+  }
+  result.alreadyUndone = !wrote && result.files.every((f) => f.outcome === 'already-undone')
   return result
 }
 
-async function undoChat(chatDir: string, evDir: string, repairId: string, ctx: UndoContext, warnings: string[]): Promise<UndoFile[]> {
+/** The times an undo of this chat recorded before its first write and never finished (an interrupted undo). */
+function pendingUndo(log: LogEntry[], repairId: string, chatDir: string, evDir: string): {dirMtimeMs: number; dirAtimeMs: number} | null {
+  let pending: {dirMtimeMs: number; dirAtimeMs: number} | null = null
+  for (const e of log) {
+    if (e.repairId !== repairId || e.chatDir !== chatDir) continue
+    if (e.type === 'undo-start' && e.evidenceDir === evDir && pending === null) pending = {dirMtimeMs: e.dirMtimeMs, dirAtimeMs: e.dirAtimeMs}
+    if (e.type === 'undo') pending = null
+  }
+  return pending
+}
+
+async function undoChat(c: TrustedChat, repairId: string, ctx: UndoContext, warnings: string[], log: LogEntry[]): Promise<{files: UndoFile[]; wrote: boolean}> {
   const {fs} = ctx
+  const {chatDir, evDir} = c
   const now = ctx.now ?? (() => new Date())
-  let manifest: Manifest
+  const files: UndoFile[] = []
+  const fail = (message: string, file = '.') => ({files: [...files, {chat: chatDir, file, outcome: 'failed' as const, sha256: null, message}], wrote: false})
+  const refuse = (message: string, list: Target[] = c.targets) => ({files: [...files, ...list.map((t) => ({chat: chatDir, file: t.rel, outcome: 'refused' as const, sha256: null, message}))], wrote: false})
+
+  // Read-only first: what each file is now.
+  const plan: Array<Target & {seen: Fingerprint; cur: string | null}> = []
+  for (const t of [...c.targets].reverse()) {
+    let seen: Fingerprint
+    let cur: string | null
+    try {
+      const st = await fs.lstat(t.abs).catch((e) => {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null
+        throw e
+      })
+      if (st && st.kind !== 'file') return refuse(`${t.rel} is ${st.kind === 'symlink' ? 'a symbolic link' : 'not a regular file'}; chatdoctor never replaces or writes through it`, [t])
+      seen = await fingerprint(fs, t.abs, Infinity)
+      cur = seen?.sha256 ?? null
+    } catch (e) {
+      return fail(`cannot read ${t.rel}: ${describeWriteError(e, '')}`.trim(), t.rel)
+    }
+    if (cur === (t.before?.sha256 ?? null)) {
+      files.push({chat: chatDir, file: t.rel, outcome: 'already-undone', sha256: cur, message: null})
+      continue
+    }
+    if (cur !== t.wrote && !ctx.force) {
+      return {files: [...files, {chat: chatDir, file: t.rel, outcome: 'refused', sha256: cur, message: `${t.rel} changed since repair ${repairId} wrote it (the agent ran again?); chatdoctor undo ${repairId} --force keeps the current bytes as evidence and restores anyway`}], wrote: false}
+    }
+    if (cur !== t.wrote) warnings.push(`--force: ${t.rel} in ${chatDir} changed since the repair; its current bytes are kept as evidence`)
+    plan.push({...t, seen, cur})
+  }
+  const pending = pendingUndo(log, repairId, chatDir, evDir)
+  if (plan.length === 0 && pending === null) return {files, wrote: false}
+  const held = heldOpenReason(chatDir, plan.map((p) => p.rel), ctx.openWriters ?? openWriters)
+  if (held) return refuse(held.replace(/^refused: /, '').replace('run chatdoctor again', `run chatdoctor undo ${repairId} again`), plan)
+
   let dirSt
   try {
-    manifest = await readManifest(fs, evDir)
     dirSt = await fs.lstat(chatDir)
   } catch (e) {
-    return [{chat: chatDir, file: '.', outcome: 'failed', sha256: null, message: `cannot read the evidence of repair ${repairId}: ${describeWriteError(e, '')}`}]
+    return fail(describeWriteError(e, `reading ${chatDir}`))
   }
-  // What the repair changed: files it wrote (`restore`, `rewrite`: `to`, left with `sha256`) and files it moved
-  // out (`move`: `from`, left absent).
-  const restores = manifest.actions
-    .filter((a) => a.type === 'restore' || a.type === 'rewrite' || a.type === 'move')
-    .map((a) => (a.type === 'move' ? {to: a.from ?? a.to, sha256: null as string | null} : {to: a.to, sha256: a.sha256}))
   const me: LockInfo = {pid: process.pid, startedAtMs: ownStartMs(), purpose: `undo ${repairId}`, time: now().toISOString()}
   let lockFile: string | null = null
-  const files: UndoFile[] = []
-  let touched = false
+  let wrote = false
+  /** True once something was written and until the chat dir's times are back. */
+  let timesOwed = false
+  let agentWrote = false
+  const times = pending ?? {dirMtimeMs: dirSt.mtimeMs, dirAtimeMs: dirSt.atimeMs}
   try {
-    const unsafe = await unsafeTargetReason(fs, chatDir, restores.map((a) => a.to))
-    if (unsafe) return restores.map((a) => ({chat: chatDir, file: a.to, outcome: 'refused', sha256: null, message: unsafe.replace(/^refused: /, '').replace('chatdoctor repair', `chatdoctor undo ${repairId}`)}))
     await fs.mkdir(path.join(chatDir, OWN_DIR), {recursive: true})
     const lock = await acquireLock(fs, chatDir, me, ctx.isHolderAlive ?? ((h) => isHolderAlive(h.pid, h.startedAtMs)))
-    if (!lock.ok) {
-      return restores.map((a) => ({chat: chatDir, file: a.to, outcome: 'refused', sha256: null, message: `another chatdoctor (pid ${lock.holder.pid}, ${lock.holder.purpose}) is writing this chat; let it finish and run undo again`}))
-    }
+    if (!lock.ok) return refuse(`another chatdoctor (pid ${lock.holder.pid}, ${lock.holder.purpose}) is writing this chat; let it finish and run undo again`, plan)
     lockFile = lock.path
     if (lock.tookOverFrom) warnings.push(`took over a stale lock of pid ${lock.tookOverFrom.pid} in ${chatDir}`)
-
-    // Check every file first: the chat is undone whole or not at all.
-    const plan: Array<{to: string; before: Manifest['files'][number] | undefined; cur: string | null}> = []
-    for (const a of [...restores].reverse()) {
-      const target = path.join(chatDir, a.to)
-      const cur = await currentSha(fs, target)
-      const before = manifest.files.find((f) => f.path === a.to)
-      if (cur === (before?.sha256 ?? null)) {
-        files.push({chat: chatDir, file: a.to, outcome: 'already-undone', sha256: cur, message: null})
-        continue
-      }
-      if (cur !== a.sha256 && !ctx.force) {
-        const refused = `${a.to} changed since repair ${repairId} wrote it (the agent ran again?); chatdoctor undo ${repairId} --force keeps the current bytes as evidence and restores anyway`
-        return [...files, {chat: chatDir, file: a.to, outcome: 'refused', sha256: cur, message: refused}]
-      }
-      if (cur !== a.sha256) warnings.push(`--force: ${a.to} in ${chatDir} changed since the repair; its current bytes are kept as evidence`)
-      plan.push({to: a.to, before, cur})
+    const watch = await Watch.capture(fs, chatDir, plan.map((p) => p.rel))
+    for (const p of plan) {
+      if (fingerprintChange(p.seen, watch.get(p.rel) ?? null) !== null) return refuse(`${p.rel} changed while undo ${repairId} was checking it (the agent is writing?); nothing was written; run chatdoctor undo ${repairId} again when the agent is done`, plan)
     }
-    if (plan.length === 0) return files
+    if (plan.length === 0) {
+      // An interrupted undo had put every file back: only its recorded dir times are left to put back.
+      wrote = true
+      await fs.utimes(chatDir, times.dirAtimeMs, times.dirMtimeMs)
+      await appendLog(fs, ctx.stateDir, {type: 'undo', repairId, time: now().toISOString(), chatdoctorVersion: ctx.version, chatDir, evidenceDir: null})
+      return {files, wrote}
+    }
+    await appendLog(fs, ctx.stateDir, {type: 'undo-start', repairId, time: now().toISOString(), chatdoctorVersion: ctx.version, chatDir, evidenceDir: evDir, ...times})
     const stamp = now().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
     // A fresh folder (a re-run within the same second after an interrupted undo gets `-2`, `-3`, …), its
     // entry made durable before anything is replaced: else a crash can keep the restore and lose the evidence.
@@ -135,46 +288,82 @@ async function undoChat(chatDir: string, evDir: string, repairId: string, ctx: U
         undoDir = path.join(evDir, `undo-${stamp}-${n}`)
       }
     }
+    wrote = true
+    timesOwed = true
     await fs.fsyncDir(evDir)
+    const verify = async () => {
+      const ch = await watch.changed()
+      if (ch) throw new ChangedError(path.join(chatDir, ch.name), ch.what)
+    }
     for (const p of plan) {
-      const target = path.join(chatDir, p.to)
       try {
-        if (p.cur !== null) await preserveFile(fs, chatDir, p.to, undoDir, p.to, null)
-        await fs.fsyncDir(undoDir)
+        if (p.cur !== null) {
+          const dest = path.join(undoDir, p.rel)
+          await fs.mkdir(path.dirname(dest), {recursive: true})
+          // A file the repair kept by copy (a log appended to in place) is kept by copy again.
+          const kept = await preserveFile(fs, chatDir, p.rel, undoDir, p.rel, null, {copy: p.before?.method === 'copy'})
+          if (kept.sha256 !== p.cur) throw new ChangedError(p.abs, 'new bytes')
+          // The new names (and any folders made for them) durable before anything is replaced.
+          for (let d = path.dirname(dest); ; d = path.dirname(d)) {
+            await fs.fsyncDir(d)
+            if (d === undoDir) break
+          }
+        }
         if (p.before) {
-          const data = await fs.readFile(path.join(evDir, p.before.evidence))
-          if (sha256Hex(data) !== p.before.sha256) throw new Error(`the evidence copy of ${p.to} no longer has its recorded bytes`)
-          touched = true
-          await durableWrite(fs, target, data, {tag: `undo-${repairId}`, mode: p.before.mode})
-          await fs.utimes(target, p.before.atimeMs, p.before.mtimeMs)
-          files.push({chat: chatDir, file: p.to, outcome: 'restored', sha256: p.before.sha256, message: null})
+          const data = await fs.readFile(p.before.evidenceAbs)
+          if (sha256Hex(data) !== p.before.sha256) throw new Error(`the evidence copy of ${p.rel} no longer has its recorded bytes`)
+          await verify()
+          const w = await durableWrite(fs, p.abs, data, {tag: `undo-${repairId}`, mode: p.before.mode & 0o777, expect: watch.expected(p.rel), beforeRename: verify})
+          await fs.utimes(p.abs, p.before.atimeMs, p.before.mtimeMs)
+          const st = await fs.lstat(p.abs)
+          if (st.ino !== w.ino || st.size !== data.length) throw new ChangedError(p.abs, 'replaced by another file right after the rename')
+          watch.set(p.rel, {ino: w.ino, size: st.size, mtimeMs: st.mtimeMs, sha256: p.before.sha256})
+          await verify()
+          files.push({chat: chatDir, file: p.rel, outcome: 'restored', sha256: p.before.sha256, message: null})
         } else {
-          touched = true
-          await fs.unlink(target)
-          await fs.fsyncDir(chatDir)
-          files.push({chat: chatDir, file: p.to, outcome: 'removed', sha256: null, message: `the repair had created ${p.to}; removed (kept in ${undoDir})`})
+          await verify()
+          await fs.unlink(p.abs, watch.expected(p.rel))
+          watch.set(p.rel, null)
+          await fs.fsyncDir(path.dirname(p.abs))
+          files.push({chat: chatDir, file: p.rel, outcome: 'removed', sha256: null, message: `the repair had created ${p.rel}; removed (kept in ${undoDir})`})
         }
       } catch (e) {
-        files.push({chat: chatDir, file: p.to, outcome: 'failed', sha256: null, message: describeWriteError(e, `restoring ${p.to}`)})
+        if (e instanceof ChangedError) agentWrote = true
+        if (e instanceof ChangedError) files.push({chat: chatDir, file: p.rel, outcome: 'refused', sha256: null, message: `the agent wrote ${path.relative(chatDir, e.path)} during the undo (${e.what}); its bytes are left as they are; run chatdoctor undo ${repairId} again when the agent is done`})
+        else files.push({chat: chatDir, file: p.rel, outcome: 'failed', sha256: null, message: describeWriteError(e, `restoring ${p.rel}`)})
+        break
       }
     }
-    for (const d of manifest.dirTimes ?? []) {
+    if (files.some((f) => f.outcome === 'refused' || f.outcome === 'failed')) return {files, wrote}
+    for (const d of c.dirTimes) {
       try {
-        await fs.utimes(path.join(chatDir, d.path), d.atimeMs, d.mtimeMs)
+        await fs.utimes(d.abs, d.atimeMs, d.mtimeMs)
       } catch {
-        warnings.push(`the mtime of ${path.join(chatDir, d.path)} could not be put back`)
+        warnings.push(`the mtime of ${d.abs} could not be put back`)
       }
+    }
+    // The chat dir's times before the end is recorded: until then a re-run puts back the recorded ones.
+    if (lockFile) await releaseLock(fs, lockFile)
+    lockFile = null
+    timesOwed = false
+    try {
+      await fs.utimes(chatDir, times.dirAtimeMs, times.dirMtimeMs)
+    } catch {
+      warnings.push(`the mtime of ${chatDir} could not be put back`)
     }
     await appendLog(fs, ctx.stateDir, {type: 'undo', repairId, time: now().toISOString(), chatdoctorVersion: ctx.version, chatDir, evidenceDir: undoDir})
-    return files
+    return {files, wrote}
   } catch (e) {
-    return [...files, {chat: chatDir, file: '.', outcome: 'failed', sha256: null, message: describeWriteError(e, `undoing in ${chatDir}`)}]
+    return {files: [...files, {chat: chatDir, file: '.', outcome: 'failed', sha256: null, message: describeWriteError(e, `undoing in ${chatDir}`)}], wrote}
   } finally {
     if (lockFile) await releaseLock(fs, lockFile)
-    try {
-      await fs.utimes(chatDir, dirSt.atimeMs, dirSt.mtimeMs)
-    } catch {
-      if (touched) warnings.push(`the mtime of ${chatDir} could not be put back`)
+    // Not when the agent wrote during the undo: its own save moved the folder's mtime.
+    if (timesOwed && !agentWrote) {
+      try {
+        await fs.utimes(chatDir, times.dirAtimeMs, times.dirMtimeMs)
+      } catch {
+        warnings.push(`the mtime of ${chatDir} could not be put back`)
+      }
     }
   }
 }

@@ -79,7 +79,8 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
     case 'repaired':
     case 'planned': {
       const did = r.outcome === 'repaired'
-      lines.push(`${did ? c.green('repaired') : c.yellow('would repair')} ${chat.path}`)
+      const tidyOnly = !(chat.actions ?? []).some((a) => a.type === 'restore' || a.type === 'rewrite' || a.type === 'move')
+      lines.push(`${tidyOnly ? (did ? c.green('tidied') : c.yellow('would tidy')) : did ? c.green('repaired') : c.yellow('would repair')} ${chat.path}`)
       for (const a of chat.actions ?? []) if (a.type === 'restore') lines.push(`  ${a.to === primary ? primaryState(chat) : transcriptState(chat, a.to)}`)
       for (const a of chat.actions ?? []) if (a.type === 'rewrite') lines.push(`  ${transcriptState(chat, a.from ?? a.to)}`)
       for (const a of chat.actions ?? []) {
@@ -94,6 +95,7 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
           for (const ch of (a.changes ?? []).slice(0, verbose ? Infinity : 20)) lines.push(`    ${changeText(ch, texts?.parentKey)}`)
           if (!verbose && (a.changes ?? []).length > 20) lines.push(`    … ${a.changes!.length - 20} more (--verbose or --json lists them)`)
         }
+        if (a.type === 'remove-leftover') lines.push(`  ${did ? 'removed' : 'would remove'} chatdoctor's own leftover ${a.to} of an interrupted run`)
         if (a.type === 'move') lines.push(`  ${did ? 'moved' : 'would move'} ${a.from} out of the tree (${a.why ?? 'damaged'})${a.evidence ? ` to ${a.evidence}` : ' into the evidence folder'}`)
       }
       const rewrite = chat.actions?.find((a) => a.type === 'rewrite')
@@ -197,7 +199,7 @@ export function renderRepair(report: Report, opts: RepairRenderOptions): {stdout
     out.push(repairSummaryLine(report))
     if (report.repairId) out.push(`To undo this repair: chatdoctor undo ${report.repairId}`)
     if (report.dryRun && report.chats.some((ch) => ch.repair?.outcome === 'planned')) out.push('Run without --dry-run to repair.')
-    if (report.interrupted) out.push('Stopped by Ctrl-C between chats: every chat above is either fully repaired or untouched.')
+    if (report.interrupted) out.push('Stopped (Ctrl-C or a termination signal) between chats: every chat above is either fully repaired or untouched.')
   }
   return {stdout: out.join('\n'), stderr: err.join('\n')}
 }

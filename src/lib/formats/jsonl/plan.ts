@@ -88,7 +88,8 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
     ...(c.relink ? {relink: {...c.relink}} : {}),
   }))
   const actions: PlannedAction[] = []
-  if (current) actions.push({type: 'preserve', from: target, to: target, sha256: current.data ? sha256(current.data) : null})
+  // The agent appends to its log in place: the evidence is a copy, never a link to the inode it may still write.
+  if (current) actions.push({type: 'preserve', from: target, to: target, sha256: current.data ? sha256(current.data) : null, copy: true})
   actions.push({
     type: 'rewrite',
     from: winner.name,
