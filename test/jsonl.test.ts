@@ -203,15 +203,30 @@ describe('damage, classification and planned repair', () => {
     assert.ok(inner > 0)
     const cut = line.indexOf(0x7d, inner) + 1 // right after the nested object's `}`
     const buf = join([...S.slice(0, 7), line.subarray(0, cut)])
-    // Without a format, any object counts: the nested one is taken for the record after a cut one.
-    assert.deepEqual(classifyJsonlBytes(buf).reasons, ['interleaved-line'])
-    // With the format's record rule it is what it is: the log's torn tail.
     const {cls, rules} = sessionRules(claudeDialect, 'x.jsonl', buf)
     assert.deepEqual([cls.class, cls.reasons, cls.counts.records], ['truncated', ['torn-tail'], 7])
     const plan = planJsonlRepair(buf, rules)
     assert.deepEqual(plan.changes.map((x) => x.kind), ['drop-torn-tail'])
     assertLines(plan.bytes, S.slice(0, 7))
     assert.equal(classifySession(buf).format?.name, 'claude-code')
+  })
+
+  test("a cut record, an object that is no record of the format, then a record, on one line: the object is dropped, never written as a line; the record is kept", () => {
+    // A Claude Code record cut inside a string, then a stray object and the next record appended on the same line.
+    const line = body(S[6])
+    const cut = line.indexOf(Buffer.from('"text":"')) + 12
+    assert.ok(cut > 12)
+    const stray = Buffer.from('{"ephemeral_5m_input_tokens":0}')
+    const buf = join([...S.slice(0, 6), line.subarray(0, cut), stray, S[7], ...S.slice(8)])
+    // Without a format any object counts, and the stray one would become a line of its own.
+    assert.deepEqual(classifyJsonlBytes(buf).lines[6].records.map((r) => r.bytes.length), [stray.length, body(S[7]).length])
+    const {cls, rules} = sessionRules(claudeDialect, 'x.jsonl', buf)
+    assert.deepEqual(cls.lines[6].reasons, ['interleaved-line'])
+    assert.deepEqual(cls.lines[6].records.map((r) => Buffer.from(r.bytes).toString()), [body(S[7]).toString()])
+    const plan = planJsonlRepair(buf, rules)
+    assert.ok(!plan.bytes.includes(stray), 'the stray object is not written')
+    assert.equal(linesOf(plan.bytes).length, 14, 'the record after it is kept, on its own line')
+    assert.ok(linesOf(plan.bytes).some((l) => uuidOf(l) === uuidOf(S[7])), 'the record after it is kept (its parent re-linked over the dropped piece)')
   })
 
   test('Codex: a header cut right after its payload is a torn header (the payload has the shape of the old-format header, and must not pass for one)', () => {
@@ -348,5 +363,23 @@ describe('damage, classification and planned repair', () => {
     const s = topLevelValueSpan(b, 'parentUuid')!
     assert.equal(b.subarray(s.start, s.end).toString(), '"y"')
     assert.equal(topLevelValueSpan(Buffer.from('{"a":1}'), 'parentUuid'), null)
+  })
+})
+
+describe('a cut that ends right after a nested object', () => {
+  test('the nested object is never taken for a record of its own, at the tail or inside the log', () => {
+    // A record cut just after an element of one of its arrays: `{…,"content":[{"type":"text",…}`.
+    const rec = body(S[4])
+    const close = rec.indexOf(Buffer.from('}]')) + 1
+    assert.ok(close > 0 && rec[close] === 0x5d, 'the record has an array of objects')
+    const cut = rec.subarray(0, close)
+    const tail = classifyJsonlBytes(join([...S.slice(0, 4), cut]))
+    assert.equal(tail.class, 'truncated')
+    assert.deepEqual(tail.lines[4].records, [])
+    const inner = classifyJsonlBytes(join([...S.slice(0, 4), cut, LF, ...S.slice(5)]))
+    assert.deepEqual(inner.lines[4].reasons, ['torn-interior'])
+    assert.deepEqual(inner.lines[4].records, [])
+    const plan = planJsonlRepair(join([...S.slice(0, 4), cut]))
+    assertLines(plan.bytes, S.slice(0, 4))
   })
 })

@@ -168,6 +168,28 @@ const realCases: GoldenCase[] = [
       return [path.join(root, '.codex')]
     },
   },
+  {
+    name: 'realdata-gemini-cli-0.61.0-default-roots',
+    build(root) {
+      copyTree(path.join(REALDATA, 'gemini-cli', '0.61.0', 'home', '.gemini'), path.join(root, '.gemini'))
+      return []
+    },
+  },
+  {
+    name: 'realdata-gemini-cli-0.61.0-damage',
+    // What the binary itself left after each damage: a torn answer, its summary glued onto it, the orphan of a
+    // resume in a later minute beside the real session, a header-torn and a NUL-filled file.
+    build(root) {
+      const damage = path.join(REALDATA, 'gemini-cli', '0.61.0', 'damage')
+      const chats = path.join('.gemini', 'tmp', 'demo-app', 'chats')
+      const steps = ['truncate-mid-record/0-damaged', 'truncate-mid-record/1-list', 'control-resume-next-minute/1-resume', 'first-line-cut/0-damaged', 'nul-filled/0-damaged']
+      return steps.map((step) => {
+        const dest = path.join(root, step.replace('/', '-'))
+        copyTree(path.join(damage, step, '.gemini'), path.join(dest, '.gemini'))
+        return path.join(dest, chats)
+      })
+    },
+  },
 ]
 
 const damagedCases: GoldenCase[] = [

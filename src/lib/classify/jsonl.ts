@@ -16,15 +16,17 @@
  * holds, `drop`), so the repair planner and the classifier cannot disagree. Uses the byte checks of
  * `bytes.ts` and the JSON scanner of `json.ts`; never throws.
  *
- * What counts as a record is the format's business (`JsonlClassifyOptions.isRecord`): a piece carved out of a
- * damaged line (after a BOM or NUL run is stripped, before or after a cut record, a record spread over lines)
- * is a record only when it is a whole record of the format. A record's nested object that closes right before
- * a cut (`…"usage":{"input_tokens":3}` with the outer `}` lost) is a complete JSON object, but not a record:
- * the line stays a torn tail. A line that is one JSON object as it stands is a record whatever its keys (it is
- * a line as the writer wrote it; keeping it never invents one).
+ * Two rules keep an object nested in a record from being written back as a record of its own. Structure: a
+ * record behind a cut piece is looked for only where the scanner hit an error, and the rest of the line must
+ * be complete objects, so a line that is a valid prefix of one value (a torn tail cut right after a nested
+ * object's `}`, `…"usage":{"input_tokens":3}`) stays one cut record. Format: a piece carved out of a damaged
+ * line (after a BOM or NUL run is stripped, before or after a cut record, a record spread over lines) is a
+ * record only when the format says it is a whole record of it (`JsonlClassifyOptions.isRecord`); a complete
+ * object it refuses is a piece like a cut one. A line that is one JSON object as it stands is a record whatever
+ * its keys (it is a line as the writer wrote it; keeping it never invents one).
  */
 import type {DamageLocation, FileClass, LineCounts, Reason} from '../model/report.js'
-import {checkUtf8, decodeUtf8Strict, hasBom, isAllNul, isBlank, isJsonWhitespace} from './bytes.js'
+import {checkUtf8, decodeUtf8Strict, hasBom, isAllNul, isBlank} from './bytes.js'
 import {scanValue, skipWhitespace} from './json.js'
 
 /** The line-level reason codes (a subset of the model's REASONS). */
@@ -153,8 +155,9 @@ function parseRecord(bytes: Uint8Array, isRecord: (v: Record<string, unknown>) =
 /**
  * Splits a line's content into complete records and cut pieces. A cut record followed directly by the next
  * record is found by trying the `{` positions before the scanner's error (nearest first): the cut piece is a
- * proper prefix of a record, the rest must scan as complete records. Only objects `isRecord` accepts are
- * records; any other complete value is a piece like a cut one.
+ * proper prefix of a record, the rest must scan as complete objects. Where the line splits is a matter of
+ * structure; which pieces are records is the format's (`isRecord`): a complete object it does not accept is a
+ * piece like a cut one, so it is dropped while the records after it are kept.
  */
 function segments(buf: Uint8Array, start: number, end: number, isRecord: (v: Record<string, unknown>) => boolean): Segment[] {
   const out: Segment[] = []
@@ -167,12 +170,11 @@ function segments(buf: Uint8Array, start: number, end: number, isRecord: (v: Rec
       s = skipWhitespace(buf, r.end, end)
       continue
     }
-    // A cut piece: find where a complete record starts after it.
+    // A cut piece: find where a complete record starts after it. Only when the scanner hit an error: when the whole
+    // rest of the line is a valid prefix of one value, an object closing at the line's end is a value nested in the
+    // cut record (a message of a cut `messages` array), never known to be a record of its own.
     const limit = r.kind === 'error' ? r.at : end
-    // With no error, a record can only end the line if the line ends in `}`.
-    let last = end
-    while (last > s && isJsonWhitespace(buf[last - 1])) last--
-    const canEnd = r.kind === 'error' || buf[last - 1] === 0x7d
+    const canEnd = r.kind === 'error'
     let found = -1
     if (canEnd) {
       let tries = 0
@@ -180,7 +182,7 @@ function segments(buf: Uint8Array, start: number, end: number, isRecord: (v: Rec
         if (buf[p] !== 0x7b) continue
         tries++
         const q = scanValue(buf, p, end)
-        if (q.kind === 'complete' && parseRecord(buf.subarray(p, q.end), isRecord)) {
+        if (q.kind === 'complete' && parseObject(buf.subarray(p, q.end)) && restIsRecords(buf, q.end, end)) {
           found = p
           break
         }
@@ -194,6 +196,21 @@ function segments(buf: Uint8Array, start: number, end: number, isRecord: (v: Rec
     s = found
   }
   return out
+}
+
+/**
+ * True when `buf[from, end)` holds only whitespace and complete objects: the rest of a
+ * line after a record found behind a cut piece. Without this check a value nested inside the cut record (a message inside a cut `messages`
+ * array) would be taken for a record of its own.
+ */
+function restIsRecords(buf: Uint8Array, from: number, end: number): boolean {
+  for (let i = skipWhitespace(buf, from, end); i < end; i = skipWhitespace(buf, i, end)) {
+    if (buf[i] !== 0x7b) return false
+    const r = scanValue(buf, i, end)
+    if (r.kind !== 'complete' || !parseObject(buf.subarray(i, r.end))) return false
+    i = r.end
+  }
+  return true
 }
 
 interface LineFacts {

@@ -4,9 +4,10 @@ import {CORE_FINDING_KINDS, joinFindingKinds, type FindingKind} from '../model/f
 import {claudeCode} from './claude-code/index.js'
 import {codebuff} from './codebuff/index.js'
 import {codex} from './codex/index.js'
+import {geminiCli} from './gemini-cli/index.js'
 import {opencode} from './opencode/index.js'
 
-export const ADAPTERS: readonly FormatAdapter[] = [codebuff, opencode, claudeCode, codex]
+export const ADAPTERS: readonly FormatAdapter[] = [codebuff, opencode, geminiCli, claudeCode, codex]
 
 /** The adapter with this format id, or undefined. */
 export function adapterByName(name: string): FormatAdapter | undefined {

@@ -137,6 +137,12 @@ export interface FormatAdapter {
   /** (repair) Matches an argv element of the agent's own process (e.g. /codebuff|freebuff/i), for the live check. */
   readonly agentProcess?: RegExp
   /**
+   * (repair) Why the chat is live right now by the agent's own signal (a running agent process in the chat's
+   * project, a lock it holds), in words; empty when none. May read `/proc` and small files near the chat;
+   * never writes. Checked with the watched files before every write (`--force` overrides).
+   */
+  liveReasons?(snapshot: ChatDirSnapshot): string[]
+  /**
    * Optional, for store formats (`chatsIn` answered `store: true`): lists the chats of the store at `dir` with
    * their `members` (and `facts`). Read-only; may read directory listings and the few file bytes needed to
    * attribute files to chats, and may open a private copy of a database (never the original). Never throws.

@@ -11,6 +11,8 @@ export interface FindingKind {
   id: string
   severity: Severity
   description: string
+  /** Shown in the default human output too (not only with --verbose): the user must act before the agent starts. */
+  urgent?: boolean
 }
 
 /** A finding kind as a list declares it, keyed by its id. */
@@ -58,7 +60,7 @@ export const finding = findingMaker(CORE_FINDING_KINDS)
 /** All kinds of some lists, in their order, each id once (the first list that declares it wins). */
 export function joinFindingKinds(lists: ReadonlyArray<Readonly<Record<string, FindingKindSpec>>>): FindingKind[] {
   const seen = new Map<string, FindingKind>()
-  for (const list of lists) for (const [id, k] of Object.entries(list)) if (!seen.has(id)) seen.set(id, {id, severity: k.severity, description: k.description})
+  for (const list of lists) for (const [id, k] of Object.entries(list)) if (!seen.has(id)) seen.set(id, {id, severity: k.severity, description: k.description, ...(k.urgent ? {urgent: true} : {})})
   return [...seen.values()]
 }
 

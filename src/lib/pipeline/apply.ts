@@ -117,6 +117,7 @@ export async function liveReasons(plan: ChatPlan, ctx: Pick<ApplyContext, 'fs' |
       reasons.push(code(e) === 'ENOENT' ? `${w.name} disappeared since the scan` : `${w.name} cannot be checked (${code(e) || 'error'})`)
     }
   }
+  if (plan.chat.adapter.liveReasons) reasons.push(...plan.chat.adapter.liveReasons(plan.chat.snapshot))
   const pattern = plan.chat.adapter.agentProcess
   if (pattern) {
     const isAgent = ctx.isAgentProcess ?? isAgentProcess

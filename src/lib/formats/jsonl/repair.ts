@@ -1,5 +1,5 @@
 /**
- * The repair planner for JSONL session logs (Claude Code, Codex). Pure: bytes in, repaired bytes and
+ * The repair planner for JSONL session logs (Claude Code, Codex, Gemini CLI). Pure: bytes in, repaired bytes and
  * the list of changes out; writes nothing (the repair command writes the result through `fsio/`).
  *
  * The only byte changes it makes ():
@@ -11,7 +11,12 @@
  * - `drop-line`: remove an unrecoverable line (a cut interior record, a fragment of a record spread over
  *   lines, bad UTF-8, a lone surrogate escape);
  * - `relink-parent` (Claude Code): the record after a dropped one gets the `parentUuid` of the record before it,
- *   so the agent's chain walk crosses the gap (the value bytes of that one key change, nothing else).
+ *   so the agent's chain walk crosses the gap (the value bytes of that one key change, nothing else);
+ * - `add-newline` (agents that append a record without first checking that the file ends in a line end, e.g.
+ *   Gemini CLI): a complete final record without its line end gets one, so the next append starts a new line
+ *   instead of running onto the record;
+ * - `drop-trailing` (made by a format's own rules on top of this plan, e.g. Gemini CLI's unfinished resume):
+ *   whole lines at the end of the log that leave the agent's loader with nothing, removed.
  * Every other line stays byte-identical, in order. The result is classified again and checked with the agent's
  * own acceptance rules (`rules.accept`, e.g. Codex's header first).
  */
@@ -20,7 +25,7 @@ import {classifyJsonlBytes, type JsonlClassification, type JsonlLine, type LineR
 import {scanValue, skipWhitespace} from '../../classify/json.js'
 
 /** Kinds of byte change a JSONL repair may make. */
-export type JsonlChangeKind = 'drop-torn-tail' | 'strip-nul' | 'strip-bom' | 'split-line' | 'drop-line' | 'relink-parent'
+export type JsonlChangeKind = 'drop-torn-tail' | 'strip-nul' | 'strip-bom' | 'split-line' | 'drop-line' | 'relink-parent' | 'add-newline' | 'drop-trailing'
 
 /** One change of a planned repair. Offsets are into the original file. */
 export interface JsonlChange {
@@ -32,7 +37,7 @@ export interface JsonlChange {
   /** Bytes of the original line (with its line ending). */
   length: number
   reasons: LineReason[]
-  /** Bytes removed by this change (0 for `relink-parent` when the ids are of equal length). */
+  /** Bytes removed by this change (0 for `relink-parent` when the ids are of equal length, and for `add-newline`). */
   bytesRemoved: number
   /** Complete records the line still holds after the change. */
   recordsKept: number
@@ -50,6 +55,11 @@ export interface JsonlRepairRules {
    * or the first record after such a line (a side-chain's first parents live in its parent session).
    */
   relink?: 'main' | 'sidechain'
+  /**
+   * The agent appends whole lines without checking the file's last byte: the repaired log must end in a line end
+   * (a final record without one gets the file's line ending, change `add-newline`).
+   */
+  finalNewline?: boolean
   /** The agent's acceptance rules over the repaired records, in order: problems found (empty: accepted). */
   accept?(records: Array<Record<string, unknown>>): string[]
   /**
@@ -183,6 +193,7 @@ export function planJsonlRepair(input: Uint8Array, rules: JsonlRepairRules = {})
   }
 
   if (rules.relink) relinkParents(out, changes, rules.relink, droppedText.join('\n'))
+  if (rules.finalNewline) addFinalNewline(out, changes, before.eol)
 
   const bytes = changes.length === 0 ? Buffer.from(buf) : Buffer.concat(out.flatMap((o) => [o.bytes, o.eol]))
   const after = changes.length === 0 ? before : classify(bytes)
@@ -191,6 +202,15 @@ export function planJsonlRepair(input: Uint8Array, rules: JsonlRepairRules = {})
   if (after.records.length === 0 && after.class === 'intact') problems.push('the result holds no complete record')
   if (rules.accept && after.records.length > 0) problems.push(...rules.accept(after.records.map((r) => r.value)))
   return {bytes, changes, before, after, accepted: problems.length === 0, problems}
+}
+
+/** Gives the last piece its line ending when it has none (the file ends mid-line after a complete record). */
+function addFinalNewline(out: Out[], changes: JsonlChange[], eol: 'lf' | 'crlf'): void {
+  const last = out[out.length - 1]
+  if (!last || !last.value || last.eol.length > 0) return
+  last.eol = EOL[eol]
+  const line = last.line
+  changes.push({kind: 'add-newline', line: line.index + 1, offset: line.start, length: line.next - line.start, reasons: [...line.reasons], bytesRemoved: 0, recordsKept: 1, sha256: sha256(Buffer.from(last.bytes))})
 }
 
 /** Re-points dangling `parentUuid`s to the nearest record before them on the same (side-)chain. */
