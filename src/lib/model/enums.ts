@@ -52,6 +52,8 @@ export type FileClass = (typeof CLASSES)[number]
  * `torn-utf8` and `nul-run` as above, per line.
  * Generations: `sibling-orphan` (a sibling file of a session that holds nothing of the conversation, only what
  * the agent writes when it starts; Gemini CLI's resume in a later minute leaves one).
+ * Content level: `semantic-empty` (parses and has the right shape, but holds nothing: e.g. a model-context
+ * array `[]` where the transcript shows turns).
  */
 export const REASONS = [
   'bom',
@@ -77,6 +79,8 @@ export const REASONS = [
   'lone-surrogate',
   // Generations.
   'sibling-orphan',
+  // Content level.
+  'semantic-empty',
 ] as const
 export type Reason = (typeof REASONS)[number]
 

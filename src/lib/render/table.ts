@@ -1,14 +1,15 @@
 /**
  * Human rendering of a report: one table row per chat (chat, status, primary class, winner, turns N/M),
- * findings under each chat with `verbose` (without it, only the urgent ones: a warning or error of a kind marked
- * `urgent`, what the agent's own next start will destroy), a summary line. Never prints message or file content: counts,
+ * findings under each chat with `verbose` (without it, only the urgent ones: what the agent's own next start
+ * would destroy), a summary line. Never prints message or file content: counts,
  * sizes, ids, times and hashes only (reports get pasted into bug trackers).
  */
 import type CliTable3 from 'cli-table3'
 import {createRequire} from 'node:module'
 import type {ChalkInstance} from 'chalk'
+import type {ChatReport, ChatStatus, Generation, Report, Severity} from '../model/report.js'
+import {isUrgent} from '../model/findings.js'
 import {findingKinds} from '../formats/index.js'
-import type {Finding, ChatReport, ChatStatus, Generation, Report, Severity} from '../model/report.js'
 
 // cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up.
 const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
@@ -98,14 +99,6 @@ export function renderQuickNote(quick: NonNullable<Report['quick']>): string[] {
   return lines
 }
 
-let urgentIds: ReadonlySet<string> | undefined
-
-/** True for a finding the default output shows: a warning or error of an `urgent` kind. */
-export function isUrgent(f: Finding): boolean {
-  urgentIds ??= new Set(findingKinds().filter((k) => k.urgent).map((k) => k.id))
-  return f.severity !== 'info' && urgentIds.has(f.id)
-}
-
 /** Renders the whole human report: table, skipped dirs (verbose), errors, summary. */
 export function renderHuman(report: Report, opts: TableOptions): {stdout: string; stderr: string} {
   const out: string[] = []
@@ -114,8 +107,10 @@ export function renderHuman(report: Report, opts: TableOptions): {stdout: string
   if (table) out.push(table)
   if (opts.verbose) out.push(...renderFindings(report.chats, opts))
   else {
-    const urgent = report.chats.map((chat) => ({...chat, findings: chat.findings.filter(isUrgent)})).filter((chat) => chat.findings.length > 0)
-    if (urgent.length > 0) out.push(...renderFindings(urgent, {...opts, quiet: false}))
+    // Without --verbose, the urgent findings still show: what the agent's own next start would destroy.
+    const kinds = findingKinds()
+    const urgent = report.chats.map((chat) => ({...chat, findings: chat.findings.filter((f) => isUrgent(f, kinds))})).filter((chat) => chat.findings.length > 0)
+    out.push(...renderFindings(urgent, {...opts, quiet: false}))
   }
   if (opts.verbose) for (const s of report.skipped) out.push(opts.chalk.dim(`skipped ${s.path}: ${s.reason}`))
   for (const e of report.errors) err.push(`${opts.chalk.red('error')} ${e.path}: ${e.message}`)
