@@ -1,4 +1,4 @@
-import {BaseCommand, UsageError} from '../cli/base.js'
+import {BaseCommand, UsageError, prose, quietVerboseFlags} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
 import {EXIT_OPERATIONAL, EXIT_USAGE} from '../lib/model/exit-codes.js'
 import {nodeFileSystem} from '../lib/fsio/fs.js'
@@ -11,7 +11,7 @@ import {undoRepair} from '../lib/pipeline/undo.js'
 export default class Undo extends BaseCommand {
   static override summary = 'Put back the files a repair replaced, byte for byte, from its evidence.'
 
-  static override description = `Finds the repair in chatdoctor's log ($XDG_STATE_HOME/chatdoctor/, default ~/.local/state/chatdoctor/)
+  static override description = prose`Finds the repair in chatdoctor's log ($XDG_STATE_HOME/chatdoctor/, default ~/.local/state/chatdoctor/)
 and restores every file it replaced to its exact pre-repair bytes and mtime. A file that changed since the
 repair wrote it (the agent ran again) is refused unless --force; the current bytes are always kept as
 evidence first, under <chat dir>/.chatdoctor/<repairId>/undo-<time>/. A save by the agent during the undo is
@@ -32,6 +32,10 @@ Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repai
   }
 
   static override flags = {
+    ...quietVerboseFlags({
+      quiet: 'Print only the files that could not be put back, and the closing line.',
+      verbose: "Also print each file's sha256 as it is after the undo.",
+    }),
     list: Flags.boolean({description: 'List past repairs.'}),
     force: Flags.boolean({description: 'Undo even files that changed since the repair (their current bytes are kept as evidence).'}),
   }
@@ -75,12 +79,15 @@ Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repai
     process.exitCode = code
     if (!this.jsonEnabled()) {
       const words: Record<string, string> = {restored: 'restored', removed: 'removed', 'already-undone': 'already as before the repair:', refused: 'refused', failed: 'failed'}
-      const files = (result.alreadyUndone ? [] : result.files).map((f) => ({outcome: f.outcome, path: tildify(`${f.chat}/${f.file}`, home), message: f.message}))
+      const files = (result.alreadyUndone ? [] : result.files)
+        .filter((f) => !flags.quiet || f.outcome === 'refused' || f.outcome === 'failed')
+        .map((f) => ({outcome: f.outcome, path: tildify(`${f.chat}/${f.file}`, home), message: f.message, hash: flags.verbose ? ` sha256 ${f.sha256 ?? 'none (no file)'}` : ''}))
       const last = code !== 0 ? `Repair ${args.repairId} was not fully undone (exit ${code}).` : result.alreadyUndone ? (result.files.length === 0 ? `Repair ${args.repairId} replaced nothing; nothing to undo, nothing written.` : `Repair ${args.repairId} was already undone: every file is as before it; nothing written.`) : `Undid repair ${args.repairId}.`
-      await this.printHuman({files, errors, warnings: result.warnings, nothingReplaced: result.nothingReplaced.map((c) => tildify(c, home)), repairId: args.repairId, last}, (d) => ({
+      const nothingReplaced = flags.quiet ? [] : result.nothingReplaced.map((c) => tildify(c, home))
+      await this.printHuman({files, errors, warnings: result.warnings, nothingReplaced, repairId: args.repairId, last}, (d) => ({
         stderr: [...d.errors.map((e) => `chatdoctor: ${e.path}: ${e.message}`), ...d.warnings.map((w) => `warning: ${w}`)].join('\n'),
         stdout: [
-          ...d.files.map((f) => `${words[f.outcome]} ${f.path}${f.message && f.outcome !== 'refused' && f.outcome !== 'failed' ? ` (${f.message})` : ''}`),
+          ...d.files.map((f) => `${words[f.outcome]} ${f.path}${f.message && f.outcome !== 'refused' && f.outcome !== 'failed' ? ` (${f.message})` : ''}${f.hash}`),
           ...d.nothingReplaced.map((c) => `nothing to undo in ${c}: repair ${d.repairId} replaced nothing there`),
           d.last,
         ].join('\n'),

@@ -13,7 +13,9 @@
  *   archive (links are never followed) or under a file member is never given out (extracting it would put it
  *   somewhere else, or nowhere) and is reported as `archive-member-hidden`; a name that occurs more than once
  *   (tar and zip both allow it) is reported as `archive-duplicate-member`, and only its last copy, the one
- *   extracting the archive leaves, is given out.
+ *   extracting the archive leaves, is given out;
+ * - a directory entry for the root itself (`./`, as `tar -C dir -cf x.tar .` writes) is passed over: the root
+ *   needs no entry.
  * Only the bytes of members for which `keepData(path)` is true are held in memory; every file is hashed.
  */
 import {createHash} from 'node:crypto'
@@ -24,7 +26,7 @@ import {pipeline} from 'node:stream/promises'
 import {createGunzip} from 'node:zlib'
 import tarStream from 'tar-stream'
 import yauzl from 'yauzl'
-import {normalizeMemberPath, resolveLinkTarget, type MemberPath} from './paths.js'
+import {isRootName, normalizeMemberPath, resolveLinkTarget, type MemberPath} from './paths.js'
 
 /** Default caps: 1 GiB uncompressed and 100,000 entries per archive. */
 export const DEFAULT_LIMITS: ArchiveLimits = {maxBytes: 1024 ** 3, maxEntries: 100_000}
@@ -55,7 +57,7 @@ export type ArchiveProblemId = 'archive-entry-escapes' | 'archive-too-large' | '
 /** Something wrong with an archive or one of its entries. */
 export interface ArchiveProblem {
   id: ArchiveProblemId
-  /** The entry's name as stored (printable), or null for the archive as a whole. */
+  /** The entry's name exactly as stored (human output escapes it: `render/terminal.ts`), or null for the archive as a whole. */
   member: string | null
   message: string
 }
@@ -78,10 +80,6 @@ export function archiveKindByName(file: string): 'tar' | 'tar.gz' | 'zip' | null
 }
 
 class CapExceeded extends Error {}
-
-function printable(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-}
 
 /** Collects members with the rules shared by both formats. */
 class Collector {
@@ -114,7 +112,7 @@ class Collector {
   }
 
   escape(raw: string, why: string): void {
-    this.problems.push({id: 'archive-entry-escapes', member: printable(raw), message: `entry "${printable(raw)}" refused: ${why}; it was not read`})
+    this.problems.push({id: 'archive-entry-escapes', member: raw, message: `entry "${raw}" refused: ${why}; it was not read`})
   }
 
   /** A link entry at `path` refused for `why`: reported, and remembered so that members below it are hidden. */
@@ -154,10 +152,10 @@ class Collector {
     const segments = path.split('/')
     for (let i = 1; i < segments.length; i++) {
       const above = segments.slice(0, i).join('/')
-      if (this.refusedLinks.has(above)) return `it lies under "${printable(above)}", a link that was refused`
+      if (this.refusedLinks.has(above)) return `it lies under "${above}", a link that was refused`
       const m = this.members.get(above)
-      if (m?.kind === 'symlink') return `it lies under "${printable(above)}", a symbolic link inside the archive (links are never followed)`
-      if (m && m.kind !== 'directory') return `it lies under "${printable(above)}", which is ${m.kind === 'file' ? 'a file' : 'not a folder'} in the archive`
+      if (m?.kind === 'symlink') return `it lies under "${above}", a symbolic link inside the archive (links are never followed)`
+      if (m && m.kind !== 'directory') return `it lies under "${above}", which is ${m.kind === 'file' ? 'a file' : 'not a folder'} in the archive`
     }
     return null
   }
@@ -167,10 +165,10 @@ class Collector {
     for (const m of this.members.values()) {
       const why = this.hiddenBy(m.path)
       if (why === null) given.push(m)
-      else this.problems.push({id: 'archive-member-hidden', member: printable(m.path), message: `entry "${printable(m.path)}" not read: ${why}; extracting the archive would not put it there`})
+      else this.problems.push({id: 'archive-member-hidden', member: m.path, message: `entry "${m.path}" not read: ${why}; extracting the archive would not put it there`})
     }
     for (const [p, n] of this.duplicates) {
-      this.problems.push({id: 'archive-duplicate-member', member: printable(p), message: `entry "${printable(p)}" occurs ${n} times in the archive; only the last copy (the one extracting it leaves) was read, the other ${n - 1 === 1 ? 'one was' : `${n - 1} were`} not`})
+      this.problems.push({id: 'archive-duplicate-member', member: p, message: `entry "${p}" occurs ${n} times in the archive; only the last copy (the one extracting it leaves) was read, the other ${n - 1 === 1 ? 'one was' : `${n - 1} were`} not`})
     }
     const members = given.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
     return {format, members, problems: this.problems, complete: true}
@@ -234,6 +232,10 @@ async function readTar(file: string, gzip: boolean, c: Collector): Promise<void>
       const size = h.size ?? 0
       c.admit(h.type === 'file' || h.type === 'contiguous-file' || h.type === undefined || h.type === null ? size : 0)
       const mtimeMs = h.mtime ? h.mtime.getTime() : 0
+      if (h.type === 'directory' && isRootName(h.name)) {
+        await drain(entry)
+        continue
+      }
       const norm = normalizeMemberPath(h.name)
       if ('refused' in norm) {
         c.escape(h.name, norm.why)
@@ -303,6 +305,7 @@ async function readZip(file: string, c: Collector): Promise<void> {
       const isLink = (mode & S_IFMT) === S_IFLNK
       c.admit(isDir ? 0 : entry.uncompressedSize)
       const mtimeMs = entry.getLastModDate().getTime()
+      if (isDir && isRootName(raw)) continue
       const norm = normalizeMemberPath(raw)
       if ('refused' in norm) {
         c.escape(raw, norm.why)

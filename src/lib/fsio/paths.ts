@@ -36,11 +36,21 @@ export function printableName(name: string | Buffer): string {
   return out
 }
 
-/** A path as a shell word: as is when safe, else single-quoted (a leading `~/` kept outside the quotes). */
+/**
+ * A path (or any argument) as one shell word that gives back exactly its text: as is when every character is
+ * safe, else single-quoted with a leading `~/` kept outside the quotes (so the shell still expands it), or
+ * `$'…'`-quoted when it holds control characters, which are then escaped (C0 and DEL as `\xNN`, C1 as
+ * `\uNNNN`, the character's UTF-8 encoding), never printed raw.
+ */
 export function shellWord(p: string): string {
-  if (/^[\w@%+=:,./~#-]+$/.test(p)) return p
+  if (/^[\w@%+:,./~-][\w@%+=:,./~#-]*$/.test(p)) return p
   const home = p.startsWith('~/') ? '~/' : ''
-  return `${home}'${p.slice(home.length).replace(/'/g, `'\\''`)}'`
+  const rest = p.slice(home.length)
+  if (CONTROL.test(rest)) {
+    const esc = rest.replace(/[\\']/g, (c) => `\\${c}`).replace(CONTROLS, (c) => (c < '\u0080' ? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`))
+    return `${home}$'${esc}'`
+  }
+  return `${home}'${rest.replace(/'/g, `'\\''`)}'`
 }
 
 /** The exact command that repairs one chat with salvaged generations allowed. */

@@ -18,15 +18,32 @@ export function forTerminal<T>(data: T): T {
   return copy(data) as T
 }
 
+/** Each object and array `forTerminal` made, to the one it was copied from. */
+const ORIGINALS = new WeakMap<object, object>()
+
+/**
+ * The exact data an object of `forTerminal`'s copy was made from (the object itself when it is no such copy).
+ * For the one thing shown that must not be the escaped text: a command to paste, whose words name the exact
+ * files (`shellWord` quotes control characters its own way, `$'\x1b'`, never raw).
+ */
+export function exactOf<T extends object>(shown: T): T {
+  return (ORIGINALS.get(shown) as T | undefined) ?? shown
+}
+
 function copy(v: unknown): unknown {
   if (typeof v === 'string') return escapeControls(v)
   if (typeof v !== 'object' || v === null) return v
-  if (Array.isArray(v)) return v.map(copy)
+  if (Array.isArray(v)) return remember(v.map(copy), v)
   const proto = Object.getPrototypeOf(v)
   if (proto !== Object.prototype && proto !== null) return v
   const out: Record<string, unknown> = {}
   for (const [k, x] of Object.entries(v)) out[escapeControls(k)] = copy(x)
-  return out
+  return remember(out, v)
+}
+
+function remember<T extends object>(made: T, from: object): T {
+  ORIGINALS.set(made, from)
+  return made
 }
 
 /** An SGR sequence (colour, bold, dim): what chalk writes, and the only escape sequence chatdoctor writes. */
