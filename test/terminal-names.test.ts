@@ -134,7 +134,7 @@ describe('no name reaches the terminal raw, in the human output of every command
   })
 
   test('errors and usage errors that quote a name from the command line', () => {
-    for (const args of [['scan', path.join(root, `missing${EVIL}`)], ['inspect', path.join(root, `missing${EVIL}`)], ['check', path.join(root, `missing${EVIL}`)], ['undo', `id${EVIL}`], [`scan${EVIL}`], ['repair', '--restore-from', `x${EVIL}`, chatDir], ['inspect', '--session', `s${EVIL}`, path.join(root, 'tree')]]) {
+    for (const args of [['scan', path.join(root, `missing${EVIL}`)], ['inspect', path.join(root, `missing${EVIL}`)], ['check', path.join(root, `missing${EVIL}`)], ['undo', `id${EVIL}`], [`scan${EVIL}`], ['help', `scan${EVIL}`], ['repair', '--restore-from', `x${EVIL}`, chatDir], ['inspect', '--session', `s${EVIL}`, path.join(root, 'tree')]]) {
       const r = cli(args)
       assert.notEqual(r.status, 0)
       assertClean(args.join(' '), r)

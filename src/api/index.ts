@@ -93,7 +93,9 @@ export interface DiagnosedChat {
  */
 export async function scanChats(paths: readonly string[] = [], opts: Options = {}): Promise<Report> {
   const r = await scanPaths([...paths], {home: homeOf(opts), env: envOf(opts), keepData: false})
-  return buildReport({command: 'scan', version: VERSION, chats: r.chats.map((c) => c.report), skipped: r.skipped, errors: r.errors})
+  const report = buildReport({command: 'scan', version: VERSION, chats: r.chats.map((c) => c.report), skipped: r.skipped, errors: r.errors})
+  report.roots = r.roots
+  return report
 }
 
 /**

@@ -54,9 +54,9 @@ Writes nothing, anywhere. Exit status as for scan.`
     const html = renderHtml({command: this.commandLine(), version: this.config.version, chats: htmlReportChats([chat], {home: this.home(), version: this.config.version})})
     try {
       await writeFileDurable(file, html, {overwrite: true})
-      if (!quiet && !this.jsonEnabled()) this.note(`HTML report written to ${file}`)
+      if (!quiet && !this.jsonEnabled()) await this.printHuman({file}, (d) => ({stderr: `HTML report written to ${d.file}`}))
     } catch (e) {
-      this.note(`chatdoctor: could not write ${file}: ${(e as Error).message}`)
+      await this.printHuman({file, message: (e as Error).message}, (d) => ({stderr: `chatdoctor: could not write ${d.file}: ${d.message}`}))
       report.exitCode |= EXIT_OPERATIONAL
     }
   }

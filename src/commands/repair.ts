@@ -118,7 +118,8 @@ one chat, or naming no intact generation of it).`
   /** Lists the chats (on stderr, where the question goes) and asks once on the terminal; anything but y/yes declines. */
   private async confirm(todo: ChatPlan[]): Promise<boolean> {
     const {outputWidth} = await import('../lib/render/width.js')
-    for (const line of confirmationLines(todo.map((p) => ({chat: p.chat.report, actions: p.actions})), outputWidth(process.stderr, process.env))) this.note(line)
+    const width = outputWidth(process.stderr, process.env)
+    await this.printHuman(todo.map((p) => ({chat: p.chat.report, actions: p.actions})), (list) => ({stderr: confirmationLines(list, width).join('\n')}))
     const rl = createInterface({input: process.stdin, output: process.stderr})
     try {
       const answer = await rl.question(`Repair these ${todo.length} chats (originals kept as evidence, undo possible)? [y/N] `)
