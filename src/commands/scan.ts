@@ -40,6 +40,7 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
     }),
     quick: Flags.boolean({description: 'Read files over 68 KiB only at their ends (head 4 KiB, tail 64 KiB): fast, but damage in their middle is not detected (exit bit 8 for a chat judged so, see --trust-ends).'}),
     'trust-ends': Flags.boolean({description: 'With --quick: accept a file whose ends look whole as intact for the exit status (exit 0 possible without reading large files whole).', dependsOn: ['quick']}),
+    'redacted-snapshots': Flags.boolean({description: "Rank chatdoctor's redacted snapshots too (chatdoctor snapshot --redact: not the agent's whole context, so left out by default)."}),
   }
 
   static override args = {
@@ -53,7 +54,7 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
     const paths = argv as string[]
     const json = this.jsonEnabled()
     const bar = await ScanProgressBar.create(progressWanted({stderrIsTTY: Boolean(process.stderr.isTTY), json, env: process.env}))
-    const opts = {home: this.home(), env: process.env, keepData: false, onProgress: bar.update}
+    const opts = {home: this.home(), env: process.env, keepData: false, onProgress: bar.update, redactedSnapshots: flags['redacted-snapshots']}
     let result: Pick<Awaited<ReturnType<typeof scanPaths>>, 'skipped' | 'errors' | 'roots' | 'notChatFiles'> & {chats: Report['chats']}
     let quick: Report['quick']
     let quickExit: number | undefined
