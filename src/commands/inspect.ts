@@ -44,8 +44,8 @@ Writes nothing, anywhere. Exit status as for scan.`
     if (flags.html !== undefined && inspection) await this.writeHtml(flags.html, result.chats[0], report, false)
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) {
-      for (const e of report.errors) this.note(`error ${e.path}: ${e.message}`)
-      if (inspection) this.out(renderInspection(inspection, {chalk: await this.chalkFor(flags.color), width: await this.width()}))
+      const [chalk, width] = [await this.chalkFor(flags.color), await this.width()]
+      await this.printHuman({errors: report.errors, inspection}, (d) => ({stderr: d.errors.map((e) => `error ${e.path}: ${e.message}`).join('\n'), stdout: d.inspection ? renderInspection(d.inspection, {chalk, width}) : ''}))
     }
     return {...report, inspection}
   }
@@ -56,9 +56,9 @@ Writes nothing, anywhere. Exit status as for scan.`
     const html = renderHtml({command: this.commandLine(), version: this.config.version, chats: htmlReportChats([chat], {home: this.home(), version: this.config.version})})
     try {
       await writeFileDurable(file, html, {overwrite: true})
-      if (!quiet && !this.jsonEnabled()) this.note(`HTML report written to ${file}`)
+      if (!quiet && !this.jsonEnabled()) await this.printHuman({file}, (d) => ({stderr: `HTML report written to ${d.file}`}))
     } catch (e) {
-      this.note(`chatdoctor: could not write ${file}: ${(e as Error).message}`)
+      await this.printHuman({file, message: (e as Error).message}, (d) => ({stderr: `chatdoctor: could not write ${d.file}: ${d.message}`}))
       report.exitCode |= EXIT_OPERATIONAL
     }
   }

@@ -115,9 +115,8 @@ one chat, or naming no intact generation of it).`
     report.roots = result.roots
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) {
-      const {stdout, stderr} = renderRepair(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet, width: await this.width()})
-      this.note(stderr)
-      this.out(stdout)
+      const [chalk, width] = [await this.chalkFor(flags.color), await this.width()]
+      await this.printHuman(report, (r) => renderRepair(r, {chalk, verbose: flags.verbose, quiet: flags.quiet, width}))
     }
     return report
   }
@@ -125,7 +124,8 @@ one chat, or naming no intact generation of it).`
   /** Lists the chats (on stderr, where the question goes) and asks once on the terminal; anything but y/yes declines. */
   private async confirm(todo: ChatPlan[]): Promise<boolean> {
     const {outputWidth} = await import('../lib/render/width.js')
-    for (const line of confirmationLines(todo.map((p) => ({chat: p.chat.report, actions: p.actions})), outputWidth(process.stderr, process.env))) this.note(line)
+    const width = outputWidth(process.stderr, process.env)
+    await this.printHuman(todo.map((p) => ({chat: p.chat.report, actions: p.actions})), (list) => ({stderr: confirmationLines(list, width).join('\n')}))
     const rl = createInterface({input: process.stdin, output: process.stderr})
     try {
       const answer = await rl.question(`Repair these ${todo.length} chats (originals kept as evidence, undo possible)? [y/N] `)

@@ -53,6 +53,8 @@ export const CORE_FINDING_KINDS = {
   'archive-entry-escapes': {severity: 'error', description: 'An archive entry names a path outside the archive (../, an absolute path, a link pointing outside); refused, never read.'},
   'archive-too-large': {severity: 'error', description: 'An archive exceeds the entry or uncompressed-size cap (--max-entries, --max-bytes); nothing in it was diagnosed.'},
   'archive-unreadable': {severity: 'error', description: 'A bundle is not a readable .tar, .tar.gz/.tgz or .zip archive.'},
+  'archive-member-hidden': {severity: 'error', description: 'An archive entry lies under a refused link, under a symbolic link of the archive, or under a file: extracting would not put it there, so it is not read.'},
+  'archive-duplicate-member': {severity: 'error', description: 'An archive holds the same entry name more than once; only the last copy (the one extraction leaves) is read.'},
   'manifest-invalid': {severity: 'error', description: "A bundle's chatdoctor-bundle.json is not valid JSON or lacks the bundle layout; the bundle is checked without it."},
   'manifest-missing-file': {severity: 'error', description: "A file or chat listed in the bundle's manifest is not in the bundle."},
   'manifest-extra-file': {severity: 'error', description: "A file in the bundle is not listed in its manifest."},
@@ -61,6 +63,7 @@ export const CORE_FINDING_KINDS = {
   'chatdoctor-leftover': {severity: 'info', description: "chatdoctor's own leftover of a killed repair or undo (its `.chatdoctor-<id>-<file>.tmp` temp, or an evidence folder without a manifest or of nothing replaced), with its size; `repair` removes it."},
   'snapshot-restores': {severity: 'error', description: "A snapshot chatdoctor stored while the chat was healthy holds more of it than what a repair of the files on disk keeps: `repair` restores the snapshot's exact bytes."},
   'repair-interrupted': {severity: 'info', description: "A chatdoctor repair of the chat was killed before it put the folder's mtime back; `repair` puts back the mtime it recorded before its first write."},
+  'unverified': {severity: 'warning', description: "`scan --quick` read only the ends of the file the chat's status rests on (it is larger than the quick windows): they look whole, the middle was not checked (exit bit 8 unless --trust-ends)."},
 } as const satisfies Record<string, FindingKindSpec>
 
 /**
