@@ -1,17 +1,12 @@
 /**
- * Gemini CLI's finding kinds, beside the core's and the JSON-lines family's.
+ * Gemini CLI's finding kinds, beside the core's and the JSON-lines family's. What its next start deletes is the
+ * core's `next-start-loss` (urgent: shown in the default output).
  */
 import {CORE_FINDING_KINDS, findingMaker, type FindingKindSpec} from '../../model/findings.js'
 import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'
 
 /** The finding kinds only this format reports (joined into the closed list by the registry). */
 export const GEMINI_FINDING_KINDS = {
-  'next-start-loss': {
-    severity: 'error',
-    urgent: true,
-    description:
-      "The agent's own next start will destroy part of this chat (Gemini CLI: its start-up cleanup deletes every session file of a short id when one of them is empty, unreadable, without its metadata line or an orphan; its next append runs onto a torn or unterminated last line). Repair the chat, or bundle it, before the agent starts again.",
-  },
   'session-sibling': {severity: 'info', description: 'Another file of the same session sits beside the one the agent loads (Gemini CLI: a resume in a later minute starts a second session file with the same short id).'},
   'quarantined-copy': {severity: 'info', description: "A copy of the session the agent itself set aside when it could not reload it (Gemini CLI `<file>.unreadable-<ms>`); the agent never reads it again."},
 } as const satisfies Record<string, FindingKindSpec>
