@@ -30,6 +30,8 @@ export interface DatabaseSessionFacts {
   db: DbFileFacts | null
   wal: WalFacts | null
   shm: ShmFacts | null
+  /** sha256 of the database's files as copied, when the member asked for them. */
+  sha256: Record<string, string>
   /** Why what the WAL lost most likely belongs to this session (see `walSuspects`); null when it does not. */
   walSuspect: WalSuspicion | null
 }
@@ -45,19 +47,19 @@ const unanswered = (t: LastTurn | null): t is LastTurn => t !== null && t.prompt
 export type WalSuspicion = 'unfinished' | 'in-lost-bytes' | 'written-last'
 
 /**
- * The sessions what the WAL lost most likely belongs to: those whose last turn is unfinished or unanswered, and
- * those whose id is written in the bytes SQLite ignores; when none, the session written last (the one the agent
- * was writing). Empty when the WAL lost nothing.
+ * The sessions what the WAL lost most likely belongs to: those whose last turn is unfinished or unanswered;
+ * else the one session whose id is written in the bytes SQLite ignores (pages hold rows of many sessions, so
+ * only when it is the only one); else the session written last (the one the agent was writing). Empty when the
+ * WAL lost nothing.
  */
 export function walSuspects(db: DatabaseFacts): Map<string, WalSuspicion> {
   const out = new Map<string, WalSuspicion>()
   if (!db.wal || walLoss(db.wal, db.shm) === null) return out
   for (const s of db.sessions) if (s.lastTurn && (unfinishedTurn(s.lastTurn) || unanswered(s.lastTurn))) out.set(s.id, 'unfinished')
-  for (const id of db.rolledBackSessions) if (!out.has(id)) out.set(id, 'in-lost-bytes')
-  if (out.size === 0) {
-    const last = [...db.sessions].filter((s) => s.updatedMs !== null).sort((a, b) => b.updatedMs! - a.updatedMs! || (a.id < b.id ? -1 : 1))[0]
-    if (last) out.set(last.id, 'written-last')
-  }
+  if (out.size > 0) return out
+  if (db.rolledBackSessions.length === 1) return out.set(db.rolledBackSessions[0], 'in-lost-bytes')
+  const last = [...db.sessions].filter((s) => s.updatedMs !== null).sort((a, b) => b.updatedMs! - a.updatedMs! || (a.id < b.id ? -1 : 1))[0]
+  if (last) out.set(last.id, 'written-last')
   return out
 }
 
@@ -66,7 +68,7 @@ export function walSuspects(db: DatabaseFacts): Map<string, WalSuspicion> {
  * are the database's files present in the data dir (the chat's members).
  */
 export function databaseUnits(dataDir: string, db: DatabaseFacts, files: string[]): Array<ChatUnit & {facts: DatabaseSessionFacts}> {
-  const store = {file: db.file, error: db.error, integrity: db.integrity, queryErrors: db.queryErrors, db: db.db, wal: db.wal, shm: db.shm}
+  const store = {file: db.file, error: db.error, integrity: db.integrity, queryErrors: db.queryErrors, db: db.db, wal: db.wal, shm: db.shm, sha256: db.sha256}
   if (db.error !== null) return [{dir: dataDir, path: path.join(dataDir, db.file), members: files, facts: {kind: 'database', ...store, session: null, walSuspect: null}}]
   const suspects = walSuspects(db)
   return db.sessions.map((s) => ({dir: dataDir, path: `${path.join(dataDir, db.file)}#${s.id}`, members: files, facts: {kind: 'database', ...store, session: s, walSuspect: suspects.get(s.id) ?? null}}))
@@ -80,17 +82,24 @@ export function statGenerations(snapshot: ChatDirSnapshot, roleOf: (name: string
   return snapshot.files.map((f) => ({file: f.name, role: roleOf(f.name), class: null, reasons: [], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null}))
 }
 
-/** Where the WAL stops being read, in words: `kilo.db-wal was cut inside frame 65 (…)`. */
+/** Where the WAL stops being read, and what SQLite makes of it, in words. */
 export function walStory(file: string, wal: WalFacts, loss: WalLoss, shm: ShmFacts | null): string {
   const wf = `${file}-wal`
   const frameSize = (wal.pageSize ?? 0) + 24
-  const parts: string[] = []
-  if (wal.brokenFrame !== null) parts.push(`frame ${wal.brokenFrame} of ${wf} is torn (its checksum fails)`)
-  else if (wal.partialBytes > 0) parts.push(`${wf} was cut inside frame ${wal.validFrames + 1} (it ends at byte ${wal.bytes}, ${wal.partialBytes} of the frame's ${frameSize} bytes there)`)
-  if (wal.uncommitted > 0) parts.push(`${plural(wal.uncommitted, 'whole frame')} after its last commit belong to a transaction whose commit is not there`)
-  if (loss.committedFrames > 0) parts.push(`its index (${file}-shm) records ${shm!.mxFrame} committed frames, so the commits after frame ${wal.lastCommit} (${plural(loss.committedFrames, 'frame')}) are gone`)
-  const to = wal.lastCommit > 0 ? `the last whole commit (frame ${wal.lastCommit})` : `${file} alone (the WAL holds no whole commit)`
-  return `${parts.join('; ')}: SQLite silently reads the store as of ${to}`
+  const last = wal.brokenFrame ?? wal.validFrames
+  const where =
+    wal.brokenFrame !== null
+      ? `frame ${wal.brokenFrame} of ${wf} is torn (its checksum fails)`
+      : wal.partialBytes > 0
+        ? `${wf} was cut inside frame ${wal.validFrames + 1} (it ends at byte ${wal.bytes}, ${wal.partialBytes} of the frame's ${frameSize} bytes)`
+        : `${wf} ends after frame ${wal.validFrames}`
+  const open = last - wal.lastCommit + (wal.partialBytes > 0 ? 1 : 0)
+  const what =
+    loss.committedFrames > 0
+      ? `its index (${file}-shm) records ${shm!.mxFrame} committed frames, so the commits in frames ${wal.lastCommit + 1}–${shm!.mxFrame} are gone`
+      : `the ${plural(open, 'frame')} after its last commit belong to a transaction that never committed`
+  const to = wal.lastCommit > 0 ? `frame ${wal.lastCommit}, its last whole commit` : `${file} alone (the WAL holds no whole commit)`
+  return `${where}; ${what}: SQLite silently reads the store as of ${to}`
 }
 
 /** What an unfinished last turn looks like, in words (ids and counts only). */

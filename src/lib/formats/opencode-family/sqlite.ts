@@ -9,6 +9,7 @@
  * afterwards whatever happens. `better-sqlite3` is loaded only here, on first use, so a scan without a database
  * never loads the native module.
  */
+import {createHash} from 'node:crypto'
 import {closeSync, constants, copyFileSync, lstatSync, mkdtempSync, openSync, readSync, rmSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -95,6 +96,34 @@ export interface DatabaseFacts {
   shm: ShmFacts | null
   /** Ids of sessions whose id is written in the bytes of the WAL that SQLite ignores (what it rolled back). */
   rolledBackSessions: string[]
+  /** sha256 of each file of the set as copied (database, `-wal`, `-shm`), when asked for (`hash`). */
+  sha256: Record<string, string>
+}
+
+/** Options of `readDatabase`. */
+export interface ReadOptions {
+  /** Prefix of the private temp folder (`chatdoctor-<agent>-db-`). */
+  tempPrefix: string
+  /** Also hash the files as copied (a repair that moves them then checks it moves exactly those bytes). */
+  hash?: boolean
+}
+
+/** The sha256 of a file, read in chunks. */
+export function hashFile(file: string): string {
+  const h = createHash('sha256')
+  const fd = openSync(file, 'r')
+  try {
+    const buf = Buffer.alloc(1 << 20)
+    for (let pos = 0; ; ) {
+      const n = readSync(fd, buf, 0, buf.length, pos)
+      if (n === 0) break
+      h.update(buf.subarray(0, n))
+      pos += n
+    }
+  } finally {
+    closeSync(fd)
+  }
+  return h.digest('hex')
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -205,13 +234,14 @@ export function dbFileFacts(file: string): DbFileFacts {
  * `<tempPrefix>…`. Never throws: a database that cannot be copied, opened or queried yields `error`. Writes only
  * inside its own temp folder, removed before returning.
  */
-export async function readDatabase(dataDir: string, file: string, tempPrefix: string): Promise<DatabaseFacts> {
-  const facts: DatabaseFacts = {file, error: null, integrity: [], sessions: [], orphanMessages: 0, orphanPartsNoSession: 0, newestVersion: null, queryErrors: [], db: null, wal: null, shm: null, rolledBackSessions: []}
+export async function readDatabase(dataDir: string, file: string, opts: ReadOptions): Promise<DatabaseFacts> {
+  const facts: DatabaseFacts = {file, error: null, integrity: [], sessions: [], orphanMessages: 0, orphanPartsNoSession: 0, newestVersion: null, queryErrors: [], db: null, wal: null, shm: null, rolledBackSessions: [], sha256: {}}
   let tmp: string | undefined
   try {
-    tmp = mkdtempSync(path.join(os.tmpdir(), tempPrefix))
+    tmp = mkdtempSync(path.join(os.tmpdir(), opts.tempPrefix))
     const copy = path.join(tmp, file)
     const has = copyTogether(dataDir, file, tmp)
+    if (opts.hash) for (const [i, n] of storeFiles(file).entries()) if (i === 0 || (i === 1 ? has.wal : has.shm)) facts.sha256[n] = hashFile(path.join(tmp, n))
     facts.db = dbFileFacts(copy)
     let ignored: Buffer | null = null
     if (has.wal) {
@@ -297,7 +327,8 @@ export function lastTurnOf(messages: SessionMessage[]): LastTurn | null {
 
 function queryInto(db: Db, facts: DatabaseFacts): void {
   try {
-    facts.integrity = (db.prepare('PRAGMA integrity_check(20)').pluck().all() as unknown[]).map(String)
+    // One row per problem, but SQLite may put several on one row (one line each, under a `*** in database … ***` heading).
+    facts.integrity = (db.prepare('PRAGMA integrity_check(20)').pluck().all() as unknown[]).flatMap((r) => String(r).split('\n')).filter((l) => l !== '' && !/^\*\*\* in database .* \*\*\*$/.test(l))
   } catch (e) {
     facts.integrity = [oneLine(e)]
   }

@@ -7,7 +7,7 @@
 import type {Role} from '../../model/report.js'
 import type {ChatDirSnapshot, Diagnosis, FormatAdapter} from '../../model/adapter.js'
 import {diagnoseDatabaseSession} from '../opencode-family/database.js'
-import {EXPORT_SNIFF_BYTES, looksLikeExport, mayBeExportName} from '../opencode-family/export-sniff.js'
+import {EXPORT_SNIFF_BYTES, exportVersionOf, looksLikeExport, mayBeExportName} from '../opencode-family/export-sniff.js'
 import {EXPORT_SIZE_CAP_BYTES, OPENCODE, STORAGE, defaultRoots, isDatabaseName, isDataDir, treeFileOf} from './layout.js'
 import {listStore, type OpenCodeFacts} from './store.js'
 import {diagnoseTreeSession} from './tree.js'
@@ -19,6 +19,16 @@ import {OPENCODE_FINDING_KINDS} from './findings.js'
 /** The role of a file of a database chat: the database files, or the tree's session file (an older generation). */
 function roleOf(name: string): Role {
   return isDatabaseName(name.replace(/-(?:wal|shm)$/, '')) ? 'database' : treeFileOf(name).kind === 'session' ? 'backup' : 'other'
+}
+
+/**
+ * True for an export OpenCode wrote: the export's shape, and its session's `version` (when its first bytes hold
+ * it) one OpenCode has released, 0.x or 1.x; a later one is a fork's, whose adapter takes it.
+ */
+export function isOpenCodeExport(head: Uint8Array): boolean {
+  if (!looksLikeExport(head)) return false
+  const v = exportVersionOf(head)
+  return v === null || (Number.parseInt(v, 10) || 0) < 2
 }
 
 /** Diagnoses one OpenCode chat from its snapshot and the facts `listStore` gathered. Never throws. */
@@ -54,8 +64,9 @@ export const opencode: FormatAdapter = {
   documents: {
     mayBeName: mayBeExportName,
     sniffBytes: EXPORT_SNIFF_BYTES,
-    looksLike: looksLikeExport,
+    looksLike: isOpenCodeExport,
     skipFolders: [STORAGE],
+    fallback: true,
     diagnose: async (name, data, mtimeMs) => (await import('./export-chat.js')).diagnoseExportFile(name, data, mtimeMs),
   },
   // Export files and tree files are JSON (told apart by content); a store's database files are needed whole.

@@ -107,7 +107,7 @@ export async function listStore(dataDir: string): Promise<StoreListing> {
   // The database first: sessions it holds are its chats.
   const dbName = entries.includes(DATABASE) ? DATABASE : entries.find(isDatabaseName)
   let db: DatabaseFacts | null = null
-  if (dbName) db = await readDatabase(dataDir, dbName, OPENCODE.tempPrefix)
+  if (dbName) db = await readDatabase(dataDir, dbName, {tempPrefix: OPENCODE.tempPrefix})
   const dbIds = new Set(db && db.error === null ? db.sessions.map((s) => s.id) : [])
 
   const idx = entries.includes(STORAGE) ? await indexTree(dataDir, errors) : null
