@@ -14,10 +14,10 @@
  * so the WAL index (`-shm`) records the commits as Kilo's does after a run. SQLite itself writes the WAL:
  * `better-sqlite3`'s SQLite 3.x, the same file format as Kilo's Bun SQLite.
  */
-import {chmodSync, closeSync, copyFileSync, cpSync, openSync, readdirSync, readFileSync, statSync, truncateSync, writeSync} from 'node:fs'
+import {closeSync, copyFileSync, openSync, readFileSync, statSync, truncateSync, writeSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import path from 'node:path'
-import {REALDATA, setMtime, tempDir, cleanup} from './fixtures.js'
+import {REALDATA, copyWithMtimes, setMtime, tempDir, cleanup} from './fixtures.js'
 
 export const KILO_REAL = path.join(REALDATA, 'kilo', '7.7.7')
 /** The data dir below a copied home. */
@@ -40,22 +40,7 @@ const open = (file: string, readonly = false): Db => {
  * files. Returns the copied data dir (`<root>/.local/share/kilo`).
  */
 export function copyKiloHome(root: string): string {
-  cpSync(path.join(KILO_REAL, 'home'), root, {recursive: true})
-  let i = 0
-  const base = Date.UTC(2026, 11, 1, 9, 50, 0)
-  const walk = (d: string) => {
-    chmodSync(d, 0o755)
-    for (const n of readdirSync(d).sort()) {
-      const p = path.join(d, n)
-      if (statSync(p).isDirectory()) walk(p)
-      else {
-        chmodSync(p, 0o644)
-        setMtime(p, base + i++ * 1000)
-      }
-    }
-    setMtime(d, base + 1_000_000 + i++ * 1000)
-  }
-  walk(root)
+  copyWithMtimes(path.join(KILO_REAL, 'home'), root, Date.UTC(2026, 11, 1, 9, 50, 0))
   return path.join(root, DATA)
 }
 
@@ -218,9 +203,9 @@ export function nulPage(data: string, page: number, pageSize = 4096): void {
   })
 }
 
-/** The root page of a table's b-tree (read on a copy). */
-export function rootPage(data: string, table: string): number {
-  const scratch = tempDir('chatdoctor-kilo-root-')
+/** Runs `fn` on a read-only connection to a private copy of the store of `data` (its WAL and index with it). */
+function onCopy<T>(data: string, fn: (db: Db) => T): T {
+  const scratch = tempDir('chatdoctor-kilo-copy-')
   try {
     for (const n of ['kilo.db', 'kilo.db-wal', 'kilo.db-shm']) {
       try {
@@ -231,7 +216,7 @@ export function rootPage(data: string, table: string): number {
     }
     const db = open(path.join(scratch, 'kilo.db'), true)
     try {
-      return Number(db.prepare('SELECT rootpage FROM sqlite_master WHERE type = ? AND name = ?').pluck().get('table', table))
+      return fn(db)
     } finally {
       db.close()
     }
@@ -240,24 +225,12 @@ export function rootPage(data: string, table: string): number {
   }
 }
 
-/** The rows of a store's session, message and part tables (read on a copy), for comparing two stores. */
+/** The root page of a table's b-tree (read on a copy). */
+export function rootPage(data: string, table: string): number {
+  return onCopy(data, (db) => Number(db.prepare('SELECT rootpage FROM sqlite_master WHERE type = ? AND name = ?').pluck().get('table', table)))
+}
+
+/** The rows of a store's session, message, part and event tables (read on a copy), for comparing two stores. */
 export function storeRows(data: string): {session: Row[]; message: Row[]; part: Row[]; event: Row[]} {
-  const scratch = tempDir('chatdoctor-kilo-rows-')
-  try {
-    for (const n of ['kilo.db', 'kilo.db-wal', 'kilo.db-shm']) {
-      try {
-        copyFileSync(path.join(data, n), path.join(scratch, n))
-      } catch {
-        // absent
-      }
-    }
-    const db = open(path.join(scratch, 'kilo.db'), true)
-    try {
-      return {session: rows(db, 'SELECT * FROM session ORDER BY id'), message: rows(db, 'SELECT * FROM message ORDER BY id'), part: rows(db, 'SELECT * FROM part ORDER BY id'), event: rows(db, 'SELECT * FROM event ORDER BY id')}
-    } finally {
-      db.close()
-    }
-  } finally {
-    cleanup(scratch)
-  }
+  return onCopy(data, (db) => ({session: rows(db, 'SELECT * FROM session ORDER BY id'), message: rows(db, 'SELECT * FROM message ORDER BY id'), part: rows(db, 'SELECT * FROM part ORDER BY id'), event: rows(db, 'SELECT * FROM event ORDER BY id')}))
 }

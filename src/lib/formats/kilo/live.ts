@@ -10,7 +10,8 @@ import {closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readS
 import os from 'node:os'
 import path from 'node:path'
 import type {ChatDirSnapshot} from '../../model/adapter.js'
-import {processCommandLine, processEnvironment} from '../../fsio/proc.js'
+import {matchingPids} from '../../fsio/agent-processes.js'
+import {processEnvironment} from '../../fsio/proc.js'
 import {AGENT_PROCESS, LOCKS, dataDir, stateDirsOf} from './layout.js'
 
 /** A running Kilo process and the data dirs its environment names (null when its environment cannot be read). */
@@ -36,22 +37,10 @@ export function dataDirsOf(env: NodeJS.ProcessEnv): string[] {
 
 /** The running Kilo processes (argv matching `pattern`); none where `/proc` is absent. */
 export function kiloProcesses(pattern: RegExp = AGENT_PROCESS): KiloProcess[] {
-  let pids: string[]
-  try {
-    pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n))
-  } catch {
-    return []
-  }
-  const out: KiloProcess[] = []
-  for (const p of pids) {
-    const pid = Number(p)
-    if (pid === process.pid) continue
-    const argv = processCommandLine(pid)
-    if (!argv || !argv.slice(0, 3).some((a) => pattern.test(a))) continue
+  return matchingPids(pattern).map((pid) => {
     const env = processEnvironment(pid)
-    out.push({pid, dataDirs: env ? dataDirsOf(env) : null})
-  }
-  return out
+    return {pid, dataDirs: env ? dataDirsOf(env) : null}
+  })
 }
 
 function isRunning(pid: number): boolean {
