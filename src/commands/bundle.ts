@@ -94,7 +94,7 @@ error.`
       const chalk = await this.chalkFor(flags.color)
       for (const e of errors) this.note(`${chalk.red('error')} ${e.path}: ${e.message}`)
       if (info) {
-        this.out(renderChatTable(built.chats, {chalk, verbose: false, quiet: false}))
+        this.out(renderChatTable(built.chats, {chalk, verbose: false, quiet: false, width: await this.width()}))
         const omitted = info.omitted > 0 ? `; ${info.omitted} file${info.omitted === 1 ? '' : 's'} left out (see chatdoctor-bundle.json)` : ''
         this.note(`wrote ${info.file}: ${info.chats} chat${info.chats === 1 ? '' : 's'}, ${info.bytes} bytes${info.redacted ? ', redacted' : ''}${omitted}`)
       } else this.note('nothing written')

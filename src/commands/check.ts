@@ -35,7 +35,7 @@ unreadable PATH or a refused archive entry), plus 2 for any chat whose worst fin
   static override strict = false
 
   static override flags = {
-    format: Flags.string({description: 'Report format.', options: ['table', 'json', 'sarif', 'junit', 'github'], default: 'table'}),
+    format: Flags.string({description: "Report format (html: one self-contained page with each chat's timeline and byte maps).", options: ['table', 'json', 'sarif', 'junit', 'github', 'html'], default: 'table'}),
     output: Flags.string({char: 'o', description: 'Write the report in --format to FILE; stdout then carries the human table.'}),
     'fail-on': Flags.string({description: 'Least severe finding that fails a chat (adds exit bit 2).', options: ['error', 'warning', 'info'], default: 'error'}),
     'max-bytes': Flags.integer({description: 'Cap on the uncompressed bytes of one archive.', min: 1, default: DEFAULT_LIMITS.maxBytes}),
@@ -62,6 +62,10 @@ unreadable PATH or a refused archive entry), plus 2 for any chat whose worst fin
     if (format === 'json') text = JSON.stringify(report, null, 2)
     else if (format === 'sarif') text = JSON.stringify((await import('../lib/render/sarif.js')).renderSarif(input), null, 2)
     else if (format === 'junit') text = (await import('../lib/render/junit.js')).renderJunit(input)
+    else if (format === 'html') {
+      const [{htmlReportChats}, {renderHtml}] = await Promise.all([import('../lib/pipeline/html-report.js'), import('../lib/render/html.js')])
+      text = renderHtml({command: this.commandLine(), version: this.config.version, chats: htmlReportChats(result.chats, {home: this.home(), version: this.config.version}), summary: report.summary, errors: report.errors})
+    }
     else if (format === 'github') {
       const {renderGithubAnnotations, renderGithubSummary} = await import('../lib/render/github.js')
       text = renderGithubAnnotations(input).join('\n')
@@ -87,7 +91,7 @@ unreadable PATH or a refused archive entry), plus 2 for any chat whose worst fin
     if (this.jsonEnabled()) return report
     if (text === null || flags.output !== undefined) {
       const {renderHuman} = await import('../lib/render/table.js')
-      const {stdout, stderr} = renderHuman(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet})
+      const {stdout, stderr} = renderHuman(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet, width: await this.width()})
       this.note(stderr)
       this.out(stdout)
     } else this.out(text)

@@ -6,7 +6,7 @@ import {nodeFileSystem} from '../lib/fsio/fs.js'
 import {stateDir} from '../lib/fsio/repair-log.js'
 import type {Report} from '../lib/model/report.js'
 import {planRepairs, restorableGenerations, type ChatPlan} from '../lib/pipeline/plan.js'
-import {renderRepair} from '../lib/render/repair.js'
+import {confirmationLines, renderRepair} from '../lib/render/repair.js'
 import {buildRepairReport, newRepairId, type ChatResult} from '../lib/pipeline/repair-report.js'
 import {scanPaths} from '../lib/pipeline/scan.js'
 import {firstOf, fromAdapters, listed, paragraphs, wrap} from '../cli/help.js'
@@ -61,6 +61,7 @@ one chat, or naming no intact generation of it).`
     const {argv, flags} = await this.parse(Repair)
     const home = this.home()
     const result = await scanPaths(argv as string[], {home, env: process.env})
+    if (result.notChatFiles.length > 0) throw await this.notChatFileError(result.notChatFiles[0])
     const restoreFrom = flags['restore-from']
     if (restoreFrom !== undefined) {
       if (result.chats.length !== 1) throw new UsageError(`--restore-from needs exactly one chat in scope (found ${result.chats.length}); give its chat dir as PATH`)
@@ -76,7 +77,7 @@ one chat, or naming no intact generation of it).`
 
     if (!dryRun && todo.length > 0) {
       let proceed = true
-      if (todo.length > 1 && !flags.yes && !this.jsonEnabled() && process.stdin.isTTY) proceed = await this.confirm(todo.length)
+      if (todo.length > 1 && !flags.yes && !this.jsonEnabled() && process.stdin.isTTY) proceed = await this.confirm(todo)
       if (!proceed) for (const p of todo) results.set(p, 'not-attempted')
       else {
         const fs = nodeFileSystem()
@@ -101,20 +102,23 @@ one chat, or naming no intact generation of it).`
     }
 
     const report = buildRepairReport({version: this.config.version, home, dryRun, repairId, plans, results, skipped: result.skipped, errors: result.errors, interrupted})
+    report.roots = result.roots
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) {
-      const {stdout, stderr} = renderRepair(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet})
+      const {stdout, stderr} = renderRepair(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet, width: await this.width()})
       this.note(stderr)
       this.out(stdout)
     }
     return report
   }
 
-  /** Asks once on the terminal; anything but y/yes declines. */
-  private async confirm(n: number): Promise<boolean> {
+  /** Lists the chats (on stderr, where the question goes) and asks once on the terminal; anything but y/yes declines. */
+  private async confirm(todo: ChatPlan[]): Promise<boolean> {
+    const {outputWidth} = await import('../lib/render/width.js')
+    for (const line of confirmationLines(todo.map((p) => ({chat: p.chat.report, actions: p.actions})), outputWidth(process.stderr, process.env))) this.note(line)
     const rl = createInterface({input: process.stdin, output: process.stderr})
     try {
-      const answer = await rl.question(`Repair ${n} chats (originals are kept as evidence; undo is possible)? [y/N] `)
+      const answer = await rl.question(`Repair these ${todo.length} chats (originals kept as evidence, undo possible)? [y/N] `)
       return /^y(es)?$/i.test(answer.trim())
     } finally {
       rl.close()

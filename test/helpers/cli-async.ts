@@ -4,13 +4,13 @@
  */
 import {spawn} from 'node:child_process'
 import path from 'node:path'
-import {REPO_ROOT, type CliResult} from './fixtures.js'
+import {REPO_ROOT, inheritedEnv, type CliResult} from './fixtures.js'
 
 export function runCliAsync(args: string[], opts: {env?: NodeJS.ProcessEnv; cwd?: string} = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'run.js'), ...args], {
       cwd: opts.cwd ?? REPO_ROOT,
-      env: {...process.env, NO_COLOR: '1', ...opts.env},
+      env: {...inheritedEnv(), NO_COLOR: '1', ...opts.env},
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     const out: Buffer[] = []

@@ -25,3 +25,24 @@ export function printableName(name: string | Buffer): string {
   for (const b of buf) out += b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`
   return out
 }
+
+/**
+ * A path (or any argument) as one shell word that gives back exactly its text: as is when every character is
+ * safe, else single-quoted with a leading `~/` kept outside the quotes (so the shell still expands it), or
+ * `$'…'`-quoted when it holds control characters (which are then escaped, never printed raw).
+ */
+export function shellWord(p: string): string {
+  if (/^[\w@%+:,./~-][\w@%+=:,./~#-]*$/.test(p)) return p
+  const home = p.startsWith('~/') ? '~/' : ''
+  const rest = p.slice(home.length)
+  if (/[\u0000-\u001f\u007f]/.test(rest)) {
+    const esc = rest.replace(/[\\']/g, (c) => `\\${c}`).replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+    return `${home}$'${esc}'`
+  }
+  return `${home}'${rest.replace(/'/g, `'\\''`)}'`
+}
+
+/** The exact command that repairs one chat with salvaged generations allowed. */
+export function salvageCommand(chatPath: string): string {
+  return `chatdoctor repair --salvage ${shellWord(chatPath)}`
+}

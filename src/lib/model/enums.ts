@@ -9,7 +9,9 @@
  * - `primary`: the state file the agent loads (Codebuff: `run-state.json`).
  * - `backup`: the previous generation rotated aside (`run-state.json.bak`).
  * - `temp`: a leftover temp of an interrupted atomic write (`run-state.json.<pid>[.<uuid>].tmp`).
- * - `embedded`: a state copy stored inside another file (Codebuff: `metadata.runState` of a transcript message).
+ * - `embedded`: a state copy stored inside another file (Codebuff: `metadata.runState` of a transcript message,
+ *   `chat-messages.json#<message id>`; or one of several complete documents inside a damaged state file,
+ *   `run-state.json@<byte offset>`).
  * - `transcript`, `transcript-temp`: the transcript the user sees and its leftover temps.
  * - `meta`: a sidecar summary (`chat-meta.json`).
  * - `other`: anything else; never classified, never touched.
@@ -45,6 +47,8 @@ export type FileClass = (typeof CLASSES)[number]
  * `fresh-chat`.
  * Access: `unreadable` (the file could not be read: permission, I/O error), `not-a-file` (the name is a
  * symbolic link, a folder or a special file: never read, never replaced).
+ * Content: `foreign-content` (the file is other content from its first byte: another program's text, binary or
+ * encrypted data written over the state).
  * Line level (JSONL session logs, counted per line): `torn-tail` (the final line is a cut record),
  * `torn-interior` (an earlier line is a cut record or a fragment), `interleaved-line` (a cut record and the next
  * record, or two records, on one line), `split-record` (one record spread over several lines by raw line
@@ -52,6 +56,8 @@ export type FileClass = (typeof CLASSES)[number]
  * `torn-utf8` and `nul-run` as above, per line.
  * Generations: `sibling-orphan` (a sibling file of a session that holds nothing of the conversation, only what
  * the agent writes when it starts; Gemini CLI's resume in a later minute leaves one).
+ * Content level: `semantic-empty` (parses and has the right shape, but holds nothing: e.g. a model-context
+ * array `[]` where the transcript shows turns).
  */
 export const REASONS = [
   'bom',
@@ -69,6 +75,7 @@ export const REASONS = [
   'fresh-chat',
   'unreadable',
   'not-a-file',
+  'foreign-content',
   // Line level (JSONL session logs).
   'torn-tail',
   'torn-interior',
@@ -77,6 +84,8 @@ export const REASONS = [
   'lone-surrogate',
   // Generations.
   'sibling-orphan',
+  // Content level.
+  'semantic-empty',
 ] as const
 export type Reason = (typeof REASONS)[number]
 
@@ -118,3 +127,13 @@ export type ActionType = (typeof ACTION_TYPES)[number]
  */
 export const REPAIR_OUTCOMES = ['repaired', 'planned', 'refused', 'failed', 'not-attempted', 'not-needed', 'not-repairable', 'left-untouched', 'manual'] as const
 export type RepairOutcome = (typeof REPAIR_OUTCOMES)[number]
+
+/**
+ * How an agent's memory came to lack turns (`AmnesiaReport.patterns`): `trace-break` (its trace session id
+ * differs from an older generation's), `late-start` (prompts start after turn 1 with no summary), `placeholder`
+ * (the loader's stand-in was saved), `compaction-wipe` (the history starts with an empty or near-empty
+ * compaction summary), `empty-history` (the history holds no prompt and no summary while the transcript has
+ * agent turns).
+ */
+export const AMNESIA_PATTERNS = ['trace-break', 'late-start', 'placeholder', 'compaction-wipe', 'empty-history'] as const
+export type AmnesiaPattern = (typeof AMNESIA_PATTERNS)[number]

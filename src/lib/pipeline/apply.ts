@@ -123,6 +123,8 @@ export async function liveReasons(plan: ChatPlan, ctx: Pick<ApplyContext, 'fs' |
     const isAgent = ctx.isAgentProcess ?? isAgentProcess
     for (const t of plan.temps) if (isAgent(t.pid, pattern)) reasons.push(`${t.name} belongs to pid ${t.pid}, a running ${plan.chat.adapter.name} process`)
   }
+  // The agent's own live signals (lock files, a process holding its store open).
+  if (plan.chat.adapter.liveReasons) reasons.push(...plan.chat.adapter.liveReasons(plan.chat.snapshot))
   return reasons
 }
 
