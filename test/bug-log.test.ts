@@ -150,8 +150,9 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   const restores = (c: ReportChat) => (c.actions ?? []).filter((a) => a.type === 'restore').map((a) => ({to: a.to, from: a.from}))
   assert.deepEqual(restores(pc), rv.restores.map((r) => ({to: r.to, from: r.from})), 'planned restores')
 
-  // repair -y --json: exactly the plan, the exact bytes, evidence kept, nothing else touched.
-  const dir = chatDirOf(pc)
+  // repair -y --json: exactly the plan, the exact bytes, evidence kept, nothing else touched. A chat named by
+  // its file (a session's conversation) has its files in that file's folder.
+  const dir = lstatSync(chatDirOf(pc)).isDirectory() ? chatDirOf(pc) : path.dirname(chatDirOf(pc))
   const before = filesOf(dir)
   const read = (name: string) => {
     const b = before.get(name)

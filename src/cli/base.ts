@@ -22,12 +22,34 @@ export class UsageError extends Error {
   readonly exit = EXIT_USAGE
 }
 
+/**
+ * `-q`/`--quiet` and `-v`/`--verbose`, described in the words of the command that takes them: what each
+ * leaves out or adds differs between a scan, a repair, an undo and a bundle.
+ */
+export function quietVerboseFlags(words: {quiet: string; verbose: string}) {
+  return {
+    quiet: Flags.boolean({char: 'q', description: words.quiet}),
+    verbose: Flags.boolean({char: 'v', description: words.verbose}),
+  }
+}
+
+/**
+ * A help text written with line breaks for the source: lines of a paragraph are joined, so oclif wraps them
+ * to the terminal; blank lines (paragraphs) and lines starting with `- ` or indentation (lists) are kept.
+ */
+export function prose(strings: TemplateStringsArray, ...values: unknown[]): string {
+  const text = strings.reduce((acc, s, i) => acc + String(values[i - 1]) + s)
+  return text
+    .split(/\n{2,}/)
+    .map((para) => para.split('\n').reduce((acc, line) => (acc === '' ? line : /^(- |\s)/.test(line) ? `${acc}\n${line}` : `${acc} ${line}`), ''))
+    .join('\n\n')
+}
+
 export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true
 
+  /** Flags every command takes with the same meaning. `-q`/`-v` differ per command: see `quietVerboseFlags`. */
   static override baseFlags = {
-    quiet: Flags.boolean({char: 'q', description: 'Print only what needs attention (no summary, no healthy chats).'}),
-    verbose: Flags.boolean({char: 'v', description: 'Show every finding under each chat, and skipped folders.'}),
     color: Flags.boolean({allowNo: true, description: 'Colour the output (default: on a TTY unless NO_COLOR or TERM=dumb; the flag wins over both).'}),
   }
 

@@ -1,4 +1,4 @@
-import {BaseCommand, UsageError} from '../cli/base.js'
+import {BaseCommand, UsageError, prose} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
 import {inspectChat, type Inspection} from '../lib/pipeline/inspect.js'
 import type {Report} from '../lib/model/report.js'
@@ -11,7 +11,7 @@ import {firstOf, fromAdapters, listed, wrap} from '../cli/help.js'
 export default class Inspect extends BaseCommand {
   static override summary = 'The whole forensic picture of one chat: timeline, tears, ranking, salvage, what happened. Read-only.'
 
-  static override description = `${wrap(`CHAT_DIR must hold exactly one chat (or name one with --session, e.g. in ${listed(fromAdapters((h) => h.store?.dir))}). ${fromAdapters((h) => h.inspect).join(' ')} Shows every generation (mtime, size, class, turns covered, traceSessionId), where each tear sits (byte offset, 4096-byte alignment, NUL runs), why each candidate won or lost, what a salvage would recover, and a plain-language account of what most likely happened.`)}
+  static override description = prose`${wrap(`CHAT_DIR must hold exactly one chat (or name one with --session, e.g. in ${listed(fromAdapters((h) => h.store?.dir))}). ${fromAdapters((h) => h.inspect).join(' ')} Shows every generation (mtime, size, class, turns covered, traceSessionId), where each tear sits (byte offset, 4096-byte alignment, NUL runs), why each candidate won or lost, what a salvage would recover, and a plain-language account of what most likely happened.`)}
 Writes nothing, anywhere. Exit status as for scan.`
 
   static override examples = [`<%= config.bin %> inspect ${firstOf((h) => h.examples?.chat, './chat')}`, '<%= config.bin %> inspect --json ./chat > inspection.json']
@@ -39,7 +39,7 @@ Writes nothing, anywhere. Exit status as for scan.`
     }
     const report = buildReport({command: 'inspect', version: this.config.version, chats: result.chats.map((c) => c.report), skipped: result.skipped, errors: result.errors})
     const inspection = result.chats.length === 1 ? inspectChat(result.chats[0]) : null
-    if (flags.html !== undefined && inspection) await this.writeHtml(flags.html, result.chats[0], report, flags.quiet)
+    if (flags.html !== undefined && inspection) await this.writeHtml(flags.html, result.chats[0], report, false)
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) {
       for (const e of report.errors) this.note(`error ${e.path}: ${e.message}`)

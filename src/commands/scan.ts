@@ -1,5 +1,5 @@
 import path from 'node:path'
-import {BaseCommand} from '../cli/base.js'
+import {BaseCommand, prose, quietVerboseFlags} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
 import {ScanProgressBar, progressWanted} from '../cli/progress.js'
 import type {ChatReport, Report} from '../lib/model/report.js'
@@ -11,7 +11,7 @@ import {firstOf, fromAdapters, listed, wrap} from '../cli/help.js'
 export default class Scan extends BaseCommand {
   static override summary = 'Diagnose chat dirs: classify every generation, rank them, say what is damaged. Read-only.'
 
-  static override description = `${wrap(`With no PATH, searches ${listed(fromAdapters((h) => h.roots))}.`)}
+  static override description = prose`${wrap(`With no PATH, searches ${listed(fromAdapters((h) => h.roots))}.`)}
 A PATH may be a chat dir or any folder above chat dirs (searched without following symbolic links, 12
 folders deep: a deeper folder is listed as skipped), or a file of a chat; a file no chat holds is a usage
 error. Writes nothing, anywhere. The table fits the terminal (COLUMNS overrides its width); a scan with
@@ -31,6 +31,10 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
   ]
 
   static override flags = {
+    ...quietVerboseFlags({
+      quiet: 'Print only the chats that need attention: no healthy chats, no summary line.',
+      verbose: 'List every finding under its chat, and each folder that was skipped with the reason.',
+    }),
     quick: Flags.boolean({description: 'Read only the ends of each file (head 4 KiB, tail 64 KiB): fast, but damage in the middle of a file is not detected.'}),
   }
 

@@ -156,6 +156,7 @@ async function walk(dir: string, depth: number, adapters: readonly FormatAdapter
       // A store spreads each chat over many folders: the adapter lists them (OpenCode's data dir).
       const listed = await adapter.listStore(dir)
       out.errors.push(...listed.errors)
+      out.skipped.push(...(listed.skipped ?? []))
       units = listed.chats
     }
     for (const unit of units) {

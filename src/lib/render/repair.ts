@@ -252,6 +252,13 @@ export function renderRepair(report: Report, opts: RepairRenderOptions): {stdout
     out.push(...lines)
   }
   if (opts.verbose) out.push(...renderFindings(report.chats, {chalk: c, verbose: true, quiet: opts.quiet, width}))
+  // What must be done before an agent's next start, for chats this run did not repair (a chat left untouched
+  // says it in its own lines), even without --verbose.
+  else {
+    const kinds = findingKinds()
+    const urgent = report.chats.filter((ch) => ch.repair?.outcome !== 'repaired' && ch.repair?.outcome !== 'left-untouched').map((ch) => ({...ch, findings: ch.findings.filter((f) => isUrgent(f, kinds))})).filter((ch) => ch.findings.length > 0)
+    if (urgent.length > 0) out.push(...renderFindings(urgent, {chalk: c, verbose: false, quiet: false, width}))
+  }
   if (opts.verbose) for (const s of report.skipped) out.push(...wrap(c.dim(`skipped ${printableName(s.path)}: ${s.reason}`)))
   for (const e of report.errors) err.push(...wrap(`${c.red('error')} ${printableName(e.path)}: ${e.message}`))
   if (!opts.quiet) {
