@@ -102,7 +102,9 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     if (want.amnesia !== undefined) assert.deepEqual(c.amnesia?.patterns ?? [], want.amnesia, 'amnesia patterns')
 
     // inspect --json: the same verdict, and the account states the facts.
-    const ins = await runCliAsync(['inspect', '--json', chatDirOf(c)], {env})
+    // A chat named by a file that is gone (a store's missing database) is inspected in its folder, by its id.
+    const one = existsSync(chatDirOf(c)) ? [chatDirOf(c)] : ['--session', c.id, path.dirname(chatDirOf(c))]
+    const ins = await runCliAsync(['inspect', '--json', ...one], {env})
     const x = (JSON.parse(ins.stdout) as {inspection: {status: string; winner: string | null; account: string}}).inspection
     assert.equal(x.status, want.status, 'inspect status')
     assert.equal(x.winner, want.winner, 'inspect winner')
@@ -113,7 +115,7 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     const degraded = c.findings.filter((f) => (f.id === 'context-amnesia' || f.id === 'compaction-wipe') && c.status === 'degraded')
     const more = ids.includes('salvage-more-turns')
     const damaged = Object.values(want.files).some((v) => !/^(intact|other|missing)$/.test(v))
-    const human = damaged || more ? await runCliAsync(['inspect', chatDirOf(c)], {env}) : null
+    const human = damaged || more ? await runCliAsync(['inspect', ...one], {env}) : null
     if (human) assert.doesNotMatch(human.stdout, /from byte (\d+) of \1 \(0 bytes\)/, 'inspect never says "from byte X of X (0 bytes)"')
     if (degraded.length > 0 || more) {
       const scanned = await runCliAsync(['scan', chatDirOf(c)], {env})
@@ -133,7 +135,17 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   const out = tempDir(`chatdoctor-${e.id}-bundle-`)
   roots.push(out)
   const b = await runCliAsync(['bundle', '--redact', target, '-o', path.join(out, 'redacted.tar.gz')], {env})
-  assert.equal(b.status, 0, `bundle --redact: ${b.stderr}`)
+  if (e.expect.nothingToBundle) {
+    assert.equal(b.status, 8, 'nothing to bundle')
+    assert.match(b.stderr, /nothing bundled/)
+    assert.ok(!existsSync(path.join(out, 'redacted.tar.gz')), 'an empty bundle is not written')
+  } else if (e.expect.redactRefused) {
+    assert.equal(b.status, 8, 'bundle --redact refuses the store')
+    assert.match(b.stderr, e.expect.redactRefused)
+    assert.ok(!existsSync(path.join(out, 'redacted.tar.gz')), 'a refused bundle writes nothing')
+    const plain = await runCliAsync(['bundle', target, '-o', path.join(out, 'plain.tar.gz')], {env})
+    assert.equal(plain.status, 0, `plain bundle takes the store: ${plain.stderr}`)
+  } else assert.equal(b.status, 0, `bundle --redact: ${b.stderr}`)
   assert.deepEqual(hashTree(root), untouched, 'bundle changed the chats')
 
   // repair --dry-run --json: the plan, nothing written.
@@ -152,7 +164,8 @@ async function runEntry(e: BugLogEntry): Promise<void> {
 
   // repair -y --json: exactly the plan, the exact bytes, evidence kept, nothing else touched. A chat named by
   // its file (a session's conversation) has its files in that file's folder.
-  const dir = lstatSync(chatDirOf(pc)).isDirectory() ? chatDirOf(pc) : path.dirname(chatDirOf(pc))
+  // A chat named by a file that is gone (a store's missing database) has its files in that file's folder too.
+  const dir = existsSync(chatDirOf(pc)) && lstatSync(chatDirOf(pc)).isDirectory() ? chatDirOf(pc) : path.dirname(chatDirOf(pc))
   const before = filesOf(dir)
   const read = (name: string) => {
     const b = before.get(name)
@@ -179,7 +192,18 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     assert.equal(sha256(readFileSync(kept)), a.sha256, `evidence of ${a.from} byte for byte`)
     assert.equal(sha256(read(a.from!)), a.sha256, `the evidence is what ${a.from} held`)
   }
-  const targets = new Set(rv.restores.map((r) => r.to))
+  // A file the repair moves into the evidence folder (a store set aside before the agent's next start) is gone
+  // from the dir, and its evidence holds it byte for byte.
+  const moved = new Set<string>()
+  for (const a of rc.actions ?? []) {
+    if (a.type !== 'move') continue
+    moved.add(a.from!)
+    assert.ok(!now.has(a.from!), `${a.from} moved out of the dir`)
+    const kept = a.evidence!.replace(/^~/, root)
+    assert.equal(sha256(readFileSync(kept)), a.sha256, `evidence of ${a.from} byte for byte`)
+    assert.equal(sha256(read(a.from!)), a.sha256, `the evidence is what ${a.from} held`)
+  }
+  const targets = new Set([...rv.restores.map((r) => r.to), ...moved])
   for (const [name, bytes] of before) if (!targets.has(name)) assert.equal(Buffer.compare(now.get(name) ?? Buffer.alloc(0), bytes), 0, `${name} untouched by the repair`)
 
   // The scan after the repair.

@@ -27,7 +27,11 @@ export function kiloAccount(r: ChatReport, snapshot: ChatDirSnapshot): string {
   } else {
     const facts = snapshot.unit.facts as KiloFacts | undefined
     const db = databaseSentence(r)
-    if (facts?.kind === 'gone') s.push(`Kilo's database ${facts.file} is gone from its data dir; nothing of the store can be read.`)
+    if (facts?.kind === 'gone') {
+      // The finding says what is left that still names the lost sessions (Kilo's file diffs).
+      const missing = r.findings.find((f) => f.id === 'database-missing')
+      s.push(missing ? `${missing.message[0].toUpperCase()}${missing.message.slice(1)}.` : `Kilo's database ${facts.file} is gone from its data dir; nothing of the store can be read.`)
+    }
     else if (db !== null) s.push(db)
     if (facts?.kind === 'database') {
       const d = facts.db
