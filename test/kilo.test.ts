@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import {spawn, spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {test} from 'node:test'
@@ -17,7 +17,7 @@ import {checkStoreExport} from '../src/lib/formats/opencode-family/export.js'
 import {KILO} from '../src/lib/formats/kilo/layout.js'
 import type {ChatReport} from '../src/lib/model/report.js'
 import {scanPaths, type ScannedChat} from '../src/lib/pipeline/scan.js'
-import {cleanup, hashTree, runCli, sha256, tempDir} from './helpers/fixtures.js'
+import {REPO_ROOT, cleanup, hashTree, runCli, sha256, tempDir} from './helpers/fixtures.js'
 import {DATA, KILO_REAL, SESSION_A, SESSION_B, copyKiloHome, cutWalInside, damage, nulPage, rootPage, storeBytes, storeRows, withTurnInWal} from './helpers/kilo.js'
 
 const DB = 'kilo.db'
@@ -587,6 +587,59 @@ test('hostile input: a symlinked kilo.db, a FIFO for its WAL, and a name that is
     cleanup(root)
   }
 })
+
+test('inspect takes a session as scan names it (kilo.db#<session id>): the same inspection as --session; a chat id not in the store is a usage error', () => {
+  const {root, data, env} = home()
+  try {
+    const byPath = runCli(['inspect', '--json', path.join(data, `${DB}#${SESSION_B}`)], {env})
+    assert.equal(byPath.status, 0, byPath.stderr)
+    const bySession = runCli(['inspect', '--json', '--session', SESSION_B, data], {env})
+    const pick = (out: string) => (JSON.parse(out) as {inspection: {id: string; status: string; account: string}}).inspection
+    assert.equal(pick(byPath.stdout).id, SESSION_B)
+    assert.deepEqual(pick(byPath.stdout), pick(bySession.stdout))
+    const human = runCli(['inspect', path.join(data, `${DB}#${SESSION_B}`)], {env})
+    assert.equal(human.status, 0, human.stderr)
+    assert.match(human.stdout, new RegExp(`kilo\\.db#${SESSION_B}`))
+    const unknown = runCli(['inspect', path.join(data, `${DB}#ses_not_there`)], {env})
+    assert.equal(unknown.status, 16, unknown.stderr)
+    assert.match(unknown.stderr, /no chat with id ses_not_there in .*kilo\.db/)
+  } finally {
+    cleanup(root)
+  }
+})
+
+const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p))
+test(
+  'as an unprivileged user (nobody, via setpriv): a kilo.db, or a WAL, it cannot read is one clear error (permission denied), exit 8, no stack trace, nothing written',
+  {skip: process.getuid?.() === 0 && setpriv !== undefined ? false : 'needs root and setpriv to run the CLI as nobody (chmod does not stop root)'},
+  () => {
+    const {root, data, env} = home()
+    try {
+      spawnSync('chmod', ['-R', 'a+rX', root])
+      chmodSync(path.join(root, 'tmp'), 0o777)
+      const asNobody = (args: string[]) =>
+        spawnSync(setpriv!, ['--reuid=65534', '--regid=65534', '--clear-groups', '--', process.execPath, path.join(REPO_ROOT, 'bin', 'run.js'), ...args], {cwd: '/', env: {...process.env, ...env, NO_COLOR: '1'}, encoding: 'utf8'})
+      for (const name of [DB, WAL]) {
+        chmodSync(path.join(data, name), 0o600)
+        const before = hashTree(data)
+        const r = asNobody(['scan', '--json', data])
+        assert.equal(r.status, 8, `${name}: ${r.stderr}`)
+        assert.doesNotMatch(r.stderr, /    at /)
+        const report = JSON.parse(r.stdout) as {chats: ChatReport[]; errors: Array<{path: string; message: string}>}
+        assert.deepEqual(report.errors, [{path: `~/${DATA}/${DB}`, message: 'not read: permission denied (run as a user who can read it)'}], name)
+        assert.deepEqual(report.chats, [], `${name}: a store read only in part is not diagnosed`)
+        const rep = asNobody(['repair', '-y', data])
+        assert.equal(rep.status, 8, rep.stderr)
+        assert.doesNotMatch(rep.stderr, /    at /)
+        assert.deepEqual(hashTree(data), before, `${name}: nothing written`)
+        assert.deepEqual(readdirSync(path.join(root, 'tmp')), [], 'no private copy left')
+        chmodSync(path.join(data, name), 0o644)
+      }
+    } finally {
+      cleanup(root)
+    }
+  },
+)
 
 test('the adapter: its folder names, vocabulary and help are its own; nothing of it needs content read in place', () => {
   assert.equal(kilo.name, 'kilo')

@@ -275,7 +275,9 @@ export async function readDatabase(dataDir: string, file: string, opts: ReadOpti
     const lost = ignored as Buffer | null
     if (lost !== null && lost.length > 0) facts.rolledBackSessions = facts.sessions.filter((s) => lost.includes(s.id, 0, 'latin1')).map((s) => s.id)
   } catch (e) {
-    facts.error = oneLine(e)
+    // A file of the store the user cannot read: said as the rest of chatdoctor says it (not the private copy's path).
+    const code = (e as NodeJS.ErrnoException).code
+    facts.error = code === 'EACCES' || code === 'EPERM' ? 'permission denied (run as a user who can read it)' : oneLine(e)
   } finally {
     if (tmp) rmSync(tmp, {recursive: true, force: true})
   }
