@@ -5,8 +5,9 @@
  * Node bundle, and the child it relaunches itself as) whose working folder is the project's root, which the
  * chats folder's parent names in `.project_root`. Linux `/proc` only; read-only.
  */
-import {closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync} from 'node:fs'
+import {closeSync, constants, fstatSync, openSync, readlinkSync, readSync} from 'node:fs'
 import {matchingPids} from '../../fsio/agent-processes.js'
+import {samePath} from '../../fsio/paths.js'
 import path from 'node:path'
 import type {ChatDirSnapshot} from '../../model/adapter.js'
 import {AGENT_PROCESS, isChatsDir} from './layout.js'
@@ -50,14 +51,6 @@ export function geminiProcesses(pattern: RegExp = AGENT_PROCESS): GeminiProcess[
   })
 }
 
-function same(a: string, b: string): boolean {
-  if (a === b) return true
-  try {
-    return realpathSync(a) === realpathSync(b)
-  } catch {
-    return false
-  }
-}
 
 /**
  * Why a Gemini CLI chat is live right now: a running CLI process in the chat's project (or one whose folder
@@ -70,7 +63,7 @@ export function geminiLiveReasons(snapshot: ChatDirSnapshot, processes: GeminiPr
   for (const p of processes) {
     if (p.cwd === null) reasons.push(`Gemini CLI is running (pid ${p.pid}; its working folder cannot be read, so it may be this project's)`)
     else if (root === null) reasons.push(`Gemini CLI is running (pid ${p.pid} in ${p.cwd}) and this chats folder names no project root`)
-    else if (same(p.cwd, root)) reasons.push(`Gemini CLI is running in this chat's project (pid ${p.pid} in ${root})`)
+    else if (samePath(p.cwd, root)) reasons.push(`Gemini CLI is running in this chat's project (pid ${p.pid} in ${root})`)
   }
   return reasons
 }

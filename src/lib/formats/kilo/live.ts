@@ -6,12 +6,13 @@
  * heartbeat is fresh). The WAL itself is watched by the repair (size, mtime and sha256 before each write).
  * Linux `/proc` only; read-only.
  */
-import {closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync} from 'node:fs'
+import {closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type {ChatDirSnapshot} from '../../model/adapter.js'
 import {matchingPids} from '../../fsio/agent-processes.js'
-import {processEnvironment} from '../../fsio/proc.js'
+import {samePath} from '../../fsio/paths.js'
+import {isProcessRunning, processEnvironment} from '../../fsio/proc.js'
 import {AGENT_PROCESS, LOCKS, dataDir, stateDirsOf} from './layout.js'
 
 /** A running Kilo process and the data dirs its environment names (null when its environment cannot be read). */
@@ -41,16 +42,6 @@ export function kiloProcesses(pattern: RegExp = AGENT_PROCESS): KiloProcess[] {
     const env = processEnvironment(pid)
     return {pid, dataDirs: env ? dataDirsOf(env) : null}
   })
-}
-
-function isRunning(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 /** The pid a lock's `meta.json` names (read without following links, at most 4 KiB), or null. */
@@ -91,7 +82,7 @@ export function heldLocks(stateDirs: readonly string[], nowMs = Date.now()): Hel
       }
       const pid = lockPid(lockDir)
       if (pid !== null) {
-        if (isRunning(pid)) out.push({lock: lockDir, pid})
+        if (isProcessRunning(pid)) out.push({lock: lockDir, pid})
         continue
       }
       try {
@@ -105,14 +96,6 @@ export function heldLocks(stateDirs: readonly string[], nowMs = Date.now()): Hel
   return out
 }
 
-function same(a: string, b: string): boolean {
-  if (a === b) return true
-  try {
-    return realpathSync(a) === realpathSync(b)
-  } catch {
-    return false
-  }
-}
 
 /**
  * Why a Kilo store is in use right now: a Kilo process on this data dir (or whose environment cannot be read),
@@ -122,7 +105,7 @@ export function kiloLiveReasons(snapshot: ChatDirSnapshot, processes: KiloProces
   const reasons: string[] = []
   for (const p of processes) {
     if (p.dataDirs === null) reasons.push(`Kilo is running (pid ${p.pid}; its environment cannot be read, so it may be using this store)`)
-    else if (p.dataDirs.some((d) => same(d, snapshot.dir))) reasons.push(`Kilo is running on this store (pid ${p.pid})`)
+    else if (p.dataDirs.some((d) => samePath(d, snapshot.dir))) reasons.push(`Kilo is running on this store (pid ${p.pid})`)
   }
   for (const l of locks) reasons.push(l.pid !== null ? `Kilo holds its lock ${l.lock} (pid ${l.pid})` : `a Kilo lock is being taken right now (${l.lock}, heartbeat written in the last minute)`)
   return reasons
