@@ -641,6 +641,25 @@ test(
   },
 )
 
+test(
+  "a WAL far above V8's largest string (600 MiB: its frames, then a sparse tail of NUL) is streamed: read frame by frame and hashed in chunks, in bounded memory; both sessions healthy with 5 and 2 turns",
+  {skip: process.env.CHATDOCTOR_LARGE === '1' ? false : 'writes a 600 MiB WAL and its private copy: set CHATDOCTOR_LARGE=1'},
+  async () => {
+    const {root, data, env} = home()
+    try {
+      damage(data, WAL, (p) => truncateSync(p, 600 * 1024 * 1024))
+      const before = process.resourceUsage().maxRSS
+      const chats = await scan(data, env.HOME!)
+      const grewKiB = process.resourceUsage().maxRSS - before
+      assert.deepEqual(chats.map((c) => `${c.report.id} ${c.report.status} ${c.report.contextTurns}`).sort(), [`${SESSION_B} healthy 2`, `${SESSION_A} healthy 5`].sort())
+      assert.equal(gen(byId(chats, SESSION_A), WAL).class, 'intact', 'the NUL tail after the frames SQLite reads is not a frame')
+      assert.ok(grewKiB < 256 * 1024, `peak memory grew by ${grewKiB} KiB reading a 600 MiB WAL`)
+    } finally {
+      cleanup(root)
+    }
+  },
+)
+
 test('the adapter: its folder names, vocabulary and help are its own; nothing of it needs content read in place', () => {
   assert.equal(kilo.name, 'kilo')
   assert.equal(kilo.wantsContent('kilo.db'), false)
