@@ -28,7 +28,8 @@ import path from 'node:path'
 import {classifyJsonlBytes} from '../../classify/jsonl.js'
 import {planJsonlRepair, type JsonlChange} from './repair.js'
 import type {LineChangeReport} from '../../model/report.js'
-import type {ChatPlan, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
+import type {ChatPlan, FileEntry, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
+import type {SnapshotCandidate} from '../../model/snapshot.js'
 import {dialectByName, SESSION_DIALECTS} from './dialects.js'
 import {decodeZstd} from './session.js'
 
@@ -65,13 +66,24 @@ export function lineChangeReports(changes: readonly JsonlChange[]): LineChangeRe
   return changes.map((c) => ({kind: c.kind, line: c.line, offset: c.offset, length: c.length, reasons: [...c.reasons], bytesRemoved: c.bytesRemoved, recordsKept: c.recordsKept, sha256: c.sha256, ...(c.relink ? {relink: {...c.relink}} : {})}))
 }
 
+/** A stored snapshot as the entry of a generation: its decrypted bytes, its time as mtime. */
+function snapshotEntry(s: SnapshotCandidate): FileEntry {
+  return {name: s.name, kind: 'file', bytes: s.data?.length ?? 0, mtimeMs: Date.parse(s.header.time), ...(s.data ? {data: s.data} : {})}
+}
+
 export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPlan {
   const {report, snapshot} = chat
   const {plan, done} = startSessionPlan(chat, opts)
   if (done) return plan
-  const winner = snapshot.files.find((f) => f.name === report.winner && f.kind === 'file')
+  const stored = snapshot.snapshots?.find((s) => s.name === report.winner)
+  const winner = stored ? snapshotEntry(stored) : snapshot.files.find((f) => f.name === report.winner && f.kind === 'file')
   if (!winner?.data) {
     plan.problem = `the bytes of the winner ${report.winner} could not be read as scanned; nothing written`
+    return plan
+  }
+  // A snapshot's bytes are checked against its header once more right before they are planned.
+  if (stored && (stored.header.kind !== 'generation' || sha256(winner.data) !== stored.header.sha256)) {
+    plan.problem = `the bytes of ${stored.name} do not match its header's sha256; nothing written`
     return plan
   }
   let bytes = winner.data
@@ -90,7 +102,7 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
     plan.refusal = `refused: the repaired log would not be accepted by ${report.format} (${jp.problems.join('; ')}); nothing written`
     return plan
   }
-  const target = winner.name.endsWith('.zst') ? winner.name.slice(0, -4) : winner.name
+  const target = stored ? (stored.header.target ?? path.basename(snapshot.unit.path)) : winner.name.endsWith('.zst') ? winner.name.slice(0, -4) : winner.name
   const current = snapshot.files.find((f) => f.name === target && f.kind === 'file')
   const data = jp.bytes
   const hash = sha256(data)

@@ -4,7 +4,8 @@
  * agent's own rules (its dialect, `dialects.ts`) and planned for repair (`repair.ts`).
  *
  * A session's generations: the log itself (`primary`) and, for Codex, the same rollout compressed beside it
- * (`<name>.jsonl.zst`, role `compressed`; Codex loads the plain file when both exist, peer-formats §3.3).
+ * (`<name>.jsonl.zst`, role `compressed`; Codex loads the plain file when both exist, peer-formats §3.3), and
+ * chatdoctor's stored snapshots of it (`snapshot:<time>`, role `snapshot`, from `ChatDirSnapshot.snapshots`).
  */
 import {createHash} from 'node:crypto'
 import path from 'node:path'
@@ -174,6 +175,21 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
       }
     }
   }
+  // chatdoctor's stored snapshots of the session: generations of role `snapshot`, ranked with the log.
+  for (const snap of snapshot.snapshots ?? []) {
+    if (snap.data === undefined || snap.header.kind !== 'generation') continue
+    const mtimeMs = Date.parse(snap.header.time)
+    const gen: Generation = {file: snap.name, role: 'snapshot', class: null, reasons: [], bytes: snap.data.length, mtimeMs, sha256: snap.header.sha256, turns: null}
+    const cls = classifyJsonlBytes(snap.data)
+    states.push({gen, entry: {name: snap.name, kind: 'file', bytes: snap.data.length, mtimeMs, data: snap.data}, cls, analysis: null, plan: null, repaired: null, bytes: snap.data})
+    if (undecided) {
+      const f = sniffFormat(cls)
+      if (f !== null) {
+        format = f
+        undecided = false
+      }
+    }
+  }
   const anyRecords = states.some((s) => s.cls !== null && s.cls.records.length > 0)
   if (format === null) {
     if (anyRecords) return {kind: 'skipped', reason: 'a .jsonl file whose records are neither Claude Code nor Codex session records'}
@@ -217,7 +233,7 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
   // Findings: line damage of each generation, then the agent's structural findings for the loaded one.
   for (const st of states) {
     const cls = st.cls
-    if (!cls) continue
+    if (!cls || st.gen.role === 'snapshot') continue
     const repairWords = st.plan && st.plan.changes.length > 0 ? `; a repair would ${st.plan.accepted ? '' : 'not be accepted: '}${st.plan.accepted ? describeChanges(st.plan) : st.plan.problems.join('; ')}` : ''
     const what = cls.class === 'empty' || cls.class === 'zero-filled' ? `${cls.class}` : `${cls.class}: ${describeLines(cls)}`
     if (st.gen.role === 'compressed') {
@@ -237,8 +253,13 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
     findings.push(finding('context-lost', null, `no generation gives a log the agent accepts (${why})`))
   }
 
-  const transcriptTurns = main?.analysis ? main.analysis.transcriptTurns : null
-  const contextTurns = main?.analysis ? main.analysis.measure.turns : null
+  let transcriptTurns = main?.analysis ? main.analysis.transcriptTurns : null
+  let contextTurns = main?.analysis ? main.analysis.measure.turns : null
+  // A snapshot that wins holds what the log no longer does: its turns are the chat's.
+  if (best && best.st.gen.role === 'snapshot' && best.st.analysis) {
+    contextTurns = best.measure.turns
+    transcriptTurns = Math.max(transcriptTurns ?? 0, best.st.analysis.transcriptTurns)
+  }
   const id = main?.analysis?.id ?? idFromName(main?.gen.file ?? path.basename(snapshot.unit.path))
   return {
     kind: 'chat',
