@@ -80,7 +80,8 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   // A chat named by a file (Claude Code's config, a Codex rollout): the folder its repair writes in holds that file.
   const writeDirOf = (c: ReportChat) => {
     const p = chatDirOf(c)
-    return existsSync(p) && !lstatSync(p).isDirectory() ? path.dirname(p) : p
+    // A chat named by a file (a session's conversation), or by a file that is gone (a store's missing database), has its files in that file's folder.
+    return existsSync(p) && lstatSync(p).isDirectory() ? p : path.dirname(p)
   }
 
   // scan --json: the exact verdict of every chat.
@@ -108,8 +109,10 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     if (want.amnesia !== undefined) assert.deepEqual(c.amnesia?.patterns ?? [], want.amnesia, 'amnesia patterns')
 
     // inspect --json: the same verdict, and the account states the facts (an agent's index is not inspected).
+    // A chat named by a file that is gone (a store's missing database) is inspected in its folder, by its id.
     if (isIndex(c)) continue
-    const ins = await runCliAsync(['inspect', '--json', chatDirOf(c)], {env})
+    const one = existsSync(chatDirOf(c)) ? [chatDirOf(c)] : ['--session', c.id, path.dirname(chatDirOf(c))]
+    const ins = await runCliAsync(['inspect', '--json', ...one], {env})
     const x = (JSON.parse(ins.stdout) as {inspection: {status: string; winner: string | null; account: string}}).inspection
     assert.equal(x.status, want.status, 'inspect status')
     assert.equal(x.winner, want.winner, 'inspect winner')
@@ -120,7 +123,7 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     const degraded = c.findings.filter((f) => (f.id === 'context-amnesia' || f.id === 'compaction-wipe') && c.status === 'degraded')
     const more = ids.includes('salvage-more-turns')
     const damaged = Object.values(want.files).some((v) => !/^(intact|other|missing)$/.test(v))
-    const human = damaged || more ? await runCliAsync(['inspect', chatDirOf(c)], {env}) : null
+    const human = damaged || more ? await runCliAsync(['inspect', ...one], {env}) : null
     if (human) assert.doesNotMatch(human.stdout, /from byte (\d+) of \1 \(0 bytes\)/, 'inspect never says "from byte X of X (0 bytes)"')
     if (degraded.length > 0 || more) {
       const scanned = await runCliAsync(['scan', chatDirOf(c)], {env})
@@ -141,9 +144,16 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   roots.push(out)
   // An agent's index is not bundled: a tree holding nothing else has nothing to bundle, and says so.
   const b = await runCliAsync(['bundle', '--redact', target, '-o', path.join(out, 'redacted.tar.gz')], {env})
-  if (report.chats.every(isIndex)) {
-    assert.equal(b.status, 8, 'bundle --redact of indexes only: nothing written')
-    assert.match(b.stdout + b.stderr, /no chats found there; nothing bundled/)
+  if (e.expect.nothingToBundle || report.chats.every(isIndex)) {
+    assert.equal(b.status, 8, 'nothing to bundle')
+    assert.match(b.stdout + b.stderr, /nothing bundled/)
+    assert.ok(!existsSync(path.join(out, 'redacted.tar.gz')), 'an empty bundle is not written')
+  } else if (e.expect.redactRefused) {
+    assert.equal(b.status, 8, 'bundle --redact refuses the store')
+    assert.match(b.stderr, e.expect.redactRefused)
+    assert.ok(!existsSync(path.join(out, 'redacted.tar.gz')), 'a refused bundle writes nothing')
+    const plain = await runCliAsync(['bundle', target, '-o', path.join(out, 'plain.tar.gz')], {env})
+    assert.equal(plain.status, 0, `plain bundle takes the store: ${plain.stderr}`)
   } else assert.equal(b.status, 0, `bundle --redact: ${b.stderr}`)
   assert.deepEqual(hashTree(root), untouched, 'bundle changed the chats')
 
@@ -197,6 +207,8 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     assert.equal(sha256(readFileSync(kept)), want, `evidence of ${a.from} byte for byte`)
     assert.equal(sha256(read(a.from!)), want, `the evidence is what ${a.from} held`)
   }
+  // A file the repair moves into the evidence folder (a store set aside before the agent's next start) is gone
+  // from the dir, and its evidence holds it byte for byte (checked above).
   const targets = new Set([...rv.restores.map((r) => r.to), ...(rw.actions ?? []).filter((a) => a.type === 'move' && a.from !== null).map((a) => a.from!)])
   for (const [name, bytes] of before) if (!targets.has(name)) assert.equal(Buffer.compare(now.get(name) ?? Buffer.alloc(0), bytes), 0, `${name} untouched by the repair`)
 

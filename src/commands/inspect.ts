@@ -5,6 +5,7 @@ import type {Report} from '../lib/model/report.js'
 import {renderInspection} from '../lib/render/inspect.js'
 import {buildReport} from '../lib/pipeline/report.js'
 import {scanPaths, type ScannedChat} from '../lib/pipeline/scan.js'
+import {storeChatPath} from '../lib/pipeline/chat-path.js'
 import {EXIT_OPERATIONAL} from '../lib/model/exit-codes.js'
 import {firstOf, fromAdapters, listed, wrap} from '../cli/help.js'
 
@@ -28,12 +29,13 @@ Writes nothing, anywhere. Exit status as for scan.`
   async run(): Promise<Report & {inspection: Inspection | null}> {
     const {args, flags} = await this.parse(Inspect)
     if (flags.html !== undefined && !/\.html?$/i.test(flags.html)) throw new UsageError(`--html writes an HTML page: give a file name ending in .html (got ${flags.html})`)
+    const {target, session} = storeChatPath(args.chat_dir, flags.session)
     // The agents' indexes say what they hide of a session (the same verdict as scan's); an index chat itself is not inspected.
-    const result = await scanPaths([args.chat_dir], {home: this.home(), env: process.env, indexes: true})
+    const result = await scanPaths([target], {home: this.home(), env: process.env, indexes: true})
     result.chats = result.chats.filter((c) => !c.snapshot.unit.index)
-    if (flags.session !== undefined) {
-      result.chats = result.chats.filter((c) => c.report.id === flags.session)
-      if (result.errors.length === 0 && result.chats.length === 0) throw new UsageError(`no chat with id ${flags.session} in ${args.chat_dir}; \`chatdoctor scan ${args.chat_dir}\` lists the ids`)
+    if (session !== undefined) {
+      result.chats = result.chats.filter((c) => c.report.id === session)
+      if (result.errors.length === 0 && result.chats.length === 0) throw new UsageError(`no chat with id ${session} in ${target}; \`chatdoctor scan ${target}\` lists the ids`)
     }
     if (result.errors.length === 0 && result.chats.length !== 1) {
       const why = result.chats.length > 1 ? `${args.chat_dir} holds ${result.chats.length} chats; give one chat dir, or pick one with --session <id>` : result.skipped.length > 0 ? `nothing to inspect in ${args.chat_dir}: ${result.skipped[0].reason}` : `no chat found at ${args.chat_dir}`
@@ -63,3 +65,4 @@ Writes nothing, anywhere. Exit status as for scan.`
     }
   }
 }
+

@@ -1,4 +1,5 @@
 /** Path helpers for reports: the user's home written as `~` (reports get pasted into bug trackers). */
+import {realpathSync} from 'node:fs'
 import path from 'node:path'
 
 /** `/home/u/x` → `~/x` when `home` is a prefix at a path boundary; otherwise the path unchanged. */
@@ -56,4 +57,14 @@ export function shellWord(p: string): string {
 /** The exact command that repairs one chat with salvaged generations allowed. */
 export function salvageCommand(chatPath: string): string {
   return `chatdoctor repair --salvage ${shellWord(chatPath)}`
+}
+
+/** True when two paths name the same file (equal, or equal once links are resolved; false when either is gone). */
+export function samePath(a: string, b: string): boolean {
+  if (a === b) return true
+  try {
+    return realpathSync(a) === realpathSync(b)
+  } catch {
+    return false
+  }
 }

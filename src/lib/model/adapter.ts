@@ -402,6 +402,11 @@ export interface DocumentKind {
   looksLike(head: Uint8Array): boolean
   /** Folder names that hold the agent's own files: never searched for documents, nor is a PATH below them one. */
   readonly skipFolders: readonly string[]
+  /**
+   * True for the kind a file given as PATH is checked as when its name fits several kinds and its content none
+   * (a torn or zeroed document): the format the others refine (OpenCode's export, which Kilo's is a version of).
+   */
+  readonly fallback?: boolean
   /** The report body (without `path`) of one document; `name` is its file name. Reads nothing. */
   diagnose(name: string, data: Buffer, mtimeMs: number): Promise<Omit<ChatReport, 'path'>>
 }

@@ -159,7 +159,9 @@ export async function checkPaths(paths: string[], opts: CheckOptions): Promise<C
     try {
       const real = await realpath(abs)
       const st = await stat(real)
-      const kind = st.isFile() ? kinds.find((k) => k.mayBeName(path.basename(real)) && !k.skipFolders.some((f) => real.split(path.sep).includes(f))) : undefined
+      // A document given by PATH: the kind its content says, else (a torn or zeroed one) the fallback kind its name fits.
+      const named = st.isFile() ? kinds.filter((k) => k.mayBeName(path.basename(real)) && !k.skipFolders.some((f) => real.split(path.sep).includes(f))) : []
+      const kind = named.length === 0 ? undefined : (named.length > 1 ? await sniffDocument(real, named) : undefined) ?? named.find((k) => k.fallback) ?? named[0]
       if (st.isFile() && archiveKindByName(real)) archives.push(real)
       else if (kind) {
         if (!exports.has(real)) exports.set(real, kind)
