@@ -76,7 +76,14 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   const target = e.build(root)
   const env = {HOME: root}
   const untouched = hashTree(root)
+  const isIndex = (c: ReportChat) => c.generations.length > 0 && c.generations.every((g) => g.role === 'index')
   const chatDirOf = (c: ReportChat) => c.path.replace(/^~/, root)
+  // A chat named by a file (Claude Code's config, a Codex rollout): the folder its repair writes in holds that file.
+  const writeDirOf = (c: ReportChat) => {
+    const p = chatDirOf(c)
+    // A chat named by a file (a session's conversation), or by a file that is gone (a store's missing database), has its files in that file's folder.
+    return existsSync(p) && lstatSync(p).isDirectory() ? p : path.dirname(p)
+  }
 
   // scan --json: the exact verdict of every chat.
   const {report} = await json(['scan', '--json', target], env)
@@ -107,8 +114,11 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     if (want.transcriptRestore !== undefined) assert.equal(c.transcriptRestore?.from ?? null, want.transcriptRestore, 'transcript restore')
     if (want.amnesia !== undefined) assert.deepEqual(c.amnesia?.patterns ?? [], want.amnesia, 'amnesia patterns')
 
-    // inspect --json: the same verdict, and the account states the facts.
-    const ins = await runCliAsync(['inspect', '--json', chatDirOf(c)], {env})
+    // inspect --json: the same verdict, and the account states the facts (an agent's index is not inspected).
+    // A chat named by a file that is gone (a store's missing database) is inspected in its folder, by its id.
+    if (isIndex(c)) continue
+    const one = existsSync(chatDirOf(c)) ? [chatDirOf(c)] : ['--session', c.id, path.dirname(chatDirOf(c))]
+    const ins = await runCliAsync(['inspect', '--json', ...one], {env})
     const x = (JSON.parse(ins.stdout) as {inspection: {status: string; winner: string | null; account: string}}).inspection
     assert.equal(x.status, want.status, 'inspect status')
     assert.equal(x.winner, want.winner, 'inspect winner')
@@ -119,7 +129,7 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     const degraded = c.findings.filter((f) => (f.id === 'context-amnesia' || f.id === 'compaction-wipe') && c.status === 'degraded')
     const more = ids.includes('salvage-more-turns')
     const damaged = Object.values(want.files).some((v) => !/^(intact|other|missing)$/.test(v))
-    const human = damaged || more ? await runCliAsync(['inspect', chatDirOf(c)], {env}) : null
+    const human = damaged || more ? await runCliAsync(['inspect', ...one], {env}) : null
     if (human) assert.doesNotMatch(human.stdout, /from byte (\d+) of \1 \(0 bytes\)/, 'inspect never says "from byte X of X (0 bytes)"')
     if (degraded.length > 0 || more) {
       const scanned = await runCliAsync(['scan', chatDirOf(c)], {env})
@@ -138,8 +148,19 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   // bundle --redact: the redacted chats diagnose the same (bundle checks it and refuses otherwise).
   const out = tempDir(`chatdoctor-${e.id}-bundle-`)
   roots.push(out)
+  // An agent's index is not bundled: a tree holding nothing else has nothing to bundle, and says so.
   const b = await runCliAsync(['bundle', '--redact', target, '-o', path.join(out, 'redacted.tar.gz')], {env})
-  assert.equal(b.status, 0, `bundle --redact: ${b.stderr}`)
+  if (e.expect.nothingToBundle || report.chats.every(isIndex)) {
+    assert.equal(b.status, 8, 'nothing to bundle')
+    assert.match(b.stdout + b.stderr, /nothing bundled/)
+    assert.ok(!existsSync(path.join(out, 'redacted.tar.gz')), 'an empty bundle is not written')
+  } else if (e.expect.redactRefused) {
+    assert.equal(b.status, 8, 'bundle --redact refuses the store')
+    assert.match(b.stderr, e.expect.redactRefused)
+    assert.ok(!existsSync(path.join(out, 'redacted.tar.gz')), 'a refused bundle writes nothing')
+    const plain = await runCliAsync(['bundle', target, '-o', path.join(out, 'plain.tar.gz')], {env})
+    assert.equal(plain.status, 0, `plain bundle takes the store: ${plain.stderr}`)
+  } else assert.equal(b.status, 0, `bundle --redact: ${b.stderr}`)
   assert.deepEqual(hashTree(root), untouched, 'bundle changed the chats')
 
   // repair --dry-run --json: the plan, nothing written.
@@ -154,11 +175,14 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   const pc = planned(rv.chat)
   assert.equal(pc.repair?.outcome, 'planned', 'dry-run outcome')
   const restores = (c: ReportChat) => (c.actions ?? []).filter((a) => a.type === 'restore').map((a) => ({to: a.to, from: a.from}))
-  assert.deepEqual(restores(pc), rv.restores.map((r) => ({to: r.to, from: r.from})), 'planned restores')
 
-  // repair -y --json: exactly the plan, the exact bytes, evidence kept, nothing else touched. A chat named by
-  // its file (a session's conversation) has its files in that file's folder.
-  const dir = lstatSync(chatDirOf(pc)).isDirectory() ? chatDirOf(pc) : path.dirname(chatDirOf(pc))
+  // A session brought back through its index's repair plans nothing itself: the index chat carries the writes.
+  const carrierOf = (r: Report, c: ReportChat) => ((c.actions ?? []).length > 0 ? c : r.chats.find((x) => isIndex(x) && (x.actions ?? []).length > 0) ?? c)
+  const pw = carrierOf(dry.report, pc)
+  assert.deepEqual(restores(pw), rv.restores.map((r) => ({to: r.to, from: r.from})), 'planned restores')
+
+  // repair -y --json: exactly the plan, the exact bytes, evidence kept, nothing else touched.
+  const dir = writeDirOf(pw)
   const before = filesOf(dir)
   const read = (name: string) => {
     const b = before.get(name)
@@ -171,26 +195,33 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   assert.equal(rc.repair?.outcome, rv.outcome, 'repair outcome')
   const key = (c: ReportChat) => (c.actions ?? []).map((a) => ({type: a.type, from: a.from, to: a.to, sha256: a.sha256}))
   assert.deepEqual(key(rc), key(pc), 'repair executes exactly the dry-run plan')
+  const rw = carrierOf(rep.report, rc)
+  assert.deepEqual(key(rw), key(pw), "the index's repair executes exactly its dry-run plan")
   const now = filesOf(dir)
   for (const r of rv.restores) {
     const written = now.get(r.to)!
-    const action = rc.actions!.find((a) => a.type === 'restore' && a.to === r.to)!
+    const action = rw.actions!.find((a) => a.type === 'restore' && a.to === r.to)!
     assert.equal(sha256(written), action.sha256, `${r.to}: the bytes the plan named`)
     if (r.bytes) assert.equal(Buffer.compare(written, r.bytes(read)), 0, `${r.to}: the exact bytes of ${r.from}`)
   }
-  for (const a of rc.actions ?? []) {
-    if (a.type !== 'preserve') continue
+  for (const a of rw.actions ?? []) {
+    if (a.type !== 'preserve' && a.type !== 'move') continue
     const kept = path.join(a.evidence!.replace(/^~/, root))
     assert.ok(existsSync(kept), `evidence ${kept}`)
-    assert.equal(sha256(readFileSync(kept)), a.sha256, `evidence of ${a.from} byte for byte`)
-    assert.equal(sha256(read(a.from!)), a.sha256, `the evidence is what ${a.from} held`)
+    if (a.type === 'move') assert.ok(!existsSync(path.join(dir, a.from!)), `${a.from} moved away`)
+    const want = a.sha256 ?? sha256(read(a.from!))
+    assert.equal(sha256(readFileSync(kept)), want, `evidence of ${a.from} byte for byte`)
+    assert.equal(sha256(read(a.from!)), want, `the evidence is what ${a.from} held`)
   }
-  const targets = new Set(rv.restores.map((r) => r.to))
+  // A file the repair moves into the evidence folder (a store set aside before the agent's next start) is gone
+  // from the dir, and its evidence holds it byte for byte (checked above).
+  const targets = new Set([...rv.restores.map((r) => r.to), ...(rw.actions ?? []).filter((a) => a.type === 'move' && a.from !== null).map((a) => a.from!)])
   for (const [name, bytes] of before) if (!targets.has(name)) assert.equal(Buffer.compare(now.get(name) ?? Buffer.alloc(0), bytes), 0, `${name} untouched by the repair`)
 
   // The scan after the repair.
   const again = await json(['scan', '--json', target], env)
-  const ac = again.report.chats.find((c) => c.id === rv.chat)!
+  // A healthy index with nothing left to say is not in the scan's report.
+  const ac = again.report.chats.find((c) => c.id === rv.chat) ?? (isIndex(pc) ? {status: 'healthy', winner: null, contextTurns: null, transcriptTurns: null} : undefined)!
   assert.deepEqual({status: ac.status, winner: ac.winner, turns: [ac.contextTurns, ac.transcriptTurns]}, {status: rv.after.status, winner: rv.after.winner, turns: rv.after.turns}, 'verdict after the repair')
   assert.equal(again.report.exitCode, rv.after.exitCode, 'exit code after the repair')
 }

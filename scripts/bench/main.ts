@@ -17,6 +17,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {REAL_CHATS, REALDATA, REPO_ROOT} from '../../test/helpers/fixtures.js'
 import {makeBig, makeFleet, makeFleetLinks, makeLarge, makeSalvage, type InputInfo} from './generate.js'
+import {benchFind} from './find.js'
 import {makeBomb, makeClaudeLog, makeCodexLog, makeNulLog, makeTornLog} from './generate-logs.js'
 import {makeHookSession} from './snapshot-hook.js'
 
@@ -367,6 +368,10 @@ try {
     measure(tornLog, 'chatdoctor repair --yes', node, [BIN, 'repair', '--yes', tornCopy], {runs: 1, note: 'on a copy; drops the torn last record'})
     measure(nulLog, 'chatdoctor scan --json', node, scan(nulLog.dir), {runs: 1})
   }
+  console.log('find (a fleet of real-shaped sessions of every agent: scripts/bench/find.ts)')
+  for (const f of benchFind()) {
+    rows.push({input: 'find fleet', tool: `chatdoctor find "${f.query}" --json`, seconds: f.wallSeconds, runs: f.runs, cpuSeconds: f.cpuSeconds, cpuRuns: f.cpuRuns, rssBytes: f.peakRssBytes, bytes: f.bytes, exitCode: 0, note: `${f.files} sessions, ${f.sessions} matched; CPU ${f.cpuSeconds.toFixed(2)} s (${f.mbPerCpuSecond.toFixed(0)} MB per CPU-second)`})
+  }
   console.log(`measured in ${((Date.now() - t) / 1000).toFixed(1)} s`)
 } catch (e) {
   if (!(e instanceof SkipInputs)) throw e
@@ -446,6 +451,8 @@ function chatsOf(stdout: string | undefined): Array<{status?: string; contextTur
   const q1 = row('fleet-stripped', 'chatdoctor scan --json --quick')
   const q2 = row('fleet-links', 'chatdoctor scan --json --quick')
   if (q1 && q2) checks.push({target: '`--quick`: 20 MB states within 20% of 20 KB states', measured: `${q2.seconds.toFixed(2)} s vs ${q1.seconds.toFixed(2)} s (${((q2.seconds / q1.seconds - 1) * 100).toFixed(0)}%)`, ok: Math.abs(q2.seconds / q1.seconds - 1) <= 0.2})
+  const fr = rows.find((r) => r.input === 'find fleet' && !r.tool.includes('todostore'))
+  if (fr) checks.push({target: '`find` over a 1 GiB fleet ≥ 300 MB/s, peak RSS ≤ 200 MB', measured: `${(fr.bytes / MB / fr.seconds).toFixed(0)} MB/s wall, ${fr.cpuSeconds === null ? '?' : (fr.bytes / MB / fr.cpuSeconds).toFixed(0)} MB per CPU-second, ${mb(fr.rssBytes)}`, ok: fr.bytes / MB / fr.seconds >= 300 && (fr.rssBytes ?? 0) <= 200 * MB})
   const hk = row('hook', 'chatdoctor snapshot --hook claude-code (Stop)')
   if (hk) checks.push({target: 'snapshot hook ≤ 150 ms for a 1 MB session', measured: `${(hk.seconds * 1000).toFixed(0)} ms (${((hk.seconds - hookStartup) * 1000).toFixed(0)} ms over a bare node start-up)${hk.exitCode === 0 ? '' : '; a run stored nothing'}`, ok: hk.exitCode === 0 && hk.seconds <= 0.15})
   const sv = row('salvage', 'salvage (in process)')

@@ -5,6 +5,8 @@
  */
 import {clinePart} from './cline.js'
 import {codebuffPart} from './codebuff.js'
+import {indexesPart} from './indexes.js'
+import {kiloPart} from './kilo.js'
 import type {BugLogPart} from './types.js'
 
-export const BUG_LOG_PARTS: readonly BugLogPart[] = [codebuffPart, clinePart]
+export const BUG_LOG_PARTS: readonly BugLogPart[] = [codebuffPart, clinePart, kiloPart, indexesPart]

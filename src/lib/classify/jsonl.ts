@@ -15,6 +15,15 @@
  * Each line gets a verdict saying what a repair may do with it (`keep` as is, `rewrite` from the records it
  * holds, `drop`), so the repair planner and the classifier cannot disagree. Uses the byte checks of
  * `bytes.ts` and the JSON scanner of `json.ts`; never throws.
+ *
+ * Two rules keep an object nested in a record from being written back as a record of its own. Structure: a
+ * record behind a cut piece is looked for only where the scanner hit an error, and the rest of the line must
+ * be complete objects, so a line that is a valid prefix of one value (a torn tail cut right after a nested
+ * object's `}`, `…"usage":{"input_tokens":3}`) stays one cut record. Format: a piece carved out of a damaged
+ * line (after a BOM or NUL run is stripped, before or after a cut record, a record spread over lines) is a
+ * record only when the format says it is a whole record of it (`JsonlClassifyOptions.isRecord`); a complete
+ * object it refuses is a piece like a cut one. A line that is one JSON object as it stands is a record whatever
+ * its keys (it is a line as the writer wrote it; keeping it never invents one).
  */
 import type {DamageLocation, FileClass, LineCounts, Reason} from '../model/report.js'
 import {checkUtf8, decodeUtf8Strict, hasBom, isAllNul, isBlank} from './bytes.js'
@@ -62,6 +71,18 @@ export interface JsonlLine {
   /** For `split-record`: the index of the first line of the spread record. */
   partOf?: number
 }
+
+/** What the format says about records (the classifier itself knows no format). */
+export interface JsonlClassifyOptions {
+  /**
+   * True when a parsed object is a whole record of the format (e.g. has the keys every record of it has at
+   * top level). Applied to every record carved out of a damaged line; default: any object.
+   */
+  isRecord?: (value: Record<string, unknown>) => boolean
+}
+
+/** Any JSON object counts as a record (no format known). */
+const anyObject = (): boolean => true
 
 /** The verdict on one JSONL file. */
 export interface JsonlClassification {
@@ -125,18 +146,26 @@ interface Segment {
   value?: Record<string, unknown>
 }
 
+/** The object in `bytes` when it parses and is a record of the format, else undefined. */
+function parseRecord(bytes: Uint8Array, isRecord: (v: Record<string, unknown>) => boolean): Record<string, unknown> | undefined {
+  const v = parseObject(bytes)
+  return v !== undefined && isRecord(v) ? v : undefined
+}
+
 /**
  * Splits a line's content into complete records and cut pieces. A cut record followed directly by the next
  * record is found by trying the `{` positions before the scanner's error (nearest first): the cut piece is a
- * proper prefix of a record, the rest must scan as complete records.
+ * proper prefix of a record, the rest must scan as complete objects. Where the line splits is a matter of
+ * structure; which pieces are records is the format's (`isRecord`): a complete object it does not accept is a
+ * piece like a cut one, so it is dropped while the records after it are kept.
  */
-function segments(buf: Uint8Array, start: number, end: number): Segment[] {
+function segments(buf: Uint8Array, start: number, end: number, isRecord: (v: Record<string, unknown>) => boolean): Segment[] {
   const out: Segment[] = []
   let s = skipWhitespace(buf, start, end)
   while (s < end) {
     const r = scanValue(buf, s, end)
     if (r.kind === 'complete') {
-      const value = parseObject(buf.subarray(s, r.end))
+      const value = parseRecord(buf.subarray(s, r.end), isRecord)
       out.push({start: s, end: r.end, value})
       s = skipWhitespace(buf, r.end, end)
       continue
@@ -170,8 +199,8 @@ function segments(buf: Uint8Array, start: number, end: number): Segment[] {
 }
 
 /**
- * True when `buf[from, end)` holds only whitespace and complete objects: the rest of a line after a record found
- * behind a cut piece. Without this check a value nested inside the cut record (a message inside a cut `messages`
+ * True when `buf[from, end)` holds only whitespace and complete objects: the rest of a
+ * line after a record found behind a cut piece. Without this check a value nested inside the cut record (a message inside a cut `messages`
  * array) would be taken for a record of its own.
  */
 function restIsRecords(buf: Uint8Array, from: number, end: number): boolean {
@@ -199,7 +228,7 @@ interface LineFacts {
 type Scratch = JsonlLine & {prefix?: boolean; nulOnly?: boolean}
 
 /** Classifies one line's content `[start, end)` on the slow path (the fast path failed). */
-function classifyLine(buf: Uint8Array, start: number, end: number): LineFacts {
+function classifyLine(buf: Uint8Array, start: number, end: number, isRecord: (v: Record<string, unknown>) => boolean): LineFacts {
   const reasons: LineReason[] = []
   let content: Uint8Array = buf.subarray(start, end)
   let base: number | null = start // file offset of content[0] while content is a view of the file
@@ -222,7 +251,7 @@ function classifyLine(buf: Uint8Array, start: number, end: number): LineFacts {
     const prefix = utf8.kind === 'torn' && scanValue(content, 0, utf8.offset).kind === 'eof'
     return {kind: 'damaged', reasons, action: 'drop', records: [], prefix}
   }
-  const segs = segments(content, 0, content.length)
+  const segs = segments(content, 0, content.length, isRecord)
   const complete = segs.filter((s) => s.value !== undefined)
   if (complete.length === 1 && segs.length === 1) {
     const s = segs[0]
@@ -272,18 +301,20 @@ export function splitLines(buf: Uint8Array): Array<{start: number; end: number; 
 }
 
 /** True when the bytes from line `i` through `k` (raw line breaks taken as spaces) are one complete record. */
-function joinsAsRecord(buf: Uint8Array, lines: Array<{start: number; end: number}>, i: number, k: number): boolean {
+function joinsAsRecord(buf: Uint8Array, lines: Array<{start: number; end: number}>, i: number, k: number, isRecord: (v: Record<string, unknown>) => boolean): boolean {
   const joined = Uint8Array.from(buf.subarray(lines[i].start, lines[k].end))
   for (let j = 0; j < joined.length; j++) if (joined[j] === 0x0a || joined[j] === 0x0d) joined[j] = 0x20
   if (!checkUtf8(joined).ok) return false
-  return parseObject(joined) !== undefined
+  return parseRecord(joined, isRecord) !== undefined
 }
 
 /**
  * Classifies the bytes of a JSONL file line by line. Fast path: a strict UTF-8 decode of the whole file, then
- * `JSON.parse` per line; the slow path runs only for lines that fail. Never throws.
+ * `JSON.parse` per line; the slow path runs only for lines that fail. `opts.isRecord` is the format's record
+ * rule for what the slow path carves out of damaged lines. Never throws.
  */
-export function classifyJsonlBytes(buf: Uint8Array): JsonlClassification {
+export function classifyJsonlBytes(buf: Uint8Array, opts: JsonlClassifyOptions = {}): JsonlClassification {
+  const isRecord = opts.isRecord ?? anyObject
   const emptyCounts = (): LineCounts => ({total: 0, intact: 0, blank: 0, damaged: 0, records: 0, byReason: {}, firstDamaged: []})
   if (isBlank(buf)) return {class: 'empty', reasons: [], lines: [], records: [], counts: emptyCounts(), eol: 'lf'}
   if (isAllNul(buf)) return {class: 'zero-filled', reasons: [], lines: [], records: [], counts: emptyCounts(), damage: {offset: 0, length: buf.length}, eol: 'lf'}
@@ -319,7 +350,7 @@ export function classifyJsonlBytes(buf: Uint8Array): JsonlClassification {
         }
       }
     }
-    const f = classifyLine(buf, start, end)
+    const f = classifyLine(buf, start, end, isRecord)
     line.kind = f.kind
     line.reasons = f.reasons
     line.action = f.action
@@ -351,7 +382,7 @@ export function classifyJsonlBytes(buf: Uint8Array): JsonlClassification {
       let k = -1
       for (let j = i + 1; j < lines.length && j <= i + MAX_SPLIT_LINES; j++) {
         if (lines[j].kind === 'record') break
-        if (joinsAsRecord(buf, raw, i, j)) {
+        if (joinsAsRecord(buf, raw, i, j, isRecord)) {
           k = j
           break
         }

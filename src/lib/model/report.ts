@@ -222,6 +222,11 @@ export const GenerationSchema = z.looseObject({
   measure: MeasureSchema.optional(),
   /** JSONL session logs only: per-line counts and reasons. */
   lines: LineCountsSchema.optional(),
+  /**
+   * (`scan --quick` only) True when the verdict was made from the whole file; false when only its ends were
+   * read (a file larger than the head and tail windows): `intact` then means only that its ends look whole.
+   */
+  verified: z.boolean().optional(),
 })
 export type Generation = Shape<typeof GenerationSchema>
 
@@ -408,6 +413,11 @@ export const ChatReportSchema = z.looseObject({
   amnesia: AmnesiaSchema.optional(),
   /** `check`: the bundle (archive) the chat was read from, home as `~`; absent for chat dirs on disk. */
   bundle: z.string().optional(),
+  /**
+   * (`scan --quick` only) False when the chat's status rests on a file read only at its ends (a `healthy`
+   * primary, or a `repairable` chat's winner, whose ends look whole); true otherwise.
+   */
+  verified: z.boolean().optional(),
 })
 export type ChatReport = Shape<typeof ChatReportSchema>
 
@@ -435,6 +445,44 @@ export type OperationalError = Shape<typeof OperationalErrorSchema>
 const SkippedSchema = z.looseObject({path: z.string(), reason: z.string()})
 export type Skipped = Shape<typeof SkippedSchema>
 
+/** (`find`) One matching prompt or answer. */
+const FindMatchSchema = z.looseObject({
+  /** The file, relative to the chat's folder. */
+  file: z.string(),
+  /** 1-based line of a JSON-lines file; null for a file that is one document. */
+  line: z.number().int().min(1).nullable(),
+  /** Who wrote it; null when it was read from a damaged part of the file (its role unknown). */
+  role: z.enum(['prompt', 'answer']).nullable(),
+  /** The matching line of the text, shortened around the match (`…`), control characters escaped as `\uNNNN`. */
+  text: z.string(),
+})
+
+/** (`find`) A session with a match. */
+const FoundSessionSchema = z.looseObject({
+  /** The agent's name as people write it. */
+  agent: z.string(),
+  format: z.string(),
+  /** The id the agent's resume command takes. */
+  sessionId: z.string(),
+  /** The project folder (the agent's working directory), home as `~`; null when unknown. */
+  project: z.string().nullable(),
+  /** Its last activity (what the agent's picker shows), ISO 8601; null when unknown. */
+  lastTime: z.string().nullable(),
+  /** The chat as discovery names it (its folder or session file), home as `~`. */
+  path: z.string(),
+  /** The agent's own command that opens it, and the folder to run it from; `command` is both as one shell line. Null when the agent has none. */
+  resume: z.looseObject({argv: z.array(z.string()), cwd: z.string().nullable(), command: z.string()}).nullable(),
+  /** What to do to open it, in words, when a command alone does not say it. */
+  howToOpen: z.string().nullable(),
+  /** Why the agent's own picker (or history list) does not show it; null when it does. */
+  hiddenFromPicker: z.string().nullable(),
+  /** Why a searched file of the session is damaged (only what was readable was searched). */
+  damaged: z.array(z.string()),
+  matches: z.array(FindMatchSchema),
+  /** Matches beyond those listed. */
+  moreMatches: count(),
+})
+
 /** The whole report of one run, as printed by `--json`. */
 export const ReportSchema = z.looseObject({
   schemaVersion: z.literal(SCHEMA_VERSION),
@@ -444,14 +492,18 @@ export const ReportSchema = z.looseObject({
   /** Present only on a usage error (exit 16). */
   error: z.string().optional(),
   /**
-   * Present only for `scan --quick`: each file was judged from its first `headBytes` and last `tailBytes`
-   * bytes, and `notDetected` says what that cannot see (damage in the middle of a file).
+   * Present only for `scan --quick`: each file larger than `headBytes` + `tailBytes` was judged from its first
+   * `headBytes` and last `tailBytes` bytes (smaller ones are read and classified whole), and `notDetected` says
+   * what that cannot see (damage in the middle of a file). `unverified`: chats whose status rests on such a file
+   * (`verified: false`); they set exit bit 8 unless `trustEnds` (`--trust-ends`).
    */
   quick: z
     .looseObject({
       headBytes: count(),
       tailBytes: count(),
       notDetected: z.string(),
+      trustEnds: z.boolean(),
+      unverified: count(),
     })
     .optional(),
   summary: SummarySchema,
@@ -473,6 +525,12 @@ export const ReportSchema = z.looseObject({
   repairs: z.array(z.looseObject({repairId: z.string(), time: z.string(), chats: z.array(z.string()), undone: z.boolean()})).optional(),
   /** (`undo`) What undo did with each file. */
   undone: z.array(z.looseObject({chat: z.string(), file: z.string(), outcome: z.string(), sha256: z.string().nullable()})).optional(),
+  /** (`find`) What was searched for: the words (all in one prompt or answer, any case), or the regular expression. */
+  query: z.looseObject({words: z.array(z.string()), regex: z.string().nullable()}).optional(),
+  /** (`find`) The sessions with a match, in the order they were found. */
+  sessions: z.array(FoundSessionSchema).optional(),
+  /** (`find`) How much was searched: chats, files and bytes. */
+  searched: z.looseObject({chats: count(), files: count(), bytes: count()}).optional(),
   /** (`undo`) True when nothing needed undoing (already undone, or the repair replaced nothing): nothing was written. */
   alreadyUndone: z.boolean().optional(),
 })

@@ -23,7 +23,7 @@ async function diagnoseBatch({batch, items}: Batch): Promise<void> {
       results.push({index: m.index, outcome: {error: {path: m.unit.path, message: `unknown format ${m.adapter}`}}})
       continue
     }
-    const outcome = await diagnoseUnit(m.unit, adapter, home, false, streamThreshold, keyring, verdictOnly === true)
+    const outcome = await diagnoseUnit(m.unit, adapter, home, false, {streamThreshold, keyring, verdictOnly: verdictOnly === true})
     if ('adapter' in outcome) delete (outcome as {adapter?: unknown}).adapter
     // The unit came from the main thread, which puts it back: not cloned twice.
     if ('snapshot' in outcome) delete (outcome.snapshot as {unit?: unknown}).unit

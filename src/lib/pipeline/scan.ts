@@ -14,6 +14,8 @@ import {tildify} from '../fsio/paths.js'
 import {addOwnState} from './own-state.js'
 import {attachSnapshots, decryptAll, snapshotError, type SnapshotKeyring} from './snapshot/attach.js'
 import {availableParallelism} from 'node:os'
+import path from 'node:path'
+import {annotateSessions, findIndexChats, isQuietIndex} from './indexes.js'
 
 /** Options of a scan. `home` is used for default roots and to write paths as `~`. */
 export interface ScanOptions {
@@ -51,6 +53,13 @@ export interface ScanOptions {
   onProgress?: (progress: ScanProgress) => void
   /** chatdoctor's state folder (its repair log and snapshot store), default `stateDir(home, env)`. */
   stateDir?: string
+  /**
+   * Also read the agents' indexes of their chats (`FormatAdapter.indexes`) as chats of their own and hold them
+   * against the session files (`indexes.ts`): `true` keeps the index chats that have something to say (`scan`),
+   * `'all'` every one (`repair`: a quiet index may still have to follow a session file the run rewrites).
+   * Default false.
+   */
+  indexes?: boolean | 'all'
   /** Rank chatdoctor's stored snapshots of each chat as generations (default true). */
   snapshots?: boolean
   /** Redacted snapshots are candidates too (they are not the agent's whole context). */
@@ -78,8 +87,21 @@ export interface ScanResult {
   chatsInWorkers: number
 }
 
+/** How one chat is read and diagnosed (`scanChat`, `diagnoseUnit`). */
+export interface ChatScanOptions {
+  /** Files above this many bytes are classified by streaming (default: the inventory's). */
+  streamThreshold?: number
+  /** Where the chat's bytes are read (reused chat after chat); default: fresh buffers. */
+  arena?: ReadArena
+  /** Decrypts chatdoctor's stored snapshots of the chat; without it they are not ranked. */
+  keyring?: SnapshotKeyring
+  /** Leave out what cannot change the verdict (`ChatDirSnapshot.verdictOnly`). Default false. */
+  verdictOnly?: boolean
+}
+
 /** Diagnoses one chat that discovery found. Never throws: an unreadable folder becomes an error. */
-export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: string, streamThreshold?: number, arena?: ReadArena, keyring?: SnapshotKeyring, verdictOnly = false): Promise<ScannedChat | {skipped: Skipped} | {error: OperationalError}> {
+export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: string, opts: ChatScanOptions = {}): Promise<ScannedChat | {skipped: Skipped} | {error: OperationalError}> {
+  const {streamThreshold, arena, keyring, verdictOnly} = opts
   let snapshot: ChatDirSnapshot
   try {
     arena?.reset()
@@ -100,6 +122,12 @@ export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: str
 export async function scanPaths(paths: string[], opts: ScanOptions): Promise<ScanResult> {
   const adapters = opts.adapters ?? ADAPTERS
   const found = await discover(paths, adapters, opts.home, opts.env)
+  if (opts.indexes) {
+    const roots = paths.length > 0 ? paths.filter((p) => p.trim() !== '').map((p) => path.resolve(p)) : adapters.flatMap((a) => a.defaultRoots(opts.home, opts.env))
+    const idx = await findIndexChats(found.chats, adapters, roots, opts.home, opts.env)
+    found.chats.push(...idx.chats)
+    found.errors.push(...idx.errors)
+  }
   const result: ScanResult = {
     chats: [],
     skipped: found.skipped.map((s) => ({...s, path: tildify(s.path, opts.home)})),
@@ -129,6 +157,10 @@ export async function scanPaths(paths: string[], opts: ScanOptions): Promise<Sca
       }
       for (const c of r.snapshot.snapshots ?? []) if (c.error !== undefined) result.errors.push(snapshotError(c, r.snapshot.unit.path, (p) => tildify(p, opts.home)))
     }
+  }
+  if (opts.indexes) {
+    annotateSessions(result.chats)
+    if (opts.indexes !== 'all') result.chats = result.chats.filter((c) => !isQuietIndex(c))
   }
   if (result.chats.length > 0) addOwnState(result.chats, readLog(state))
   const byPath = (a: {path: string}, b: {path: string}) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
@@ -175,9 +207,9 @@ let dropArena: ReadArena | undefined
  * Diagnoses one chat and, unless `keepData`, drops the bytes read. Without `keepData` the bytes are read into
  * this thread's `ReadArena`, reused chat after chat (callers on one thread run one chat at a time). Never throws.
  */
-export async function diagnoseUnit(unit: ChatUnit, adapter: FormatAdapter, home: string, keepData: boolean, streamThreshold?: number, keyring?: SnapshotKeyring, verdictOnly = false): Promise<ChatOutcome> {
+export async function diagnoseUnit(unit: ChatUnit, adapter: FormatAdapter, home: string, keepData: boolean, opts: Omit<ChatScanOptions, 'arena'> = {}): Promise<ChatOutcome> {
   const arena = keepData ? undefined : (dropArena ??= new ReadArena())
-  const r: ChatOutcome = await scanChat(unit, adapter, home, streamThreshold, arena, keyring, verdictOnly)
+  const r: ChatOutcome = await scanChat(unit, adapter, home, {...opts, arena})
   if ('report' in r) {
     let files = 0
     let bytes = 0
@@ -208,6 +240,7 @@ async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progres
   const keepData = opts.keepData !== false
   const envThreshold = Number(opts.env.CHATDOCTOR_STREAM_THRESHOLD)
   const threshold = opts.streamThresholdBytes ?? (Number.isInteger(envThreshold) && envThreshold > 0 ? envThreshold : undefined)
+  const chatOpts = {streamThreshold: threshold, keyring, verdictOnly: opts.verdictOnly === true}
   const out: ChatOutcome[] = new Array(chats.length)
   let inWorkers = 0
   const done = (i: number, r: ChatOutcome) => {
@@ -234,7 +267,7 @@ async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progres
       const spent = performance.now() - t0
       const small = mainBytes <= PARALLEL_MAX_CHAT_BYTES * Math.max(1, mainDone)
       if (after === 0 || (small && spent >= after && (spent / Math.max(1, mainDone)) * left() >= PARALLEL_PAYS_MS)) {
-        pool = await WorkerPool.start(Math.min(maxWorkers, left() - 1), {home: opts.home, streamThreshold: threshold, keyring, verdictOnly: opts.verdictOnly === true}, take, left, (i, r) => {
+        pool = await WorkerPool.start(Math.min(maxWorkers, left() - 1), {home: opts.home, ...chatOpts}, take, left, (i, r) => {
           if ('report' in r) {
             ;(r as ScannedChat).adapter = chats[i].adapter
             ;(r as ScannedChat).snapshot.unit = chats[i].unit // the worker leaves it out (the main thread has it)
@@ -246,7 +279,7 @@ async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progres
     }
     const i = take()
     if (i === undefined) break
-    const r = await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, threshold, keyring, opts.verdictOnly === true)
+    const r = await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, chatOpts)
     done(i, r)
     mainDone++
     mainBytes += r.bytesRead ?? 0
@@ -256,7 +289,7 @@ async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progres
   if (pool) {
     await pool.finished()
     // Chats a dead worker gave back after the main thread ran out of work.
-    for (let i = take(); i !== undefined; i = take()) done(i, await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, threshold, keyring, opts.verdictOnly === true))
+    for (let i = take(); i !== undefined; i = take()) done(i, await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, chatOpts))
   }
   return {outcomes: out, inWorkers}
 }
