@@ -4,7 +4,7 @@
  * hard-link → copy fallback, and files changed between the scan and the write (or mid-run).
  */
 import assert from 'node:assert/strict'
-import {existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, readdirSync, renameSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 import {applyChat, type ApplyContext} from '../src/lib/pipeline/apply.js'
@@ -167,6 +167,29 @@ test('a file changed between the scan and the write: refused, nothing written; -
     const forced = await applyChat(plan, {...ctx, force: true})
     assert.equal(forced.outcome, 'repaired')
     assert.match(forced.warnings.join(), /--force: writing although chat-messages\.json changed/)
+  } finally {
+    cleanup(root)
+  }
+})
+
+test('an agent save over the primary after the lock is taken: refused even with --force, the save stays the primary', async () => {
+  const {root, dir, plan, fs, ctx} = await setup()
+  try {
+    const save = Buffer.from('{"the agent saved this":true}')
+    let saved = false
+    fs.onOp = (op, args) => {
+      if (!saved && op === 'open' && String(args[0]).endsWith(path.join('.chatdoctor', 'lock'))) {
+        saved = true
+        writeFileSync(path.join(dir, `${P}.9.tmp`), save)
+        renameSync(path.join(dir, `${P}.9.tmp`), path.join(dir, P))
+      }
+    }
+    const out = await applyChat(plan, {...ctx, force: true})
+    assert.ok(saved)
+    assert.equal(out.outcome, 'refused', out.message ?? '')
+    assert.match(out.message!, /run-state\.json changed since the scan.*not even with --force/)
+    assert.ok(readFileSync(path.join(dir, P)).equals(save), "the agent's save is the primary")
+    assert.ok(!fs.mutations().some((t) => t.op === 'rename' && t.args[1] === path.join(dir, P)), 'nothing renamed over it')
   } finally {
     cleanup(root)
   }

@@ -108,12 +108,11 @@ test("an agent save between the evidence and the rename over run-state.json: ref
     assert.match(out.message!, /the agent wrote run-state\.json during the repair/)
     assert.ok(readFileSync(path.join(dir, P)).equals(agent), "the agent's save is the primary")
     assert.equal(out.evidenceDir, null)
-    // --force does not put anything over it either.
-    const forced = await applyChat(plan, {fs: new RecordingFileSystem(nodeFileSystem(), [], (op, args) => {
-      if (op === 'rename' && args[1] === path.join(dir, P)) writeFileSync(path.join(dir, P), Buffer.concat([agent, Buffer.from(' ')]))
-    }), repairId: '20260901T100000Z-bbbbbb', version: 'test', stateDir: path.join(root, 'state'), force: true, isAgentProcess: () => false})
-    assert.equal(forced.outcome, 'refused', forced.message ?? '')
-    assert.ok(readFileSync(path.join(dir, P)).equals(Buffer.concat([agent, Buffer.from(' ')])))
+    // --force does not put the old plan over it: the primary changed since the scan the plan was made from.
+    const stale = await applyChat(plan, {fs: nodeFileSystem(), repairId: '20260901T100000Z-cccccc', version: 'test', stateDir: path.join(root, 'state'), force: true, isAgentProcess: () => false})
+    assert.equal(stale.outcome, 'refused', stale.message ?? '')
+    assert.match(stale.message!, /run-state\.json changed since the scan.*not even with --force/)
+    assert.ok(readFileSync(path.join(dir, P)).equals(agent), "the agent's save is still the primary")
   } finally {
     cleanup(root)
   }

@@ -57,7 +57,7 @@ one chat, or naming no intact generation of it).`
     }),
     'dry-run': Flags.boolean({char: 'n', description: 'Write nothing; print the exact plan.'}),
     yes: Flags.boolean({char: 'y', description: 'Do not ask before repairing more than one chat.'}),
-    force: Flags.boolean({description: "Repair a chat even if it looks live (files changed since the scan, agent process running) or a generation could not be read. Never writes over a save the agent makes during the repair, nor a file a process holds open for writing."}),
+    force: Flags.boolean({description: "Repair a chat even if it looks live (an agent process running, a file it does not replace changed since the scan) or a generation could not be read. Never writes over bytes the scan did not see (a file it replaces that changed since the scan, a save the agent makes during the repair), nor a file a process holds open for writing."}),
     'redacted-snapshots': Flags.boolean({description: "Rank chatdoctor's redacted snapshots too (chatdoctor snapshot --redact): a winning one restores a context without its tool inputs, outputs and per-turn system prompts."}),
     salvage: Flags.boolean({description: 'Also use a salvaged torn generation (complete messages kept byte for byte, lost members borrowed per key) when it covers more turns than every intact one.', exclusive: ['restore-from']}),
     'restore-from': Flags.string({description: `Restore this generation of the one chat in scope (a file name, or an embedded copy ${firstOf((h) => h.examples?.generation?.replace(/#.*$/, '#<id>'), '<file>#<id>')}, or a stored snapshot snapshot:<time>), e.g. the source a degraded chat's report names.`, helpValue: 'GENERATION'}),

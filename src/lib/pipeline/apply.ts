@@ -5,8 +5,10 @@
  * 1. refuse a live chat: a watched file (generations, transcript) whose size or mtime differs from the scan,
  *    or a leftover temp whose pid is a running agent process (`--force` overrides, with a warning);
  * 2. take the chat's lock (`.chatdoctor/lock`; a live holder → refuse), fingerprint every watched file
- *    (`fsio/watch.ts`: inode, size, mtime, sha256 up to 4 MiB) and compare it with the scan (not with
- *    `--force`); remove chatdoctor's own leftovers the plan names (logged as `cleanup`);
+ *    (`fsio/watch.ts`: inode, size, mtime, sha256 up to 4 MiB) and compare it with the scan: a file to be
+ *    replaced or removed that changed is refused even with `--force` (the plan was made from its earlier bytes;
+ *    the agent's newer save may be the better generation), another changed file only without `--force`;
+ *    remove chatdoctor's own leftovers the plan names (logged as `cleanup`);
  * 3. evidence first: preserve every file to be replaced under `.chatdoctor/<repairId>/` (a copy for a file
  *    that may be appended to in place), check that it is the file fingerprinted, write `manifest.json`, append
  *    the repair log entry bound to the manifest's sha256, with the chat dir's times to put back (recorded
@@ -117,7 +119,6 @@ export async function liveReasons(plan: ChatPlan, ctx: Pick<ApplyContext, 'fs' |
       reasons.push(code(e) === 'ENOENT' ? `${w.name} disappeared since the scan` : `${w.name} cannot be checked (${code(e) || 'error'})`)
     }
   }
-  if (plan.chat.adapter.liveReasons) reasons.push(...plan.chat.adapter.liveReasons(plan.chat.snapshot))
   const pattern = plan.chat.adapter.agentProcess
   if (pattern) {
     const isAgent = ctx.isAgentProcess ?? isAgentProcess
@@ -198,17 +199,25 @@ function scannedSha(plan: ChatPlan, name: string): string | null {
 }
 
 /** Why the watched files are no longer what the scan read (size, mtime, sha256); null when they are. */
-function sinceScan(plan: ChatPlan, watch: Watch): string | null {
+function sinceScan(plan: ChatPlan, watch: Watch, replaced: ReadonlySet<string>): {what: string; replaced: boolean} | null {
+  let first: {what: string; replaced: boolean} | null = null
   for (const w of plan.watch) {
     const now = watch.get(w.name)
     if (now === undefined) continue
-    if (now === null) return `${w.name} disappeared since the scan`
-    if (now.size !== w.bytes) return `${w.name} changed since the scan (${w.bytes} → ${now.size} bytes)`
-    if (now.mtimeMs !== w.mtimeMs) return `${w.name} changed since the scan (new mtime)`
-    const sha = now.sha256 !== null ? scannedSha(plan, w.name) : null
-    if (sha !== null && sha !== now.sha256) return `${w.name} changed since the scan (new bytes)`
+    let what: string | null = null
+    if (now === null) what = `${w.name} disappeared since the scan`
+    else if (now.size !== w.bytes) what = `${w.name} changed since the scan (${w.bytes} → ${now.size} bytes)`
+    else if (now.mtimeMs !== w.mtimeMs) what = `${w.name} changed since the scan (new mtime)`
+    else {
+      const sha = now.sha256 !== null ? scannedSha(plan, w.name) : null
+      if (sha !== null && sha !== now.sha256) what = `${w.name} changed since the scan (new bytes)`
+    }
+    if (what === null) continue
+    // A change to a file the repair replaces wins over any other: it is refused even with --force.
+    if (replaced.has(w.name)) return {what, replaced: true}
+    first ??= {what, replaced: false}
   }
-  return null
+  return first
 }
 
 /** The user files a plan replaces or removes, with the action's index. */
@@ -301,10 +310,12 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
       if (again.length > 0) throw new Refusal(`refused: ${again[0]}; ${LIVE_HINT}`)
     }
     const watch = await Watch.capture(fs, dir, [...plan.watch.map((w) => w.name), ...targets])
-    if (!ctx.force) {
-      const off = sinceScan(plan, watch)
-      if (off) throw new Refusal(`refused: ${off}; ${LIVE_HINT}`)
-    }
+    // A file the repair replaces or removes must hold the very bytes the plan was made from, --force or not:
+    // the agent's newer save may be the better generation. Other watched files changed: --force writes, and says so.
+    const off = sinceScan(plan, watch, new Set(targets))
+    if (off?.replaced) throw new Refusal(`refused: ${off.what}: the plan was made from its earlier bytes, so nothing was written over it (not even with --force); run chatdoctor repair again`)
+    if (off && !ctx.force) throw new Refusal(`refused: ${off.what}; ${LIVE_HINT}`)
+    if (off) warnings.push(`--force: writing although ${off.what}`)
     /** Fingerprints every watched file again (and who holds a target open); refuses on any change. */
     const verify = async (after: string | null = null, writers = true) => {
       const c = await watch.changed()
@@ -385,7 +396,11 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
           else what = kept.size !== seen.size ? `${seen.size} → ${kept.size} bytes` : seen.sha256 !== null && seen.sha256 !== ef.sha256 ? 'new bytes' : null
           if (what) throw new Refusal(agentWroteMessage(a.from, what, replaced, ctx.repairId), true)
         }
-        if (a.sha256 !== null && ef.sha256 !== a.sha256 && !ctx.force) throw new Refusal(`refused: ${a.from} changed since the scan (new bytes); ${LIVE_HINT}`)
+        if (a.sha256 !== null && ef.sha256 !== a.sha256) {
+          if (targets.includes(a.from)) throw new Refusal(`refused: ${a.from} changed since the scan (new bytes): the plan was made from its earlier bytes, so nothing was written over it (not even with --force); run chatdoctor repair again`)
+          if (!ctx.force) throw new Refusal(`refused: ${a.from} changed since the scan (new bytes); ${LIVE_HINT}`)
+          warnings.push(`--force: writing although ${a.from} changed since the scan (new bytes)`)
+        }
         files.push(ef)
         evidence[i] = dest
         records.push({type: a.type, from: a.from, to: a.to, sha256: ef.sha256})
