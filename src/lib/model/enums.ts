@@ -42,6 +42,8 @@ export type FileClass = (typeof CLASSES)[number]
  * `fresh-chat`.
  * Access: `unreadable` (the file could not be read: permission, I/O error), `not-a-file` (the name is a
  * symbolic link, a folder or a special file: never read, never replaced).
+ * Content: `foreign-content` (the file is other content from its first byte: another program's text, binary or
+ * encrypted data written over the state).
  * Line level (JSONL session logs, counted per line): `torn-tail` (the final line is a cut record),
  * `torn-interior` (an earlier line is a cut record or a fragment), `interleaved-line` (a cut record and the next
  * record, or two records, on one line), `split-record` (one record spread over several lines by raw line
@@ -64,6 +66,7 @@ export const REASONS = [
   'fresh-chat',
   'unreadable',
   'not-a-file',
+  'foreign-content',
   // Line level (JSONL session logs).
   'torn-tail',
   'torn-interior',

@@ -207,22 +207,28 @@ export type RankEntry = Shape<typeof RankEntrySchema>
 
 /** One byte change of a JSONL repair: where, what kind, how many bytes. Never content. */
 const LineChangeSchema = z.looseObject({
-  /** `drop-torn-tail`, `strip-nul`, `strip-bom`, `split-line`, `drop-line`, `relink-parent`. */
+  /** `drop-torn-tail`, `strip-nul`, `strip-bom`, `split-line`, `rejoin-lines`, `drop-line`, `relink-parent`, `set-ordinal`. */
   kind: z.string(),
   /** 1-based line number in the original file. */
   line: z.number().int().positive(),
   /** Byte offset of the line in the original file. */
   offset: count(),
-  /** Bytes of the original line (with its line ending). */
+  /** Bytes of the original line (with its line ending); for `rejoin-lines`, of every line joined. */
   length: count(),
   reasons: z.array(z.string()),
   bytesRemoved: count(),
+  /** Bytes added (`rejoin-lines`: the JSON escapes of the raw line breaks; `set-ordinal`: the member inserted). */
+  bytesAdded: count().optional(),
+  /** (`rejoin-lines`) How many physical lines became one record again. */
+  linesJoined: z.number().int().positive().optional(),
   /** Complete records the line still holds after the change. */
   recordsKept: count(),
   /** sha256 of the original line's bytes (kept in the evidence folder). */
   sha256: sha256(),
   /** (`relink-parent`) The old and new parent ids (ids only). */
   relink: z.looseObject({from: z.string(), to: z.string()}).optional(),
+  /** (`set-ordinal`) The `ordinal` given to a paginated Codex rollout's record that lacked it. */
+  ordinal: count().optional(),
 })
 export type LineChangeReport = Shape<typeof LineChangeSchema>
 

@@ -11,7 +11,9 @@
  * --continue` opens the most recently modified session of the project dir (peer-formats.md §2.4), so a
  * repaired session must not jump ahead of the one the user last used.
  *
- * Which file is written: the plain `<name>.jsonl`, always. Codex loads the plain file when both the plain and
+ * Which file is written: the plain `<name>.jsonl`, always. A copy beside it that wins (`<name>.jsonl.bak` and the
+ * like, a temp) is written there byte for byte, repaired first when it needs it; the copy itself is never touched.
+ * Codex loads the plain file when both the plain and
  * the compressed `<name>.jsonl.zst` exist ("plain wins", peer-formats.md §3.3), so when the winner is the
  * `.zst` (the plain log is damaged beyond it, or absent and the `.zst` itself needs a repair), its decoded bytes
  * (repaired when needed) are written as the plain log: that is what Codex reads next. The `.zst` is never
@@ -30,7 +32,7 @@ import {planJsonlRepair} from './repair.js'
 import type {LineChangeReport} from '../../model/report.js'
 import type {ChatPlan, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
 import {dialectByName, SESSION_DIALECTS} from './dialects.js'
-import {decodeZstd} from './session.js'
+import {decodeZstd, sessionNameOf} from './session.js'
 
 function sha256(b: Uint8Array): string {
   return createHash('sha256').update(b).digest('hex')
@@ -44,6 +46,10 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
   const plan: ChatPlan = {chat, actions: [], watch, temps: [], evidenceSub: path.basename(snapshot.unit.path)}
   if (opts.restoreFrom !== undefined) {
     plan.problem = `--restore-from is for Codebuff chats; a ${report.format} session is repaired from its best generation`
+    return plan
+  }
+  if (report.status === 'degraded') {
+    plan.advice = 'the agent loads this session without its damaged lines, and no repair of it is one the agent accepts (see the findings); nothing written'
     return plan
   }
   if (report.status !== 'repairable' || report.winner === null) return plan
@@ -67,13 +73,19 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
     bytes = d.bytes
   }
   const cls = classifyJsonlBytes(bytes)
-  const rules = (dialectByName(report.format) ?? SESSION_DIALECTS[0]).analyze(winner.name, cls).rules
-  const jp = planJsonlRepair(bytes, rules)
+  const dialect = dialectByName(report.format) ?? SESSION_DIALECTS[0]
+  const analysis = dialect.analyze(winner.name, cls)
+  const jp = planJsonlRepair(bytes, analysis.rules)
   if (!jp.accepted) {
+    const after = jp.changes.length === 0 ? analysis : dialect.analyze(winner.name, jp.after)
+    if (after.manual !== null) {
+      plan.manual = `${winner.name}: ${after.manual}`
+      return plan
+    }
     plan.refusal = `refused: the repaired log would not be accepted by ${report.format} (${jp.problems.join('; ')}); nothing written`
     return plan
   }
-  const target = winner.name.endsWith('.zst') ? winner.name.slice(0, -4) : winner.name
+  const target = sessionNameOf(winner.name)?.plain ?? winner.name
   const current = snapshot.files.find((f) => f.name === target && f.kind === 'file')
   const data = jp.bytes
   const hash = sha256(data)
@@ -87,7 +99,10 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
     bytesRemoved: c.bytesRemoved,
     recordsKept: c.recordsKept,
     sha256: c.sha256,
+    ...(c.bytesAdded !== undefined ? {bytesAdded: c.bytesAdded} : {}),
+    ...(c.linesJoined !== undefined ? {linesJoined: c.linesJoined} : {}),
     ...(c.relink ? {relink: {...c.relink}} : {}),
+    ...(c.ordinal !== undefined ? {ordinal: c.ordinal} : {}),
   }))
   const actions: PlannedAction[] = []
   // The agent appends to its log in place: the evidence is a copy, never a link to the inode it may still write.
@@ -100,7 +115,7 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
     source: {kind: 'bytes', label: winner.name, data},
     data,
     changes,
-    // The log's own mtime goes back to what the agent last left (the `.zst`'s when the plain log is new).
+    // The log's own mtime goes back to what the agent last left (the winner's when the plain log is new).
     mtimeMs: (current ?? winner).mtimeMs,
   })
   actions.push({type: 'restore-mtime', from: null, to: '.', sha256: null, mtimeMs: snapshot.dirMtimeMs})

@@ -47,6 +47,7 @@ export const JSONL_PROFILE: RedactProfile = {
 export function redactJsonlBytes(buf: Buffer, r: Redactor): Buffer {
   const cls = classifyJsonlBytes(buf)
   if (cls.lines.length === 0) return Buffer.from(buf) // empty or zero-filled: nothing to redact
+  if (cls.reasons.includes('foreign-content')) return redactForeign(buf)
   const red = (from: number, to: number) => (to > from ? redactJsonBytes(buf.subarray(from, to), r, JSONL_PROFILE) : Buffer.alloc(0))
   const out: Buffer[] = []
   for (let i = 0; i < cls.lines.length; i++) {
@@ -72,6 +73,20 @@ export function redactJsonlBytes(buf: Buffer, r: Redactor): Buffer {
     out.push(buf.subarray(line.end, line.next))
   }
   return Buffer.concat(out)
+}
+
+/**
+ * Other content than a log (`foreign-content`: no record anywhere) redacted: every byte but NULs, line breaks and
+ * JSON whitespace becomes `x`, so nothing of it is kept and it diagnoses the same (the same lines, none a record,
+ * the first byte no `{`).
+ */
+function redactForeign(buf: Buffer): Buffer {
+  const out = Buffer.from(buf)
+  for (let i = 0; i < out.length; i++) {
+    const b = out[i]
+    if (b !== 0x00 && b !== 0x09 && b !== 0x0a && b !== 0x0d && b !== 0x20) out[i] = 0x78
+  }
+  return out
 }
 
 /**
@@ -103,7 +118,8 @@ export function zstdRawFrame(data: Buffer): Buffer {
 }
 
 /**
- * The `redact` hook of the family's adapters: the log (`primary`) line by line, a compressed generation
+ * The `redact` hook of the family's adapters: the log (`primary`) and the copies beside it (`backup`, `temp`)
+ * line by line, a compressed generation
  * decoded, redacted and framed again; anything else is left out.
  */
 export function redactSessionFiles(files: readonly BundleFile[], report: ChatReport, r: Redactor): {files: BundleFile[]; omitted: Array<{path: string; reason: string}>} {
@@ -114,7 +130,7 @@ export function redactSessionFiles(files: readonly BundleFile[], report: ChatRep
     const role = roles.get(f.rel) ?? 'other'
     let data: Buffer | null = null
     let why = 'content cannot be redacted structurally'
-    if (role === 'primary') data = redactJsonlBytes(f.data, r)
+    if (role === 'primary' || role === 'backup' || role === 'temp') data = redactJsonlBytes(f.data, r)
     else if (role === 'compressed') {
       data = redactZstdJsonl(f.data, r)
       why = 'a compressed generation that cannot be decoded cannot be redacted'
