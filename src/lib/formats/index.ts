@@ -8,6 +8,9 @@ import {opencode} from './opencode/index.js'
 
 export const ADAPTERS: readonly FormatAdapter[] = [codebuff, opencode, claudeCode, codex]
 
+/** The agents chatdoctor recognises but does not diagnose yet (`unsupported/`). */
+export {UNSUPPORTED_AGENTS} from './unsupported/index.js'
+
 /** The adapter with this format id, or undefined. */
 export function adapterByName(name: string): FormatAdapter | undefined {
   return ADAPTERS.find((a) => a.name === name)

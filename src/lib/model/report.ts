@@ -393,7 +393,14 @@ const OperationalErrorSchema = z.looseObject({
 export type OperationalError = Shape<typeof OperationalErrorSchema>
 
 /** A folder that looked like a chat dir but holds nothing to diagnose. */
-const SkippedSchema = z.looseObject({path: z.string(), reason: z.string()})
+const SkippedSchema = z.looseObject({
+  path: z.string(),
+  reason: z.string(),
+  /** The agent whose store, folder or file this is, when chatdoctor recognises it but does not diagnose it yet. */
+  agent: z.string().optional(),
+  /** (with `agent`) What was found, in words: `store`, `chats folder`, `task folder`, `config file`. */
+  what: z.string().optional(),
+})
 export type Skipped = Shape<typeof SkippedSchema>
 
 /** The whole report of one run, as printed by `--json`. */

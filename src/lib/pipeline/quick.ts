@@ -11,7 +11,7 @@ import {QUICK_HEAD_BYTES, QUICK_TAIL_BYTES, classifyEnds, type FileEnds} from '.
 import {discover} from './discover.js'
 import {finding} from '../model/findings.js'
 import type {FormatAdapter} from '../model/adapter.js'
-import {ADAPTERS} from '../formats/index.js'
+import {ADAPTERS, UNSUPPORTED_AGENTS} from '../formats/index.js'
 import type {ChatReport, Finding, Generation, OperationalError, Role, Skipped} from '../model/report.js'
 import {tildify} from '../fsio/paths.js'
 import type {ScanOptions} from './scan.js'
@@ -120,7 +120,7 @@ function quickChat(dir: string, files: string[] | undefined, adapter: FormatAdap
 /** Runs discovery and the quick diagnosis over PATHs. Same result shape as a full scan, without snapshots. */
 export async function quickScanPaths(paths: string[], opts: ScanOptions): Promise<{chats: ChatReport[]; skipped: Skipped[]; errors: OperationalError[]}> {
   const adapters = opts.adapters ?? ADAPTERS
-  const found = await discover(paths, adapters, opts.home, opts.env)
+  const found = await discover(paths, adapters, opts.home, opts.env, opts.unsupported ?? UNSUPPORTED_AGENTS)
   const errors: OperationalError[] = found.errors.map((e) => ({...e, path: tildify(e.path, opts.home)}))
   const skipped: Skipped[] = found.skipped.map((s) => ({...s, path: tildify(s.path, opts.home)}))
   const chats: ChatReport[] = []

@@ -3,10 +3,10 @@
  * `check` and `inspect` all go through `scanPaths`, so they agree on every verdict. Read-only.
  */
 import {discover, type Discovery} from './discover.js'
-import type {ChatDirSnapshot, ChatUnit, FormatAdapter, ScannedChat} from '../model/adapter.js'
+import type {ChatDirSnapshot, ChatUnit, FormatAdapter, ScannedChat, UnsupportedAgent} from '../model/adapter.js'
 
 export type {ScannedChat} from '../model/adapter.js'
-import {ADAPTERS} from '../formats/index.js'
+import {ADAPTERS, UNSUPPORTED_AGENTS} from '../formats/index.js'
 import {readChat, ReadArena} from './inventory.js'
 import {readLog, stateDir} from '../fsio/repair-log.js'
 import type {OperationalError, Skipped} from '../model/report.js'
@@ -19,6 +19,8 @@ export interface ScanOptions {
   home: string
   env: NodeJS.ProcessEnv
   adapters?: readonly FormatAdapter[]
+  /** The agents recognised but not diagnosed (default: the registry's, `UNSUPPORTED_AGENTS`). */
+  unsupported?: readonly UnsupportedAgent[]
   /**
    * Keep the bytes read (`snapshot.files[].data`) in the result. Default true (`repair` writes the exact bytes
    * of a generation). `scan` passes false: each chat's bytes are dropped once it is diagnosed, so memory stays
@@ -83,7 +85,7 @@ export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: str
 /** Runs discovery and diagnosis over PATHs (or the default roots when `paths` is empty). */
 export async function scanPaths(paths: string[], opts: ScanOptions): Promise<ScanResult> {
   const adapters = opts.adapters ?? ADAPTERS
-  const found = await discover(paths, adapters, opts.home, opts.env)
+  const found = await discover(paths, adapters, opts.home, opts.env, opts.unsupported ?? UNSUPPORTED_AGENTS)
   const result: ScanResult = {
     chats: [],
     skipped: found.skipped.map((s) => ({...s, path: tildify(s.path, opts.home)})),

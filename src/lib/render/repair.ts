@@ -5,7 +5,7 @@
  */
 import type {ChalkInstance} from 'chalk'
 import type {ChatReport, LineChangeReport, Report} from '../model/report.js'
-import {renderFindings} from './table.js'
+import {renderFindings, unsupportedLine} from './table.js'
 import {adapterByName} from '../formats/index.js'
 
 export interface RepairRenderOptions {
@@ -201,6 +201,8 @@ export function renderRepair(report: Report, opts: RepairRenderOptions): {stdout
     if (report.chats.length === 0 && report.errors.length === 0) out.push('No chats found.')
     else if (out.length === 0) out.push('Nothing to repair.')
     if (out.length > 0) out.push('')
+    const also = unsupportedLine(report.skipped)
+    if (also) out.push(also)
     out.push(repairSummaryLine(report))
     if (report.repairId) out.push(`To undo this repair: chatdoctor undo ${report.repairId}`)
     if (report.dryRun && report.chats.some((ch) => ch.repair?.outcome === 'planned')) out.push('Run without --dry-run to repair.')

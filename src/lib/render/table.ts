@@ -50,6 +50,32 @@ export function summaryLine(report: Report): string {
   return parts.join('; ') + ` (exit ${report.exitCode})`
 }
 
+/** A noun phrase in the plural ("store" → "stores", "chat history" → "chat histories"). */
+function pluralOf(what: string): string {
+  if (what.endsWith('s')) return what
+  if (/[^aeiou]y$/.test(what)) return `${what.slice(0, -1)}ies`
+  const of = what.indexOf(' of ')
+  if (of > 0) return `${pluralOf(what.slice(0, of))}${what.slice(of)}`
+  return `${what}s`
+}
+
+/**
+ * The one line that names what a scan found of agents chatdoctor does not diagnose yet ("also found: 1 Gemini CLI
+ * store (not supported yet)"), or null when it found none.
+ */
+export function unsupportedLine(skipped: ReadonlyArray<{agent?: string; what?: string}>): string | null {
+  const counts = new Map<string, {agent: string; what: string; n: number}>()
+  for (const s of skipped) {
+    if (s.agent === undefined || s.what === undefined) continue
+    const key = `${s.agent}\u0000${s.what}`
+    const c = counts.get(key) ?? {agent: s.agent, what: s.what, n: 0}
+    c.n++
+    counts.set(key, c)
+  }
+  if (counts.size === 0) return null
+  return `also found: ${[...counts.values()].map((c) => `${c.n} ${c.agent} ${c.n === 1 ? c.what : pluralOf(c.what)}`).join(', ')} (not supported yet)`
+}
+
 /** Renders the chats table (empty string when there is nothing to show). */
 export function renderChatTable(chats: ChatReport[], opts: TableOptions): string {
   const c = opts.chalk
@@ -91,6 +117,8 @@ export function renderHuman(report: Report, opts: TableOptions): {stdout: string
   for (const e of report.errors) err.push(`${opts.chalk.red('error')} ${e.path}: ${e.message}`)
   if (!opts.quiet) {
     if (report.chats.length === 0 && report.errors.length === 0) out.push('No chats found.')
+    const also = unsupportedLine(report.skipped)
+    if (also) out.push(also)
     out.push(summaryLine(report))
   }
   return {stdout: out.join('\n'), stderr: err.join('\n')}
