@@ -16,6 +16,7 @@ import {test} from 'node:test'
 import fc from 'fast-check'
 import {classifyJsonBytes} from '../src/lib/classify/index.js'
 import {REALDATA, REAL_CHATS, TEN_TURN_TEMP, insertIntoFirstText, seededRandom} from './helpers/fixtures.js'
+import {buildTask, realTurns, taskFiles, taskId} from './helpers/vscode-tasks.js'
 
 const real = (chat: string, file: string) => readFileSync(path.join(REALDATA, 'codebuff', chat, file))
 
@@ -27,6 +28,9 @@ const DOCS: Record<string, Buffer> = {
   'ten-turn temp': real(REAL_CHATS.tenTurns, TEN_TURN_TEMP),
   'ten-turn primary + multi-byte text': insertIntoFirstText(real(REAL_CHATS.tenTurns, 'run-state.json')).buf,
   'small + multi-byte text': insertIntoFirstText(real(REAL_CHATS.small, 'run-state.json')).buf,
+  // An extension's task: its model context and transcript, arrays at the root.
+  'Kilo Code task model context': taskFiles(buildTask('kilo', taskId('kilo', 0), realTurns('A')))['api_conversation_history.json'],
+  'Cline task transcript': taskFiles(buildTask('cline', taskId('cline', 0), realTurns('A')))['ui_messages.json'],
 }
 const LARGE = real(REAL_CHATS.large, 'run-state.json')
 

@@ -19,6 +19,7 @@ import {planChat, planRepairs, type ChatPlan} from '../src/lib/pipeline/plan.js'
 import {buildRepairReport, newRepairId, type ChatResult} from '../src/lib/pipeline/repair-report.js'
 import {scanChat, scanPaths} from '../src/lib/pipeline/scan.js'
 import {runCliAsync} from './helpers/cli-async.js'
+import {buildTask, compact, realTurns, safeWrite, storageDir, taskId, writeStore, type SafeWriteStop, type Variant} from './helpers/vscode-tasks.js'
 import {REAL_CHATS, REPO_ROOT, TEN_TURN_TEMP, cleanup, copyRealChat, cutAt, hashTree, nulTailAt, runCli, setMtime, sha256, tempDir, withBom, zeroFill} from './helpers/fixtures.js'
 
 const P = 'run-state.json'
@@ -538,8 +539,18 @@ test('live agent: a process that keeps rewriting the chat while `repair` runs �
 
 interface Convergence {
   name: string
-  chat: string
+  /** A real Codebuff chat copied into the home, or … */
+  chat?: string
+  /** … a chat built into the home by code, returning its folder (an extension's task folder). */
+  build?: (home: string, i: number) => string
   damage: (dir: string) => void
+}
+/** A task folder of an extension's store in its editor's folder, the model context one turn behind. */
+const extensionTask = (v: Variant, editor: string, stop: SafeWriteStop | null) => (home: string, i: number) => {
+  const turns = realTurns('A')
+  const [w] = writeStore(storageDir(home, v, path.join('.config', editor)), v, [buildTask(v, taskId(v, 60 + i), turns.slice(0, 4))])
+  if (stop) safeWrite(v, w.dir, 'api_conversation_history.json', compact(buildTask(v, taskId(v, 60 + i), turns).api), 1796119000000 + i, stop)
+  return w.dir
 }
 const rw = (f: (b: Buffer) => Buffer, name = P) => (d: string) => {
   const p = path.join(d, name)
@@ -567,13 +578,19 @@ const CORPUS: Convergence[] = [
   {name: 'large, truncated at 1 MiB, no transcript (unrecoverable)', chat: REAL_CHATS.large, damage: (d) => (noTranscript(d), rw((b) => cutAt(b, 1 << 20))(d))},
   {name: 'healthy', chat: REAL_CHATS.tenTurns, damage: () => undefined},
   {name: 'torn transcript, healthy primary', chat: REAL_CHATS.tenTurns, damage: rw((b) => cutAt(b, 5000), T)},
+  // The extensions' task folders: a safe write stopped after its new temp, one stopped between its renames, a
+  // transcript cut inside a message, and a model context zeroed with nothing else holding it.
+  {name: 'Roo Code task, safe write stopped after the new temp', build: extensionTask('roo', 'Code', 'wrote-new'), damage: () => undefined},
+  {name: 'Kilo Code task, safe write stopped between its renames', build: extensionTask('kilo', 'Code - Insiders', 'renamed-old'), damage: () => undefined},
+  {name: 'Cline task, torn transcript', build: extensionTask('cline', 'Cursor', null), damage: rw((b) => cutAt(b, 3000), 'ui_messages.json')},
+  {name: 'Roo Code task, zero-filled model context (unrecoverable)', build: extensionTask('roo', 'VSCodium', null), damage: rw(zeroFill, 'api_conversation_history.json')},
 ]
 
 test(`two-run convergence over ${CORPUS.length} scenarios: run 1 repairs what it can (bit 1), run 2 writes nothing and exits with run 1's code minus bits 1 and 2`, async (t) => {
   const sb = sandbox()
   try {
     const dirs = CORPUS.map((c, i) => {
-      const dir = copyRealChat(c.chat, sb.home, path.join('.config', 'manicode', 'projects', `p${i}`, 'chats'))
+      const dir = c.build ? c.build(sb.home, i) : copyRealChat(c.chat!, sb.home, path.join('.config', 'manicode', 'projects', `p${i}`, 'chats'))
       c.damage(dir)
       return dir
     })

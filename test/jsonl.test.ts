@@ -355,3 +355,21 @@ describe('damage, classification and planned repair', () => {
     assert.equal(topLevelValueSpan(Buffer.from('{"a":1}'), 'parentUuid'), null)
   })
 })
+
+describe('a cut that ends right after a nested object', () => {
+  test('the nested object is never taken for a record of its own, at the tail or inside the log', () => {
+    // A record cut just after an element of one of its arrays: `{…,"content":[{"type":"text",…}`.
+    const rec = body(S[4])
+    const close = rec.indexOf(Buffer.from('}]')) + 1
+    assert.ok(close > 0 && rec[close] === 0x5d, 'the record has an array of objects')
+    const cut = rec.subarray(0, close)
+    const tail = classifyJsonlBytes(join([...S.slice(0, 4), cut]))
+    assert.equal(tail.class, 'truncated')
+    assert.deepEqual(tail.lines[4].records, [])
+    const inner = classifyJsonlBytes(join([...S.slice(0, 4), cut, LF, ...S.slice(5)]))
+    assert.deepEqual(inner.lines[4].reasons, ['torn-interior'])
+    assert.deepEqual(inner.lines[4].records, [])
+    const plan = planJsonlRepair(join([...S.slice(0, 4), cut]))
+    assertLines(plan.bytes, S.slice(0, 4))
+  })
+})

@@ -17,6 +17,7 @@ import {describe, test} from 'node:test'
 import {isBlank} from '../src/lib/classify/bytes.js'
 import {classifyJsonBytes} from '../src/lib/classify/index.js'
 import {REALDATA, REAL_CHATS, TEN_TURN_TEMP, insertIntoFirstText, nulTailAt, seededRandom} from './helpers/fixtures.js'
+import {buildTask, realTurns, taskId, taskFiles} from './helpers/vscode-tasks.js'
 
 /** Files cut at every offset up to this size; larger ones are sampled. */
 const FULL_SWEEP_MAX = 64 * 1024
@@ -118,6 +119,11 @@ function corpus(): Array<{name: string; buf: Buffer}> {
     'small run-state.json + dense multi-byte text (pretty)',
     insertIntoFirstText(small, 'ÿ€𝄞'.repeat(200) + '\\u00e9\\ud83d\\ude00\\ud800\\"\\\\\\/\\b\\f\\n\\r\\t').buf,
   )
+  // The extensions' task files (built from the real Cline CLI conversation, serialized as the extensions do).
+  for (const v of ['roo', 'cline'] as const) {
+    const files = taskFiles(buildTask(v, taskId(v, 0), realTurns('A')))
+    for (const name of ['api_conversation_history.json', 'ui_messages.json', 'task_metadata.json']) add(`${v} task ${name}`, files[name])
+  }
   return out
 }
 

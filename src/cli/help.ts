@@ -33,12 +33,15 @@ export function listed(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`
 }
 
-/** What each adapter's help gives for `pick`, in registry order (adapters that give nothing left out). */
+/**
+ * What each adapter's help gives for `pick`, in registry order (adapters that give nothing left out, and a
+ * text two adapters of one agent share given once).
+ */
 export function fromAdapters(pick: (h: AdapterHelp, a: FormatAdapter) => string | undefined, adapters: readonly FormatAdapter[] = ADAPTERS): string[] {
-  return adapters.flatMap((a) => {
+  return [...new Set(adapters.flatMap((a) => {
     const v = pick(a.help, a)
     return v === undefined ? [] : [v]
-  })
+  }))]
 }
 
 /** The first adapter's answer for `pick` (e.g. an example path), or `fallback`. */

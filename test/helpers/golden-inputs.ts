@@ -11,6 +11,7 @@ import tar from 'tar-stream'
 import {REALDATA, REPO_ROOT, cutAt, nulRunAt, setMtime, zeroFill} from './fixtures.js'
 import {SCENARIOS} from './scenarios.js'
 import {REAL_SESSIONS, body, linesOf, zstdStored} from './sessions.js'
+import {buildTask, compact, realTurns, safeWrite, storageDir, taskId, writeStore, type SafeWriteStop, type Task, type Variant} from './vscode-tasks.js'
 
 export interface GoldenCase {
   name: string
@@ -166,6 +167,28 @@ const realCases: GoldenCase[] = [
     build(root) {
       copyTree(path.join(REALDATA, 'codex', '0.169.0', 'home'), root)
       return [path.join(root, '.codex')]
+    },
+  },
+  {
+    name: 'realdata-gemini-cli-0.61.0-default-roots',
+    build(root) {
+      copyTree(path.join(REALDATA, 'gemini-cli', '0.61.0', 'home', '.gemini'), path.join(root, '.gemini'))
+      return []
+    },
+  },
+  {
+    name: 'realdata-gemini-cli-0.61.0-damage',
+    // What the binary itself left after each damage: a torn answer, its summary glued onto it, the orphan of a
+    // resume in a later minute beside the real session, a header-torn and a NUL-filled file.
+    build(root) {
+      const damage = path.join(REALDATA, 'gemini-cli', '0.61.0', 'damage')
+      const chats = path.join('.gemini', 'tmp', 'demo-app', 'chats')
+      const steps = ['truncate-mid-record/0-damaged', 'truncate-mid-record/1-list', 'control-resume-next-minute/1-resume', 'first-line-cut/0-damaged', 'nul-filled/0-damaged']
+      return steps.map((step) => {
+        const dest = path.join(root, step.replace('/', '-'))
+        copyTree(path.join(damage, step, '.gemini'), path.join(dest, '.gemini'))
+        return path.join(dest, chats)
+      })
     },
   },
 ]
@@ -334,6 +357,69 @@ const damagedCases: GoldenCase[] = [
   },
 ]
 
+// ---- the VS Code extensions' task folders (built by test/helpers/vscode-tasks.ts from the real Cline CLI conversation)
+
+/** Gives every file below `dir` that the builder left without one a fixed mtime (the index, safe-write leftovers). */
+function settleFiles(dir: string, names: readonly string[], mtimeMs: number): void {
+  for (const n of names) setMtime(path.join(dir, n), mtimeMs)
+}
+
+/**
+ * An extension's store in an editor's folder under `root`: its tasks (each `[k, turns]`, `listed` ones in the
+ * index), written as after a clean save with fixed mtimes. Returns the storage folder and each task's folder.
+ */
+function taskStore(root: string, v: Variant, editor: string, tasks: Array<[number, 'A' | 'B']>, listed?: number[]): {storage: string; dirs: string[]; tasks: Task[]} {
+  const storage = storageDir(root, v, editor)
+  const built = tasks.map(([k, session]) => buildTask(v, taskId(v, k), realTurns(session)))
+  const w = writeStore(storage, v, built, listed ? {listed: listed.map((k) => taskId(v, k))} : {})
+  if (v === 'roo') setMtime(path.join(storage, 'tasks', '_index.json'), BASE)
+  if (v === 'cline') setMtime(path.join(storage, 'state', 'taskHistory.json'), BASE)
+  return {storage, dirs: w.map((x) => x.dir), tasks: built}
+}
+
+/** A task whose model context one safe write left behind (the transcript already holds the fifth turn). */
+function crashedWrite(dir: string, v: Variant, k: number, stop: SafeWriteStop): void {
+  const turns = realTurns('A')
+  const older = buildTask(v, taskId(v, k), turns.slice(0, 4))
+  const newer = buildTask(v, taskId(v, k), turns)
+  damage(path.join(dir, 'api_conversation_history.json'), () => compact(older.api))
+  damage(path.join(dir, 'ui_messages.json'), () => compact(newer.ui))
+  const {temp, backup} = safeWrite(v, dir, 'api_conversation_history.json', compact(newer.api), 1796119000000 + k, stop)
+  settleFiles(dir, [temp, ...(backup ? [backup] : [])].filter((n) => readdirSync(dir).includes(n)), BASE + 40_000)
+  if (stop !== 'wrote-new' && readdirSync(dir).includes('api_conversation_history.json')) setMtime(path.join(dir, 'api_conversation_history.json'), BASE + 40_000)
+}
+
+const taskCases: GoldenCase[] = [
+  {
+    name: 'vscode-tasks-default-roots',
+    // Healthy stores of the three extensions in three editors (Linux, remote server, macOS), found with no PATH.
+    build(root) {
+      taskStore(root, 'roo', path.join('.config', 'Code'), [[0, 'A'], [1, 'B']])
+      taskStore(root, 'kilo', path.join('.vscode-server', 'data'), [[0, 'A']])
+      taskStore(root, 'cline', path.join('Library', 'Application Support', 'Cursor'), [[0, 'B']])
+      return []
+    },
+  },
+  {
+    name: 'vscode-tasks-damaged-home',
+    // `scan ~`: the safe writes stopped at each step, torn and zeroed files, a task the index does not list, a torn index.
+    build(root) {
+      const roo = taskStore(root, 'roo', path.join('.config', 'Code'), [[0, 'A'], [1, 'A'], [2, 'B'], [3, 'B']], [0, 1, 3])
+      crashedWrite(roo.dirs[0], 'roo', 0, 'wrote-new')
+      damage(path.join(roo.dirs[1], 'ui_messages.json'), (b) => cutAt(b, Math.floor(b.length * 0.8)))
+      damage(path.join(roo.dirs[3], 'api_conversation_history.json'), zeroFill)
+      const kilo = taskStore(root, 'kilo', path.join('.config', 'VSCodium'), [[0, 'A'], [1, 'A']])
+      crashedWrite(kilo.dirs[0], 'kilo', 0, 'renamed-old')
+      damage(path.join(kilo.dirs[1], 'api_conversation_history.json'), (b) => cutAt(b, Math.floor(b.length * 0.7)))
+      const cline = taskStore(root, 'cline', path.join('.config', 'Cursor'), [[0, 'A'], [1, 'B']])
+      damage(path.join(cline.storage, 'state', 'taskHistory.json'), (b) => cutAt(b, Math.floor(b.length * 0.4)))
+      // A complete transcript followed by the stale tail of an older, longer one (an in-place rewrite).
+      damage(path.join(cline.dirs[1], 'ui_messages.json'), (b) => Buffer.concat([compact(cline.tasks[1].ui.slice(0, -2)), b.subarray(compact(cline.tasks[1].ui.slice(0, -2)).length)]))
+      return [root]
+    },
+  },
+]
+
 /** A tar archive of `entries` (name → bytes, or a symbolic link target), every entry with mtime `BASE`. */
 async function tarOf(entries: Array<{name: string; data?: Buffer | string; link?: string}>): Promise<Buffer> {
   const pack = tar.pack()
@@ -366,6 +452,24 @@ const archiveCases: GoldenCase[] = [
 ]
 
 const bundleCases: GoldenCase[] = [
+  {
+    name: 'bundle-vscode-tasks',
+    bundle: {kinds: ['tar.gz', 'zip']},
+    build(root) {
+      const roo = taskStore(root, 'roo', path.join('.config', 'Code'), [[0, 'A'], [1, 'B']])
+      crashedWrite(roo.dirs[0], 'roo', 0, 'wrote-new')
+      return [roo.storage]
+    },
+  },
+  {
+    name: 'bundle-vscode-tasks-redacted',
+    bundle: {kinds: ['tar.gz'], redact: true},
+    build(root) {
+      const cline = taskStore(root, 'cline', path.join('.config', 'Code'), [[0, 'A'], [1, 'B']])
+      damage(path.join(cline.dirs[1], 'ui_messages.json'), (b) => cutAt(b, Math.floor(b.length * 0.6)))
+      return [cline.storage]
+    },
+  },
   {
     name: 'bundle-codebuff',
     bundle: {kinds: ['tar.gz', 'zip', 'tar']},
@@ -436,4 +540,4 @@ const bundleCases: GoldenCase[] = [
 ]
 
 /** Every golden case, in a fixed order. */
-export const GOLDEN_CASES: GoldenCase[] = [...scenarioCases, ...realCases, ...damagedCases, ...archiveCases, ...bundleCases]
+export const GOLDEN_CASES: GoldenCase[] = [...scenarioCases, ...realCases, ...damagedCases, ...taskCases, ...archiveCases, ...bundleCases]

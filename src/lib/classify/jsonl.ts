@@ -194,12 +194,11 @@ function segments(buf: Uint8Array, start: number, end: number): Segment[] {
       s = skipWhitespace(buf, r.end, end)
       continue
     }
-    // A cut piece: find where a complete record starts after it.
+    // A cut piece: find where a complete record starts after it. Only when the scanner hit an error: when the whole
+    // rest of the line is a valid prefix of one value, an object closing at the line's end is a value nested in the
+    // cut record (a message of a cut `messages` array), never known to be a record of its own.
     const limit = r.kind === 'error' ? r.at : end
-    // With no error, a record can only end the line if the line ends in `}`.
-    let last = end
-    while (last > s && isJsonWhitespace(buf[last - 1])) last--
-    const canEnd = r.kind === 'error' || buf[last - 1] === 0x7d
+    const canEnd = r.kind === 'error'
     let found = -1
     if (canEnd) {
       let tries = 0
@@ -207,7 +206,7 @@ function segments(buf: Uint8Array, start: number, end: number): Segment[] {
         if (buf[p] !== 0x7b) continue
         tries++
         const q = scanValue(buf, p, end)
-        if (q.kind === 'complete' && parseObject(buf.subarray(p, q.end))) {
+        if (q.kind === 'complete' && parseObject(buf.subarray(p, q.end)) && restIsRecords(buf, q.end, end)) {
           found = p
           break
         }
@@ -221,6 +220,21 @@ function segments(buf: Uint8Array, start: number, end: number): Segment[] {
     s = found
   }
   return out
+}
+
+/**
+ * True when `buf[from, end)` holds only whitespace and complete objects: the rest of a line after a record found
+ * behind a cut piece. Without this check a value nested inside the cut record (a message inside a cut `messages`
+ * array) would be taken for a record of its own.
+ */
+function restIsRecords(buf: Uint8Array, from: number, end: number): boolean {
+  for (let i = skipWhitespace(buf, from, end); i < end; i = skipWhitespace(buf, i, end)) {
+    if (buf[i] !== 0x7b) return false
+    const r = scanValue(buf, i, end)
+    if (r.kind !== 'complete' || !parseObject(buf.subarray(i, r.end))) return false
+    i = r.end
+  }
+  return true
 }
 
 interface LineFacts {

@@ -4,16 +4,18 @@ import {CORE_FINDING_KINDS, joinFindingKinds, type FindingKind} from '../model/f
 import {claudeCode} from './claude-code/index.js'
 import {codebuff} from './codebuff/index.js'
 import {codex} from './codex/index.js'
+import {geminiCli} from './gemini-cli/index.js'
 import {opencode} from './opencode/index.js'
+import {VSCODE_TASK_ADAPTERS} from './vscode-tasks/index.js'
 
-export const ADAPTERS: readonly FormatAdapter[] = [codebuff, opencode, claudeCode, codex]
+export const ADAPTERS: readonly FormatAdapter[] = [codebuff, opencode, geminiCli, claudeCode, codex, ...VSCODE_TASK_ADAPTERS]
 
 /** The agents chatdoctor recognises but does not diagnose yet (`unsupported/`). */
 export {UNSUPPORTED_AGENTS} from './unsupported/index.js'
 
-/** The adapter with this format id, or undefined. */
+/** The adapter with this format id (its name, or one of the formats its reports carry), or undefined. */
 export function adapterByName(name: string): FormatAdapter | undefined {
-  return ADAPTERS.find((a) => a.name === name)
+  return ADAPTERS.find((a) => a.name === name) ?? ADAPTERS.find((a) => a.formats?.includes(name))
 }
 
 /** The closed list of finding kinds: the core's, then each adapter's, in registry order, each id once. */

@@ -57,6 +57,12 @@ export interface ChatUnit {
    * gone by the time it is read is left out, as with a fresh listing.
    */
   listing?: string[]
+  /**
+   * The format a bundle's manifest recorded for this chat, when `check` reads the chat back from a bundle: its
+   * folder is then out of the place that told its format (e.g. the storage folder of the extension that wrote
+   * it), and the adapter may take the format from here.
+   */
+  recordedFormat?: string
 }
 
 /** What an adapter sees in one folder: the chats it holds, and whether discovery should search below it. */
@@ -132,6 +138,12 @@ export interface FormatAdapter {
   /** The agent's name as people write it (`Claude Code`), for messages and `--help`. */
   readonly displayName: string
   /**
+   * Further format ids this adapter's reports carry, when one adapter serves several agents that write alike
+   * (each report names the agent that wrote the chat): `adapterByName` finds the adapter by these too, so the
+   * planner, `inspect`, `bundle --redact` and `check` of a report reach it.
+   */
+  readonly formats?: readonly string[]
+  /**
    * The words that are this agent's alone — its names, its file names, its record keys — which no code outside
    * `src/lib/formats/` may spell (`test/core-names.test.ts`). One lower-case word is matched as a whole word,
    * anything else as it is written.
@@ -167,6 +179,13 @@ export interface FormatAdapter {
   diagnose(snapshot: ChatDirSnapshot): Diagnosis
   /** (repair) Matches an argv element of the agent's own process (e.g. /codebuff|freebuff/i), for the live check. */
   readonly agentProcess?: RegExp
+  /**
+   * (repair) Why the chat is live right now by the agent's own signals (a fresh lock it holds, a process of its
+   * holding its store open), in words; empty when none. May read `/proc` and small entries near the chat; never
+   * writes, never throws. `pipeline/apply.ts` checks it with the watched files before every write (`--force`
+   * overrides).
+   */
+  liveReasons?(snapshot: ChatDirSnapshot): string[]
   /**
    * Optional, for store formats (`chatsIn` answered `store: true`): lists the chats of the store at `dir` with
    * their `members` (and `facts`). Read-only; may read directory listings and the few file bytes needed to

@@ -17,8 +17,11 @@
  * - `database`: (OpenCode ≥ 1.2) the SQLite store and its `-wal`/`-shm`, stat only (never opened in place).
  * - `compressed`: the same session log compressed beside it (Codex: `rollout-….jsonl.zst` next to `….jsonl`).
  * - `export`: an `opencode export` document (`{info, messages: [{info, parts}]}`), a whole session in one file.
+ * - `sibling`: another file the agent itself treats as the same session, beside the one it loads (Gemini CLI: a
+ *   resume in a later minute starts a second session file with the same short id; its start-up cleanup deletes
+ *   all of them together).
  */
-export const ROLES = ['primary', 'backup', 'temp', 'embedded', 'transcript', 'transcript-temp', 'meta', 'other', 'message', 'part', 'database', 'compressed', 'export'] as const
+export const ROLES = ['primary', 'backup', 'temp', 'embedded', 'transcript', 'transcript-temp', 'meta', 'other', 'message', 'part', 'database', 'compressed', 'export', 'sibling'] as const
 export type Role = (typeof ROLES)[number]
 
 /** Roles whose files are generations of the agent context (candidates for the winner). */
@@ -49,6 +52,10 @@ export type FileClass = (typeof CLASSES)[number]
  * record, or two records, on one line), `split-record` (one record spread over several lines by raw line
  * breaks), `lone-surrogate` (a `\uD800`–`\uDFFF` escape without its other half); `bom`, `invalid-utf8`,
  * `torn-utf8` and `nul-run` as above, per line.
+ * Generations: `sibling-orphan` (a sibling file of a session that holds nothing of the conversation, only what
+ * the agent writes when it starts; Gemini CLI's resume in a later minute leaves one).
+ * Content level: `semantic-empty` (parses and has the right shape, but holds nothing: e.g. a model-context
+ * array `[]` where the transcript shows turns).
  */
 export const REASONS = [
   'bom',
@@ -73,6 +80,10 @@ export const REASONS = [
   'interleaved-line',
   'split-record',
   'lone-surrogate',
+  // Generations.
+  'sibling-orphan',
+  // Content level.
+  'semantic-empty',
 ] as const
 export type Reason = (typeof REASONS)[number]
 

@@ -11,6 +11,11 @@ export interface FindingKind {
   id: string
   severity: Severity
   description: string
+  /**
+   * Shown in the default human output too, not only with `--verbose` (a warning or error of the kind): the
+   * user must act before the agent starts again.
+   */
+  urgent?: boolean
 }
 
 /** A finding kind as a list declares it, keyed by its id. */
@@ -21,14 +26,26 @@ export const CORE_FINDING_KINDS = {
   'primary-missing': {severity: 'error', description: 'The primary state file is absent (e.g. a crash between rotating it to .bak and writing the new one).'},
   'primary-damaged': {severity: 'error', description: 'The primary state file is truncated, empty, zero-filled or corrupt: the agent cannot load it.'},
   'primary-behind': {severity: 'error', description: 'The primary is usable but another generation covers more transcript turns.'},
+  'primary-contextless': {severity: 'error', description: "The primary parses but holds no agent context (e.g. the loader's \"Previous run state could not be restored.\" stand-in, or an empty message list while the transcript shows turns)."},
   'context-lost': {severity: 'error', description: 'No usable generation of the agent context exists: the agent context of this chat is lost.'},
   'backup-damaged': {severity: 'warning', description: 'The rotated backup generation is not usable.'},
   'temp-leftover': {severity: 'info', description: 'A complete temp file left by a process that died between write and rename.'},
   'temp-damaged': {severity: 'warning', description: 'A torn or unusable temp file left by an interrupted write.'},
   'transcript-damaged': {severity: 'error', description: 'The transcript the user sees is torn or corrupt; the agent would load it as empty.'},
+  'transcript-missing': {severity: 'warning', description: 'The transcript is absent, so turns cannot be counted against it.'},
+  'transcript-temp-leftover': {severity: 'info', description: 'A temp file of the transcript left by an interrupted write.'},
+  'meta-damaged': {severity: 'info', description: "A sidecar of the chat (a summary or metadata file beside it) is unusable; the agent recomputes it, or cannot list the chat from it (the message says which)."},
+  'prompts-without-transcript': {severity: 'warning', description: 'The winning generation holds prompts that match no transcript turn (the transcript lost them).'},
+  'context-behind-transcript': {severity: 'info', description: "The transcript has turns after the last one in the agent's memory."},
+  'salvage-available': {severity: 'info', description: 'A torn generation still holds complete messages that a salvage would keep byte-identical (`repair --salvage`).'},
   'unknown-file': {severity: 'info', description: 'A file the format does not know; listed, never touched.'},
   'unreadable': {severity: 'error', description: 'A file could not be read (permission or I/O error).'},
   'context-amnesia': {severity: 'error', description: "The agent's memory was replaced by a new session (traceSessionId break, prompts starting after turn 1 with no summary, or the loader's placeholder saved): earlier turns are missing from its context."},
+  'chat-id-nonstandard': {severity: 'info', description: "The chat dir's name does not follow the agent's id pattern."},
+  // What the agent itself will do to the chat, and its index of chats.
+  'next-start-loss': {severity: 'error', urgent: true, description: "The agent's own next start, or its opening of this chat, will destroy part of it (e.g. it deletes a session file it cannot read, or saves an empty transcript over a damaged one). Repair the chat, or bundle it, before the agent starts again."},
+  'not-in-index': {severity: 'warning', description: "The chat is on disk but the agent's index of its chats does not list it, so the agent's history may not show it."},
+  'index-unreadable': {severity: 'warning', description: "The agent's index of its chats cannot be read (torn, empty, not the index's shape, or unreadable), so whether it lists the chat is unknown; what the agent does with it next is in the message."},
   'archive-entry-escapes': {severity: 'error', description: 'An archive entry names a path outside the archive (../, an absolute path, a link pointing outside); refused, never read.'},
   'archive-too-large': {severity: 'error', description: 'An archive exceeds the entry or uncompressed-size cap (--max-entries, --max-bytes); nothing in it was diagnosed.'},
   'archive-unreadable': {severity: 'error', description: 'A bundle is not a readable .tar, .tar.gz/.tgz or .zip archive.'},
@@ -55,11 +72,14 @@ export const finding = findingMaker(CORE_FINDING_KINDS)
 /** All kinds of some lists, in their order, each id once (the first list that declares it wins). */
 export function joinFindingKinds(lists: ReadonlyArray<Readonly<Record<string, FindingKindSpec>>>): FindingKind[] {
   const seen = new Map<string, FindingKind>()
-  for (const list of lists) for (const [id, k] of Object.entries(list)) if (!seen.has(id)) seen.set(id, {id, severity: k.severity, description: k.description})
+  for (const list of lists) for (const [id, k] of Object.entries(list)) if (!seen.has(id)) seen.set(id, {id, severity: k.severity, description: k.description, ...(k.urgent ? {urgent: true} : {})})
   return [...seen.values()]
 }
 
-
+/** True for a finding the default human output shows: a warning or error of an `urgent` kind among `kinds`. */
+export function isUrgent(f: Finding, kinds: readonly FindingKind[]): boolean {
+  return f.severity !== 'info' && kinds.some((k) => k.id === f.id && k.urgent === true)
+}
 
 const ORDER: Record<Severity, number> = {error: 0, warning: 1, info: 2}
 

@@ -207,7 +207,7 @@ export type RankEntry = Shape<typeof RankEntrySchema>
 
 /** One byte change of a JSONL repair: where, what kind, how many bytes. Never content. */
 const LineChangeSchema = z.looseObject({
-  /** `drop-torn-tail`, `strip-nul`, `strip-bom`, `split-line`, `rejoin-lines`, `drop-line`, `relink-parent`, `set-ordinal`. */
+  /** `drop-torn-tail`, `strip-nul`, `strip-bom`, `split-line`, `rejoin-lines`, `drop-line`, `relink-parent`, `set-ordinal`, `add-newline`, `drop-trailing`. */
   kind: z.string(),
   /** 1-based line number in the original file. */
   line: z.number().int().positive(),

@@ -117,11 +117,14 @@ export async function liveReasons(plan: ChatPlan, ctx: Pick<ApplyContext, 'fs' |
       reasons.push(code(e) === 'ENOENT' ? `${w.name} disappeared since the scan` : `${w.name} cannot be checked (${code(e) || 'error'})`)
     }
   }
+  if (plan.chat.adapter.liveReasons) reasons.push(...plan.chat.adapter.liveReasons(plan.chat.snapshot))
   const pattern = plan.chat.adapter.agentProcess
   if (pattern) {
     const isAgent = ctx.isAgentProcess ?? isAgentProcess
     for (const t of plan.temps) if (isAgent(t.pid, pattern)) reasons.push(`${t.name} belongs to pid ${t.pid}, a running ${plan.chat.adapter.name} process`)
   }
+  // The agent's own live signals (lock files, a process holding its store open).
+  if (plan.chat.adapter.liveReasons) reasons.push(...plan.chat.adapter.liveReasons(plan.chat.snapshot))
   return reasons
 }
 

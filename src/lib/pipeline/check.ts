@@ -250,7 +250,7 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
       err('manifest-invalid', MANIFEST_NAME, 'the manifest is not valid JSON; the bundle is checked without it')
     }
   }
-  const diagnose = (adapter: FormatAdapter, dirPath: string, unitFiles: string[] | undefined, extra: Finding[], mtimes: Map<string, number>, unitPath?: string) => {
+  const diagnose = (adapter: FormatAdapter, dirPath: string, unitFiles: string[] | undefined, extra: Finding[], mtimes: Map<string, number>, unitPath?: string, recordedFormat?: string) => {
     const d = tree.get(dirPath)!
     const folder = dirPath === '' ? file : `${file}/${dirPath}`
     // A one-file session is named by its file (several may share a folder); a chat dir by its folder.
@@ -266,7 +266,7 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
       if (m.kind === 'file' && adapter.wantsContent(name) && 'data' in m && m.data) entry.data = m.data
       files.push(entry)
     }
-    const unit: ChatUnit = {dir: folder, path: location, ...(unitFiles ? {files: unitFiles} : {})}
+    const unit: ChatUnit = {dir: folder, path: location, ...(unitFiles ? {files: unitFiles} : {}), ...(recordedFormat ? {recordedFormat} : {})}
     const dirMember = contents.members.find((m) => m.path === dirPath)
     const snapshot: ChatDirSnapshot = {dir: folder, unit, dirMtimeMs: dirMember?.mtimeMs ?? 0, files}
     const diag = adapter.diagnose(snapshot)
@@ -376,7 +376,7 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
         if ((await diagnoseStore(adapter, folder, mtimes, chat.id, extra)) === 0) err('manifest-missing-file', folder, `chat ${chat.id} is listed in the manifest but its folder holds no ${chat.format} session with that id`)
         continue
       }
-      diagnose(adapter, folder, undefined, extra, mtimes)
+      diagnose(adapter, folder, undefined, extra, mtimes, undefined, chat.format)
     }
     for (const m of contents.members) {
       if (claimed.has(m.path) || m.kind === 'directory') continue

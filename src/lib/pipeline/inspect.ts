@@ -17,7 +17,7 @@ export const BLOCK_SIZE = 4096
 /** At most this many NUL runs are listed per file. */
 export const MAX_NUL_RUNS = 20
 
-const CLASSIFIED: ReadonlySet<Role> = new Set(['primary', 'backup', 'temp', 'transcript', 'transcript-temp', 'meta', 'message', 'part', 'compressed', 'export'])
+const CLASSIFIED: ReadonlySet<Role> = new Set(['primary', 'backup', 'temp', 'transcript', 'transcript-temp', 'meta', 'message', 'part', 'compressed', 'export', 'sibling'])
 
 /** Builds the inspection of one scanned chat. */
 export function inspectChat(scanned: Pick<ScannedChat, 'report' | 'snapshot'>): Inspection {

@@ -1,12 +1,15 @@
 /**
  * Human rendering of a report: one table row per chat (chat, status, primary class, winner, turns N/M),
- * findings under each chat with `verbose`, a summary line. Never prints message or file content: counts,
+ * findings under each chat with `verbose` (without it, only the urgent ones: what the agent's own next start
+ * would destroy), a summary line. Never prints message or file content: counts,
  * sizes, ids, times and hashes only (reports get pasted into bug trackers).
  */
 import type CliTable3 from 'cli-table3'
 import {createRequire} from 'node:module'
 import type {ChalkInstance} from 'chalk'
 import type {ChatReport, ChatStatus, Report, Severity} from '../model/report.js'
+import {isUrgent} from '../model/findings.js'
+import {findingKinds} from '../formats/index.js'
 
 // cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up.
 const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
@@ -113,6 +116,12 @@ export function renderHuman(report: Report, opts: TableOptions): {stdout: string
   const table = renderChatTable(report.chats, opts)
   if (table) out.push(table)
   if (opts.verbose) out.push(...renderFindings(report.chats, opts))
+  else {
+    // Without --verbose, the urgent findings still show: what the agent's own next start would destroy.
+    const kinds = findingKinds()
+    const urgent = report.chats.map((chat) => ({...chat, findings: chat.findings.filter((f) => isUrgent(f, kinds))})).filter((chat) => chat.findings.length > 0)
+    out.push(...renderFindings(urgent, {...opts, quiet: false}))
+  }
   if (opts.verbose) for (const s of report.skipped) out.push(opts.chalk.dim(`skipped ${s.path}: ${s.reason}`))
   for (const e of report.errors) err.push(`${opts.chalk.red('error')} ${e.path}: ${e.message}`)
   if (!opts.quiet) {

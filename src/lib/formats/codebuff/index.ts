@@ -3,9 +3,9 @@
  * Classify every file, measure each intact run-state generation against the transcript, rank, decide the
  * chat's status and findings. Pure over a `ChatDirSnapshot`; never throws.
  */
-import {createHash} from 'node:crypto'
 import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
+import {classifyEntry} from '../../classify/entry.js'
 import {finding} from './findings.js'
 import type {ChatStatus, Classification, Finding, Generation, Role} from '../../model/report.js'
 import {rankCandidates, type Candidate} from '../../rank/index.js'
@@ -27,10 +27,6 @@ const ROLE_ORDER: Role[] = ['primary', 'backup', 'temp', 'embedded', 'transcript
 
 /** Names inside a chat dir that are chatdoctor's own and never part of the chat. */
 const OWN_NAMES = /^\.chatdoctor(?:$|[.-])/
-
-function sha256(buf: Buffer): string {
-  return createHash('sha256').update(buf).digest('hex')
-}
 
 /** Classifies one file by role: syntax first, then the shape its role needs. */
 function classifyFile(role: Role, data: Buffer): Classification {
@@ -65,19 +61,7 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
   const values = new Map<string, unknown>()
   const findings: Finding[] = []
 
-  for (const f of entries) {
-    const role = roleOf(f.name)
-    if (role !== 'other' && f.kind !== 'file') {
-      // A symbolic link, folder or special file under a state file's name: never read, never replaced.
-      generations.push({file: f.name, role, class: 'corrupt', reasons: ['not-a-file'], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null})
-      continue
-    }
-    if (role === 'other' || f.kind !== 'file') {
-      generations.push({file: f.name, role: 'other', class: null, reasons: [], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null})
-      continue
-    }
-    generations.push(classifyEntry(f, role, values))
-  }
+  for (const f of entries) generations.push(classifyCodebuffEntry(f, roleOf(f.name), values))
   const embedded = addEmbeddedGenerations(entries, generations, values) // metadata.runState copies
   if (!generations.some((g) => g.role === 'primary')) {
     generations.push({file: PRIMARY, role: 'primary', class: 'missing', reasons: [], bytes: 0, mtimeMs: null, sha256: null, turns: null})
@@ -193,30 +177,10 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
 }
 
 /** Classifies one entry, keeping parsed values of intact files for measuring. */
-function classifyEntry(f: FileEntry, role: Role, values: Map<string, unknown>): Generation {
-  const g: Generation = {file: f.name, role, class: null, reasons: [], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null}
-  if (f.data === undefined && f.streamed) {
-    // A file too large to read whole, classified by streaming: a syntax verdict, never intact.
-    const c = f.streamed.classification
-    g.class = c.class
-    g.reasons = c.reasons
-    g.sha256 = f.streamed.sha256
-    if (c.damage) g.damage = c.damage
-    return g
-  }
-  if (f.data === undefined) {
-    g.class = 'corrupt'
-    g.reasons = ['unreadable']
-    return g
-  }
-  const c = classifyFile(role, f.data)
-  g.class = c.class
-  g.reasons = c.reasons
-  g.bytes = f.data.length
-  g.sha256 = sha256(f.data)
-  if (c.damage) g.damage = c.damage
-  if (c.class === 'intact') values.set(f.name, c.value)
-  return g
+function classifyCodebuffEntry(f: FileEntry, role: Role, values: Map<string, unknown>): Generation {
+  const {generation, classification: c} = classifyEntry(f, role, (data) => classifyFile(role, data))
+  if (c?.class === 'intact') values.set(f.name, c.value)
+  return generation
 }
 
 /**

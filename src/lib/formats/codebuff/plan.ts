@@ -1,160 +1,16 @@
 /**
- * Codebuff's repair plan: from a scanned chat to the actions that put its best generation back. Pure (no disk):
- * `repair --dry-run` prints exactly this plan and `repair` executes exactly it (`pipeline/apply.ts`), so the two agree
- * over (type, from, to, sha256) by construction.
- *
- * The agent context (`run-state.json`), for a chat that needs it:
- * 1. `preserve` the primary (when it exists) into the evidence folder;
- * 2. `restore` the chosen generation's exact bytes as the primary (never parsed and re-serialized): the
- *    winner of a `repairable` chat (a file, or an embedded copy `chat-messages.json#<id>`); with
- *    `--salvage`, a salvaged torn generation that covers more turns than every intact candidate; with
- *    `--restore-from`, the generation the user named (e.g. the source of a `degraded` chat's missing turns).
- * The transcript: when the scan names an intact transcript temp for a torn `chat-messages.json`
- * (`transcriptRestore`), `preserve` and `restore` it the same way. Then, when anything is restored:
- * 3. `restore-mtime` of the chat dir, so the agent's "newest chat" choice (Codebuff `--continue`) is unchanged.
- * Healthy, unrecoverable and degraded chats get no actions unless an option or a transcript restore asks.
+ * Codebuff's repair plan: the plan of the whole-file generation formats (`formats/generations/plan.ts`) over
+ * Codebuff's generations: a file, or an embedded copy `chat-messages.json#<id>` (`generationBytes`), the
+ * salvages of its torn run-state files, and the pid in a temp's name.
  */
-import {createHash} from 'node:crypto'
-import type {ActionSource, ChatPlan, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
-import type {BorrowedKeyReport, ChatReport} from '../../model/report.js'
-import {compareCandidates, type Candidate} from '../../rank/index.js'
-import {salvageBytes, type SalvagedGeneration} from '../../salvage/index.js'
+import type {ChatPlan, PlanOptions, ScannedChat} from '../../model/adapter.js'
+import {planGenerations, type GenerationFormat} from '../generations/plan.js'
 import {generationBytes, salvageChat} from './forensics.js'
 import {tempWriterPid} from './layout.js'
 
-function sha256(buf: Uint8Array): string {
-  return createHash('sha256').update(buf).digest('hex')
-}
-
-/** The bytes of a source: a file's bytes from the scan's snapshot, or the byte string itself; null if unread. */
-export function sourceBytes(source: ActionSource, chat: ScannedChat): Buffer | null {
-  if (source.kind === 'bytes') return source.data
-  return chat.snapshot.files.find((f) => f.name === source.name && f.kind === 'file')?.data ?? null
-}
-
-/** The label of a source as actions show it in `from`. */
-export function sourceLabel(source: ActionSource): string {
-  return source.kind === 'file' ? source.name : source.label
-}
-
-/**
- * Where the bytes of a generation named in the report come from; null when they are not at hand. A whole
- * file of the chat dir as the scan read it; otherwise the adapter's `generationBytes` (an embedded copy
- * `chat-messages.json#<id>`: the exact bytes of that `metadata.runState` value, copied out of the snapshot),
- * accepted only when their sha256 is the one the report gives the generation.
- */
-export function generationSource(chat: ScannedChat, generation: string): ActionSource | null {
-  const f = chat.snapshot.files.find((e) => e.name === generation && e.kind === 'file')
-  if (f?.data) return {kind: 'file', name: generation}
-  const view = generationBytes(chat.snapshot, generation)
-  if (!view) return null
-  const data = Buffer.from(view) // a copy: never a view into the snapshot's buffers
-  const expected = chat.report.generations.find((g) => g.file === generation)?.sha256
-  if (!expected || sha256(data) !== expected) return null
-  return {kind: 'bytes', label: generation, data}
-}
-
-/** The label of a salvaged generation as actions show it: `salvage:<torn file>`. */
-export function salvageLabel(file: string): string {
-  return `salvage:${file}`
-}
-
-/**
- * The salvaged generation `repair --salvage` uses for a chat, or null: one whose summary says it is a
- * candidate and whose N is strictly higher than every intact candidate's (the ranking's turns); the best of
- * those by the ranking rules. Its bytes must hash to the summary's sha256.
- */
-export function pickSalvage(report: ChatReport, salvaged: readonly SalvagedGeneration[]): {sg: SalvagedGeneration; data: Buffer} | null {
-  const best = Math.max(-1, ...report.ranking.map((r) => r.turns))
-  const usable = salvaged
-    .filter((sg) => sg.summary.candidate && sg.measure !== null && sg.measure.turns > best)
-    .map((sg): Candidate & {sg: SalvagedGeneration} => ({file: sg.file, measure: sg.measure!, mtimeMs: report.generations.find((g) => g.file === sg.file)?.mtimeMs ?? null, sg}))
-    .sort(compareCandidates)
-  for (const c of usable) {
-    const data = salvageBytes(c.sg)
-    if (sha256(data) === c.sg.summary.sha256) return {sg: c.sg, data}
-  }
-  return null
-}
-
-/** True when a plain repair would restore the agent context of this chat (its winner is not the primary). */
-export function needsRepair(report: ChatReport): boolean {
-  const primary = report.generations.find((g) => g.role === 'primary')
-  return report.status === 'repairable' && report.winner !== null && primary !== undefined && report.winner !== primary.file
-}
-
-/** A path as a shell word: as is when safe, else single-quoted (a leading `~/` kept outside the quotes). */
-function shellWord(p: string): string {
-  if (/^[\w@%+=:,./~#-]+$/.test(p)) return p
-  const home = p.startsWith('~/') ? '~/' : ''
-  return `${home}'${p.slice(home.length).replace(/'/g, `'\\''`)}'`
-}
-
-/** What `repair --restore-from` would change for a degraded chat, in words. */
-function degradedAdvice(chat: ScannedChat): string {
-  const a = chat.report.amnesia
-  if (!a?.source) return 'degraded: part of the agent context is missing and no generation holds it; nothing to restore, nothing written'
-  const drops = a.restoreDrops ? ` (it would drop turn${a.restoreDrops[0] === a.restoreDrops[1] ? ` ${a.restoreDrops[0]}` : `s ${a.restoreDrops[0]}–${a.restoreDrops[1]}`})` : ''
-  return `degraded: left as it is; chatdoctor repair --restore-from ${shellWord(a.source)} ${shellWord(chat.report.path)} restores the generation that holds the missing turns${drops}`
-}
+const CODEBUFF: GenerationFormat = {generationBytes, salvage: salvageChat, tempWriterPid}
 
 /** Plans one Codebuff chat. Pure. */
 export function planCodebuffChat(chat: ScannedChat, opts: PlanOptions): ChatPlan {
-  const {report, snapshot} = chat
-  const watchRoles = new Set(['primary', 'backup', 'temp', 'transcript', 'transcript-temp'])
-  const watch: WatchedFile[] = []
-  for (const g of report.generations) {
-    if (!watchRoles.has(g.role) || g.mtimeMs === null || g.class === 'missing') continue
-    const entry = snapshot.files.find((f) => f.name === g.file)
-    if (entry) watch.push({name: g.file, bytes: entry.bytes, mtimeMs: entry.mtimeMs})
-  }
-  const temps: ChatPlan['temps'] = []
-  for (const g of report.generations) {
-    if (g.role !== 'temp' && g.role !== 'transcript-temp') continue
-    const pid = tempWriterPid(g.file)
-    if (pid !== null) temps.push({name: g.file, pid})
-  }
-  const plan: ChatPlan = {chat, actions: [], watch, temps}
-  const restores: Array<{to: string; toGeneration: ChatReport['generations'][number] | undefined; source: ActionSource; data: Buffer; keysBorrowed?: BorrowedKeyReport[]}> = []
-  const primary = report.generations.find((g) => g.role === 'primary')
-
-  // The agent context.
-  if (primary) {
-    let state: {source: ActionSource; data: Buffer; keysBorrowed?: BorrowedKeyReport[]} | null = null
-    if (opts.restoreFrom !== undefined) {
-      const source = generationSource(chat, opts.restoreFrom)
-      const data = source ? sourceBytes(source, chat) : null
-      if (!source || !data) plan.problem = `the bytes of ${opts.restoreFrom} could not be read as scanned; nothing written`
-      else if (sha256(data) !== primary.sha256) state = {source, data}
-    } else {
-      const salvage = opts.salvage ? pickSalvage(report, salvageChat(snapshot, report)) : null
-      if (salvage) {
-        state = {source: {kind: 'bytes', label: salvageLabel(salvage.sg.file), data: salvage.data}, data: salvage.data, keysBorrowed: salvage.sg.summary.keysBorrowed}
-      } else if (needsRepair(report)) {
-        const source = generationSource(chat, report.winner!)
-        const data = source ? sourceBytes(source, chat) : null
-        if (!source || !data) plan.problem = `the bytes of the winner ${report.winner} could not be read as scanned; nothing written`
-        else state = {source, data}
-      } else if (report.status === 'degraded') plan.advice = degradedAdvice(chat)
-    }
-    if (state) restores.push({to: primary.file, toGeneration: primary, ...state})
-  }
-
-  // The transcript.
-  const tr = report.transcriptRestore
-  if (tr && !plan.problem) {
-    const view = generationBytes(snapshot, tr.from)
-    const data = view ? Buffer.from(view) : null
-    if (!data || (tr.sha256 !== null && sha256(data) !== tr.sha256)) plan.problem = `the bytes of the transcript temp ${tr.from} could not be read as scanned; nothing written`
-    else restores.push({to: tr.to, toGeneration: report.generations.find((g) => g.file === tr.to), source: {kind: 'bytes', label: tr.from, data}, data})
-  }
-
-  if (plan.problem || restores.length === 0) return plan
-  for (const r of restores) {
-    const g = r.toGeneration
-    if (g && g.class !== 'missing') plan.actions.push({type: 'preserve', from: g.file, to: g.file, sha256: g.sha256})
-    plan.actions.push({type: 'restore', from: sourceLabel(r.source), to: r.to, sha256: sha256(r.data), source: r.source, data: r.data, ...(r.keysBorrowed ? {keysBorrowed: r.keysBorrowed} : {})})
-  }
-  plan.actions.push({type: 'restore-mtime', from: null, to: '.', sha256: null, mtimeMs: snapshot.dirMtimeMs})
-  return plan
+  return planGenerations(chat, opts, CODEBUFF)
 }

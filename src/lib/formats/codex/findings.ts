@@ -6,7 +6,6 @@ import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'
 
 /** The finding kinds only this format reports (joined into the closed list by the registry). */
 export const CODEX_FINDING_KINDS = {
-  'missing-header': {severity: 'error', description: "The session log does not start with the agent's header record (Codex: session_meta); the agent refuses or hides the session."},
   'loader-refuses': {severity: 'error', description: "The agent's loader refuses the session as it is (e.g. Codex: a BOM before the header, bad UTF-8 anywhere, the last paginated record without its ordinal)."},
 } as const satisfies Record<string, FindingKindSpec>
 

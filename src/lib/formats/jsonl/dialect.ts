@@ -42,4 +42,10 @@ export interface SessionDialect {
    * `<name>.zst` lies beside it). Without it, the dialect takes the names no other dialect claims.
    */
   claimsName?(dir: string, name: string, compressedSibling: boolean): boolean
+  /**
+   * Set when the agent's adapter diagnoses its logs itself (a chat of several files, its own loader rules): a
+   * log of its records that another member's name rule found is then skipped with this reason, never
+   * diagnosed as that member's session.
+   */
+  readonly ownDiagnosis?: string
 }

@@ -4,9 +4,10 @@
  */
 import {claudeDialect} from '../claude-code/session.js'
 import {codexDialect} from '../codex/session.js'
+import {geminiDialect} from '../gemini-cli/dialect.js'
 import type {SessionDialect} from './dialect.js'
 
-export const SESSION_DIALECTS: readonly SessionDialect[] = [claudeDialect, codexDialect]
+export const SESSION_DIALECTS: readonly SessionDialect[] = [claudeDialect, codexDialect, geminiDialect]
 
 /** The dialect of a format id; undefined for a format outside the family. */
 export function dialectByName(name: string): SessionDialect | undefined {

@@ -1,5 +1,5 @@
 /**
- * The finding kinds of the JSON-lines session family (Claude Code, Codex): line damage, compressed siblings, live sessions, open tool calls, lone surrogate escapes.
+ * The finding kinds of the JSON-lines session family (Claude Code, Codex, Gemini CLI): line damage, compressed siblings, live sessions, open tool calls, a missing header, lone surrogate escapes.
  */
 import {CORE_FINDING_KINDS, findingMaker, type FindingKindSpec} from '../../model/findings.js'
 
@@ -11,6 +11,7 @@ export const SESSION_FINDING_KINDS = {
   'compressed-damaged': {severity: 'warning', description: 'A compressed generation (Codex .jsonl.zst) cannot be decoded or its log is damaged.'},
   'lone-surrogate': {severity: 'warning', description: 'A record holds a \\uD800–\\uDFFF escape without its other half: JSON.parse and the agents accept it, but strict readers and the model API reject it ("no low surrogate in string"); the record is kept as it is.'},
   'session-live': {severity: 'warning', description: 'The session file changed while it was read: the agent is probably writing it. Repair leaves it alone.'},
+  'missing-header': {severity: 'error', description: "The session log lacks the agent's header record (Codex: session_meta first; Gemini CLI: a metadata line with sessionId and projectHash); the agent refuses or hides the session."},
 } as const satisfies Record<string, FindingKindSpec>
 
 /** Makes a finding of a core kind or of this format's. */

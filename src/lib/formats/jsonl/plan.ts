@@ -28,7 +28,7 @@
 import {createHash} from 'node:crypto'
 import path from 'node:path'
 import {classifyJsonlBytes} from '../../classify/jsonl.js'
-import {planJsonlRepair} from './repair.js'
+import {planJsonlRepair, type JsonlChange} from './repair.js'
 import type {LineChangeReport} from '../../model/report.js'
 import type {ChatPlan, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
 import {dialectByName, SESSION_DIALECTS} from './dialects.js'
@@ -39,23 +39,52 @@ function sha256(b: Uint8Array): string {
 }
 
 /** Plans the repair of one Claude Code or Codex session. Pure; never throws. */
-export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPlan {
+/**
+ * The start every session-log plan shares: every file watched for the live check, the evidence subfolder named
+ * by the session file (sessions share a folder, and copies of one session share its id), and the refusals that
+ * come before any action (`--restore-from`, nothing to repair, a file that changed while it was read; `agent` is
+ * who writes it, in words). `done`: the plan is final as it is.
+ */
+export function startSessionPlan(chat: ScannedChat, opts: PlanOptions, agent = 'the agent'): {plan: ChatPlan; done: boolean} {
   const {report, snapshot} = chat
   const watch: WatchedFile[] = snapshot.files.filter((f) => f.kind === 'file').map((f) => ({name: f.name, bytes: f.bytes, mtimeMs: f.mtimeMs}))
-  // Sessions share a folder, and copies of one session share its id: the evidence subfolder is named by file.
   const plan: ChatPlan = {chat, actions: [], watch, temps: [], evidenceSub: path.basename(snapshot.unit.path)}
   if (opts.restoreFrom !== undefined) {
     plan.problem = `--restore-from is for Codebuff chats; a ${report.format} session is repaired from its best generation`
-    return plan
+    return {plan, done: true}
   }
-  if (report.status === 'degraded') {
-    plan.advice = 'the agent loads this session without its damaged lines, and no repair of it is one the agent accepts (see the findings); nothing written'
-    return plan
-  }
-  if (report.status !== 'repairable' || report.winner === null) return plan
+  if (report.status !== 'repairable' || report.winner === null) return {plan, done: true}
   const live = report.findings.find((f) => f.id === 'session-live')
   if (live) {
-    plan.refusal = `refused: ${live.file ?? 'the session'} changed size while it was read: the agent is writing this session; quit it and run chatdoctor repair again`
+    plan.refusal = `refused: ${live.file ?? 'the session'} changed size while it was read: ${agent} is writing this session; quit it and run chatdoctor repair again`
+    return {plan, done: true}
+  }
+  return {plan, done: false}
+}
+
+/** The report form of a JSON-lines repair's byte changes (ids only, never content). */
+export function lineChangeReports(changes: readonly JsonlChange[]): LineChangeReport[] {
+  return changes.map((c) => ({
+    kind: c.kind,
+    line: c.line,
+    offset: c.offset,
+    length: c.length,
+    reasons: [...c.reasons],
+    bytesRemoved: c.bytesRemoved,
+    recordsKept: c.recordsKept,
+    sha256: c.sha256,
+    ...(c.bytesAdded !== undefined ? {bytesAdded: c.bytesAdded} : {}),
+    ...(c.linesJoined !== undefined ? {linesJoined: c.linesJoined} : {}),
+    ...(c.relink ? {relink: {...c.relink}} : {}),
+    ...(c.ordinal !== undefined ? {ordinal: c.ordinal} : {}),
+  }))
+}
+
+export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPlan {
+  const {report, snapshot} = chat
+  const {plan, done} = startSessionPlan(chat, opts)
+  if (done) {
+    if (report.status === 'degraded' && !plan.problem) plan.advice = 'the agent loads this session without its damaged lines, and no repair of it is one the agent accepts (see the findings); nothing written'
     return plan
   }
   const winner = snapshot.files.find((f) => f.name === report.winner && f.kind === 'file')
@@ -90,20 +119,7 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
   const data = jp.bytes
   const hash = sha256(data)
   if (current?.data && sha256(current.data) === hash) return plan
-  const changes: LineChangeReport[] = jp.changes.map((c) => ({
-    kind: c.kind,
-    line: c.line,
-    offset: c.offset,
-    length: c.length,
-    reasons: [...c.reasons],
-    bytesRemoved: c.bytesRemoved,
-    recordsKept: c.recordsKept,
-    sha256: c.sha256,
-    ...(c.bytesAdded !== undefined ? {bytesAdded: c.bytesAdded} : {}),
-    ...(c.linesJoined !== undefined ? {linesJoined: c.linesJoined} : {}),
-    ...(c.relink ? {relink: {...c.relink}} : {}),
-    ...(c.ordinal !== undefined ? {ordinal: c.ordinal} : {}),
-  }))
+  const changes = lineChangeReports(jp.changes)
   const actions: PlannedAction[] = []
   // The agent appends to its log in place: the evidence is a copy, never a link to the inode it may still write.
   if (current) actions.push({type: 'preserve', from: target, to: target, sha256: current.data ? sha256(current.data) : null, copy: true})

@@ -30,25 +30,33 @@ export const JSONL_PROFILE: RedactProfile = {
     // Codex
     'record_type', 'call_id', 'turn_id', 'originator', 'cli_version', 'model_provider', 'history_mode', 'status',
   ]),
-  value(value, _key, r) {
-    if (value.trim() === '') return value
-    const m = MARKER.exec(value)
-    if (!m) return undefined
-    const rest = value.slice(m[0].length)
-    return m[0] + (rest === '' ? '' : r.placeholder(rest))
-  },
+  value: keepLeading(MARKER),
   nulIsPadding: true,
 }
 
 /**
- * Redacts a JSONL session log line by line (see the module comment). Line endings are kept byte for byte.
- * Never throws.
+ * A profile's `value` rule for loaders that tell a text by how it starts: a whitespace-only text stays, a text
+ * starting with `marker` keeps that start and the rest becomes a placeholder, any other text the default one.
  */
-export function redactJsonlBytes(buf: Buffer, r: Redactor): Buffer {
+export function keepLeading(marker: RegExp): NonNullable<RedactProfile['value']> {
+  return (value, _key, r) => {
+    if (value.trim() === '') return value
+    const m = marker.exec(value)
+    if (!m) return undefined
+    const rest = value.slice(m[0].length)
+    return m[0] + (rest === '' ? '' : r.placeholder(rest))
+  }
+}
+
+/**
+ * Redacts a JSONL session log line by line (see the module comment), by `profile` (default: the Claude Code and
+ * Codex keys). Line endings are kept byte for byte. Never throws.
+ */
+export function redactJsonlBytes(buf: Buffer, r: Redactor, profile: RedactProfile = JSONL_PROFILE): Buffer {
   const cls = classifyJsonlBytes(buf)
   if (cls.lines.length === 0) return Buffer.from(buf) // empty or zero-filled: nothing to redact
   if (cls.reasons.includes('foreign-content')) return redactForeign(buf)
-  const red = (from: number, to: number) => (to > from ? redactJsonBytes(buf.subarray(from, to), r, JSONL_PROFILE) : Buffer.alloc(0))
+  const red = (from: number, to: number) => (to > from ? redactJsonBytes(buf.subarray(from, to), r, profile) : Buffer.alloc(0))
   const out: Buffer[] = []
   for (let i = 0; i < cls.lines.length; i++) {
     const line = cls.lines[i]

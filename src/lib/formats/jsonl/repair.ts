@@ -1,5 +1,5 @@
 /**
- * The repair planner for JSONL session logs (Claude Code, Codex). Pure: bytes in, repaired bytes and
+ * The repair planner for JSONL session logs (Claude Code, Codex, Gemini CLI). Pure: bytes in, repaired bytes and
  * the list of changes out; writes nothing (the repair command writes the result through `fsio/`).
  *
  * The only byte changes it makes ():
@@ -15,6 +15,11 @@
  *   so the agent's chain walk crosses the gap (the value bytes of that one key change, nothing else);
  * - `set-ordinal` (Codex): a paginated rollout's last records that lack their `ordinal` get the one Codex's
  *   writer would have given them (one member inserted, nothing else); see `rules.amend`.
+ * - `add-newline` (agents that append a record without first checking that the file ends in a line end, e.g.
+ *   Gemini CLI): a complete final record without its line end gets one, so the next append starts a new line
+ *   instead of running onto the record;
+ * - `drop-trailing` (made by a format's own rules on top of this plan, e.g. Gemini CLI's unfinished resume):
+ *   whole lines at the end of the log that leave the agent's loader with nothing, removed.
  * Every other line stays byte-identical, in order. The result is classified again and checked with the agent's
  * own acceptance rules (`rules.accept`, e.g. Codex's header first).
  */
@@ -23,7 +28,7 @@ import {classifyJsonlBytes, type JsonlClassification, type JsonlLine, type LineR
 import {scanValue, skipWhitespace} from '../../classify/json.js'
 
 /** Kinds of byte change a JSONL repair may make. */
-export type JsonlChangeKind = 'drop-torn-tail' | 'strip-nul' | 'strip-bom' | 'split-line' | 'rejoin-lines' | 'drop-line' | 'relink-parent' | 'set-ordinal'
+export type JsonlChangeKind = 'drop-torn-tail' | 'strip-nul' | 'strip-bom' | 'split-line' | 'rejoin-lines' | 'drop-line' | 'relink-parent' | 'set-ordinal' | 'add-newline' | 'drop-trailing'
 
 /** One change of a planned repair. Offsets are into the original file. */
 export interface JsonlChange {
@@ -35,7 +40,7 @@ export interface JsonlChange {
   /** Bytes of the original line (with its line ending); for `rejoin-lines`, of all the lines joined. */
   length: number
   reasons: LineReason[]
-  /** Bytes removed by this change (0 for `relink-parent` when the ids are of equal length). */
+  /** Bytes removed by this change (0 for `relink-parent` when the ids are of equal length, and for `add-newline`). */
   bytesRemoved: number
   /** Bytes added by this change (`rejoin-lines`: the escapes of the raw line breaks; `relink-parent`: a longer id). */
   bytesAdded?: number
@@ -69,6 +74,11 @@ export interface JsonlRepairRules {
    * or the first record after such a line (a side-chain's first parents live in its parent session).
    */
   relink?: 'main' | 'sidechain'
+  /**
+   * The agent appends whole lines without checking the file's last byte: the repaired log must end in a line end
+   * (a final record without one gets the file's line ending, change `add-newline`).
+   */
+  finalNewline?: boolean
   /** The agent's acceptance rules over the repaired records, in order: problems found (empty: accepted). */
   accept?(records: Array<Record<string, unknown>>): string[]
   /** The agent's amendments to the records the repair keeps (e.g. Codex's missing ordinals); none by default. */
@@ -213,6 +223,7 @@ export function planJsonlRepair(input: Uint8Array, rules: JsonlRepairRules = {})
 
   if (rules.relink) relinkParents(out, changes, rules.relink, droppedText.join('\n'))
   if (rules.amend) amendRecords(out, changes, rules.amend)
+  if (rules.finalNewline) addFinalNewline(out, changes, before.eol)
 
   const bytes = changes.length === 0 ? Buffer.from(buf) : Buffer.concat(out.flatMap((o) => [o.bytes, o.eol]))
   const after = changes.length === 0 ? before : classifyJsonlBytes(bytes)
@@ -247,6 +258,15 @@ function amendRecords(out: Out[], changes: JsonlChange[], amend: NonNullable<Jso
     })
   }
   changes.sort((x, y) => x.line - y.line)
+}
+
+/** Gives the last piece its line ending when it has none (the file ends mid-line after a complete record). */
+function addFinalNewline(out: Out[], changes: JsonlChange[], eol: 'lf' | 'crlf'): void {
+  const last = out[out.length - 1]
+  if (!last || !last.value || last.eol.length > 0) return
+  last.eol = EOL[eol]
+  const line = last.line
+  changes.push({kind: 'add-newline', line: line.index + 1, offset: line.start, length: line.next - line.start, reasons: [...line.reasons], bytesRemoved: 0, recordsKept: 1, sha256: sha256(Buffer.from(last.bytes))})
 }
 
 /** Re-points dangling `parentUuid`s to the nearest record before them on the same (side-)chain. */

@@ -151,7 +151,8 @@ export function describeChanges(plan: JsonlRepairPlan): string {
   return [...by].map(([k, n]) => `${k} ×${n}`).join(', ')
 }
 
-function describeLines(cls: JsonlClassification): string {
+/** A log's damaged lines in brief ("1 damaged line of 57 (torn-tail ×1), first at line 57, byte 36051"). */
+export function describeLines(cls: JsonlClassification): string {
   const rs = Object.entries(cls.counts.byReason)
     .map(([r, n]) => `${r} ×${n}`)
     .join(', ')
@@ -264,6 +265,7 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
     format = hint
   }
   const fmt: SessionDialect = format
+  if (fmt.ownDiagnosis !== undefined) return {kind: 'skipped', reason: fmt.ownDiagnosis}
 
   for (const st of states) {
     if (!st.cls || !st.bytes) continue

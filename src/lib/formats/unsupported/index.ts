@@ -6,13 +6,12 @@
 import type {UnsupportedAgent} from '../../model/adapter.js'
 import {aider} from './aider.js'
 import {claudeConfig} from './claude-config.js'
-import {cline, rooCode} from './cline.js'
+import {clineCli} from './cline.js'
 import {continueDev} from './continue.js'
 import {copilot} from './copilot.js'
 import {cursor} from './cursor.js'
-import {geminiCli} from './gemini-cli.js'
-import {kiloCode} from './kilo.js'
+import {kiloCli} from './kilo.js'
 import {openWebui} from './open-webui.js'
 import {zed} from './zed.js'
 
-export const UNSUPPORTED_AGENTS: readonly UnsupportedAgent[] = [geminiCli, cline, rooCode, kiloCode, cursor, copilot, continueDev, zed, openWebui, aider, claudeConfig]
+export const UNSUPPORTED_AGENTS: readonly UnsupportedAgent[] = [clineCli, kiloCli, cursor, copilot, continueDev, zed, openWebui, aider, claudeConfig]

@@ -36,11 +36,6 @@ export function extensionDiscoveryPaths(extensionId: string): string[] {
   return [...EDITORS.map((e) => `.config/${e}/User/globalStorage/${extensionId}`), `.vscode-server/data/User/globalStorage/${extensionId}`]
 }
 
-/** Home-relative discovery paths to every editor's `workspaceStorage` (Linux and remote layouts). */
-export function workspaceStorageDiscoveryPaths(): string[] {
-  return [...EDITORS.map((e) => `.config/${e}/User/workspaceStorage`), '.vscode-server/data/User/workspaceStorage']
-}
-
 /** The segments of a path. */
 export function segmentsOf(dir: string): string[] {
   return dir.split(path.sep).filter((s) => s !== '')

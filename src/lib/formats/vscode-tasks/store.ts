@@ -1,0 +1,124 @@
+/**
+ * The storage folder of an extension (`<globalStorage>/<extension id>/`, or Roo Code's / Kilo Code's
+ * `customStoragePath`) as a store: its `tasks/<taskId>/` folders are the chats, and the task index beside
+ * them says which the extension lists. Read-only: directory listings and the index file's bytes.
+ *
+ * Indexes (docs/formats.md): Roo Code ≥ 3.48.1 `tasks/_index.json` = `{version: 1, updatedAt, entries:
+ * HistoryItem[]}`, a cache rebuilt at every start from each task's `history_item.json` (TaskHistoryStore
+ * `reconcile`: a task folder whose `history_item.json` is missing or unreadable is not listed); Cline ≥ 3.28.0
+ * `state/taskHistory.json` = `HistoryItem[]` (an unreadable one makes Cline offer to reconstruct it from the
+ * task folders; declined, its list is wiped). Older Roo Code, Kilo Code and Cline keep the list in VS Code's
+ * own `state.vscdb` (not read here).
+ */
+import {readdirSync, readFileSync, statSync} from 'node:fs'
+import path from 'node:path'
+import {classifyJsonBytes} from '../../classify/index.js'
+import type {FileClass} from '../../model/report.js'
+import type {ChatUnit, StoreListing} from '../../model/adapter.js'
+import {CLINE_INDEX, ROO_INDEX, isTaskDir, variantOfFiles, variantOfRoot, type Variant} from './layout.js'
+
+/** What the task index says of one task. */
+export interface IndexFacts {
+  /** The index file, relative to the storage folder (`tasks/_index.json`, `state/taskHistory.json`). */
+  file: string
+  /** `listed`, `not-listed`, or the index cannot be read (`damaged`: its class in `class`). */
+  state: 'listed' | 'not-listed' | 'damaged'
+  class?: FileClass
+  reasons?: string[]
+  /** Entries the index holds (when it could be read). */
+  entries?: number
+}
+
+/** What `listStore` hands to `diagnose` for one task folder. */
+export interface TaskFacts {
+  kind: 'vscode-task'
+  variant: Variant
+  /** The task index's say on this task; null when the folder has no index this version writes to a file. */
+  index: IndexFacts | null
+}
+
+/** Largest index file read (bytes); a bigger one is reported as not read. */
+const MAX_INDEX_BYTES = 256 << 20
+
+interface ReadIndex {
+  file: string
+  ids: Set<string> | null
+  class?: FileClass
+  reasons?: string[]
+}
+
+/** Reads one index file; null when it does not exist. */
+function readIndex(root: string, rel: string, shape: 'roo' | 'cline'): ReadIndex | null {
+  const p = path.join(root, rel)
+  let data: Buffer
+  try {
+    const st = statSync(p)
+    if (!st.isFile()) return {file: rel, ids: null, class: 'corrupt', reasons: ['not-a-file']}
+    if (st.size > MAX_INDEX_BYTES) return {file: rel, ids: null, class: 'corrupt', reasons: ['unreadable']}
+    data = readFileSync(p)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null
+    return {file: rel, ids: null, class: 'corrupt', reasons: ['unreadable']}
+  }
+  const c = classifyJsonBytes(data)
+  if (c.class !== 'intact') return {file: rel, ids: null, class: c.class, reasons: c.reasons}
+  const v = c.value as {version?: unknown; entries?: unknown} | unknown[]
+  const entries = shape === 'roo' ? (!Array.isArray(v) && (v as {version?: unknown}).version === 1 ? (v as {entries?: unknown}).entries : undefined) : v
+  if (!Array.isArray(entries)) return {file: rel, ids: null, class: 'corrupt', reasons: ['wrong-shape']}
+  const ids = new Set<string>()
+  for (const e of entries) if (typeof e === 'object' && e !== null && typeof (e as {id?: unknown}).id === 'string') ids.add((e as {id: string}).id)
+  return {file: rel, ids}
+}
+
+function factsOf(index: ReadIndex | null, id: string): IndexFacts | null {
+  if (!index) return null
+  if (index.ids === null) return {file: index.file, state: 'damaged', class: index.class, reasons: index.reasons}
+  return {file: index.file, state: index.ids.has(id) ? 'listed' : 'not-listed', entries: index.ids.size}
+}
+
+function message(e: unknown): string {
+  const err = e as NodeJS.ErrnoException
+  if (err?.code === 'EACCES' || err?.code === 'EPERM') return 'permission denied (run as a user who can read it)'
+  return err?.message ?? String(e)
+}
+
+/** True when a folder is an extension's storage folder holding tasks (by its name and its `tasks` entry). */
+export function isStorageRoot(dir: string, names: readonly string[]): boolean {
+  return variantOfRoot(dir) !== null && names.includes('tasks')
+}
+
+/**
+ * Lists the task folders of a storage folder with what its index says of each. Names starting with `_` or
+ * `.` are not tasks (the extensions skip them too); symbolic links are not followed; a folder that holds no
+ * task file is not a task. Never throws.
+ */
+export async function listStorage(root: string): Promise<StoreListing> {
+  const out: StoreListing = {chats: [], errors: []}
+  const tasks = path.join(root, 'tasks')
+  let entries
+  try {
+    entries = readdirSync(tasks, {withFileTypes: true})
+  } catch (e) {
+    out.errors.push({path: tasks, message: message(e)})
+    return out
+  }
+  const rootVariant = variantOfRoot(root) ?? 'unknown'
+  const index = rootVariant === 'cline' ? readIndex(root, CLINE_INDEX, 'cline') : rootVariant === 'unknown' ? null : readIndex(root, path.join('tasks', ROO_INDEX), 'roo')
+  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (!e.isDirectory() || e.name.startsWith('_') || e.name.startsWith('.') || e.name.includes('\uFFFD')) continue
+    const dir = path.join(tasks, e.name)
+    let names: string[]
+    try {
+      names = readdirSync(dir)
+    } catch (err) {
+      out.errors.push({path: dir, message: message(err)})
+      continue
+    }
+    if (!isTaskDir(names)) continue
+    const variant = rootVariant !== 'unknown' ? rootVariant : variantOfFiles(names)
+    const facts: TaskFacts = {kind: 'vscode-task', variant, index: factsOf(index, e.name)}
+    const unit: ChatUnit = {dir, path: dir, facts, listing: names}
+    out.chats.push(unit)
+  }
+  return out
+}
