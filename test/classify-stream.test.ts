@@ -150,8 +150,15 @@ test('a scan with a small streaming threshold gives the same report as in memory
     const mem = await scanPaths([root], opts)
     const str = await scanPaths([root], {...opts, streamThresholdBytes: 100_000})
     assert.equal(mem.chats.length, damages.length)
-    assert.deepEqual(str.chats.map((c) => c.report), mem.chats.map((c) => c.report))
+    // Every file gets the same verdict (class, reasons, damage, size, hash) either way.
+    const verdicts = (r: typeof mem) => r.chats.map((c) => c.report.generations.filter((g) => g.role !== 'embedded').map((g) => ({file: g.file, role: g.role, class: g.class, reasons: g.reasons, damage: g.damage, bytes: g.bytes, sha256: g.sha256})))
+    assert.deepEqual(verdicts(str), verdicts(mem))
     assert.deepEqual(str.errors, [])
+    // A salvage needs the bytes in memory: a torn transcript read whole is restorable from its own salvage, one
+    // too large to read whole (here: above the lowered threshold) is not, and its damage is then an error only.
+    const restoreOf = (r: typeof mem) => r.chats.map((c) => c.report.transcriptRestore?.from ?? null)
+    assert.deepEqual(restoreOf(mem), ['salvage:chat-messages.json', 'salvage:chat-messages.json', 'salvage:chat-messages.json', 'salvage:chat-messages.json', null, 'salvage:chat-messages.json'])
+    assert.deepEqual(restoreOf(str), [null, null, null, null, null, null])
     const classes = mem.chats.map((c) => c.report.generations.find((g) => g.role === 'transcript')!.class)
     assert.deepEqual(classes, ['truncated', 'corrupt', 'corrupt', 'corrupt', 'zero-filled', 'truncated'])
     // The streamed path really ran: an intact file above the threshold cannot be measured and says so.

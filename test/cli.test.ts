@@ -114,7 +114,7 @@ describe('human output', {concurrency: 2}, () => {
       const r = await cli(['scan', v])
       const p = paths()
       assert.equal(r.status, 6)
-      assert.match(r.stdout, /error primary-damaged run-state\.json: run-state\.json is truncated \(unexpected-end\), damage from byte 5000 of 5000/)
+      assert.match(r.stdout, /error primary-damaged run-state\.json: run-state\.json is truncated \(unexpected-end\), cut at byte 5000 \(its end\)/)
       assert.match(r.stdout, /error context-lost: no usable generation of the agent context/)
       assert.match(r.stdout, new RegExp(`info temp-leftover ${TEN_TURN_TEMP.replace(/\./g, '\\.')}`))
       assert.ok(r.stdout.includes(`skipped ${p.skipped}: no run-state file and no transcript (log.jsonl)`))

@@ -31,7 +31,11 @@ test('inspect: a primary torn at a block boundary with a NUL tail: timeline, tea
     assert.equal(x.salvage.length, 1)
     assert.equal(x.salvage[0].file, 'run-state.json')
     assert.ok(x.salvage[0].messages > 0)
-    assert.match(x.account, /^The process most likely died while saving the state after turn \d+: run-state\.json stops at byte 8192 \(a 4096-byte block boundary\) and zeros fill the rest of its 26966 bytes/)
+    // The file kept its full size (zeros after byte 8192): the one intact generation of that size whose bytes
+    // begin with the surviving 8192 is the transcript's turn-10 copy, so the save was of turn 10 (its salvage
+    // reaches only turn 4: the tear is among older messages).
+    assert.match(x.account, /^The process most likely died while saving the state after turn 10 \(its surviving bytes are the start of chat-messages\.json#ai-1762265497000-d81188ed9dfc1\): run-state\.json stops at byte 8192 \(a 4096-byte block boundary\) and zeros fill the rest of its 26966 bytes/)
+    assert.match(x.account, /A salvage of run-state\.json would keep 21 whole messages \(turn 4 of 10\)\./)
     assert.match(x.account, /The save before it completed \(the backup is intact\)\./)
     assert.match(x.account, new RegExp(`The newest complete state is a leftover temp ${TEN_TURN_TEMP.replace(/\./g, '\\.')} \\(turn 10 of 10\\)\\.`))
     // Human output: the same facts, no file contents.
@@ -80,6 +84,25 @@ test('scan: a degraded chat sets exit bit 4, summary.degraded, and the table say
     assert.equal(h.status, 4)
     assert.match(h.stdout, /│ degraded │/)
     assert.match(h.stdout, /1 chat: 0 healthy, 0 repairable, 0 unrecoverable, 1 degraded \(exit 4\)/)
+  } finally {
+    cleanup(home)
+  }
+})
+
+test('inspect: a tear among prompts older than the 100-message transcript window says it cannot tell the turn, never "turn 0"', () => {
+  const home = tempDir()
+  try {
+    const dir = copyRealChat(REAL_CHATS.large, home)
+    const full = readFileSync(path.join(REALDATA, 'codebuff', REAL_CHATS.large, 'run-state.json'))
+    writeFileSync(path.join(dir, 'run-state.json'), full.subarray(0, full.length >> 1))
+    const r = runCli(['inspect', '--json', dir], {env: {HOME: home}})
+    const x = JSON.parse(r.stdout).inspection
+    const p = JSON.parse(r.stdout).chats[0].generations.find((g: {file: string}) => g.file === 'run-state.json')
+    assert.deepEqual(p.save, {basis: 'unknown', turns: null, sameAs: null, note: "the prompts in its surviving bytes are older than the transcript's first turn, and the transcript keeps only its last 100 messages"})
+    assert.match(x.account, /^The process most likely died while saving the state \(which turn, it cannot tell: the prompts in its surviving bytes are older than the transcript's first turn/)
+    assert.doesNotMatch(x.account, /turn 0\b/)
+    assert.match(x.account, /would keep \d+ whole messages \(none of the transcript's 50 turns\)/)
+    assert.doesNotMatch(runCli(['inspect', dir], {env: {HOME: home}}).stdout, /from byte (\d+) of \1 \(0 bytes\)/)
   } finally {
     cleanup(home)
   }

@@ -284,15 +284,28 @@ test('amnesia: the single-summary compaction is legitimate → healthy', async (
   })
 })
 
-test('compaction wipe: an empty summary is its own finding (Codebuff #1166), not amnesia', async () => {
+test('compaction wipe: an empty summary before the last turns degrades the chat, naming the turns lost and who holds them', async () => {
   await withChat(REAL_CHATS.tenTurns, async (dir, home) => {
-    amnesiacChat(dir, {before: [summaryMessage('<system>The following is a summary of the conversation between you and the user:\n</system>')]})
+    const source = amnesiacChat(dir, {before: [summaryMessage('<system>The following is a summary of the conversation between you and the user:\n</system>')]})
     const {report} = await scanOne(dir, home)
-    assert.equal(report.status, 'healthy')
+    assert.equal(report.status, 'degraded')
     assert.ok(!ids(report).includes('context-amnesia'))
+    assert.deepEqual(report.amnesia, {file: 'run-state.json', patterns: ['compaction-wipe'], missingTurns: [1, 7], source, sourceTurns: 7, restoreDrops: [8, 9], olderTraceSessionId: null})
     const f = report.findings.find((x) => x.id === 'compaction-wipe')!
-    assert.equal(f.severity, 'warning')
+    assert.equal(f.severity, 'error')
     assert.equal(f.file, 'run-state.json')
+    assert.equal(f.message, `the history starts with an empty or near-empty compaction summary (Codebuff #1166); turns 1–7 are missing from the agent's memory; ${source} holds them up to turn 7; restoring it would drop turns 8–9`)
+  })
+})
+
+test('compaction wipe: a near-empty fallback summary ("No prior history") is a wipe too; a short real one is not', async () => {
+  await withChat(REAL_CHATS.tenTurns, async (dir, home) => {
+    amnesiacChat(dir, {before: [summaryMessage('<conversation_summary><historical_memory>No prior history.</historical_memory></conversation_summary>')]})
+    assert.equal((await scanOne(dir, home)).report.status, 'degraded')
+  })
+  await withChat(REAL_CHATS.tenTurns, async (dir, home) => {
+    amnesiacChat(dir, {before: [summaryMessage('<conversation_summary><historical_memory>[USER] asked for remove(id)</historical_memory></conversation_summary>')]})
+    assert.equal((await scanOne(dir, home)).report.status, 'healthy')
   })
 })
 
@@ -327,7 +340,9 @@ test('torn transcript with an intact transcript temp: repairable, the restore so
     assert.deepEqual(report.transcriptRestore, {from: temp, to: 'chat-messages.json', turns: 10, messages: 21, bytes: t.length, sha256: sha256(t)})
     const f = report.findings.find((x) => x.id === 'transcript-damaged')!
     assert.equal(f.severity, 'error')
-    assert.match(f.message, new RegExp(`restorable from ${temp.replace(/\./g, '\\.')} \\(10 agent turns, 21 messages\\)$`))
+    assert.match(f.message, new RegExp(`restorable from ${temp.replace(/\./g, '\\.')} \\(10 agent turns, 21 messages\\); a salvage keeps 14 messages byte for byte \\(6 agent turns\\) and drops the torn message and 4034 bytes from byte 95966; chat-meta\\.json last counted 21 messages$`))
+    // The temp outranks the transcript's own salvage (10 agent turns against 6); turns are counted against it.
+    assert.equal(report.transcriptTurns, 10)
     // The embedded copies come from the temp that would replace the transcript (so a repair of both converges).
     const embedded = report.generations.filter((g) => g.role === 'embedded')
     assert.equal(embedded.length, 10)
@@ -335,15 +350,33 @@ test('torn transcript with an intact transcript temp: repairable, the restore so
   })
 })
 
-test('torn transcript with no intact source: an error finding, the status follows the agent context', async () => {
+test('torn transcript with no intact temp: its own salvage restores it; the report says what it keeps and loses', async () => {
   await withChat(REAL_CHATS.tenTurns, async (dir, home) => {
     const t = real(REAL_CHATS.tenTurns, 'chat-messages.json')
     rmSync(path.join(dir, TEN_TURN_TEMP))
     writeFileSync(path.join(dir, 'chat-messages.json'), cutAt(t, 100_000))
-    const {report} = await scanOne(dir, home)
-    assert.equal(report.status, 'healthy')
-    assert.equal(report.transcriptRestore, undefined)
-    assert.match(report.findings.find((x) => x.id === 'transcript-damaged')!.message, /no intact transcript temp to restore it from$/)
+    const {report, snapshot} = await scanOne(dir, home)
+    assert.equal(report.status, 'repairable')
+    assert.equal(report.winner, 'run-state.json')
+    const tr = gen(report, 'chat-messages.json')
+    assert.equal(tr.class, 'truncated')
+    const s = tr.salvage!
+    assert.deepEqual({kind: s.kind, messages: s.messages, turns: s.turns, tornElementDropped: s.tornElementDropped, lossless: s.lossless, candidate: s.candidate}, {kind: 'prefix', messages: 14, turns: 6, tornElementDropped: true, lossless: false, candidate: true})
+    assert.deepEqual(report.transcriptRestore, {from: 'salvage:chat-messages.json', to: 'chat-messages.json', turns: 6, messages: 14, bytes: s.bytes, sha256: s.sha256})
+    // A lossy salvage holds only a lower bound of the transcript's turns: M is unknown, and N is each
+    // generation's own prompt count (the primary's 10).
+    assert.equal(report.transcriptTurns, null)
+    assert.equal(report.contextTurns, 10)
+    const f = report.findings.find((x) => x.id === 'transcript-damaged')!
+    assert.match(f.message, /; restorable from salvage:chat-messages\.json \(6 agent turns, 14 messages\); a salvage keeps 14 messages byte for byte \(6 agent turns\) and drops the torn message and 4034 bytes from byte 95966; chat-meta\.json last counted 21 messages$/)
+    // The salvage is the torn file's first 95966 bytes and a closing bracket; its embedded copies (the states
+    // of turns 1–6, here counted by their own prompts) keep their offsets in the torn file.
+    const bytes = codebuff.generationBytes!(snapshot, 'salvage:chat-messages.json')!
+    assert.equal(sha256(bytes), s.sha256)
+    assert.equal(Buffer.compare(bytes, Buffer.concat([t.subarray(0, 95966), Buffer.from(']')])), 0)
+    const embedded = report.generations.filter((g) => g.role === 'embedded')
+    assert.deepEqual(embedded.map((g) => g.turns), [1, 2, 3, 4, 5, 6])
+    assert.equal(sha256(codebuff.generationBytes!(snapshot, embedded[5].file)!), embedded[5].sha256)
   })
 })
 

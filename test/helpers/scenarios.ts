@@ -200,8 +200,9 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'all-generations-and-transcript-torn',
-    // Every run-state file torn and the transcript too (so no embedded copy): no usable generation, the agent
-    // context is lost (exit 4); the torn transcript is an error finding of its own.
+    // Every run-state file torn and the transcript too: the transcript's complete messages still hold the
+    // embedded states of turns 1–6 byte for byte, so the turn-6 copy wins (repairable, not lost); the torn
+    // transcript is an error finding, restorable from its own salvage (a lossy one: M stays unknown).
     build(root) {
       const dir = copyRealChat(TEN, root)
       for (const f of ['run-state.json', 'run-state.json.bak', TEN_TURN_TEMP, 'chat-messages.json']) rewrite(dir, f, half)
@@ -217,7 +218,8 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'damaged-transcript',
-    // M is null; N is the primary's own prompt count; the chat is healthy (status is about the agent context).
+    // The transcript's salvage (its complete messages, closed) restores it: repairable. The salvage drops the
+    // torn AI answer, so M stays null and N is the primary's own prompt count.
     build(root) {
       rewrite(copyRealChat(SMALL, root), 'chat-messages.json', half)
       return [root]

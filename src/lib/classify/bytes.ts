@@ -160,3 +160,32 @@ export function utf8SequenceAt(buf: Uint8Array, i: number, end: number): Utf8Seq
   }
   return {len: need + 1, complete: true, need}
 }
+
+/** Bytes at the start of a file that `looksForeign` looks at. */
+export const FOREIGN_HEAD_BYTES = 256
+
+/**
+ * True when the bytes at a file's start are no JSON state at all (another program's text, binary or encrypted
+ * data), judged from its first `FOREIGN_HEAD_BYTES`: the first non-whitespace byte (at `first`) is neither a
+ * container's opening bracket nor a NUL, and it is a printable ASCII character (text, code, a log line), or an
+ * eighth or more of the head is not UTF-8 (binary). One damaged byte before a document is not foreign.
+ */
+export function looksForeign(head: Uint8Array, first: number): boolean {
+  if (first >= head.length) return false
+  const b = head[first]
+  if (b === 0x7b || b === 0x5b || b === 0x00) return false
+  if (b >= 0x21 && b <= 0x7e) return true
+  let bad = 0
+  for (let i = first; i < head.length; ) {
+    if (head[i] < 0x80) {
+      i++
+      continue
+    }
+    const u = utf8SequenceAt(head, i, head.length)
+    if (u === null || !u.complete) {
+      bad++
+      i += u === null ? 1 : Math.max(1, u.len)
+    } else i += u.len
+  }
+  return bad * 8 >= head.length - first
+}

@@ -8,11 +8,12 @@
  * - `truncated`: a proper prefix of a JSON document (`unexpected-end`), optionally cut inside a multi-byte
  *   character (`torn-utf8`) and/or padded to its size with NULs (`nul-tail`).
  * - `corrupt`: anything else the loader rejects or only loads by replacing bad bytes: `bom`, `invalid-utf8`,
- *   `nul-tail` after a complete document, `trailing-garbage`, `concatenated`, `nul-run`, `syntax-error`.
+ *   `nul-tail` after a complete document, `trailing-garbage`, `concatenated`, `nul-run`, `syntax-error`, and
+ *   `foreign-content` when the file is other content from its first byte (text, code, binary data: `looksForeign`).
  * - `intact`: parses strictly. (The adapter may still turn it into `contextless` or `corrupt`/`wrong-shape`.)
  */
 import type {Classification, Reason} from '../model/report.js'
-import {checkUtf8, decodeUtf8Strict, hasBom, indexOfByte, isAllNul, isBlank, isJsonWhitespace, nulTailStart} from './bytes.js'
+import {FOREIGN_HEAD_BYTES, checkUtf8, decodeUtf8Strict, hasBom, indexOfByte, isAllNul, isBlank, isJsonWhitespace, looksForeign, nulTailStart} from './bytes.js'
 import {scanValue, skipWhitespace, type ScanResult} from './json.js'
 
 /**
@@ -80,6 +81,10 @@ export interface FailureFacts {
   scan: ScanResult
   /** For an `error` scan: the scanner stopped on a byte already reported (a NUL, or the invalid UTF-8 byte). */
   errorOnReportedByte: boolean
+  /** Offset of the first non-whitespace byte in `[start, end)` (`end` when there is none). */
+  firstAt: number
+  /** The file's first `FOREIGN_HEAD_BYTES` bytes (fewer for a shorter file). */
+  head: Uint8Array
   /** For a complete scan: the first non-whitespace byte after the document in `[scan.end, end)`, or `end`. */
   after: number
   /** For a complete scan with `after < end`: `[after, end)` is one or more further complete documents. */
@@ -107,13 +112,15 @@ function gatherFacts(buf: Uint8Array): FailureFacts {
   }
   const scan = scanValue(buf, start, end)
   const errorOnReportedByte = scan.kind === 'error' && (buf[scan.at] === 0 || scan.at === invalidAt)
+  const firstAt = skipWhitespace(buf, start, end)
   let after = end
   let concatenated = false
   if (scan.kind === 'complete') {
     after = skipWhitespace(buf, scan.end, end)
     if (after < end) concatenated = isConcatenation(buf, after, end)
   }
-  return {length: buf.length, bom, start, tail, firstNul, invalidAt, tornAt, end, scan, errorOnReportedByte, after, concatenated}
+  const head = buf.subarray(0, FOREIGN_HEAD_BYTES)
+  return {length: buf.length, bom, start, tail, firstNul, invalidAt, tornAt, end, scan, errorOnReportedByte, firstAt, head, after, concatenated}
 }
 
 /** The slow path: the bytes do not parse strictly; find the class, the reasons and the first damaged byte. */
@@ -148,6 +155,8 @@ export function decideFailure(f: FailureFacts): Classification {
   if (scan.kind === 'error') {
     // A syntax error of its own, unless the scanner stopped on the NUL or invalid byte already reported.
     if (!f.errorOnReportedByte) reasons.push('syntax-error')
+    // Not a damaged document but other content from the first byte on (text, code, binary data).
+    if (looksForeign(f.head, f.firstAt)) reasons.push('foreign-content')
     return {class: 'corrupt', reasons: uniq(reasons), damage: located(damageFrom(scan.at))}
   }
   // A complete document ends at scan.end; look at what follows it.

@@ -13,7 +13,7 @@ import {createHash} from 'node:crypto'
 import {closeSync, openSync, readSync} from 'node:fs'
 import {open} from 'node:fs/promises'
 import type {Classification} from '../model/report.js'
-import {isJsonWhitespace} from './bytes.js'
+import {FOREIGN_HEAD_BYTES, isJsonWhitespace} from './bytes.js'
 import {decideFailure, type FailureFacts} from './index.js'
 import type {ScanResult} from './json.js'
 
@@ -76,6 +76,8 @@ class SyntaxScan {
   private phase = 0
   result: ScanResult | null = null
   blank = true
+  /** Offset of the first non-whitespace byte of the range, or -1 while none was fed. */
+  firstAt = -1
   after = -1
   concatOk = true
   /** No more bytes can change anything. */
@@ -86,7 +88,10 @@ class SyntaxScan {
 
   feed(b: number, at: number): void {
     if (this.done) return
-    if (this.phase === 0 && !isJsonWhitespace(b)) this.blank = false
+    if (this.phase === 0 && !isJsonWhitespace(b)) {
+      if (this.blank) this.firstAt = at
+      this.blank = false
+    }
     for (;;) {
       const r = this.step(b, at)
       if (r !== 'again') break
@@ -285,6 +290,8 @@ export class StreamClassifier {
   private allWs = true
   private allNul = true
   private head: number[] = []
+  /** The file's first bytes, for `looksForeign`. */
+  private lead: number[] = []
   private started = false
   private bom = false
   // NULs not yet known to be interior or the tail.
@@ -307,6 +314,7 @@ export class StreamClassifier {
     for (let i = 0; i < chunk.length; i++) {
       const b = chunk[i]
       const at = this.length++
+      if (at < FOREIGN_HEAD_BYTES) this.lead.push(b)
       if (this.allWs && !isJsonWhitespace(b)) this.allWs = false
       if (this.allNul && b !== 0) this.allNul = false
       if (!this.started) {
@@ -428,6 +436,8 @@ export class StreamClassifier {
       end,
       scan,
       errorOnReportedByte: scan.kind === 'error' && (this.syntax.errorByte === 0 || scan.at === this.invalidAt),
+      firstAt: this.syntax.firstAt < 0 ? end : this.syntax.firstAt,
+      head: Uint8Array.from(this.lead),
       after: scan.kind === 'complete' && this.syntax.after >= 0 ? this.syntax.after : end,
       concatenated: this.syntax.after >= 0 && this.syntax.concatOk,
     }

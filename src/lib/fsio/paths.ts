@@ -25,3 +25,15 @@ export function printableName(name: string | Buffer): string {
   for (const b of buf) out += b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`
   return out
 }
+
+/** A path as a shell word: as is when safe, else single-quoted (a leading `~/` kept outside the quotes). */
+export function shellWord(p: string): string {
+  if (/^[\w@%+=:,./~#-]+$/.test(p)) return p
+  const home = p.startsWith('~/') ? '~/' : ''
+  return `${home}'${p.slice(home.length).replace(/'/g, `'\\''`)}'`
+}
+
+/** The exact command that repairs one chat with salvaged generations allowed. */
+export function salvageCommand(chatPath: string): string {
+  return `chatdoctor repair --salvage ${shellWord(chatPath)}`
+}

@@ -79,9 +79,17 @@ function isHex(b: number): boolean {
   return (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66)
 }
 
-/** A cut character with the same length and kind as the original cut one, carrying none of its bits. */
-function canonicalCut(need: number, len: number): Buffer {
+/**
+ * A cut character with the same length and kind as the original cut one, carrying none of its bits. `next` is
+ * the byte that followed the cut one (undefined at the end): a lead byte is chosen that it cannot continue
+ * either, so the cut stays a cut (E0 takes only A0–BF second, ED only 80–9F; F0 only 90–BF, F4 only 80–8F).
+ */
+function canonicalCut(need: number, len: number, next?: number): Buffer {
   const full = need === 1 ? [0xc3, 0xa9] : need === 2 ? [0xe3, 0x81, 0x82] : [0xf0, 0x9f, 0x98, 0x80]
+  if (len === 1 && next !== undefined && next >= 0x80 && next <= 0xbf) {
+    if (need === 2) full[0] = next <= 0x9f ? 0xe0 : 0xed
+    if (need === 3) full[0] = next <= 0x8f ? 0xf0 : 0xf4
+  }
   return Buffer.from(full.slice(0, len))
 }
 
@@ -146,7 +154,7 @@ function lexString(buf: Buffer, i: number, end: number): {pieces: Piece[]; next:
         damage(buf.subarray(i, i + 1), i, i + 1)
         i++
       } else if (!u.complete) {
-        damage(canonicalCut(u.need, u.len), i, i + u.len)
+        damage(canonicalCut(u.need, u.len, i + u.len < end ? buf[i + u.len] : undefined), i, i + u.len)
         i += u.len
       } else i += u.len
       continue
@@ -155,6 +163,15 @@ function lexString(buf: Buffer, i: number, end: number): {pieces: Piece[]; next:
   }
   flush(end)
   return {pieces, next: end, closed: false}
+}
+
+/**
+ * The redacted string, with a lone surrogate appended when the original held one (an unpaired UTF-16 half
+ * is damage a diagnosis reports, and it carries no content).
+ */
+function keepLoneSurrogate(original: string, redacted: string): string {
+  const wellFormed = (x: string) => (x as string & {isWellFormed(): boolean}).isWellFormed()
+  return wellFormed(original) || !wellFormed(redacted) ? redacted : redacted + '\ud800'
 }
 
 function decodeClean(raw: Buffer): string {
@@ -264,18 +281,20 @@ export function redactJsonBytes(buf: Buffer, r: Redactor, profile: RedactProfile
       emit('"')
       if (damaged || strict) {
         for (const p of pieces) {
-          if (p.clean) emit(encode(r.placeholder(decodeClean(p.raw))))
-          else emitRaw(p.raw)
+          if (p.clean) {
+            const v = decodeClean(p.raw)
+            emit(encode(keepLoneSurrogate(v, r.placeholder(v))))
+          } else emitRaw(p.raw)
         }
         if (isKey && top) top.lastKey = null
       } else {
         const value = pieces.length === 0 ? '' : decodeClean(Buffer.concat(pieces.map((p) => p.raw)))
         if (isKey) {
           top!.lastKey = value
-          emit(encode(SAFE_KEY.test(value) && !top!.pathMap ? value : r.placeholder(value)))
+          emit(encode(SAFE_KEY.test(value) && !top!.pathMap ? value : keepLoneSurrogate(value, r.placeholder(value))))
         } else {
           const key = top ? (top.kind === 'object' ? top.lastKey : top.key) : null
-          emit(encode(redactValue(value, key, profile, r, stack.length)))
+          emit(encode(keepLoneSurrogate(value, redactValue(value, key, profile, r, stack.length))))
         }
       }
       if (closed) emit('"')
@@ -308,7 +327,7 @@ export function redactJsonBytes(buf: Buffer, r: Redactor, profile: RedactProfile
         emitRaw(buf.subarray(i, i + 1))
         i++
       } else if (!u.complete) {
-        emitRaw(canonicalCut(u.need, u.len))
+        emitRaw(canonicalCut(u.need, u.len, i + u.len < end ? buf[i + u.len] : undefined))
         i += u.len
       } else {
         emit('x')

@@ -9,7 +9,9 @@
  * - `primary`: the state file the agent loads (Codebuff: `run-state.json`).
  * - `backup`: the previous generation rotated aside (`run-state.json.bak`).
  * - `temp`: a leftover temp of an interrupted atomic write (`run-state.json.<pid>[.<uuid>].tmp`).
- * - `embedded`: a state copy stored inside another file (Codebuff: `metadata.runState` of a transcript message).
+ * - `embedded`: a state copy stored inside another file (Codebuff: `metadata.runState` of a transcript message,
+ *   `chat-messages.json#<message id>`; or one of several complete documents inside a damaged state file,
+ *   `run-state.json@<byte offset>`).
  * - `transcript`, `transcript-temp`: the transcript the user sees and its leftover temps.
  * - `meta`: a sidecar summary (`chat-meta.json`).
  * - `other`: anything else; never classified, never touched.
@@ -125,3 +127,13 @@ export type ActionType = (typeof ACTION_TYPES)[number]
  */
 export const REPAIR_OUTCOMES = ['repaired', 'planned', 'refused', 'failed', 'not-attempted', 'not-needed', 'not-repairable', 'left-untouched', 'manual'] as const
 export type RepairOutcome = (typeof REPAIR_OUTCOMES)[number]
+
+/**
+ * How an agent's memory came to lack turns (`AmnesiaReport.patterns`): `trace-break` (its trace session id
+ * differs from an older generation's), `late-start` (prompts start after turn 1 with no summary), `placeholder`
+ * (the loader's stand-in was saved), `compaction-wipe` (the history starts with an empty or near-empty
+ * compaction summary), `empty-history` (the history holds no prompt and no summary while the transcript has
+ * agent turns).
+ */
+export const AMNESIA_PATTERNS = ['trace-break', 'late-start', 'placeholder', 'compaction-wipe', 'empty-history'] as const
+export type AmnesiaPattern = (typeof AMNESIA_PATTERNS)[number]

@@ -10,11 +10,11 @@
  * later. Names in the report are a stable contract: fields may be added, never renamed.
  */
 import {z} from 'zod'
-import {ACTION_TYPES, CLASSES, REASONS, REPAIR_OUTCOMES, ROLES, SEVERITIES, STATUSES, type FileClass, type Reason} from './enums.js'
+import {ACTION_TYPES, AMNESIA_PATTERNS, CLASSES, REASONS, REPAIR_OUTCOMES, ROLES, SEVERITIES, STATUSES, type FileClass, type Reason} from './enums.js'
 import {SCHEMA_VERSION} from './schema-version.js'
 
-export {ACTION_TYPES, CLASSES, CONTEXT_ROLES, REASONS, REPAIR_OUTCOMES, ROLES, SEVERITIES, STATUSES} from './enums.js'
-export type {ActionType, ChatStatus, FileClass, Reason, RepairOutcome, Role, Severity} from './enums.js'
+export {ACTION_TYPES, AMNESIA_PATTERNS, CLASSES, CONTEXT_ROLES, REASONS, REPAIR_OUTCOMES, ROLES, SEVERITIES, STATUSES} from './enums.js'
+export type {ActionType, AmnesiaPattern, ChatStatus, FileClass, Reason, RepairOutcome, Role, Severity} from './enums.js'
 
 /** Version of the `--json` report layout. Bumped only on an incompatible change. (Defined in `schema-version.ts`.) */
 export {SCHEMA_VERSION}
@@ -68,15 +68,19 @@ export type BorrowedKeyReport = Shape<typeof BorrowedKeySchema>
 
 /** What a salvage of a torn generation would recover. Byte counts are of the torn file unless said. */
 const SalvageSchema = z.looseObject({
-  /** `prefix`: cut back to the last complete message and closed; `tail`: a complete document with a NUL/whitespace tail dropped. */
-  kind: z.enum(['prefix', 'tail']),
+  /**
+   * `prefix`: cut back to the last complete message and closed; `tail`: a complete document with the bytes
+   * after it (NULs, whitespace, a stale tail) dropped; `bom`: a complete document behind a UTF-8 BOM, only the
+   * BOM dropped (`bytesKept` counts the bytes after it).
+   */
+  kind: z.enum(['prefix', 'tail', 'bom']),
   /** Messages of the history kept whole, byte-identical. */
   messages: count(),
-  /** N of the salvaged state against the transcript; null when it cannot be measured. */
+  /** N of the salvaged state against the transcript (for a transcript: its agent turns); null when it cannot be measured. */
   turns: count().nullable(),
   /** Offset of the first unusable byte. */
   tearOffset: count(),
-  /** Original bytes kept (`[0, bytesKept)`). */
+  /** Original bytes kept (`[0, bytesKept)`; for `bom`, the bytes after the BOM). */
   bytesKept: count(),
   /** Original bytes dropped. */
   bytesDropped: count(),
@@ -93,8 +97,31 @@ const SalvageSchema = z.looseObject({
   sha256: sha256(),
   /** True when `repair --salvage` could use it (≥ 1 message, nothing required missing, holds agent context). */
   candidate: z.boolean(),
+  /**
+   * True when the salvage loses nothing that was written: every message kept byte for byte, no member
+   * borrowed, missing or dropped, and what follows the kept bytes is only closing syntax the tear cut off
+   * (whitespace or NULs after it), or trailing bytes after a complete document, or a BOM before it. A lossless
+   * candidate is ranked with the intact generations under plain `repair` (named `salvage:<file>`).
+   */
+  lossless: z.boolean(),
 })
 export type SalvageReport = Shape<typeof SalvageSchema>
+
+/**
+ * For a torn generation: which turn's state the interrupted save was writing, as far as the bytes tell.
+ * `same-as`: the surviving bytes are the start of another, intact generation (`sameAs`; for a NUL-padded file,
+ * one of exactly its size), so the save wrote that state; `prompts`: the last prompt in the surviving bytes is
+ * transcript turn `turns[0]` and the transcript's newest turn is `turns[1]`; `complete`: the document itself is
+ * complete (only bytes around it are damage) and covers `turns[0]`; `unknown`: it cannot tell (`note` says why).
+ */
+const TornSaveSchema = z.looseObject({
+  basis: z.enum(['same-as', 'prompts', 'complete', 'unknown']),
+  /** `[first, last]` transcript turns the save was of (equal when known exactly); null when unknown. */
+  turns: z.tuple([count(), count()]).nullable(),
+  sameAs: z.string().nullable(),
+  note: z.string().nullable(),
+})
+export type TornSave = Shape<typeof TornSaveSchema>
 
 /**
  * How much agent context one generation holds, measured against the transcript (chat-file formats: prompts
@@ -190,6 +217,8 @@ export const GenerationSchema = z.looseObject({
   damage: DamageSchema.optional(),
   /** What a salvage of this torn generation would recover; absent when nothing is salvageable. */
   salvage: SalvageSchema.optional(),
+  /** For a torn context generation: the turn the interrupted save was writing (inspect's account). */
+  save: TornSaveSchema.optional(),
   measure: MeasureSchema.optional(),
   /** JSONL session logs only: per-line counts and reasons. */
   lines: LineCountsSchema.optional(),
@@ -308,7 +337,7 @@ export type ChatRepair = Shape<typeof ChatRepairSchema>
 
 /** The transcript generation a repair would restore over a torn transcript. */
 const TranscriptRestoreSchema = z.looseObject({
-  /** File name of the intact transcript temp to restore from. */
+  /** The intact transcript temp to restore from, or `salvage:<transcript>` (its complete messages, closed). */
   from: z.string(),
   /** File it replaces (the transcript). */
   to: z.string(),
@@ -325,8 +354,8 @@ export type TranscriptRestore = Shape<typeof TranscriptRestoreSchema>
 const AmnesiaSchema = z.looseObject({
   /** The amnesiac generation (the primary). */
   file: z.string(),
-  /** `trace-break`: the trace session id differs from an older generation's; `late-start`: prompts start after turn 1 with no summary; `placeholder`: the loader's stand-in was saved. */
-  patterns: z.array(z.enum(['trace-break', 'late-start', 'placeholder'])),
+  /** How the memory came to lack turns (see `AMNESIA_PATTERNS`). */
+  patterns: z.array(z.enum(AMNESIA_PATTERNS)),
   /** Transcript turns missing from its memory as `[first, last]` (1-based), null when none can be named. */
   missingTurns: z.tuple([z.number().int().positive(), z.number().int().positive()]).nullable(),
   /** The generation that holds the most of the missing turns, null when none. */

@@ -7,6 +7,7 @@ import {createRequire} from 'node:module'
 import type {ChalkInstance} from 'chalk'
 import type {Inspection} from '../pipeline/inspect.js'
 import {adapterByName} from '../formats/index.js'
+import {salvageCommand} from '../fsio/paths.js'
 
 // cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up.
 const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
@@ -52,7 +53,8 @@ export function renderInspection(x: Inspection, opts: {chalk: ChalkInstance}): s
     out.push('', c.bold('Tears'))
     for (const tr of x.tears) {
       const block = tr.blockAligned ? 'on a 4096-byte boundary' : `${tr.offsetInBlock} bytes into a 4096-byte block`
-      out.push(`  ${tr.file}: ${tr.class}${tr.reasons.length ? ` (${tr.reasons.join(', ')})` : ''}, damage from byte ${tr.offset} of ${tr.bytes} (${tr.length} bytes), ${block}`)
+      const where = tr.length === 0 ? `cut at byte ${tr.offset}, the end of the file` : `damage from byte ${tr.offset} of ${tr.bytes} (${tr.length} bytes)`
+      out.push(`  ${tr.file}: ${tr.class}${tr.reasons.length ? ` (${tr.reasons.join(', ')})` : ''}, ${where}, ${block}`)
       if (tr.nulRuns.length > 0) out.push(`    NUL runs: ${tr.nulRuns.map((r) => `${r.length} at ${r.offset}`).join(', ')}${tr.nulRuns.length >= 20 ? ', …' : ''}`)
     }
   }
@@ -100,5 +102,8 @@ export function renderInspection(x: Inspection, opts: {chalk: ChalkInstance}): s
 
   out.push('', c.bold('What most likely happened'))
   for (const l of wrap(x.account)) out.push(`  ${l}`)
+  const hint = adapterByName(x.format)?.texts?.salvageHint
+  const more = hint ? x.findings.find((f) => f.id === hint) : undefined
+  if (more) out.push('', `To reach more turns with borrowed values: ${salvageCommand(x.path)}`)
   return out.join('\n')
 }

@@ -5,8 +5,10 @@
  */
 import type {ChalkInstance} from 'chalk'
 import type {ChatReport, LineChangeReport, Report} from '../model/report.js'
+import {salvageCommand} from '../fsio/paths.js'
 import {renderFindings, unsupportedLine} from './table.js'
-import {adapterByName} from '../formats/index.js'
+import {isUrgent} from '../model/findings.js'
+import {adapterByName, findingKinds} from '../formats/index.js'
 
 export interface RepairRenderOptions {
   chalk: ChalkInstance
@@ -149,8 +151,7 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
     }
     case 'left-untouched': {
       lines.push(`${c.yellow('left untouched')} ${chat.path}`)
-      const f = chat.findings.find((x) => x.id === 'context-amnesia')
-      if (f) lines.push(`  ${f.message}`)
+      for (const f of chat.findings) if (isUrgent(f, findingKinds()) && f.id !== texts?.salvageHint && f.severity === 'error') lines.push(`  ${f.message}`)
       if (r.message) lines.push(`  ${r.message}`)
       break
     }
@@ -162,6 +163,10 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
       return []
   }
   for (const w of r.warnings) lines.push(`  ${c.yellow('warning')} ${w}`)
+  // More turns reachable only with borrowed values: said unless this run already restored a salvage.
+  const more = texts?.salvageHint ? chat.findings.find((x) => x.id === texts.salvageHint) : undefined
+  const usedSalvage = (chat.actions ?? []).some((a) => a.type === 'restore' && a.from !== null && a.from.startsWith('salvage:') && (a.keysBorrowed ?? []).length > 0)
+  if (more && !usedSalvage) lines.push(`  ${c.yellow('note')} ${more.message}: ${salvageCommand(chat.path)}`)
   return lines
 }
 

@@ -9,7 +9,8 @@ import {createRequire} from 'node:module'
 import type {ChalkInstance} from 'chalk'
 import type {ChatReport, ChatStatus, Report, Severity} from '../model/report.js'
 import {isUrgent} from '../model/findings.js'
-import {findingKinds} from '../formats/index.js'
+import {adapterByName, findingKinds} from '../formats/index.js'
+import {salvageCommand} from '../fsio/paths.js'
 
 // cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up.
 const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
@@ -109,7 +110,13 @@ export function renderFindings(chats: ChatReport[], opts: TableOptions): string[
   return lines
 }
 
-/** Renders the whole human report: table, skipped dirs (verbose), errors, summary. */
+/** The exact `repair --salvage` command, for a chat whose adapter's `texts.salvageHint` finding it holds. */
+function salvageLine(chat: ChatReport): string | null {
+  const hint = adapterByName(chat.format)?.texts?.salvageHint
+  return hint && chat.findings.some((f) => f.id === hint) ? `to use the salvage of ${chat.path}: ${salvageCommand(chat.path)}` : null
+}
+
+/** Renders the whole human report: table, urgent findings (all findings with verbose), skipped dirs (verbose), errors, summary. */
 export function renderHuman(report: Report, opts: TableOptions): {stdout: string; stderr: string} {
   const out: string[] = []
   const err: string[] = []
@@ -117,10 +124,14 @@ export function renderHuman(report: Report, opts: TableOptions): {stdout: string
   if (table) out.push(table)
   if (opts.verbose) out.push(...renderFindings(report.chats, opts))
   else {
-    // Without --verbose, the urgent findings still show: what the agent's own next start would destroy.
+    // Without --verbose, the urgent findings still show (what the agent's next start would destroy, lost context).
     const kinds = findingKinds()
     const urgent = report.chats.map((chat) => ({...chat, findings: chat.findings.filter((f) => isUrgent(f, kinds))})).filter((chat) => chat.findings.length > 0)
     out.push(...renderFindings(urgent, {...opts, quiet: false}))
+  }
+  for (const chat of report.chats) {
+    const line = opts.quiet && chat.status === 'healthy' ? null : salvageLine(chat)
+    if (line) out.push(line)
   }
   if (opts.verbose) for (const s of report.skipped) out.push(opts.chalk.dim(`skipped ${s.path}: ${s.reason}`))
   for (const e of report.errors) err.push(`${opts.chalk.red('error')} ${e.path}: ${e.message}`)

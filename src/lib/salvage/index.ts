@@ -5,14 +5,15 @@
  * generations, and validate the result by parsing it. Every kept byte is an original byte; a torn element is
  * dropped, never completed; nothing is invented (what no donor holds is reported missing).
  *
- * Also handles a complete document followed by NULs or whitespace (delayed allocation after a crash): the
- * document is kept whole and the tail dropped.
+ * Also handles a complete document followed by other bytes (NULs after a crash under delayed allocation, a
+ * stale tail of a longer earlier write): the document is kept whole and the tail dropped.
  *
  * Format-independent: the spine, the required keys and the donors come from the format adapter.
  */
 import {isUtf8} from 'node:buffer'
 import type {ContextMeasure, SalvageReport} from '../model/report.js'
-import {checkUtf8, indexOfByte} from '../classify/bytes.js'
+import {checkUtf8, hasBom, indexOfByte} from '../classify/bytes.js'
+import {onlyPaddingFrom} from '../classify/documents.js'
 import {lastMember, skipWs, type MemberRange} from '../json/walk.js'
 import {isSpineError, scanSpine, type SpineLevel, type SpineScan} from './spine.js'
 
@@ -46,8 +47,11 @@ export interface BorrowedKey {
 
 /** What a salvage kept, dropped and borrowed. Byte counts are of the original file. */
 export interface SalvageDescription {
-  /** `prefix`: a torn document cut back and closed; `tail`: a complete document with NULs/whitespace dropped after it. */
-  kind: 'prefix' | 'tail'
+  /**
+   * `prefix`: a torn document cut back and closed; `tail`: a complete document with the bytes after it dropped;
+   * `bom`: a complete document behind a UTF-8 BOM, the BOM dropped (`bytesKept` then counts the bytes after it).
+   */
+  kind: 'prefix' | 'tail' | 'bom'
   /** Complete elements of the spine array kept. */
   elementsKept: number
   /** True when a partial element of the spine array was dropped. */
@@ -64,6 +68,12 @@ export interface SalvageDescription {
   keysMissing: string[]
   /** Optional members cut off that no donor holds: left out. */
   keysDropped: string[]
+  /**
+   * True when nothing that was written is lost: a complete document with only trailing bytes after it
+   * (`tail`), or a prefix whose every element and member is kept byte for byte, none borrowed, missing or
+   * dropped, followed only by whitespace or NULs (the tear cut off closing syntax and nothing else).
+   */
+  lossless: boolean
 }
 
 /**
@@ -77,6 +87,16 @@ export interface Salvage {
   size: number
   value: unknown
   description: SalvageDescription
+}
+
+/** The label of salvaged bytes as reports and actions name them: `salvage:<torn file>`. */
+export function salvageLabel(file: string): string {
+  return `salvage:${file}`
+}
+
+/** The torn file a `salvage:<file>` label names; null for any other name. */
+export function salvagedFileOf(label: string): string | null {
+  return label.startsWith('salvage:') ? label.slice('salvage:'.length) : null
 }
 
 /** The salvaged document as one buffer (a copy). */
@@ -178,6 +198,7 @@ function firstNulBefore(buf: Uint8Array, end: number): number {
  * (≥ 100 MB/s on the reference machine: `scripts/salvage-speed.ts`).
  */
 export function salvageJson(buf: Uint8Array, opts: SalvageOptions): SalvageOutcome {
+  if (hasBom(buf)) return withoutBom(buf, opts)
   let end = firstNulBefore(buf, Math.min(opts.end ?? buf.length, buf.length))
   const first = attempt(buf, end, opts)
   if (first.ok || first.retryAt === undefined) return first.ok ? first : {ok: false, reason: first.reason}
@@ -185,6 +206,26 @@ export function salvageJson(buf: Uint8Array, opts: SalvageOptions): SalvageOutco
   end = first.retryAt
   const second = attempt(buf, end, opts)
   return second.ok ? second : {ok: false, reason: second.reason}
+}
+
+/**
+ * A document behind a UTF-8 BOM (an editor re-saved the file): salvaged only when everything after the BOM is
+ * one complete document, which is then kept whole (`kind: 'bom'`, lossless: only the 3 BOM bytes dropped).
+ */
+function withoutBom(buf: Uint8Array, opts: SalvageOptions): SalvageOutcome {
+  const rest = buf.subarray(3)
+  const inner = attempt(rest, rest.length, {...opts, end: undefined})
+  if (!inner.ok) return {ok: false, reason: `after the BOM: ${inner.reason}`}
+  const d = inner.salvage.description
+  if (d.kind !== 'tail' || !onlyPaddingFrom(rest, d.bytesKept) || d.bytesKept !== skipWsBack(rest)) return {ok: false, reason: 'a BOM and further damage after it'}
+  return {ok: true, salvage: {...inner.salvage, description: {...d, kind: 'bom', tearOffset: 0, bytesKept: d.bytesKept, bytesDropped: buf.length - d.bytesKept, lossless: true}}}
+}
+
+/** The offset just after the last non-whitespace byte. */
+function skipWsBack(buf: Uint8Array): number {
+  let i = buf.length
+  while (i > 0 && (buf[i - 1] === 0x20 || buf[i - 1] === 0x0a || buf[i - 1] === 0x0d || buf[i - 1] === 0x09)) i--
+  return i
 }
 
 type Attempt = {ok: true; salvage: Salvage} | {ok: false; reason: string; retryAt?: number}
@@ -209,21 +250,25 @@ function attempt(buf: Uint8Array, end: number, opts: SalvageOptions): Attempt {
       keysBorrowed: [],
       keysMissing: [],
       keysDropped: [],
+      lossless: true,
     }
   } else {
     if (!scan.reachedTarget) return {ok: false, reason: `the tear at byte ${end} comes before ${dotted(opts.spine)} begins`}
     const closed = closeOpen(buf, scan, opts)
     parts = closed.parts
+    const tornElementDropped = target !== undefined && target.end === null && skipWs(buf, scan.keepEnd, end) < end
+    const nothingLost = !tornElementDropped && closed.borrowed.length === 0 && closed.missing.length === 0 && closed.dropped.length === 0
     description = {
       kind: 'prefix',
       elementsKept: target?.elements.length ?? 0,
-      tornElementDropped: target !== undefined && target.end === null && skipWs(buf, scan.keepEnd, end) < end,
+      tornElementDropped,
       tearOffset: end,
       bytesKept: scan.keepEnd,
       bytesDropped: buf.length - scan.keepEnd,
       keysBorrowed: closed.borrowed,
       keysMissing: closed.missing,
       keysDropped: closed.dropped,
+      lossless: nothingLost && onlyPaddingFrom(buf, scan.keepEnd),
     }
   }
   // Validate: strict UTF-8 (native check of each piece; every piece boundary is a structural byte, so no

@@ -59,19 +59,17 @@ interface Pending {
 }
 
 /**
- * Scans `buf[0, end)` along `spine` (object keys; the last names an array). With an empty spine the root may
- * also be an array, which is then the spine array itself (a document that is one JSON array of messages).
- * Returns the scan, or an error when the root is not an object (or, with an empty spine, an array) or a
- * structural byte is wrong (e.g. garbage after a member). The root may be complete (then `open` is empty) or
- * torn anywhere.
+ * Scans `buf[0, end)` along `spine` (object keys; the last names an array; an empty spine makes the root the
+ * array, e.g. a transcript). Returns the scan, or an error when the root is not of that kind or a structural
+ * byte is wrong (e.g. garbage after a member). The root may be complete (then `open` is empty) or torn anywhere.
  */
 export function scanSpine(buf: Uint8Array, spine: readonly string[], end = buf.length): SpineScan | SpineError {
   let i = skipWs(buf, 0, end)
   if (i >= end) return {error: 'no JSON value before the tear', at: i}
-  // With an empty spine the root itself may be the array (a document that is one JSON array).
-  const rootIsArray = spine.length === 0 && buf[i] === 0x5b
-  if (buf[i] !== 0x7b && !rootIsArray) return {error: spine.length === 0 ? 'the document is not a JSON object or array' : 'the document is not a JSON object', at: i}
-  const root: SpineLevel = {kind: rootIsArray ? 'array' : 'object', path: [], start: i, end: null, members: [], elements: []}
+  // An empty spine names the root itself, which must then be the array; otherwise the root is an object.
+  const rootKind = spine.length === 0 ? 'array' : 'object'
+  if (buf[i] !== (rootKind === 'array' ? 0x5b : 0x7b)) return {error: `the document is not a JSON ${rootKind}`, at: i}
+  const root: SpineLevel = {kind: rootKind, path: [], start: i, end: null, members: [], elements: []}
   const stack: SpineLevel[] = [root]
   const pending: Array<Pending | null> = [null]
   const levels: SpineLevel[] = [root]

@@ -6,7 +6,8 @@
  *
  * Legitimate look-alikes: automatic compaction (a `<conversation_summary>` user message before the prompts)
  * and the `compact` prompt (the whole history replaced by one `<system>The following is a summary of the
- * conversation …</system>` message). An *empty* such summary (Codebuff #1166) is its own finding.
+ * conversation …</system>` message). An empty or near-empty such summary (Codebuff #1166) is a compaction wipe:
+ * the agent no longer has the turns it replaced.
  */
 import {isPlainObject} from './schema.js'
 import {livePrompts} from './turns.js'
@@ -20,8 +21,22 @@ export const COMPACT_SUMMARY_START = '<system>The following is a summary of the 
 export interface CompactionFacts {
   /** A summary (either kind) comes before the first prompt. */
   summarized: boolean
-  /** A summary before the first prompt is empty (#1166). */
+  /** A summary before the first prompt is empty or near-empty (#1166; see `nearEmptySummary`). */
   emptySummary: boolean
+}
+
+/** Fewer words of letters or digits than this make a summary body near-empty. */
+const NEAR_EMPTY_WORDS = 3
+/** Bodies that say there is nothing to summarize (the empty fallback summaries of compaction, bug-log.md B29). */
+const NOTHING_SUMMARIZED = /^\(?(?:no (?:prior |previous |earlier )?(?:history|conversation|context|messages|summary)(?: available| to summari[sz]e)?|none|n\/a|empty|nothing(?: to summari[sz]e)?)\)?[.!]?$/i
+
+/**
+ * True when a summary body carries no content: empty, fewer than three words, or a "no prior history" style
+ * fallback. A real summary of earlier turns names what they did (a compaction summary lists `[USER]` entries).
+ */
+export function nearEmptySummary(body: string): boolean {
+  const words = body.match(/[\p{L}\p{N}]+/gu) ?? []
+  return words.length < NEAR_EMPTY_WORDS || NOTHING_SUMMARIZED.test(body.trim())
 }
 
 function texts(content: unknown): string[] {
@@ -63,7 +78,7 @@ export function compactionFacts(history: unknown[]): CompactionFacts {
       const body = summaryBody(t)
       if (body === null) continue
       summarized = true
-      if (body === '') emptySummary = true
+      if (nearEmptySummary(body)) emptySummary = true
     }
   }
   return {summarized, emptySummary}

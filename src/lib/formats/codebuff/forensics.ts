@@ -1,23 +1,29 @@
 /**
- * The deeper forensics of a Codebuff chat, run by `diagnoseChat` after classify/measure/rank:
- * embedded generations, salvage figures of torn run states, amnesia (status `degraded`), transcript damage
- * (restore from an intact transcript temp) and a stale `chat-meta.json`. Pure over the snapshot.
+ * The deeper forensics of a Codebuff chat, run by `diagnoseChat`: embedded generations (`metadata.runState`
+ * copies, and documents inside a run-state file written twice), salvages of torn run states and of a torn
+ * transcript, amnesia and compaction wipes (status `degraded`), transcript restore, a stale `chat-meta.json`,
+ * and which turn a torn save was writing. Pure over the snapshot.
  *
- * Also the entry points `repair` uses: `generationBytes` (exact bytes of any generation, embedded ones
- * included) and `salvageChat` (salvaged generations with their exact bytes).
+ * Also the entry points `repair` uses: `generationBytes` (exact bytes of any generation: a file, an embedded
+ * copy, a document inside a file, a lossless salvage) and `salvageChat` (salvaged generations with their exact
+ * bytes, for `repair --salvage`).
  */
 import {createHash} from 'node:crypto'
+import {classifyJsonBytes} from '../../classify/index.js'
+import {documentAt} from '../../classify/documents.js'
 import {finding} from './findings.js'
-import type {AmnesiaReport, ChatReport, ChatStatus, Finding, Generation, TranscriptRestore} from '../../model/report.js'
+import type {AmnesiaReport, ChatReport, ChatStatus, Finding, Generation, TornSave, TranscriptRestore} from '../../model/report.js'
 import {compareCandidates, type Candidate} from '../../rank/index.js'
-import type {Donor, SalvagedGeneration} from '../../salvage/index.js'
+import {salvageBytes, salvagedFileOf, type Donor, type SalvagedGeneration} from '../../salvage/index.js'
 import type {ChatDirSnapshot, FileEntry} from '../../model/adapter.js'
 import {compactionFacts, turnRange} from './amnesia.js'
+import {documentName, mayHoldDocuments, parseDocumentName, stateDocuments} from './documents.js'
 import {embeddedName, locateEmbeddedRunStates, parseEmbeddedName, type EmbeddedRunState} from './embedded.js'
 import {META, PRIMARY, TRANSCRIPT, roleOf} from './layout.js'
 import {donorOrder, salvageRunState} from './salvage.js'
 import {runStateShape} from './schema.js'
-import {transcriptTurns, type TranscriptTurn} from './turns.js'
+import {chooseTranscriptSource, salvageTranscript, transcriptSalvageOf, type TranscriptSalvage, type TranscriptSource} from './transcript.js'
+import type {TranscriptTurn} from './turns.js'
 
 function sha256(buf: Uint8Array): string {
   return createHash('sha256').update(buf).digest('hex')
@@ -27,49 +33,28 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`
 }
 
-/** Embedded copies found in a chat's transcript, by generation name, with the file (`source`) they sit in. */
+const STATE_ROLES = new Set(['primary', 'backup', 'temp'])
+
+/** Embedded copies found in a chat's transcript, by generation name, with the file (`source`) whose bytes hold them. */
 export type EmbeddedIndex = Map<string, EmbeddedRunState & {source: string}>
 
 /**
- * The transcript generation to take embedded copies from: `chat-messages.json` when intact, else the intact
- * transcript temp a repair would restore it from (most agent turns, then most messages, newest, name), so a
- * repair that restores the transcript and the context together converges in one run. Null when none.
+ * Adds one `embedded` generation per `metadata.runState` of the transcript source (`chat-messages.json` when
+ * intact; when it is torn, the intact transcript temp or the salvage a repair would restore it from), classified
+ * by shape, sized and hashed over its exact bytes, with the source file's mtime. A salvage keeps the torn file's
+ * bytes at their offsets, so its copies are named and read in `chat-messages.json` itself. Their parsed values
+ * go into `values`. Returns where each sits.
  */
-function transcriptSourceFor(generations: readonly Generation[], values: Map<string, unknown>): string | null {
-  const transcript = generations.find((g) => g.role === 'transcript')
-  if (transcript?.class === 'intact' && Array.isArray(values.get(transcript.file))) return transcript.file
-  return bestTranscriptTemp(generations, values)?.g.file ?? null
-}
-
-/** The intact transcript temp that best replaces a torn transcript, with its agent turns and messages. */
-function bestTranscriptTemp(generations: readonly Generation[], values: Map<string, unknown>): {g: Generation; turns: number; messages: number} | undefined {
-  return generations
-    .filter((g) => g.role === 'transcript-temp' && g.class === 'intact' && Array.isArray(values.get(g.file)))
-    .map((g) => {
-      const v = values.get(g.file) as unknown[]
-      return {g, turns: transcriptTurns(v).length, messages: v.length}
-    })
-    .sort((a, b) => b.turns - a.turns || b.messages - a.messages || (b.g.mtimeMs ?? 0) - (a.g.mtimeMs ?? 0) || Buffer.compare(Buffer.from(b.g.file), Buffer.from(a.g.file)))[0]
-}
-
-/**
- * Adds one `embedded` generation per `metadata.runState` of the transcript (`chat-messages.json`, or when that
- * is torn the intact transcript temp that would replace it), classified by shape, sized and hashed over its
- * exact bytes, with the source file's mtime. Their parsed values go into `values` (taken from the parsed
- * transcript: the same bytes, parsed once). Returns where each sits.
- */
-export function addEmbeddedGenerations(entries: readonly FileEntry[], generations: Generation[], values: Map<string, unknown>): EmbeddedIndex {
+export function addEmbeddedGenerations(entries: readonly FileEntry[], generations: Generation[], values: Map<string, unknown>, source: TranscriptSource | null): EmbeddedIndex {
   const index: EmbeddedIndex = new Map()
-  const source = transcriptSourceFor(generations, values)
   if (source === null) return index
-  const entry = entries.find((f) => f.name === source && f.kind === 'file')
-  const parsed = values.get(source)
-  if (!entry?.data || !Array.isArray(parsed)) return index
-  for (const e of locateEmbeddedRunStates(entry.data)) {
-    const name = embeddedName(source, e.id)
-    const value = (parsed[e.index] as {metadata?: {runState?: unknown}} | undefined)?.metadata?.runState
+  const entry = entries.find((f) => f.name === source.file && f.kind === 'file')
+  if (!entry?.data) return index
+  for (const e of locateEmbeddedRunStates(source.bytes)) {
+    const name = embeddedName(source.file, e.id)
+    const value = (source.messages[e.index] as {metadata?: {runState?: unknown}} | undefined)?.metadata?.runState
     const shape = runStateShape(value)
-    index.set(name, {...e, source})
+    index.set(name, {...e, source: source.file})
     values.set(name, value)
     generations.push({
       file: name,
@@ -86,18 +71,73 @@ export function addEmbeddedGenerations(entries: readonly FileEntry[], generation
 }
 
 /**
- * The exact bytes of a generation of a chat: a file's bytes, or for `chat-messages.json#<id>` the bytes of
- * that embedded `metadata.runState` value. A view into the snapshot's buffers (copy before mutating); null
- * when the file was not read or the embedded copy does not exist.
+ * Adds one `embedded` generation `<file>@<offset>` per complete document inside a run-state file that holds
+ * more than one write (`documents.ts`), classified by shape, with the file's mtime. Returns the files that
+ * had such documents (their own salvage is then not made: the documents are their content).
+ */
+export function addDocumentGenerations(entries: readonly FileEntry[], generations: Generation[], values: Map<string, unknown>): Set<string> {
+  const files = new Set<string>()
+  for (const g of [...generations]) {
+    if (!STATE_ROLES.has(g.role) || !mayHoldDocuments(g)) continue
+    const data = entries.find((f) => f.name === g.file && f.kind === 'file')?.data
+    if (!data) continue
+    const docs = stateDocuments(data)
+    if (docs.length === 0) continue
+    files.add(g.file)
+    for (const d of docs) {
+      const bytes = data.subarray(d.start, d.end)
+      const c = classifyJsonBytes(bytes)
+      const shape = c.class === 'intact' ? runStateShape(c.value) : {class: c.class, reasons: c.reasons}
+      const name = documentName(g.file, d.start)
+      if (shape.class === 'intact') values.set(name, c.value)
+      generations.push({file: name, role: 'embedded', class: shape.class, reasons: shape.reasons, bytes: bytes.length, mtimeMs: g.mtimeMs, sha256: sha256(bytes), turns: null})
+    }
+  }
+  return files
+}
+
+/** The classifier's first damaged byte of a file's bytes (undefined when none). */
+function damageOffsetOf(data: Uint8Array): number | undefined {
+  return classifyJsonBytes(data).damage?.offset
+}
+
+/**
+ * The exact bytes of a generation of a chat: a file's bytes; for `chat-messages.json#<id>` the bytes of that
+ * embedded `metadata.runState` value (in a torn transcript: inside its complete messages); for
+ * `run-state.json@<offset>` the document at that offset; for `salvage:<file>` the salvage of that torn file
+ * (donor-free: what a lossless salvage writes; the caller checks the hash). A view into the snapshot's buffers
+ * or a new buffer (copy before mutating); null when the generation does not exist.
  */
 export function generationBytes(snapshot: ChatDirSnapshot, file: string): Buffer | null {
+  const dataOf = (name: string) => snapshot.files.find((f) => f.name === name && f.kind === 'file')?.data
+  const torn = salvagedFileOf(file)
+  if (torn !== null) {
+    const data = dataOf(torn)
+    if (!data) return null
+    const role = roleOf(torn)
+    if (role === 'transcript') return salvageTranscript(data, damageOffsetOf(data))?.bytes ?? null
+    if (!STATE_ROLES.has(role)) return null
+    const s = salvageRunState(torn, data, damageOffsetOf(data), [], null)
+    return s ? salvageBytes(s) : null
+  }
+  const doc = parseDocumentName(file)
+  if (doc && STATE_ROLES.has(roleOf(doc.file))) {
+    const data = dataOf(doc.file)
+    const d = data ? documentAt(data, doc.offset) : null
+    return data && d && d.start === doc.offset ? data.subarray(d.start, d.end) : null
+  }
   const parsed = parseEmbeddedName(file)
   const emb = parsed && (roleOf(parsed.file) === 'transcript' || roleOf(parsed.file) === 'transcript-temp') ? parsed : null
-  const entry = snapshot.files.find((f) => f.name === (emb ? emb.file : file))
-  if (!entry?.data) return null
-  if (!emb) return entry.data
-  const hit = locateEmbeddedRunStates(entry.data).find((e) => e.id === emb.id)
-  return hit ? entry.data.subarray(hit.start, hit.end) : null
+  const data = dataOf(emb ? emb.file : file)
+  if (!data) return null
+  if (!emb) return data
+  let hit = locateEmbeddedRunStates(data).find((e) => e.id === emb.id)
+  if (!hit && roleOf(emb.file) === 'transcript') {
+    // A torn transcript: its complete messages keep their offsets in its salvage.
+    const s = salvageTranscript(data, damageOffsetOf(data))
+    hit = s ? locateEmbeddedRunStates(s.bytes).find((e) => e.id === emb.id) : undefined
+  }
+  return hit ? data.subarray(hit.start, hit.end) : null
 }
 
 /** Donors for salvage: a chat's intact context generations with their bytes, newest first. */
@@ -116,9 +156,15 @@ function donorsOf(snapshot: ChatDirSnapshot, generations: readonly Generation[],
 
 const SALVAGEABLE = new Set(['truncated', 'corrupt'])
 
-/** Salvages every torn run-state file of a chat (primary, backup, temps) that still holds a complete message. */
-function salvageAll(snapshot: ChatDirSnapshot, generations: readonly Generation[], turns: TranscriptTurn[] | null, embedded?: EmbeddedIndex): SalvagedGeneration[] {
-  const torn = generations.filter((g) => (g.role === 'primary' || g.role === 'backup' || g.role === 'temp') && g.class !== null && SALVAGEABLE.has(g.class) && !g.reasons.includes('bom'))
+/**
+ * Salvages every torn run-state file of a chat (primary, backup, temps) that still holds a complete message,
+ * except files whose content is complete documents of their own (`skip`) and files with no JSON at their first
+ * byte.
+ */
+export function salvageAll(snapshot: ChatDirSnapshot, generations: readonly Generation[], turns: TranscriptTurn[] | null, embedded?: EmbeddedIndex, skip: ReadonlySet<string> = new Set()): SalvagedGeneration[] {
+  const torn = generations.filter(
+    (g) => STATE_ROLES.has(g.role) && g.class !== null && SALVAGEABLE.has(g.class) && !skip.has(g.file) && !g.reasons.some((r) => r === 'foreign-content' || r === 'not-a-file' || r === 'unreadable'),
+  )
   if (torn.length === 0) return []
   const donors = donorsOf(snapshot, generations, embedded)
   const out: SalvagedGeneration[] = []
@@ -132,23 +178,38 @@ function salvageAll(snapshot: ChatDirSnapshot, generations: readonly Generation[
 }
 
 /**
+ * The transcript source of a scanned chat rebuilt from its report and bytes (the same choice `diagnoseChat`
+ * made), for callers that have the report but not the diagnosis' parsed values.
+ */
+export function transcriptSourceOfReport(snapshot: ChatDirSnapshot, generations: readonly Generation[]): TranscriptSource | null {
+  const parsed = new Map<string, unknown>()
+  const valueOf = (file: string): unknown => {
+    if (!parsed.has(file)) {
+      const data = snapshot.files.find((f) => f.name === file && f.kind === 'file')?.data
+      let v: unknown = null
+      try {
+        v = data ? JSON.parse(data.toString('utf8')) : null
+      } catch {
+        v = null
+      }
+      parsed.set(file, v)
+    }
+    return parsed.get(file)
+  }
+  const transcript = generations.find((g) => g.role === 'transcript')
+  return chooseTranscriptSource(snapshot.files, generations, valueOf, transcriptSalvageOf(snapshot.files, transcript))
+}
+
+/**
  * The salvaged generations of a scanned chat, with their exact bytes, for `repair --salvage`: one per torn
  * run-state file that keeps ≥ 1 whole message. Each carries `summary.candidate` (usable as a restore) and its
- * `measure` (for ranking against the intact candidates). Pure; never throws.
+ * `measure` (for ranking against the intact candidates), measured against the transcript the report used.
+ * Pure; never throws.
  */
 export function salvageChat(snapshot: ChatDirSnapshot, report: Pick<ChatReport, 'generations'>): SalvagedGeneration[] {
-  const transcript = report.generations.find((g) => g.file === TRANSCRIPT)
-  let turns: TranscriptTurn[] | null = null
-  if (transcript?.class === 'intact') {
-    const data = snapshot.files.find((f) => f.name === TRANSCRIPT)?.data
-    try {
-      const v = data ? JSON.parse(data.toString('utf8')) : null
-      if (Array.isArray(v)) turns = transcriptTurns(v)
-    } catch {
-      turns = null
-    }
-  }
-  return salvageAll(snapshot, report.generations, turns)
+  const source = transcriptSourceOfReport(snapshot, report.generations)
+  const skip = new Set(report.generations.filter((g) => parseDocumentName(g.file) && g.role === 'embedded').map((g) => parseDocumentName(g.file)!.file))
+  return salvageAll(snapshot, report.generations, source?.complete ? source.turns : null, undefined, skip)
 }
 
 /** What `applyForensics` gets from `diagnoseChat`. */
@@ -158,8 +219,15 @@ export interface ForensicsInput {
   values: Map<string, unknown>
   embedded: EmbeddedIndex
   turns: TranscriptTurn[] | null
+  /** The transcript the chat is measured against, and the salvage of a torn `chat-messages.json`. */
+  source: TranscriptSource | null
+  transcriptSalvage: TranscriptSalvage | null
+  /** Salvages of torn run-state files, made before ranking (lossless ones are ranked). */
+  salvages: SalvagedGeneration[]
   status: ChatStatus
   winner: string | null
+  /** N of the winner, null when unrecoverable. */
+  contextTurns: number | null
   findings: Finding[]
 }
 
@@ -170,36 +238,60 @@ export interface ForensicsResult {
   amnesia?: AmnesiaReport
 }
 
-/** Runs salvage, transcript, sidecar and amnesia forensics; pushes findings; returns the (possibly changed) status and report fields. */
+/** Runs salvage, transcript, sidecar, amnesia and tear forensics; pushes findings; returns the (possibly changed) status and report fields. */
 export function applyForensics(input: ForensicsInput): ForensicsResult {
   const {snapshot, generations, turns, findings} = input
   const M = turns ? turns.length : null
   let status = input.status
   const result: ForensicsResult = {status}
 
-  // Salvage figures (reported only; the status does not change because of them).
-  for (const s of salvageAll(snapshot, generations, turns, input.embedded)) {
+  // Salvage figures; a lossless salvage was ranked with the intact candidates.
+  for (const s of input.salvages) {
     const g = generations.find((x) => x.file === s.file)!
-    g.salvage = s.summary
-    const sv = g.salvage
-    const covers = sv.turns !== null ? `, covering turn ${sv.turns}${M !== null ? ` of ${M}` : ''}` : ''
+    const sv = s.summary
+    const covers =
+      sv.turns === null ? '' : sv.turns === 0 && M !== null ? `, covering none of the transcript's ${plural(M, 'turn')}${s.measure && s.measure.unmatchedBeforeFirst > 0 ? ' (its prompts are older than the transcript\'s first turn)' : ''}` : `, covering turn ${sv.turns}${M !== null ? ` of ${M}` : ''}`
     const byDonor = new Map<string, string[]>()
     for (const k of sv.keysBorrowed) byDonor.set(k.from, [...(byDonor.get(k.from) ?? []), k.key.split('.').pop()!])
     const borrowed = [...byDonor].map(([from, keys]) => `; ${plural(keys.length, 'cut-off key')} (${keys.join(', ')}) from ${from}`).join('')
     const not = sv.candidate ? '' : sv.keysMissing.length > 0 ? `; not a candidate: no generation holds ${sv.keysMissing.join(', ')}` : '; not a candidate: it holds no agent context'
-    findings.push(finding('salvage-available', g.file, `a salvage would keep ${plural(sv.messages, 'message')}${covers}, dropping ${plural(sv.bytesDropped, 'byte')} from byte ${sv.bytesKept}${borrowed}${not}`))
+    const how = sv.kind === 'tail' ? 'only the bytes after the complete document dropped' : sv.kind === 'bom' ? 'only the byte order mark dropped' : 'only closing syntax added'
+    const lossless = sv.lossless && sv.candidate ? `; lossless (every message byte for byte, ${how}): ranked as salvage:${g.file}` : ''
+    const kept = sv.kind === 'prefix' ? plural(sv.messages, 'message') : `the complete document of ${plural(sv.bytesKept, 'byte')} (${plural(sv.messages, 'message')})`
+    findings.push(finding('salvage-available', g.file, `a salvage would keep ${kept}${covers}, dropping ${plural(sv.bytesDropped, 'byte')} from byte ${sv.bytesKept}${borrowed}${not}${lossless}`))
+  }
+  // More turns reachable only with borrowed values: say so (plain repair will not use such a salvage).
+  const reach = input.salvages
+    .filter((s) => s.summary.candidate && !s.summary.lossless && s.measure !== null && s.measure.turns > (input.contextTurns ?? -1))
+    .sort((a, b) => b.measure!.turns - a.measure!.turns)[0]
+  if (reach) {
+    const sv = reach.summary
+    const donors = [...new Set(sv.keysBorrowed.map((k) => k.from))]
+    const now = input.contextTurns === null ? 'no usable generation remains' : `the best intact generation covers turn ${input.contextTurns}`
+    findings.push(
+      finding(
+        'salvage-more-turns',
+        reach.file,
+        `a salvage of ${reach.file} reaches turn ${reach.measure!.turns}${M !== null ? ` of ${M}` : ''} (${now}) only with ${plural(sv.keysBorrowed.length, 'member')} borrowed from ${donors.join(', ')}; plain repair does not use it, repair --salvage does`,
+      ),
+    )
   }
 
-  // Transcript damage: an intact transcript temp can replace a torn transcript.
+  // Transcript damage: an intact transcript temp, or the transcript's own salvage, can restore it.
   const transcript = generations.find((g) => g.role === 'transcript')
   if (transcript && transcript.class !== 'intact') {
-    const best = bestTranscriptTemp(generations, input.values)
+    const src = input.source && input.source.kind !== 'intact' ? input.source : null
     const f = findings.find((x) => x.id === 'transcript-damaged' && x.file === transcript.file)
-    if (best) {
-      result.transcriptRestore = {from: best.g.file, to: TRANSCRIPT, turns: best.turns, messages: best.messages, bytes: best.g.bytes, sha256: best.g.sha256}
-      if (f) f.message += `; restorable from ${best.g.file} (${plural(best.turns, 'agent turn')}, ${plural(best.messages, 'message')})`
+    const ts = input.transcriptSalvage
+    const salvageWords = ts ? `a salvage keeps ${plural(ts.summary.messages, 'message')} byte for byte (${plural(ts.summary.turns ?? 0, 'agent turn')}) and ${transcriptLoss(ts)}${metaCount(input)}` : null
+    if (src) {
+      result.transcriptRestore = {from: src.name, to: TRANSCRIPT, turns: src.turns.length, messages: src.messages.length, bytes: src.bytes.length, sha256: src.sha256}
+      if (f) {
+        f.message += `; restorable from ${src.name} (${plural(src.turns.length, 'agent turn')}, ${plural(src.messages.length, 'message')})`
+        if (salvageWords) f.message += `; ${salvageWords}`
+      }
       if (status === 'healthy') status = 'repairable'
-    } else if (f) f.message += '; no intact transcript temp to restore it from'
+    } else if (f) f.message += '; no intact transcript temp or salvage to restore it from'
   }
 
   // A stale sidecar: the agent recomputes it.
@@ -213,21 +305,84 @@ export function applyForensics(input: ForensicsInput): ForensicsResult {
     if (diffs.length > 0) findings.push(finding('meta-stale', META, `sidecar no longer matches ${TRANSCRIPT} (${diffs.join(', ')}); the agent recomputes it`))
   }
 
-  // Amnesia.
+  // Amnesia and compaction wipes of the primary.
   const amnesia = detectAmnesia(input)
   if (amnesia) {
     result.amnesia = amnesia.report
-    findings.push(finding('context-amnesia', amnesia.report.file, amnesia.message))
-    if (status === 'healthy' && amnesia.report.patterns.some((p) => p !== 'placeholder')) status = 'degraded'
+    const degrades = status === 'healthy' && amnesia.report.patterns.some((p) => p !== 'placeholder')
+    if (amnesia.report.patterns.includes('compaction-wipe')) findings.push(finding('compaction-wipe', amnesia.report.file, amnesia.message, 'error'))
+    if (amnesia.report.patterns.some((p) => p !== 'compaction-wipe')) findings.push(finding('context-amnesia', amnesia.report.file, amnesia.message))
+    if (degrades) status = 'degraded'
   }
-  // An empty compaction summary in the winning context.
-  const winnerValue = input.winner ? input.values.get(input.winner) : undefined
-  const history = (winnerValue as {sessionState?: {mainAgentState?: {messageHistory?: unknown}}} | undefined)?.sessionState?.mainAgentState?.messageHistory
-  if (Array.isArray(history) && compactionFacts(history).emptySummary) {
-    findings.push(finding('compaction-wipe', input.winner, "the history starts with an empty compaction summary (Codebuff #1166): the agent remembers nothing of the turns before it"))
+  // An empty compaction summary in a winning context that is not the primary (or that loses no transcript turn).
+  if (!findings.some((f) => f.id === 'compaction-wipe')) {
+    const winnerValue = input.winner ? input.values.get(input.winner) : undefined
+    const history = (winnerValue as {sessionState?: {mainAgentState?: {messageHistory?: unknown}}} | undefined)?.sessionState?.mainAgentState?.messageHistory
+    if (Array.isArray(history) && compactionFacts(history).emptySummary) {
+      findings.push(finding('compaction-wipe', input.winner, 'the history starts with an empty or near-empty compaction summary (Codebuff #1166): the agent remembers nothing of the turns it replaced'))
+    }
+  }
+
+  // Which turn each torn save was writing.
+  for (const g of generations) {
+    // Only a save cut short (or a complete one with bytes after it) tells which turn it was writing.
+    if (!STATE_ROLES.has(g.role) || (g.class !== 'truncated' && !g.reasons.some((r) => r === 'unexpected-end' || r === 'nul-tail' || r === 'trailing-garbage'))) continue
+    if (g.reasons.some((r) => r === 'bom' || r === 'foreign-content' || r === 'not-a-file' || r === 'unreadable' || r === 'concatenated')) continue
+    const data = snapshot.files.find((f) => f.name === g.file && f.kind === 'file')?.data
+    if (data) g.save = tornSave(g, data, input)
   }
   result.status = status
   return result
+}
+
+/** What a transcript salvage loses, in words. */
+function transcriptLoss(ts: TranscriptSalvage): string {
+  const sv = ts.summary
+  if (sv.lossless) {
+    if (sv.kind === 'bom') return 'drops only the byte order mark: nothing that was written is lost'
+    if (sv.kind === 'tail') return `drops only the ${plural(sv.bytesDropped, 'byte')} after the complete document: nothing that was written is lost`
+    return 'adds only the closing bracket: nothing that was written is lost'
+  }
+  return `drops ${sv.tornElementDropped ? 'the torn message and ' : ''}${plural(sv.bytesDropped, 'byte')} from byte ${sv.bytesKept}`
+}
+
+/** ", chat-meta.json last counted N messages" when the sidecar is intact and counts more than the salvage keeps. */
+function metaCount(input: ForensicsInput): string {
+  const meta = input.generations.find((g) => g.role === 'meta' && g.class === 'intact')
+  const count = meta ? (input.values.get(meta.file) as {messageCount?: unknown}).messageCount : undefined
+  const kept = input.transcriptSalvage?.summary.messages ?? 0
+  return typeof count === 'number' && count > kept ? `; ${META} last counted ${plural(count, 'message')}` : ''
+}
+
+/**
+ * Which turn a torn run-state save was writing: the intact generation(s) whose bytes continue the surviving
+ * bytes (for a NUL-padded file, only those of exactly its size: the size reached the disk), else the last prompt
+ * in the surviving bytes up to the transcript's newest turn; or why it cannot tell.
+ */
+function tornSave(g: Generation, data: Buffer, input: ForensicsInput): TornSave {
+  const M = input.turns ? input.turns.length : null
+  const salvage = input.salvages.find((s) => s.file === g.file)
+  if ((salvage?.summary.kind === 'tail' || salvage?.summary.kind === 'bom') && salvage.measure) {
+    const n = salvage.measure.turns
+    return {basis: 'complete', turns: [n, n], sameAs: null, note: 'the document itself is complete; only bytes after it are damage'}
+  }
+  const tear = Math.min(g.damage?.offset ?? data.length, data.length)
+  if (tear > 0) {
+    const padded = g.reasons.includes('nul-tail') && g.class === 'truncated'
+    const matches = donorsOf(input.snapshot, input.generations, input.embedded).filter((d) => d.bytes.length > tear && (!padded || d.bytes.length === data.length) && Buffer.compare(Buffer.from(d.bytes.buffer, d.bytes.byteOffset, tear), data.subarray(0, tear)) === 0)
+    const ns = new Set(matches.map((d) => input.generations.find((x) => x.file === d.name)?.turns ?? null))
+    if (matches.length > 0 && ns.size === 1 && !ns.has(null)) {
+      const n = [...ns][0]!
+      return {basis: 'same-as', turns: [n, n], sameAs: matches[0].name, note: null}
+    }
+  }
+  const m = salvage?.measure
+  if (!m || m.prompts === 0) return {basis: 'unknown', turns: null, sameAs: null, note: 'no prompt survives in its bytes'}
+  if (M === null) return {basis: 'unknown', turns: null, sameAs: null, note: `no usable transcript to place the ${plural(m.prompts, 'prompt')} in its surviving bytes`}
+  if (m.turns === 0) {
+    return {basis: 'unknown', turns: null, sameAs: null, note: m.unmatchedBeforeFirst > 0 ? "the prompts in its surviving bytes are older than the transcript's first turn, and the transcript keeps only its last 100 messages" : 'no prompt in its surviving bytes matches a transcript turn'}
+  }
+  return {basis: 'prompts', turns: [m.turns, Math.max(m.turns, M)], sameAs: null, note: null}
 }
 
 /** The time a generation's state is from: the file mtime, or for an embedded copy its message id's time. */
@@ -282,15 +437,28 @@ function detectAmnesia(input: ForensicsInput): {report: AmnesiaReport; message: 
       olderTrace = {id: older[0].measure!.traceSessionId!, file: older[0].file}
     }
   }
-  // Late start: prompts begin after transcript turn 1, nothing older than the transcript, no summary before.
   const F = m.firstMatchedTurn
-  if (F !== null && F > 1 && m.unmatchedBeforeFirst === 0) {
-    const history = (values.get(primary.file) as {sessionState: {mainAgentState: {messageHistory: unknown[]}}}).sessionState.mainAgentState.messageHistory
-    if (!compactionFacts(history).summarized) patterns.push('late-start')
+  const history = (values.get(primary.file) as {sessionState: {mainAgentState: {messageHistory: unknown[]}}}).sessionState.mainAgentState.messageHistory
+  const compaction = compactionFacts(history)
+  let missingTurns: [number, number] | null = null
+  if (compaction.emptySummary) {
+    // A compaction wipe: an empty or near-empty summary stands for the turns before the first prompt.
+    if (F !== null && F > 1 && m.unmatchedBeforeFirst === 0) missingTurns = [1, F - 1]
+    else if (F === null && M !== null && M > 0) missingTurns = [1, M]
+    if (missingTurns !== null || M === null) patterns.push('compaction-wipe')
+  } else if (!compaction.summarized) {
+    // Late start: prompts begin after transcript turn 1, nothing older than the transcript, no summary before.
+    if (F !== null && F > 1 && m.unmatchedBeforeFirst === 0) {
+      patterns.push('late-start')
+      missingTurns = [1, F - 1]
+    } else if (m.prompts === 0 && M !== null && M > 0) {
+      // No prompt and no summary at all while the transcript has agent turns: a reset history.
+      patterns.push('empty-history')
+      missingTurns = [1, M]
+    }
   }
   if (patterns.length === 0) return null
 
-  const missingTurns: [number, number] | null = patterns.includes('late-start') ? [1, F! - 1] : null
   const src = olderTrace && !missingTurns ? (sources.find((c) => c.measure.traceSessionId === olderTrace!.id) ?? sources[0]) : sources[0]
   const K = src?.measure.turns ?? null
   const N = m.turns
@@ -305,7 +473,10 @@ function detectAmnesia(input: ForensicsInput): {report: AmnesiaReport; message: 
     olderTraceSessionId: olderTrace?.id ?? null,
   }
   const parts: string[] = []
+  if (patterns.includes('compaction-wipe')) parts.push('the history starts with an empty or near-empty compaction summary (Codebuff #1166)')
+  if (patterns.includes('empty-history')) parts.push('the history holds no prompt and no summary')
   if (missingTurns) parts.push(`${turnRange(missingTurns[0], missingTurns[1])} ${missingTurns[0] === missingTurns[1] ? 'is' : 'are'} missing from the agent's memory`)
+  else if (patterns.includes('compaction-wipe')) parts.push("the turns it replaced are missing from the agent's memory (no usable transcript to name them)")
   if (olderTrace) parts.push(`its traceSessionId ${m.traceSessionId} differs from ${olderTrace.file}'s ${olderTrace.id} (a new session replaced the agent's memory)`)
   if (src) {
     parts.push(`${src.file} holds ${missingTurns ? 'them' : 'the older session'} up to turn ${K}`)

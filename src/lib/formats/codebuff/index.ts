@@ -6,15 +6,17 @@
 import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
 import {classifyEntry} from '../../classify/entry.js'
+import {hasLoneSurrogate} from '../../classify/jsonl.js'
 import {finding} from './findings.js'
 import type {ChatStatus, Classification, Finding, Generation, Role} from '../../model/report.js'
 import {rankCandidates, type Candidate} from '../../rank/index.js'
 import type {ChatDirSnapshot, Diagnosis, FileEntry, FormatAdapter} from '../../model/adapter.js'
-import {AGENT_PROCESS, CHAT_ID_PATTERN, KNOWN_OTHER, LEGACY_MESSAGES, PRIMARY, TRANSCRIPT, defaultRoots, isChatDir, roleOf, tempWriterPid, wantsContent} from './layout.js'
+import {salvageLabel} from '../../salvage/index.js'
+import {AGENT_PROCESS, CHAT_ID_PATTERN, KNOWN_OTHER, LEGACY_MESSAGES, PRIMARY, TRANSCRIPT, defaultRoots, isChatDir, roleOf, tempWriterPid, unusualTempName, wantsContent} from './layout.js'
 import {isChatMeta, runStateShape} from './schema.js'
 import {measureRunState} from './measure.js'
-import {transcriptTurns} from './turns.js'
-import {addEmbeddedGenerations, applyForensics, generationBytes, salvageChat} from './forensics.js'
+import {addDocumentGenerations, addEmbeddedGenerations, applyForensics, generationBytes, salvageAll, salvageChat} from './forensics.js'
+import {chooseTranscriptSource, transcriptSalvageOf} from './transcript.js'
 import {planCodebuffChat} from './plan.js'
 import {inspectChat} from './inspect.js'
 import {redactChatFiles} from './redact.js'
@@ -46,8 +48,25 @@ function classifyFile(role: Role, data: Buffer): Classification {
 
 function describeClass(g: Generation): string {
   const why = g.reasons.length > 0 ? ` (${g.reasons.join(', ')})` : ''
-  const at = g.damage ? `, damage from byte ${g.damage.offset} of ${g.bytes}` : ''
+  let at = ''
+  if (g.damage && g.damage.length === 0) at = `, cut at byte ${g.damage.offset} (its end)`
+  else if (g.damage) at = `, damage from byte ${g.damage.offset} of ${g.bytes}`
   return `${g.class}${why}${at}`
+}
+
+/**
+ * True when a parsed state holds a string with an unpaired UTF-16 surrogate. `JSON.stringify` writes such a
+ * half as a `\ud8xx`-`\udfxx` escape, so the bytes are searched for one first (native, cheap) and the value is
+ * walked only when one is there.
+ */
+function loneSurrogateIn(data: Buffer | undefined, value: unknown): boolean {
+  if (!data || (data.indexOf('\\ud') < 0 && data.indexOf('\\uD') < 0)) return false
+  return hasLoneSurrogate(value)
+}
+
+/** ", an unusual temp name (…)" for a temp the Codebuff CLI would not have named so. */
+function unusualName(file: string): string {
+  return unusualTempName(file) ? '; an unusual temp name (not one the Codebuff CLI writes: another writer\'s temp or copy of the state)' : ''
 }
 
 function plural(n: number, word: string): string {
@@ -62,7 +81,11 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
   const findings: Finding[] = []
 
   for (const f of entries) generations.push(classifyCodebuffEntry(f, roleOf(f.name), values))
-  const embedded = addEmbeddedGenerations(entries, generations, values) // metadata.runState copies
+  // The transcript the chat is measured against: itself when intact, else what a repair would restore it from.
+  const transcriptSalvage = transcriptSalvageOf(entries, generations.find((g) => g.role === 'transcript'))
+  const source = chooseTranscriptSource(entries, generations, (file) => values.get(file), transcriptSalvage)
+  const embedded = addEmbeddedGenerations(entries, generations, values, source) // metadata.runState copies
+  const documented = addDocumentGenerations(entries, generations, values) // run-state files written twice
   if (!generations.some((g) => g.role === 'primary')) {
     generations.push({file: PRIMARY, role: 'primary', class: 'missing', reasons: [], bytes: 0, mtimeMs: null, sha256: null, turns: null})
   }
@@ -70,14 +93,22 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
 
   const primary = generations.find((g) => g.role === 'primary')!
   const transcript = generations.find((g) => g.role === 'transcript')
-  const transcriptValue = transcript?.class === 'intact' ? (values.get(transcript.file) as unknown[]) : null
-  const turns = transcriptValue ? transcriptTurns(transcriptValue) : null
+  if (transcript && transcriptSalvage) transcript.salvage = transcriptSalvage.summary
+  // Turns are counted only against a complete transcript: the intact file, an intact temp, or a lossless
+  // salvage (a lossy one holds a lower bound of the turns: M stays unknown and N is each generation's own count).
+  const counted = source?.complete ? source : null
+  const transcriptValue = counted ? counted.messages : null
+  const turns = counted ? counted.turns : null
   const M = turns ? turns.length : null
   const stateGens = generations.filter((g) => g.role === 'primary' || g.role === 'backup' || g.role === 'temp' || g.role === 'embedded')
 
   // Skipped: nothing of the agent context was ever saved and the transcript has no agent turn.
   const hasStateFile = stateGens.some((g) => g.role !== 'embedded' && g.class !== 'missing')
-  if (!hasStateFile && (M === null || M === 0)) {
+  const meta = generations.find((g) => g.role === 'meta' && g.class === 'intact')
+  const metaCount = meta ? (values.get(meta.file) as {messageCount: number}).messageCount : 0
+  // A sidecar that counts messages shows a chat existed: its content is missing, not absent.
+  const recorded = !transcript && metaCount > 0
+  if (!hasStateFile && (M === null || M === 0) && !recorded) {
     const names = entries.map((f) => f.name)
     if (names.includes(LEGACY_MESSAGES)) return {kind: 'skipped', reason: "legacy npm-app chat (messages.json, Codebuff's 2025 CLI): not supported yet"}
     if (transcript === undefined || transcript.class === 'intact') {
@@ -92,6 +123,13 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
     g.measure = measureRunState(values.get(g.file), turns)
     g.turns = g.measure.turns
     candidates.push({file: g.file, measure: g.measure, mtimeMs: g.mtimeMs})
+  }
+  // Salvages of torn run-state files; a lossless one (nothing written is lost) is a candidate of its own.
+  const salvages = salvageAll(snapshot, generations, turns, embedded, documented)
+  for (const sv of salvages) {
+    const g = generations.find((x) => x.file === sv.file)!
+    g.salvage = sv.summary
+    if (sv.summary.lossless && sv.summary.candidate && sv.measure) candidates.push({file: salvageLabel(sv.file), measure: sv.measure, mtimeMs: g.mtimeMs})
   }
 
   const primaryUsable = primary.class === 'intact'
@@ -131,20 +169,23 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
   for (const g of generations) {
     if (g.role === 'backup' && g.class !== 'intact') findings.push(finding('backup-damaged', g.file, `backup is ${describeClass(g)}`))
     if (g.role === 'temp') {
-      if (g.class === 'intact') findings.push(finding('temp-leftover', g.file, `complete leftover temp (covers turn ${g.turns}${M !== null ? ` of ${M}` : ''})`))
-      else findings.push(finding('temp-damaged', g.file, `leftover temp is ${describeClass(g)}`))
+      if (g.class === 'intact') findings.push(finding('temp-leftover', g.file, `complete leftover temp (covers turn ${g.turns}${M !== null ? ` of ${M}` : ''})${unusualName(g.file)}`))
+      else findings.push(finding('temp-damaged', g.file, `leftover temp is ${describeClass(g)}${unusualName(g.file)}`))
     }
     if (g.role === 'transcript' && g.class !== 'intact') findings.push(finding('transcript-damaged', g.file, `transcript is ${describeClass(g)}; the agent would load it as empty`))
-    if (g.role === 'transcript-temp') findings.push(finding('transcript-temp-leftover', g.file, `leftover transcript temp, ${describeClass(g)}`))
+    if (g.role === 'transcript-temp') findings.push(finding('transcript-temp-leftover', g.file, `leftover transcript temp, ${describeClass(g)}${unusualName(g.file)}`))
     if (g.role === 'meta' && g.class !== 'intact') findings.push(finding('meta-damaged', g.file, `sidecar is ${describeClass(g)}; the agent recomputes it`))
     if (g.role === 'other' && !KNOWN_OTHER.has(g.file)) findings.push(finding('unknown-file', g.file, 'not a Codebuff file; left untouched'))
     if (g.reasons.includes('unreadable')) findings.push(finding('unreadable', g.file, `could not read ${g.file}`))
+    if (g.class === 'intact' && (g.role === 'primary' || g.role === 'backup' || g.role === 'temp') && loneSurrogateIn(entries.find((f) => f.name === g.file)?.data, values.get(g.file))) {
+      findings.push(finding('lone-surrogate', g.file, `${g.file} holds a lone surrogate escape (a \\uD800–\\uDFFF without its other half, e.g. text cut between the halves of an emoji): JSON.parse accepts it, but the model API rejects a request holding it ("no low surrogate in string"); chatdoctor keeps the file as it is`))
+    }
   }
   if (!transcript) findings.push(finding('transcript-missing', TRANSCRIPT, `${TRANSCRIPT} is missing; turns cannot be counted against it`))
 
   // Findings about the winning context against the transcript.
   if (status === 'unrecoverable') {
-    const survives = M !== null ? `the transcript survives with ${plural(M, 'agent turn')}` : 'no intact transcript survives either'
+    const survives = M !== null ? `the transcript survives with ${plural(M, 'agent turn')}` : recorded ? `no transcript survives either, though ${meta!.file} records ${plural(metaCount, 'message')}` : 'no intact transcript survives either'
     findings.push(finding('context-lost', null, `no usable generation of the agent context: the agent's memory of this chat is lost; ${survives}`))
   } else if (best && M !== null) {
     const m = best.measure
@@ -161,7 +202,7 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
     }
   }
   // Salvage figures, transcript restore, stale sidecar, amnesia (may set `degraded`).
-  const forensics = applyForensics({snapshot, generations, values, embedded, turns, status, winner, findings})
+  const forensics = applyForensics({snapshot, generations, values, embedded, turns, source, transcriptSalvage, salvages, status, winner, contextTurns, findings})
   status = forensics.status
   const id = path.basename(snapshot.dir)
   if (!CHAT_ID_PATTERN.test(id)) findings.push(finding('chat-id-nonstandard', null, `chat dir name "${id}" is not a Codebuff chat id`))
@@ -213,6 +254,7 @@ export const codebuff: FormatAdapter & {
   discoveryPaths: ['.config/manicode*'],
   texts: {
     folderMtime: "chat folder's mtime (so --continue still picks the same chat)",
+    salvageHint: 'salvage-more-turns',
     notRepairable(chat) {
       const survives = chat.transcriptTurns !== null ? `the transcript survives with ${chat.transcriptTurns} agent turn${chat.transcriptTurns === 1 ? '' : 's'}` : 'no intact transcript survives either'
       return `no usable generation of the agent context: the agent's memory of this chat is lost; ${survives}; nothing written`
@@ -221,7 +263,7 @@ export const codebuff: FormatAdapter & {
   help: {
     roots: "Codebuff's config roots (~/.config/manicode, manicode-dev, manicode-test)",
     repair:
-      'Codebuff: the winner may be an embedded copy (chat-messages.json#<id>): its exact bytes are written. A torn chat-messages.json with an intact transcript temp is restored from the temp (the torn file kept as evidence). A degraded chat (amnesiac context) is left as it is: the report names the --restore-from that would restore the generation holding the missing turns. --salvage also uses a salvaged torn generation when it covers more turns than every intact one.',
+      'Codebuff: the winner may be an embedded copy (chat-messages.json#<id>) or one of several documents inside a damaged run-state.json (run-state.json@<offset>): its exact bytes are written; a torn file that lost nothing written (only its closing syntax, or only bytes after or a BOM before a complete document) is restored from its own bytes (salvage:<file>). A torn chat-messages.json is restored from an intact transcript temp or from its own complete messages, whichever holds more (the torn file kept as evidence). A degraded chat (amnesiac context, a compaction wipe) is left as it is: the report names the --restore-from that would restore the generation holding the missing turns. --salvage also uses a salvaged torn generation that borrows cut-off members from other generations, when it covers more turns than every intact one.',
     process: 'codebuff/freebuff',
     examples: {
       chat: '~/.config/manicode/projects/my-app/chats/2025-11-04T14-01-15.000Z',

@@ -20,6 +20,15 @@ export const KNOWN_OTHER = new Set(['log.jsonl', 'trace.jsonl', LEGACY_MESSAGES,
 const TEMP_SUFFIX = String.raw`\.\d+(?:\.[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})?\.tmp`
 const RUN_STATE_TEMP = new RegExp(String.raw`^run-state\.json${TEMP_SUFFIX}$`)
 const TRANSCRIPT_TEMP = new RegExp(String.raw`^chat-messages\.json${TEMP_SUFFIX}$`)
+/**
+ * Siblings other writers leave under the state file's name: `run-state.json.<anything>` (write-file-atomic's
+ * `<name>.<32-bit number>`, `<name>.<uuid>.tmp`, `.backup.<ms>` / `.corrupted.<ms>` copies, …), the hidden
+ * `.run-state.json.<pid>-<ms>.tmp` style, and `run-state.json-<digits>.json`. Temps by role: a generation
+ * of the same state under a name the Codebuff CLI does not write (bug-log.md, "Temp and backup names"). Only
+ * the characters such names use (letters, digits, `_ . - @ +`): a name shown escaped is never read.
+ */
+const RUN_STATE_SIBLING = /^\.?run-state\.json[.-][\w.@+-]+$/
+const TRANSCRIPT_SIBLING = /^\.?chat-messages\.json[.-][\w.@+-]+$/
 
 /** Chat ids: the UTC creation time with `:` replaced by `-` (cli/src/__tests__/project-files-chat-id.test.ts). */
 export const CHAT_ID_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}Z$/
@@ -32,7 +41,15 @@ export function roleOf(name: string): Role {
   if (name === TRANSCRIPT) return 'transcript'
   if (TRANSCRIPT_TEMP.test(name)) return 'transcript-temp'
   if (name === META) return 'meta'
+  if (RUN_STATE_SIBLING.test(name)) return 'temp'
+  if (TRANSCRIPT_SIBLING.test(name)) return 'transcript-temp'
   return 'other'
+}
+
+/** True for a temp or transcript temp whose name is not one the Codebuff CLI writes (another writer's sibling). */
+export function unusualTempName(name: string): boolean {
+  const role = roleOf(name)
+  return (role === 'temp' && !RUN_STATE_TEMP.test(name)) || (role === 'transcript-temp' && !TRANSCRIPT_TEMP.test(name))
 }
 
 /**

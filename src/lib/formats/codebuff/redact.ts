@@ -12,6 +12,8 @@
 import type {BundleFile, Redactor} from '../../model/adapter.js'
 import type {Role} from '../../model/report.js'
 import {redactJsonBytes, type RedactProfile} from '../../json/redact.js'
+import {COMPACT_SUMMARY_START, CONVERSATION_SUMMARY, nearEmptySummary, summaryBody} from './amnesia.js'
+import {stateDocuments} from './documents.js'
 import {INTERRUPTION_MESSAGE, PLACEHOLDER_MESSAGE} from './schema.js'
 
 /** Keys whose string values are structure, not content (kept when they look like ids). */
@@ -79,6 +81,8 @@ function redactTrimmed(s: string, r: Redactor): string {
  */
 export function redactPromptText(s: string, r: Redactor): string {
   if (isKeptConstant(s)) return s
+  const summary = summaryBody(s)
+  if (summary !== null) return redactSummary(s, summary, r)
   const open = s.indexOf(USER_OPEN)
   const close = s.lastIndexOf(USER_CLOSE)
   if (open >= 0 && close > open) {
@@ -91,6 +95,37 @@ export function redactPromptText(s: string, r: Redactor): string {
   }
   if (s.trimStart().startsWith(USER_OPEN)) return USER_OPEN + redactPromptBody(s, r) + USER_CLOSE
   return redactPromptBody(s, r)
+}
+
+/**
+ * A compaction summary (amnesia.ts), its markers kept so it stays a summary: an empty or near-empty body
+ * becomes empty (it carries no content, and stays a wipe), any other body a placeholder that is no near-empty
+ * summary either.
+ */
+function redactSummary(s: string, body: string, r: Redactor): string {
+  const red = nearEmptySummary(body) ? '' : `${r.placeholder(body)} (redacted summary)`
+  if (s.trim().startsWith(COMPACT_SUMMARY_START)) return `${COMPACT_SUMMARY_START}:\n${red}</system>`
+  const open = s.indexOf(CONVERSATION_SUMMARY)
+  const pre = s.slice(0, open)
+  return `${pre.trim() === '' ? pre : r.placeholder(pre)}${CONVERSATION_SUMMARY}${red}</conversation_summary>`
+}
+
+/**
+ * Redacts a state file; one that holds several writes (complete documents after a torn or complete first one,
+ * `stateDocuments`) is redacted document by document, so each stays a document the diagnosis reads.
+ */
+function redactStateFile(buf: Buffer, r: Redactor): Buffer {
+  const docs = stateDocuments(buf)
+  if (docs.length === 0) return redactCodebuffBytes(buf, 'state', r)
+  const parts: Buffer[] = []
+  let at = 0
+  for (const d of docs) {
+    if (d.start > at) parts.push(redactCodebuffBytes(buf.subarray(at, d.start), 'state', r))
+    parts.push(redactCodebuffBytes(buf.subarray(d.start, d.end), 'state', r))
+    at = d.end
+  }
+  if (at < buf.length) parts.push(redactCodebuffBytes(buf.subarray(at), 'state', r))
+  return Buffer.concat(parts)
 }
 
 /** The body between the wrapper tags, decomposed as `unwrapPrompt` does: terminal block, core, pasted tail. */
@@ -164,7 +199,7 @@ export function redactChatFiles(files: readonly BundleFile[], roles: ReadonlyMap
   for (const f of files) {
     const role = roles.get(f.rel) ?? 'other'
     let data: Buffer
-    if (role === 'primary' || role === 'backup' || role === 'temp' || role === 'embedded') data = redactCodebuffBytes(f.data, 'state', r)
+    if (role === 'primary' || role === 'backup' || role === 'temp' || role === 'embedded') data = redactStateFile(f.data, r)
     else if (role === 'transcript') data = redactedTranscript!
     else if (role === 'transcript-temp') data = redactCodebuffBytes(f.data, 'transcript', r)
     else if (role === 'meta') data = redactChatMeta(f.data, transcript ? {original: transcript.data, redacted: redactedTranscript!} : null, r)

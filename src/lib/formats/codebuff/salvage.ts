@@ -66,6 +66,7 @@ export function salvageRunState(
       bytes: size,
       sha256: hash.digest('hex'),
       candidate: usable && d.keysMissing.length === 0,
+      lossless: d.lossless,
     },
   }
 }

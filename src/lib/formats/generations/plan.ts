@@ -22,7 +22,8 @@ import {createHash} from 'node:crypto'
 import type {ActionSource, ChatPlan, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
 import type {BorrowedKeyReport, ChatReport} from '../../model/report.js'
 import {compareCandidates, type Candidate} from '../../rank/index.js'
-import {salvageBytes, type SalvagedGeneration} from '../../salvage/index.js'
+import {salvageBytes, salvagedFileOf, salvageLabel, type SalvagedGeneration} from '../../salvage/index.js'
+import {shellWord} from '../../fsio/paths.js'
 
 function sha256(buf: Uint8Array): string {
   return createHash('sha256').update(buf).digest('hex')
@@ -52,18 +53,15 @@ export function generationSource(chat: ScannedChat, generation: string, format: 
   const view = format.generationBytes(chat.snapshot, generation)
   if (!view) return null
   const data = Buffer.from(view) // a copy: never a view into the snapshot's buffers
-  const torn = generation.startsWith(SALVAGE_PREFIX) ? chat.report.generations.find((g) => g.file === generation.slice(SALVAGE_PREFIX.length)) : undefined
-  const expected = torn ? torn.salvage?.sha256 : chat.report.generations.find((g) => g.file === generation)?.sha256
+  const tornFile = salvagedFileOf(generation)
+  const expected = tornFile !== null ? chat.report.generations.find((g) => g.file === tornFile)?.salvage?.sha256 : chat.report.generations.find((g) => g.file === generation)?.sha256
   if (!expected || sha256(data) !== expected) return null
   return {kind: 'bytes', label: generation, data}
 }
 
-const SALVAGE_PREFIX = 'salvage:'
-
 /** The label of a salvaged generation as actions and rankings show it: `salvage:<torn file>`. */
-export function salvageLabel(file: string): string {
-  return `${SALVAGE_PREFIX}${file}`
-}
+export {salvageLabel}
+
 
 /**
  * The salvaged generation `repair --salvage` uses for a chat, or null: one whose summary says it is a
@@ -87,13 +85,6 @@ export function pickSalvage(report: ChatReport, salvaged: readonly SalvagedGener
 export function needsRepair(report: ChatReport): boolean {
   const primary = report.generations.find((g) => g.role === 'primary')
   return report.status === 'repairable' && report.winner !== null && primary !== undefined && report.winner !== primary.file
-}
-
-/** A path as a shell word: as is when safe, else single-quoted (a leading `~/` kept outside the quotes). */
-function shellWord(p: string): string {
-  if (/^[\w@%+=:,./~#-]+$/.test(p)) return p
-  const home = p.startsWith('~/') ? '~/' : ''
-  return `${home}'${p.slice(home.length).replace(/'/g, `'\\''`)}'`
 }
 
 /** What `repair --restore-from` would change for a degraded chat, in words. */

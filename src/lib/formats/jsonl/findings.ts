@@ -1,5 +1,5 @@
 /**
- * The finding kinds of the JSON-lines session family (Claude Code, Codex, Gemini CLI): line damage, compressed siblings, live sessions, open tool calls, a missing header, lone surrogate escapes.
+ * The finding kinds of the JSON-lines session family (Claude Code, Codex, Gemini CLI): line damage, compressed siblings, live sessions, open tool calls, a missing header.
  */
 import {CORE_FINDING_KINDS, findingMaker, type FindingKindSpec} from '../../model/findings.js'
 
@@ -9,7 +9,6 @@ export const SESSION_FINDING_KINDS = {
   'session-corrupt': {severity: 'error', description: 'Lines of the session log are damaged (NUL runs, interleaved, torn or split records, bad encoding); the agent skips them or stops there.'},
   'open-tool-call': {severity: 'info', description: 'A tool call has no result in the file (normal at the very end of a session).'},
   'compressed-damaged': {severity: 'warning', description: 'A compressed generation (Codex .jsonl.zst) cannot be decoded or its log is damaged.'},
-  'lone-surrogate': {severity: 'warning', description: 'A record holds a \\uD800–\\uDFFF escape without its other half: JSON.parse and the agents accept it, but strict readers and the model API reject it ("no low surrogate in string"); the record is kept as it is.'},
   'session-live': {severity: 'warning', description: 'The session file changed while it was read: the agent is probably writing it. Repair leaves it alone.'},
   'missing-header': {severity: 'error', description: "The session log lacks the agent's header record (Codex: session_meta first; Gemini CLI: a metadata line with sessionId and projectHash); the agent refuses or hides the session."},
 } as const satisfies Record<string, FindingKindSpec>

@@ -31,10 +31,10 @@ function sha256(parts: readonly Uint8Array[]): string {
   return h.digest('hex')
 }
 
-function summaryOf(kind: SalvageReport['kind'], elements: number, tearOffset: number, bytesKept: number, total: number, tornElementDropped: boolean, parts: Uint8Array[]): SalvageReport {
+function summaryOf(kind: SalvageReport['kind'], elements: number, tearOffset: number, bytesKept: number, total: number, tornElementDropped: boolean, parts: Uint8Array[], lossless: boolean): SalvageReport {
   let bytes = 0
   for (const p of parts) bytes += p.length
-  return {kind, messages: elements, turns: null, tearOffset, bytesKept, bytesDropped: total - bytesKept, tornElementDropped, keysBorrowed: [], keysMissing: [], keysDropped: [], bytes, sha256: sha256(parts), candidate: elements > 0}
+  return {kind, messages: elements, turns: null, tearOffset, bytesKept, bytesDropped: total - bytesKept, tornElementDropped, keysBorrowed: [], keysMissing: [], keysDropped: [], bytes, sha256: sha256(parts), candidate: elements > 0, lossless}
 }
 
 /**
@@ -57,7 +57,7 @@ export function salvageMessageArray(file: string, data: Buffer, c: Classificatio
     }
     if (!isMessageArray(value) || value.length === 0) return null
     const parts = [doc]
-    return {file, parts, value, lossless: true, summary: summaryOf('tail', value.length, whole.end, whole.end, data.length, false, parts)}
+    return {file, parts, value, lossless: true, summary: summaryOf('tail', value.length, whole.end, whole.end, data.length, false, parts, true)}
   }
   const end = c.damage?.offset
   const out = salvageJson(data, {spine: [], end: end !== undefined && end > 0 ? end : undefined})
@@ -69,7 +69,7 @@ export function salvageMessageArray(file: string, data: Buffer, c: Classificatio
   let i = skipWhitespace(data, d.bytesKept, writtenEnd)
   if (i < writtenEnd && data[i] === 0x2c) i = skipWhitespace(data, i + 1, writtenEnd)
   const onlyClosingMissing = c.class === 'truncated' && i >= writtenEnd
-  return {file, parts, value, lossless: onlyClosingMissing, summary: summaryOf('prefix', d.elementsKept, d.tearOffset, d.bytesKept, data.length, !onlyClosingMissing, parts)}
+  return {file, parts, value, lossless: onlyClosingMissing, summary: summaryOf('prefix', d.elementsKept, d.tearOffset, d.bytesKept, data.length, !onlyClosingMissing, parts, onlyClosingMissing)}
 }
 
 /** As a `SalvagedGeneration` (for `repair --salvage`), with its measure when it is a model context. */

@@ -83,12 +83,32 @@ export function verdictOf(report: Omit<ChatReport, 'path'>): ManifestVerdict {
 }
 
 /**
+ * A verdict with each document inside a file (`<file>@<byte offset>`) named by its order in that file instead
+ * (`<file>@#1`, `@#2`, …): redaction changes the length of strings, so a document's offset moves, not its place.
+ */
+function withDocumentOrdinals(v: ManifestVerdict): ManifestVerdict {
+  const docs = v.generations.map((g) => /^(.+)@(\d+)$/.exec(g.file)).filter((m): m is RegExpExecArray => m !== null)
+  if (docs.length === 0) return v
+  const rename = new Map<string, string>()
+  for (const file of new Set(docs.map((m) => m[1]))) {
+    docs
+      .filter((m) => m[1] === file)
+      .sort((x, y) => Number(x[2]) - Number(y[2]))
+      .forEach((m, k) => rename.set(m[0], `${file}@#${k + 1}`))
+  }
+  const n = (f: string | null) => (f !== null && rename.has(f) ? rename.get(f)! : f)
+  return {...v, winner: n(v.winner), generations: v.generations.map((g) => ({...g, file: n(g.file)!}))}
+}
+
+/**
  * What must not change when a chat is redacted: status, winner, turns N/M, and every classified generation's
  * class, reasons and turns, and the finding ids — leaving out files of role `other` and `unknown-file`
  * findings (a redacted bundle omits files it cannot redact). Returns a description of the first difference,
  * or null when equal.
  */
-export function verdictDifference(a: ManifestVerdict, b: ManifestVerdict): string | null {
+export function verdictDifference(a0: ManifestVerdict, b0: ManifestVerdict): string | null {
+  const a = withDocumentOrdinals(a0)
+  const b = withDocumentOrdinals(b0)
   for (const k of ['status', 'winner', 'transcriptTurns', 'contextTurns'] as const) if (a[k] !== b[k]) return `${k} ${a[k]} → ${b[k]}`
   const gens = (v: ManifestVerdict) => JSON.stringify(v.generations.filter((g) => g.role !== 'other'))
   if (gens(a) !== gens(b)) return 'generation classes or turns'

@@ -1,0 +1,214 @@
+/**
+ * Every report of the bug log a named test: each entry of `test/bug-log/<agent>.ts` builds its damage from
+ * copies of real agent files, runs the BUILT CLI as a user would (`scan --json`, `inspect --json`,
+ * `bundle --redact`, `repair --dry-run --json`, then `repair -y --json` and a second `scan --json` where a
+ * repair applies) and asserts the exact verdict: class and reasons of each file, chat status, winner, turns N
+ * of M, exit codes, and what the repair wrote; the redacted bundle must diagnose the same. `docs/bug-log-verdicts.md` is generated from the same entries and must be in step.
+ */
+import assert from 'node:assert/strict'
+import {existsSync, lstatSync, readFileSync, readdirSync, realpathSync} from 'node:fs'
+import path from 'node:path'
+import {after, describe, test} from 'node:test'
+import {BUG_LOG_PARTS} from './bug-log/index.js'
+import {bugLogVerdictsMarkdown, entryTestName} from './bug-log/render.js'
+import {BUG_LOG_REPORTS} from './bug-log/reports.js'
+import {fileVerdictOf, type BugLogEntry, type ChatVerdict} from './bug-log/types.js'
+import {runCliAsync} from './helpers/cli-async.js'
+import {REPO_ROOT, cleanup, hashTree, sha256, tempDir} from './helpers/fixtures.js'
+
+interface ReportChat {
+  path: string
+  id: string
+  status: string
+  winner: string | null
+  transcriptTurns: number | null
+  contextTurns: number | null
+  findings: Array<{id: string; severity: string; file: string | null; message: string}>
+  generations: Array<{file: string; role: string; class: string | null; reasons: string[]; salvage?: {lossless: boolean; messages: number; turns: number | null; candidate: boolean}}>
+  transcriptRestore?: {from: string}
+  amnesia?: {patterns: string[]}
+  actions?: Array<{type: string; from: string | null; to: string; sha256: string | null; evidence: string | null}>
+  repair?: {outcome: string}
+}
+interface Report {
+  exitCode: number
+  chats: ReportChat[]
+  skipped: Array<{path: string; reason: string}>
+}
+
+const roots: string[] = []
+after(() => roots.forEach(cleanup))
+
+/** The files directly in a chat dir (not chatdoctor's own), with their bytes. */
+function filesOf(dir: string): Map<string, Buffer> {
+  const out = new Map<string, Buffer>()
+  for (const name of readdirSync(dir)) {
+    if (name.startsWith('.chatdoctor')) continue
+    const p = path.join(dir, name)
+    if (lstatSync(p).isFile()) out.set(name, readFileSync(p))
+  }
+  return out
+}
+
+/** The part of a chat's report a `ChatVerdict` pins down exactly. */
+function verdictOf(c: ReportChat): Pick<ChatVerdict, 'status' | 'winner' | 'turns' | 'files'> {
+  const files: Record<string, string> = {}
+  for (const g of c.generations) if (!g.file.includes('#')) files[g.file] = fileVerdictOf(g)
+  return {status: c.status as ChatVerdict['status'], winner: c.winner, turns: [c.contextTurns, c.transcriptTurns], files}
+}
+
+async function json(args: string[], env: NodeJS.ProcessEnv): Promise<{status: number; report: Report}> {
+  const r = await runCliAsync(args, {env})
+  let report: Report
+  try {
+    report = JSON.parse(r.stdout) as Report
+  } catch {
+    throw new Error(`${args.join(' ')}: no JSON on stdout (exit ${r.status}): ${r.stderr}`)
+  }
+  assert.equal(r.status, report.exitCode, `${args[0]}: the exit status is the report's exitCode`)
+  return {status: r.status, report}
+}
+
+async function runEntry(e: BugLogEntry): Promise<void> {
+  const root = realpathSync(tempDir(`chatdoctor-${e.id}-`))
+  roots.push(root)
+  const target = e.build(root)
+  const env = {HOME: root}
+  const untouched = hashTree(root)
+  const chatDirOf = (c: ReportChat) => c.path.replace(/^~/, root)
+
+  // scan --json: the exact verdict of every chat.
+  const {report} = await json(['scan', '--json', target], env)
+  assert.deepEqual(hashTree(root), untouched, 'scan changed the tree')
+  assert.equal(report.exitCode, e.expect.exitCode, 'scan exit code')
+  assert.deepEqual(report.chats.map((c) => c.id).sort(), e.expect.chats.map((c) => c.chat).sort(), 'the chats found')
+  assert.deepEqual(report.skipped.map((s) => path.basename(s.path)).sort(), [...(e.expect.skipped ?? [])].sort(), 'the dirs skipped')
+  for (const want of e.expect.chats) {
+    const c = report.chats.find((x) => x.id === want.chat)!
+    assert.deepEqual(verdictOf(c), {status: want.status, winner: want.winner, turns: want.turns, files: want.files}, `verdict of ${want.chat}`)
+    const ids = c.findings.map((f) => f.id)
+    if (want.embeddedCopies !== undefined) assert.equal(c.generations.filter((g) => g.file.includes('#')).length, want.embeddedCopies, 'embedded copies')
+    for (const id of want.findings ?? []) assert.ok(ids.includes(id), `finding ${id} in ${ids.join(', ')}`)
+    for (const id of want.absent ?? []) assert.ok(!ids.includes(id), `no finding ${id}`)
+    for (const [file, s] of Object.entries(want.salvage ?? {})) {
+      const got = c.generations.find((g) => g.file === file)?.salvage
+      assert.ok(got, `a salvage of ${file}`)
+      assert.equal(got.lossless, s.lossless, `${file}: lossless`)
+      if (s.messages !== undefined) assert.equal(got.messages, s.messages, `${file}: messages kept`)
+      if (s.turns !== undefined) assert.equal(got.turns, s.turns, `${file}: salvage turns`)
+      if (s.candidate !== undefined) assert.equal(got.candidate, s.candidate, `${file}: candidate`)
+    }
+    if (want.transcriptRestore !== undefined) assert.equal(c.transcriptRestore?.from ?? null, want.transcriptRestore, 'transcript restore')
+    if (want.amnesia !== undefined) assert.deepEqual(c.amnesia?.patterns ?? [], want.amnesia, 'amnesia patterns')
+
+    // inspect --json: the same verdict, and the account states the facts.
+    const ins = await runCliAsync(['inspect', '--json', chatDirOf(c)], {env})
+    const x = (JSON.parse(ins.stdout) as {inspection: {status: string; winner: string | null; account: string}}).inspection
+    assert.equal(x.status, want.status, 'inspect status')
+    assert.equal(x.winner, want.winner, 'inspect winner')
+    for (const re of want.account ?? []) assert.match(x.account, re)
+    assert.doesNotMatch(x.account, /\bturn 0\b/, 'the account never names turn 0')
+
+    // What the human outputs must say without --verbose.
+    const degraded = c.findings.filter((f) => (f.id === 'context-amnesia' || f.id === 'compaction-wipe') && c.status === 'degraded')
+    const more = ids.includes('salvage-more-turns')
+    const damaged = Object.values(want.files).some((v) => !/^(intact|other|missing)$/.test(v))
+    const human = damaged || more ? await runCliAsync(['inspect', chatDirOf(c)], {env}) : null
+    if (human) assert.doesNotMatch(human.stdout, /from byte (\d+) of \1 \(0 bytes\)/, 'inspect never says "from byte X of X (0 bytes)"')
+    if (degraded.length > 0 || more) {
+      const scanned = await runCliAsync(['scan', chatDirOf(c)], {env})
+      for (const f of degraded) assert.ok(scanned.stdout.includes(f.message), `the default scan output says: ${f.message}`)
+      if (more) {
+        const cmd = `chatdoctor repair --salvage ${c.path}`
+        assert.ok(scanned.stdout.includes(cmd), 'the default scan output gives the repair --salvage command')
+        assert.ok(human!.stdout.includes(cmd), 'inspect gives the repair --salvage command')
+        const dry = await runCliAsync(['repair', '--dry-run', chatDirOf(c)], {env})
+        assert.ok(dry.stdout.includes(cmd), 'repair --dry-run gives the repair --salvage command')
+      }
+    }
+  }
+  assert.deepEqual(hashTree(root), untouched, 'inspect changed the tree')
+
+  // bundle --redact: the redacted chats diagnose the same (bundle checks it and refuses otherwise).
+  const out = tempDir(`chatdoctor-${e.id}-bundle-`)
+  roots.push(out)
+  const b = await runCliAsync(['bundle', '--redact', target, '-o', path.join(out, 'redacted.tar.gz')], {env})
+  assert.equal(b.status, 0, `bundle --redact: ${b.stderr}`)
+  assert.deepEqual(hashTree(root), untouched, 'bundle changed the chats')
+
+  // repair --dry-run --json: the plan, nothing written.
+  const dry = await json(['repair', '--dry-run', '--json', target], env)
+  assert.deepEqual(hashTree(root), untouched, 'a dry run changed the tree')
+  const planned = (id: string) => dry.report.chats.find((c) => c.id === id)!
+  const rv = e.expect.repair
+  if (rv === null) {
+    for (const c of dry.report.chats) assert.deepEqual(c.actions ?? [], [], `${c.id}: no action planned`)
+    return
+  }
+  const pc = planned(rv.chat)
+  assert.equal(pc.repair?.outcome, 'planned', 'dry-run outcome')
+  const restores = (c: ReportChat) => (c.actions ?? []).filter((a) => a.type === 'restore').map((a) => ({to: a.to, from: a.from}))
+  assert.deepEqual(restores(pc), rv.restores.map((r) => ({to: r.to, from: r.from})), 'planned restores')
+
+  // repair -y --json: exactly the plan, the exact bytes, evidence kept, nothing else touched.
+  const dir = chatDirOf(pc)
+  const before = filesOf(dir)
+  const read = (name: string) => {
+    const b = before.get(name)
+    assert.ok(b, `${name} existed before the repair`)
+    return b
+  }
+  const rep = await json(['repair', '-y', '--json', target], env)
+  assert.equal(rep.report.exitCode, rv.exitCode, 'repair exit code')
+  const rc = rep.report.chats.find((c) => c.id === rv.chat)!
+  assert.equal(rc.repair?.outcome, rv.outcome, 'repair outcome')
+  const key = (c: ReportChat) => (c.actions ?? []).map((a) => ({type: a.type, from: a.from, to: a.to, sha256: a.sha256}))
+  assert.deepEqual(key(rc), key(pc), 'repair executes exactly the dry-run plan')
+  const now = filesOf(dir)
+  for (const r of rv.restores) {
+    const written = now.get(r.to)!
+    const action = rc.actions!.find((a) => a.type === 'restore' && a.to === r.to)!
+    assert.equal(sha256(written), action.sha256, `${r.to}: the bytes the plan named`)
+    if (r.bytes) assert.equal(Buffer.compare(written, r.bytes(read)), 0, `${r.to}: the exact bytes of ${r.from}`)
+  }
+  for (const a of rc.actions ?? []) {
+    if (a.type !== 'preserve') continue
+    const kept = path.join(a.evidence!.replace(/^~/, root))
+    assert.ok(existsSync(kept), `evidence ${kept}`)
+    assert.equal(sha256(readFileSync(kept)), a.sha256, `evidence of ${a.from} byte for byte`)
+    assert.equal(sha256(read(a.from!)), a.sha256, `the evidence is what ${a.from} held`)
+  }
+  const targets = new Set(rv.restores.map((r) => r.to))
+  for (const [name, bytes] of before) if (!targets.has(name)) assert.equal(Buffer.compare(now.get(name) ?? Buffer.alloc(0), bytes), 0, `${name} untouched by the repair`)
+
+  // The scan after the repair.
+  const again = await json(['scan', '--json', target], env)
+  const ac = again.report.chats.find((c) => c.id === rv.chat)!
+  assert.deepEqual({status: ac.status, winner: ac.winner, turns: [ac.contextTurns, ac.transcriptTurns]}, {status: rv.after.status, winner: rv.after.winner, turns: rv.after.turns}, 'verdict after the repair')
+  assert.equal(again.report.exitCode, rv.after.exitCode, 'exit code after the repair')
+}
+
+describe('bug log: every report a named test', {concurrency: 3}, () => {
+  for (const part of BUG_LOG_PARTS) for (const e of part.entries) test(entryTestName(e), () => runEntry(e))
+
+  test('test names are unique and every entry names a report of the bug log', () => {
+    const names = BUG_LOG_PARTS.flatMap((p) => p.entries.map(entryTestName))
+    assert.equal(new Set(names).size, names.length)
+    const known = new Set(BUG_LOG_REPORTS.map((r) => r.id))
+    for (const p of BUG_LOG_PARTS) for (const id of [...p.entries.map((e) => e.id), ...p.noEntry.map((n) => n.id)]) assert.ok(known.has(id), `${p.agent}: ${id}`)
+  })
+
+  test('a complete part accounts for every report: an entry, or a sentence saying why not', () => {
+    for (const p of BUG_LOG_PARTS) {
+      const covered = new Set([...p.entries.map((e) => e.id), ...p.noEntry.map((n) => n.id)])
+      const withEntry = new Set(p.entries.map((e) => e.id))
+      for (const n of p.noEntry) assert.ok(!withEntry.has(n.id), `${p.agent}: ${n.id} has an entry and a reason`)
+      if (p.complete) assert.deepEqual(BUG_LOG_REPORTS.map((r) => r.id).filter((id) => !covered.has(id)), [], `${p.agent}: reports with neither`)
+    }
+  })
+
+  test('docs/bug-log-verdicts.md is generated from the entries (run `npm run verdicts`)', () => {
+    const committed = readFileSync(path.join(REPO_ROOT, 'docs', 'bug-log-verdicts.md'), 'utf8')
+    assert.equal(committed, bugLogVerdictsMarkdown(BUG_LOG_PARTS))
+  })
+})

@@ -1,0 +1,9 @@
+/**
+ * The registry of bug-log parts, one per agent. To add an agent's part: write `test/bug-log/<agent>.ts`
+ * exporting a `BugLogPart` (see `types.ts` and `codebuff.ts`), add one line below, then run `npm run verdicts`
+ * to regenerate `docs/bug-log-verdicts.md`.
+ */
+import {codebuffPart} from './codebuff.js'
+import type {BugLogPart} from './types.js'
+
+export const BUG_LOG_PARTS: readonly BugLogPart[] = [codebuffPart]
