@@ -6,7 +6,7 @@
  * of M, exit codes, and what the repair wrote; the redacted bundle must diagnose the same. `docs/bug-log-verdicts.md` is generated from the same entries and must be in step.
  */
 import assert from 'node:assert/strict'
-import {existsSync, lstatSync, readFileSync, readdirSync, realpathSync} from 'node:fs'
+import {existsSync, lstatSync, readFileSync, readdirSync, realpathSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {after, describe, test} from 'node:test'
 import {BUG_LOG_PARTS} from './bug-log/index.js'
@@ -76,6 +76,11 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   const env = {HOME: root}
   const untouched = hashTree(root)
   const chatDirOf = (c: ReportChat) => c.path.replace(/^~/, root)
+  // A chat is a folder (Codebuff) or a file of one (a session log, an OpenCode session file): its files are the folder's.
+  const folderOf = (c: ReportChat) => {
+    const p = chatDirOf(c)
+    return statSync(p).isDirectory() ? p : path.dirname(p)
+  }
 
   // scan --json: the exact verdict of every chat.
   const {report} = await json(['scan', '--json', target], env)
@@ -101,9 +106,17 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     if (want.transcriptRestore !== undefined) assert.equal(c.transcriptRestore?.from ?? null, want.transcriptRestore, 'transcript restore')
     if (want.amnesia !== undefined) assert.deepEqual(c.amnesia?.patterns ?? [], want.amnesia, 'amnesia patterns')
 
-    // inspect --json: the same verdict, and the account states the facts.
-    const ins = await runCliAsync(['inspect', '--json', chatDirOf(c)], {env})
-    const x = (JSON.parse(ins.stdout) as {inspection: {status: string; winner: string | null; account: string}}).inspection
+    // inspect --json: the same verdict, and the account states the facts. A chat is inspected by its path; a
+    // chat of a store (an OpenCode data dir) by the PATH and its id.
+    type Inspected = {inspection?: {status: string; winner: string | null; account: string}}
+    let insArgs = [chatDirOf(c)]
+    let ins = await runCliAsync(['inspect', '--json', ...insArgs], {env})
+    if ((JSON.parse(ins.stdout) as Inspected).inspection == null) {
+      insArgs = [target, '--session', c.id]
+      ins = await runCliAsync(['inspect', '--json', ...insArgs], {env})
+    }
+    const x = (JSON.parse(ins.stdout) as Inspected).inspection!
+    assert.ok(x, `inspect ${insArgs.join(' ')}: ${ins.stdout.slice(0, 300)}`)
     assert.equal(x.status, want.status, 'inspect status')
     assert.equal(x.winner, want.winner, 'inspect winner')
     for (const re of want.account ?? []) assert.match(x.account, re)
@@ -113,7 +126,7 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     const degraded = c.findings.filter((f) => (f.id === 'context-amnesia' || f.id === 'compaction-wipe') && c.status === 'degraded')
     const more = ids.includes('salvage-more-turns')
     const damaged = Object.values(want.files).some((v) => !/^(intact|other|missing)$/.test(v))
-    const human = damaged || more ? await runCliAsync(['inspect', chatDirOf(c)], {env}) : null
+    const human = damaged || more ? await runCliAsync(['inspect', ...insArgs], {env}) : null
     if (human) assert.doesNotMatch(human.stdout, /from byte (\d+) of \1 \(0 bytes\)/, 'inspect never says "from byte X of X (0 bytes)"')
     if (degraded.length > 0 || more) {
       const scanned = await runCliAsync(['scan', chatDirOf(c)], {env})
@@ -129,11 +142,19 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   }
   assert.deepEqual(hashTree(root), untouched, 'inspect changed the tree')
 
-  // bundle --redact: the redacted chats diagnose the same (bundle checks it and refuses otherwise).
+  // bundle --redact: the redacted chats diagnose the same (bundle checks it and refuses otherwise). Chats that
+  // live in a database (an OpenCode SQLite store) cannot be redacted file by file: refused, and bundled as they are.
   const out = tempDir(`chatdoctor-${e.id}-bundle-`)
   roots.push(out)
+  const inDatabase = report.chats.length > 0 && report.chats.every((c) => /\.db#/.test(c.path))
   const b = await runCliAsync(['bundle', '--redact', target, '-o', path.join(out, 'redacted.tar.gz')], {env})
-  assert.equal(b.status, 0, `bundle --redact: ${b.stderr}`)
+  if (inDatabase) {
+    assert.notEqual(b.status, 0, 'bundle --redact refuses a database')
+    assert.match(b.stderr, /cannot be redacted file by file/, 'bundle --redact says why')
+    assert.equal(existsSync(path.join(out, 'redacted.tar.gz')), false, 'bundle --redact wrote nothing')
+    const plain = await runCliAsync(['bundle', target, '-o', path.join(out, 'plain.tar.gz')], {env})
+    assert.equal(plain.status, 0, `bundle: ${plain.stderr}`)
+  } else assert.equal(b.status, 0, `bundle --redact: ${b.stderr}`)
   assert.deepEqual(hashTree(root), untouched, 'bundle changed the chats')
 
   // repair --dry-run --json: the plan, nothing written.
@@ -146,12 +167,24 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     return
   }
   const pc = planned(rv.chat)
+  if (rv.outcome !== 'repaired') {
+    // A repair that writes nothing on purpose (left for a person, left untouched): its outcome, no action, nothing written.
+    assert.equal(pc.repair?.outcome, rv.outcome, 'dry-run outcome')
+    assert.deepEqual(pc.actions ?? [], [], 'no action planned')
+    const rep = await json(['repair', '-y', '--json', target], env)
+    assert.equal(rep.report.exitCode, rv.exitCode, 'repair exit code')
+    assert.equal(rep.report.chats.find((c) => c.id === rv.chat)?.repair?.outcome, rv.outcome, 'repair outcome')
+    assert.deepEqual(hashTree(root), untouched, 'the repair wrote nothing')
+    return
+  }
   assert.equal(pc.repair?.outcome, 'planned', 'dry-run outcome')
-  const restores = (c: ReportChat) => (c.actions ?? []).filter((a) => a.type === 'restore').map((a) => ({to: a.to, from: a.from}))
+  // A restore writes a generation's bytes; a rewrite a session log's (repaired, or a copy's as they are).
+  const writes = (a: {type: string}) => a.type === 'restore' || a.type === 'rewrite'
+  const restores = (c: ReportChat) => (c.actions ?? []).filter(writes).map((a) => ({to: a.to, from: a.from}))
   assert.deepEqual(restores(pc), rv.restores.map((r) => ({to: r.to, from: r.from})), 'planned restores')
 
   // repair -y --json: exactly the plan, the exact bytes, evidence kept, nothing else touched.
-  const dir = chatDirOf(pc)
+  const dir = folderOf(pc)
   const before = filesOf(dir)
   const read = (name: string) => {
     const b = before.get(name)
@@ -167,7 +200,7 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   const now = filesOf(dir)
   for (const r of rv.restores) {
     const written = now.get(r.to)!
-    const action = rc.actions!.find((a) => a.type === 'restore' && a.to === r.to)!
+    const action = rc.actions!.find((a) => writes(a) && a.to === r.to)!
     assert.equal(sha256(written), action.sha256, `${r.to}: the bytes the plan named`)
     if (r.bytes) assert.equal(Buffer.compare(written, r.bytes(read)), 0, `${r.to}: the exact bytes of ${r.from}`)
   }
@@ -178,8 +211,21 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     assert.equal(sha256(readFileSync(kept)), a.sha256, `evidence of ${a.from} byte for byte`)
     assert.equal(sha256(read(a.from!)), a.sha256, `the evidence is what ${a.from} held`)
   }
+  // A move takes a damaged file out of the tree (OpenCode): its evidence holds the bytes moved.
+  const moved = new Set<string>()
+  for (const a of rc.actions ?? []) {
+    if (a.type !== 'move') continue
+    assert.ok(a.evidence, `${a.from}: evidence of the move`)
+    const kept = a.evidence.replace(/^~/, root)
+    assert.equal(sha256(readFileSync(kept)), a.sha256, `the evidence is what ${a.from} held`)
+    moved.add(path.basename(a.from!))
+  }
   const targets = new Set(rv.restores.map((r) => r.to))
-  for (const [name, bytes] of before) if (!targets.has(name)) assert.equal(Buffer.compare(now.get(name) ?? Buffer.alloc(0), bytes), 0, `${name} untouched by the repair`)
+  for (const [name, bytes] of before) {
+    if (targets.has(name)) continue
+    if (moved.has(name)) assert.equal(now.has(name), false, `${name} moved out`)
+    else assert.equal(Buffer.compare(now.get(name) ?? Buffer.alloc(0), bytes), 0, `${name} untouched by the repair`)
+  }
 
   // The scan after the repair.
   const again = await json(['scan', '--json', target], env)

@@ -6,6 +6,8 @@ import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 import {classifyJsonlBytes} from '../src/lib/classify/jsonl.js'
 import {planJsonlRepair, topLevelValueSpan} from '../src/lib/formats/jsonl/repair.js'
+import {redactJsonlBytes} from '../src/lib/formats/jsonl/redact.js'
+import {makeRedactor} from '../src/lib/json/redact.js'
 import {analyzeClaude} from '../src/lib/formats/claude-code/session.js'
 import {analyzeCodex, codexAcceptance} from '../src/lib/formats/codex/session.js'
 import {LF, REAL_SESSIONS, body, join, linesOf, read} from './helpers/sessions.js'
@@ -249,6 +251,15 @@ describe('damage, classification and planned repair', () => {
     const p2 = planJsonlRepair(outside, claudeRules)
     assert.deepEqual(p2.changes.map((x) => [x.kind, x.bytesRemoved, x.bytesAdded]), [['rejoin-lines', 1, 0]])
     assert.ok(p2.bytes.equals(short))
+    // Redacted, the record stays spread over the same lines, its keys kept and none of its text.
+    const red = redactJsonlBytes(buf, makeRedactor())
+    const rc = classifyJsonlBytes(red)
+    assert.deepEqual([rc.class, rc.reasons, rc.counts.damaged, rc.counts.records], ['corrupt', ['split-record'], 3, 15])
+    assert.equal(linesOf(red).length, linesOf(buf).length)
+    const text = (JSON.parse(body(S[6]).toString()) as {message: {content: Array<{text: string}>}}).message.content[0].text
+    const redJoined = red.toString().split('\n').slice(6, 9).join('')
+    assert.ok(redJoined.includes('"text":"') && redJoined.includes('"uuid"'), 'the keys are kept')
+    for (const w of text.split(/\s+/).filter((x) => x.length > 4)) assert.ok(!red.toString().includes(w), `redacted: ${w}`)
   })
 
   test('a lone surrogate escape (B20): JSON.parse and the agents accept it; the record is kept, listed as a warning, never damage', () => {

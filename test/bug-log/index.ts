@@ -3,7 +3,10 @@
  * exporting a `BugLogPart` (see `types.ts` and `codebuff.ts`), add one line below, then run `npm run verdicts`
  * to regenerate `docs/bug-log-verdicts.md`.
  */
+import {claudeCodePart} from './claude-code.js'
 import {codebuffPart} from './codebuff.js'
+import {codexPart} from './codex.js'
+import {opencodePart} from './opencode.js'
 import type {BugLogPart} from './types.js'
 
-export const BUG_LOG_PARTS: readonly BugLogPart[] = [codebuffPart]
+export const BUG_LOG_PARTS: readonly BugLogPart[] = [codebuffPart, claudeCodePart, codexPart, opencodePart]

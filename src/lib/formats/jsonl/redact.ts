@@ -32,6 +32,7 @@ export const JSONL_PROFILE: RedactProfile = {
   ]),
   value: keepLeading(MARKER),
   nulIsPadding: true,
+  lineBreaksInStrings: true,
 }
 
 /**

@@ -208,7 +208,8 @@ function describeLoneSurrogates(cls: JsonlClassification): string {
  *
  * N (`contextTurns`) is the winner's: the user turns the agent reaches in the log a repair leaves (the log as it
  * is when it needs none); null when no generation gives a log the agent accepts. M (`transcriptTurns`) is every
- * prompt the log the agent reads holds, those in damaged lines included, so N < M shows what a repair drops.
+ * prompt the session is known to have held: the most any of its generations holds, prompts whose start a damaged
+ * line still shows included, so N < M shows what a repair drops.
  */
 export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect): Diagnosis {
   const states: GenState[] = []
@@ -347,7 +348,9 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
     findings.push(finding('context-lost', null, `no generation gives a log the agent accepts (${why})`))
   }
 
-  const transcriptTurns = main?.analysis && main.bytes && main.cls ? main.analysis.transcriptTurns + promptsInDamagedLines(main.bytes, main.cls, fmt) : null
+  // M: the prompts the session is known to have held, the most any generation holds (damaged lines included).
+  const held = states.flatMap((st) => (st.analysis && st.bytes && st.cls ? [st.analysis.transcriptTurns + promptsInDamagedLines(st.bytes, st.cls, fmt)] : []))
+  const transcriptTurns = held.length > 0 ? Math.max(...held) : null
   const contextTurns = best ? best.measure.turns : null
   const id = main?.analysis?.id ?? idFromName(sessionNameOf(main?.gen.file ?? '')?.plain ?? path.basename(snapshot.unit.path))
   return {
