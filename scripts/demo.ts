@@ -36,8 +36,7 @@ try {
     [4, 'agent context is lost in a chat'],
     [8, 'a path could not be read'],
   ].filter(([b]) => (code & (b as number)) !== 0)
-  console.log(`\nchatdoctor scan exited ${code}${bits.length ? ': ' + bits.map(([b, w]) => `${b} (${w})`).join(' + ') : ''}.`)
-  console.log('Next: `chatdoctor repair --dry-run` shows what a repair would write (the demo itself exits 0).')
+  console.log(`\nchatdoctor scan exited ${code}${bits.length ? ': ' + bits.map(([b, w]) => `${b} (${w})`).join(' + ') : ''} (the demo itself exits 0).`)
 } finally {
   rmSync(home, {recursive: true, force: true})
 }

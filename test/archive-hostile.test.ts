@@ -97,6 +97,43 @@ test('entries escaping the archive are refused (never written) and reported; the
   }
 })
 
+test('the ./ root entry tar writes is passed over, but ./-prefixed escapes, a file or link named ./ and an absolute root stay refused', async () => {
+  const root = tempDir()
+  try {
+    const file = path.join(root, 'dot.tar.gz')
+    writeFileSync(
+      file,
+      await tarGz([
+        {name: './', type: 'directory'},
+        {name: `./${REAL_CHATS.small}/`, type: 'directory'},
+        ...goodChat().map((e) => ({...e, name: `./${e.name}`})),
+        {name: './../escape.json', data: Buffer.from('{}')},
+        {name: `./${REAL_CHATS.small}/./../../escape.json`, data: Buffer.from('{}')},
+        {name: './/', type: 'symlink', linkname: 'anything'},
+        {name: './', data: Buffer.from('{}')},
+        {name: '/./', type: 'directory'},
+      ]),
+    )
+    const rep = check([file])
+    assert.deepEqual(rep.chats.map((c) => [c.id, c.status]), [[REAL_CHATS.small, 'healthy']])
+    const escapes = rep.errors.filter((e) => e.id === 'archive-entry-escapes')
+    assert.deepEqual(
+      escapes.map((e) => e.message.replace(/^entry "(.*)" refused: (.*); it was not read$/, '$1: $2')),
+      [
+        './../escape.json: the path climbs out of the archive with ".."',
+        `./${REAL_CHATS.small}/./../../escape.json: the path climbs out of the archive with ".."`,
+        './/: empty name',
+        './: empty name',
+        '/./: absolute path',
+      ],
+    )
+    assert.equal(rep.errors.length, escapes.length)
+    assert.equal(rep.exitCode, 8)
+  } finally {
+    cleanup(root)
+  }
+})
+
 test('a zip entry named ../x is refused too', async () => {
   const root = tempDir()
   try {

@@ -183,7 +183,8 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   const restores = (c: ReportChat) => (c.actions ?? []).filter(writes).map((a) => ({to: a.to, from: a.from}))
   assert.deepEqual(restores(pc), rv.restores.map((r) => ({to: r.to, from: r.from})), 'planned restores')
 
-  // repair -y --json: exactly the plan, the exact bytes, evidence kept, nothing else touched.
+  // repair -y --json: exactly the plan, the exact bytes, evidence kept, nothing else touched. A chat named by
+  // its file (a session log, a session's conversation) has its files in that file's folder.
   const dir = folderOf(pc)
   const before = filesOf(dir)
   const read = (name: string) => {

@@ -4,7 +4,8 @@
  * bundle diagnoses the same (also damaged) and carries none of the original strings or paths.
  */
 import assert from 'node:assert/strict'
-import {readFileSync, writeFileSync, existsSync, copyFileSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
+import {readFileSync, readdirSync, writeFileSync, existsSync, copyFileSync, mkdirSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 import {gunzipSync} from 'node:zlib'
@@ -286,6 +287,110 @@ test('bundle refuses to replace an existing file, and check with no PATH is a us
     assert.equal(none.status, 16)
     assert.match(none.stderr, /at least one PATH/)
     assert.equal(JSON.parse(runCli(['check', '--json']).stdout).exitCode, 16)
+  } finally {
+    cleanup(root)
+  }
+})
+
+/**
+ * Packs `dir` again with the standard tools, the ways people do: its content from inside (`tar -C dir … .`,
+ * which writes a `./` root entry and `./`-prefixed names; `zip -r` from inside), and the folder itself
+ * (`tar -czf b.tgz dir`, `zip -r b.zip dir`: one wrapping folder). `zip` falls back to Python's zipfile
+ * command (also writing directory entries) where the zip program is not installed.
+ */
+function repack(dir: string, out: string): Record<string, {file: string; prefix: string}> {
+  const name = path.basename(dir)
+  const parent = path.dirname(dir)
+  const run = (cmd: string, args: string[], cwd: string) => {
+    const r = spawnSync(cmd, args, {cwd, encoding: 'utf8'})
+    assert.equal(r.status, 0, `${cmd} ${args.join(' ')}: ${r.stderr}`)
+  }
+  const zip = (target: string, names: string[], cwd: string) => {
+    if (spawnSync('zip', ['-v'], {encoding: 'utf8'}).status === 0) run('zip', ['-qr', target, ...names], cwd)
+    else run('python3', ['-m', 'zipfile', '-c', target, ...names], cwd)
+  }
+  const packed = {
+    'tar -C dir -czf x.tgz .': {file: path.join(out, 'dot.tgz'), prefix: ''},
+    'tar -C dir -cf x.tar .': {file: path.join(out, 'dot.tar'), prefix: ''},
+    'tar -czf x.tgz dir': {file: path.join(out, 'wrapped.tgz'), prefix: `${name}/`},
+    'zip -r x.zip . (inside dir)': {file: path.join(out, 'inside.zip'), prefix: ''},
+    'zip -r x.zip dir': {file: path.join(out, 'wrapped.zip'), prefix: `${name}/`},
+  }
+  run('tar', ['-C', dir, '-czf', packed['tar -C dir -czf x.tgz .'].file, '.'], parent)
+  run('tar', ['-C', dir, '-cf', packed['tar -C dir -cf x.tar .'].file, '.'], parent)
+  run('tar', ['-czf', packed['tar -czf x.tgz dir'].file, name], parent)
+  zip(packed['zip -r x.zip . (inside dir)'].file, readdirSync(dir).sort(), dir)
+  zip(packed['zip -r x.zip dir'].file, [name], parent)
+  return packed
+}
+
+/** A bundle of `chats` unpacked by the system's tar into `<root>/unpacked`; returns the bundle and the folder. */
+function bundleAndUnpack(root: string, chats: string): {bundle: string; dir: string} {
+  const bundle = path.join(root, 'b.tar.gz')
+  const b = runCli(['bundle', chats, '-o', bundle])
+  assert.equal(b.status, 0, b.stderr)
+  const dir = path.join(root, 'unpacked')
+  mkdirSync(dir)
+  assert.equal(spawnSync('tar', ['-xzf', bundle, '-C', dir]).status, 0)
+  return {bundle, dir}
+}
+
+for (const [name, damage] of DAMAGES.filter(([n]) => ['healthy', 'truncated primary', 'zero-filled primary, truncated backup'].includes(n))) {
+  test(`a bundle unpacked and packed again by tar and zip (${name}) checks as the bundle did: ./ root entry, ./ names, directory entries, one wrapping folder`, () => {
+    const root = tempDir()
+    try {
+      const {bundle, dir} = bundleAndUnpack(root, makeChats(root, damage))
+      const original = json(['check', bundle])
+      assert.equal(original.chats.length, 2)
+      const out = path.join(root, 'out')
+      mkdirSync(out)
+      for (const [how, {file, prefix}] of Object.entries(repack(dir, out))) {
+        const check = json(['check', file])
+        assert.deepEqual(check.errors, [], how)
+        assert.equal(check.exitCode, original.exitCode, how)
+        const got = byId(check)
+        assert.equal(check.chats.length, 2, how)
+        for (const c of original.chats) {
+          const g = got.get(c.id)!
+          // With bytes: the generations' mtimes are the manifest's exact ones, so the manifest was read.
+          assert.deepEqual(verdict(g, true), verdict(c, true), how)
+          assert.equal(g.path, `${file}/${prefix}${c.id}`, how)
+        }
+      }
+    } finally {
+      cleanup(root)
+    }
+  })
+}
+
+test('a re-packed bundle is still verified against its manifest (./ names and a wrapping folder), and an archive whose root holds more than the folder is not read as one bundle', () => {
+  const root = tempDir()
+  try {
+    const {dir} = bundleAndUnpack(root, makeChats(root))
+    const backup = path.join(dir, REAL_CHATS.tenTurns, 'run-state.json.bak')
+    writeFileSync(backup, Buffer.concat([readFileSync(backup), Buffer.from(' ')]))
+    const out = path.join(root, 'out')
+    mkdirSync(out)
+    const packed = repack(dir, out)
+    for (const [how, {file}] of Object.entries(packed)) {
+      const ten = json(['check', file]).chats.find((c) => c.id === REAL_CHATS.tenTurns)!
+      assert.deepEqual(
+        ten.findings.filter((f) => f.id.startsWith('manifest-')).map((f) => `${f.id} ${f.file}`),
+        ['manifest-mismatch run-state.json.bak'],
+        how,
+      )
+    }
+    // A second folder beside the wrapping one: no single bundle root, so no manifest is read and its mtimes
+    // (whole seconds in tar) are not used: the chats are found by discovery, without manifest findings.
+    const two = path.join(root, 'two')
+    mkdirSync(path.join(two, 'other'), {recursive: true})
+    writeFileSync(path.join(two, 'other', 'notes.txt'), 'x')
+    const twoFile = path.join(root, 'two.tgz')
+    assert.equal(spawnSync('tar', ['-czf', twoFile, '-C', root, 'unpacked', '-C', two, 'other']).status, 0)
+    const rep = json(['check', twoFile])
+    assert.equal(rep.chats.length, 2)
+    assert.ok(rep.chats.every((c) => c.findings.every((f) => !f.id.startsWith('manifest-'))))
+    assert.ok(rep.chats.every((c) => c.path.startsWith(`${twoFile}/unpacked/`)))
   } finally {
     cleanup(root)
   }

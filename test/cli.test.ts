@@ -65,13 +65,16 @@ describe('help and version', {concurrency: 2}, () => {
     assert.equal(r.status, 0)
     for (const id of COMMANDS) assert.match(r.stdout, new RegExp(`^\\s+${id}\\s`, 'm'))
   })
-  for (const id of COMMANDS) {
+  // `help` is answered by oclif's help of the root (conventions.test.ts covers it).
+  for (const id of COMMANDS.filter((c) => c !== 'help')) {
     test(`chatdoctor ${id} --help: usage, every flag, exit status, exit 0`, async () => {
       const r = await cli([id, '--help'])
       assert.equal(r.status, 0, r.stderr)
       assert.equal(r.stderr, '')
       assert.match(r.stdout, new RegExp(`\\$ chatdoctor ${id}`))
-      for (const flag of ['--json', '-q, --quiet', '-v, --verbose', '--[no-]color']) assert.ok(r.stdout.includes(flag), flag)
+      // inspect always shows the whole picture: it takes no -q/-v.
+      const flags = id === 'inspect' ? ['--json', '--[no-]color'] : ['--json', '-q, --quiet', '-v, --verbose', '--[no-]color']
+      for (const flag of flags) assert.ok(r.stdout.includes(flag), flag)
       assert.match(r.stdout, /Exit status/)
     })
   }
@@ -88,7 +91,9 @@ describe('human output', {concurrency: 2}, () => {
     const p = paths()
     assert.equal(r.status, 6)
     assert.equal(r.stderr, '')
-    for (const chat of [p.healthy, p.repairable, p.lost]) assert.ok(r.stdout.includes(chat), chat)
+    // Each chat's folder is named once, on a row of its own; the chat's row names the chat.
+    assert.equal(r.stdout.split(`│ ~/${CHATS}/ `).length, 2, 'the folder row, once')
+    for (const chat of [p.healthy, p.repairable, p.lost]) assert.match(r.stdout, new RegExp(`^│ ${path.basename(chat)} +│`, 'm'), chat)
     assert.match(r.stdout, /^3 chats: 1 healthy, 1 repairable, 1 unrecoverable; 1 skipped \(exit 6\)$/m)
     assert.ok(!r.stdout.includes('primary-damaged'), 'findings only with --verbose')
     assert.ok(!r.stdout.includes(p.skipped), 'skipped dirs only with --verbose')
@@ -98,8 +103,8 @@ describe('human output', {concurrency: 2}, () => {
       const r = await cli(['scan', q])
       const p = paths()
       assert.equal(r.status, 6)
-      assert.ok(r.stdout.includes(p.repairable) && r.stdout.includes(p.lost))
-      assert.ok(!r.stdout.includes(p.healthy))
+      assert.ok(r.stdout.includes(path.basename(p.repairable)) && r.stdout.includes(path.basename(p.lost)))
+      assert.ok(!r.stdout.includes(path.basename(p.healthy)))
       assert.doesNotMatch(r.stdout, /chats:/)
     })
   }
@@ -210,18 +215,28 @@ describe('usage errors exit 16', {concurrency: 2}, () => {
       noTrace(r.stderr)
     })
   }
-  test('an unknown command exits 16 with the list of commands', async () => {
+  /** Ours and oclif's autocomplete plugin's. */
+  const ALL_COMMANDS = [...COMMANDS, 'autocomplete'].sort().join(', ')
+  test('a mistyped command exits 16, suggests the closest command and lists them all; it never runs the guess', async () => {
     const r = await cli(['scna', home])
     assert.equal(r.status, 16)
     assert.equal(r.stdout, '')
-    assert.equal(r.stderr, `chatdoctor: unknown command "scna". Commands: ${[...COMMANDS].sort().join(', ')}. Try: chatdoctor --help\n`)
+    assert.equal(r.stderr, `chatdoctor: unknown command "scna"; did you mean "scan"? Commands: ${ALL_COMMANDS}. Try: chatdoctor scan --help\n`)
+    for (const [typo, meant] of [['repiar', 'repair'], ['chek', 'check'], ['insp', 'inspect'], ['udno', 'undo'], ['bundel', 'bundle'], ['SCAN', 'scan'], ['hlep', 'help']]) {
+      assert.match((await cli([typo, '--dry-run'])).stderr, new RegExp(`^chatdoctor: unknown command "${typo}"; did you mean "${meant}"\\?`), typo)
+    }
+  })
+  test('an unknown command that is close to none gets the list of commands only', async () => {
+    const r = await cli(['frobnicate', home])
+    assert.equal(r.status, 16)
+    assert.equal(r.stderr, `chatdoctor: unknown command "frobnicate". Commands: ${ALL_COMMANDS}. Try: chatdoctor --help\n`)
   })
   test('an unknown command with --json is one JSON object with exitCode 16', async () => {
     const r = await cli(['scna', '--json'])
     assert.equal(r.status, 16)
     const report = JSON.parse(r.stdout) as Report
     assert.equal(report.exitCode, 16)
-    assert.match(report.error!, /unknown command "scna"/)
+    assert.match(report.error!, /unknown command "scna"; did you mean "scan"\?/)
   })
 })
 

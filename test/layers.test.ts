@@ -5,9 +5,9 @@
  *
  * Layers, bottom up: model/ (the data model and the adapter contract); the building blocks that know no agent
  * (classify, json, salvage, archive, fsio, rank); formats/ (the registry and the adapters); pipeline/; render/;
- * cli/; commands/ and hooks/. Inside formats/, an agent's folder imports no other agent's folder, and a
- * family folder (code a family of formats shares) imports its members only through its member list
- * (`<family>/dialects.ts`); the registry, formats/index.ts, names every adapter.
+ * cli/; commands/ and hooks/, and beside them api/ (the library entry). Inside formats/, an agent's folder
+ * imports no other agent's folder, and a family folder (code a family of formats shares) imports its members
+ * only through its member list (`<family>/dialects.ts`); the registry, formats/index.ts, names every adapter.
  */
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
@@ -19,6 +19,7 @@ const BLOCKS = ['classify', 'json', 'salvage', 'archive', 'fsio', 'rank']
 function layerOf(file: string): {rank: number; name: string; format?: string} {
   const p = file.replace(/^src\//, '')
   if (p.startsWith('commands/') || p.startsWith('hooks/')) return {rank: 6, name: 'commands'}
+  if (p.startsWith('api/')) return {rank: 6, name: 'api'}
   if (p.startsWith('cli/')) return {rank: 5, name: 'cli'}
   if (p.startsWith('lib/render/')) return {rank: 4, name: 'render'}
   if (p.startsWith('lib/pipeline/')) return {rank: 3, name: 'pipeline'}

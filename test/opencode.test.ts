@@ -3,7 +3,7 @@
  * itself, damaged copies of them, export checks, export from the tree, the repair planner.
  */
 import assert from 'node:assert/strict'
-import {cpSync, readFileSync, rmSync, unlinkSync, writeFileSync, mkdirSync, chmodSync, openSync, writeSync, closeSync, readdirSync, statSync} from 'node:fs'
+import {cpSync, readFileSync, rmSync, unlinkSync, writeFileSync, mkdirSync, openSync, writeSync, closeSync, readdirSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import path from 'node:path'
 import {test} from 'node:test'
@@ -15,7 +15,7 @@ import {opencode} from '../src/lib/formats/opencode/index.js'
 import {defaultRoots} from '../src/lib/formats/opencode/layout.js'
 import {planTreeRepair} from '../src/lib/formats/opencode/plan.js'
 import {listStore} from '../src/lib/formats/opencode/store.js'
-import {REALDATA, cleanup, cutAt, hashTree, runCli, tempDir, zeroFill} from './helpers/fixtures.js'
+import {REALDATA, cleanup, copyWritable, cutAt, hashTree, runCli, tempDir, zeroFill} from './helpers/fixtures.js'
 
 const OC = path.join(REALDATA, 'opencode')
 const TREE = path.join(OC, '1.1.65', 'data', 'opencode')
@@ -28,18 +28,7 @@ const FIX = 'ses_fixture0000000000000000000'
 
 /** Copies a real data dir to `<root>/.local/share/opencode` (writable) and returns it. */
 function copyStore(src: string, root: string): string {
-  const dest = path.join(root, '.local', 'share', 'opencode')
-  cpSync(src, dest, {recursive: true})
-  const walk = (d: string) => {
-    chmodSync(d, 0o755)
-    for (const n of readdirSync(d)) {
-      const p = path.join(d, n)
-      if (statSync(p).isDirectory()) walk(p)
-      else chmodSync(p, 0o644)
-    }
-  }
-  walk(dest)
-  return dest
+  return copyWritable(src, path.join(root, '.local', 'share', 'opencode'))
 }
 
 const opts = (home: string) => ({home, env: {}, adapters: [opencode]})

@@ -10,7 +10,7 @@
  * run writes nothing and exits with the first code minus bits 1 and 2; undo restores the exact tree.
  */
 import assert from 'node:assert/strict'
-import {closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, chmodSync, writeFileSync, writeSync, appendFileSync} from 'node:fs'
+import {closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, writeSync, appendFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import path from 'node:path'
 import {test} from 'node:test'
@@ -20,7 +20,7 @@ import {RecordingFileSystem, nodeFileSystem} from '../src/lib/fsio/fs.js'
 import {planChat} from '../src/lib/pipeline/plan.js'
 import {scanPaths} from '../src/lib/pipeline/scan.js'
 import {undoRepair} from '../src/lib/pipeline/undo.js'
-import {REALDATA, REPO_ROOT, cleanup, hashTree, runCli, setMtime, sha256, tempDir, zeroFill, assertSameTree} from './helpers/fixtures.js'
+import {REALDATA, REPO_ROOT, cleanup, copyWritable, hashTree, runCli, setMtime, sha256, tempDir, zeroFill, assertSameTree} from './helpers/fixtures.js'
 import {LF, PUBLIC, REAL_SESSIONS, body, join, linesOf, read, zstdStored} from './helpers/sessions.js'
 
 interface Change {
@@ -118,19 +118,7 @@ const API = 'ses_dd6249cf0ffevk8ay20nf1cCNR'
 const FIX = 'ses_fixture0000000000000000000'
 
 /** Copies a real OpenCode data dir to `dest` (writable). */
-function copyStore(src: string, dest: string): string {
-  cpSync(src, dest, {recursive: true})
-  const walk = (d: string) => {
-    chmodSync(d, 0o755)
-    for (const n of readdirSync(d)) {
-      const p = path.join(d, n)
-      if (statSync(p).isDirectory()) walk(p)
-      else chmodSync(p, 0o644)
-    }
-  }
-  walk(dest)
-  return dest
-}
+const copyStore = (src: string, dest: string): string => copyWritable(src, dest)
 
 const originals = {public: hashTree(PUBLIC), opencode: hashTree(OC)}
 

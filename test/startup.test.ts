@@ -68,13 +68,14 @@ describe('what a command loads', {concurrency: 2}, () => {
     }
   })
 
-  for (const args of [['--help'], ['scan', '--help']]) {
-    test(`${args.join(' ')}: answered from oclif.manifest.json, loading none of our modules`, () => {
+  for (const args of [['--help'], ['scan', '--help'], ['-h'], ['check', '-h']]) {
+    test(`${args.join(' ')}: answered from oclif.manifest.json, loading none of our modules but the help class`, () => {
       const r = traced(args)
       assert.equal(r.status, 0)
       assert.match(r.stdout, /USAGE/)
       assert.ok(loads(r.modules, '/node_modules/@oclif/core/lib/help/'))
-      for (const part of [...NEVER, '/dist/src/']) assert.ok(!loads(r.modules, part), `${args.join(' ')} loaded ${part}`)
+      assert.deepEqual(r.modules.filter((m) => m.includes('/dist/src/')).map((m) => m.slice(m.indexOf('/dist/src/'))), ['/dist/src/cli/help-class.js'])
+      for (const part of NEVER) assert.ok(!loads(r.modules, part), `${args.join(' ')} loaded ${part}`)
     })
   }
 

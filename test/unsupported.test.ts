@@ -1,8 +1,8 @@
 /**
  * Agents chatdoctor does not diagnose yet (`formats/unsupported/`): what a scan finds of them is never silent and
- * never taken for another agent. The real homes the Cline CLI and Kilo Code CLI binaries wrote (shared/realdata)
- * are scanned by PATH and as the default roots; the other agents' layouts are laid out by
- * their folder and file names (recognition reads names only, never content).
+ * never taken for another agent. The real home the Kilo Code CLI binary wrote (shared/realdata) is scanned by PATH
+ * and as the default roots; the other agents' layouts are laid out by their folder and file names (recognition
+ * reads names only, never content).
  */
 import assert from 'node:assert/strict'
 import {mkdirSync, writeFileSync} from 'node:fs'
@@ -44,7 +44,6 @@ function layout(root: string, paths: string[]): void {
 }
 
 const REAL_HOMES = [
-  {agent: 'Cline CLI', home: path.join(REALDATA, 'cline', '3.0.65', 'home'), found: ['Cline CLI store at ~/.cline'], line: 'also found: 1 Cline CLI store (not supported yet)'},
   {agent: 'Kilo Code CLI', home: path.join(REALDATA, 'kilo', '7.7.7', 'home'), found: ['Kilo Code CLI store at ~/.local/share/kilo'], line: 'also found: 1 Kilo Code CLI store (not supported yet)'},
 ]
 
@@ -64,6 +63,16 @@ describe('agents chatdoctor does not diagnose yet', () => {
       assert.deepEqual(hashTree(h.home), before, 'read-only')
     })
   }
+
+  test('an agent that has its adapter is diagnosed, not named unsupported: the real Cline CLI home', () => {
+    const home = path.join(REALDATA, 'cline', '3.0.65', 'home')
+    for (const args of [[home], []]) {
+      const r = scanJson(args, home)
+      assert.ok(r.chats.length > 0 && r.chats.every((c) => c.format === 'cline'), JSON.stringify(r.chats.map((c) => c.format)))
+      assert.deepEqual(finds(r, home), [])
+      assert.ok(!runCli(['scan', ...args], {env: {HOME: home}}).stdout.includes('not supported yet'))
+    }
+  })
 
   test('every other agent of the list is recognised by its layout, by PATH and as the default roots, each in the one line', () => {
     const home = tempDir()

@@ -10,22 +10,46 @@ import type {CommandError} from '@oclif/core/interfaces'
 import {EXIT_OPERATIONAL, EXIT_USAGE} from '../lib/model/exit-codes.js'
 import type {ChalkInstance} from 'chalk'
 import {Command, Flags} from './oclif.js'
+import {shellWord, tildify} from '../lib/fsio/paths.js'
 import {usageErrorReport} from '../lib/pipeline/report.js'
 import {writeJson} from '../lib/render/json.js'
 import {stdoutWriter} from './stdout.js'
 import os from 'node:os'
+import path from 'node:path'
 
 /** Thrown for a usage error a command detects itself (exit 16). */
 export class UsageError extends Error {
   readonly exit = EXIT_USAGE
 }
 
+/**
+ * `-q`/`--quiet` and `-v`/`--verbose`, described in the words of the command that takes them: what each
+ * leaves out or adds differs between a scan, a repair, an undo and a bundle.
+ */
+export function quietVerboseFlags(words: {quiet: string; verbose: string}) {
+  return {
+    quiet: Flags.boolean({char: 'q', description: words.quiet}),
+    verbose: Flags.boolean({char: 'v', description: words.verbose}),
+  }
+}
+
+/**
+ * A help text written with line breaks for the source: lines of a paragraph are joined, so oclif wraps them
+ * to the terminal; blank lines (paragraphs) and lines starting with `- ` or indentation (lists) are kept.
+ */
+export function prose(strings: TemplateStringsArray, ...values: unknown[]): string {
+  const text = strings.reduce((acc, s, i) => acc + String(values[i - 1]) + s)
+  return text
+    .split(/\n{2,}/)
+    .map((para) => para.split('\n').reduce((acc, line) => (acc === '' ? line : /^(- |\s)/.test(line) ? `${acc}\n${line}` : `${acc} ${line}`), ''))
+    .join('\n\n')
+}
+
 export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true
 
+  /** Flags every command takes with the same meaning. `-q`/`-v` differ per command: see `quietVerboseFlags`. */
   static override baseFlags = {
-    quiet: Flags.boolean({char: 'q', description: 'Print only what needs attention (no summary, no healthy chats).'}),
-    verbose: Flags.boolean({char: 'v', description: 'Show every finding under each chat, and skipped folders.'}),
     color: Flags.boolean({allowNo: true, description: 'Colour the output (default: on a TTY unless NO_COLOR or TERM=dumb; the flag wins over both).'}),
   }
 
@@ -61,6 +85,33 @@ export abstract class BaseCommand extends Command {
   protected async chalkFor(flag: boolean | undefined): Promise<ChalkInstance> {
     const {makeChalk, useColor} = await import('../lib/render/style.js')
     return makeChalk(useColor({flag, env: process.env, isTTY: Boolean(process.stdout.isTTY)}))
+  }
+
+  /** The columns human output must fit: `COLUMNS`, else stdout's terminal width, else unlimited (`render/width.ts`). */
+  protected async width(): Promise<number> {
+    const {outputWidth} = await import('../lib/render/width.js')
+    return outputWidth(process.stdout, process.env)
+  }
+
+  /**
+   * The usage error for a PATH that names a file no chat holds (not an agent's state file): exit 16, as
+   * `inspect` gives for a PATH with no chat.
+   */
+  protected async notChatFileError(file: string): Promise<UsageError> {
+    const [{archiveKindByName}, {ADAPTERS}] = await Promise.all([import('../lib/archive/read.js'), import('../lib/formats/index.js')])
+    const name = path.basename(file)
+    const document = ADAPTERS.some((a) => a.documents?.mayBeName(name))
+    const check = archiveKindByName(file) || document ? `; chatdoctor check ${shellWord(file)} reads bundles and exported documents` : ''
+    return new UsageError(`${file} is not a file of any chat chatdoctor knows; give a chat dir, a session file, or a folder above them${check}`)
+  }
+
+  /**
+   * This run's command line as a user would type it, each argument a shell word, absolute paths under the home
+   * written `~/…` (for the reports that name the command they came from).
+   */
+  protected commandLine(): string {
+    const home = this.home()
+    return ['chatdoctor', ...(this.id ? this.id.split(':') : []), ...this.argv].map((a) => shellWord(path.isAbsolute(a) ? tildify(a, home) : a)).join(' ')
   }
 
   /** Writes a message line to stderr (never data). */

@@ -1,4 +1,4 @@
-import {BaseCommand, UsageError} from '../cli/base.js'
+import {BaseCommand, UsageError, prose, quietVerboseFlags} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
 import {archiveKindByName} from '../lib/archive/read.js'
 import {writeTar, writeZip} from '../lib/archive/write.js'
@@ -8,7 +8,7 @@ import path from 'node:path'
 import {EXIT_OPERATIONAL} from '../lib/model/exit-codes.js'
 import {writeFileDurable} from '../lib/fsio/output.js'
 import type {Report} from '../lib/model/report.js'
-import {renderChatTable} from '../lib/render/table.js'
+import {renderChatTable, renderFindings} from '../lib/render/table.js'
 import {buildReport} from '../lib/pipeline/report.js'
 import {createHash} from 'node:crypto'
 import {firstOf, fromAdapters, paragraphs} from '../cli/help.js'
@@ -19,7 +19,7 @@ const EXPORT_SIZE_CAP_BYTES = exporter?.sessionExport.capBytes ?? 0
 export default class Bundle extends BaseCommand {
   static override summary = 'Export chat dirs into one archive (.tar.gz, .tar or .zip) with a manifest, optionally redacted.'
 
-  static override description = `Each chat goes into a folder named by its id, with every generation as it is on disk (primary,
+  static override description = prose`Each chat goes into a folder named by its id, with every generation as it is on disk (primary,
 .bak, temps, transcript, meta, logs); chatdoctor-bundle.json at the root lists every file with its size,
 exact mtime and sha256, and the scan verdict of each chat at export. Never included: chatdoctor's own
 .chatdoctor evidence, credentials.json, symbolic links, anything outside the chat dirs.
@@ -51,7 +51,11 @@ error.`
   static override strict = false
 
   static override flags = {
-    output: Flags.string({char: 'o', description: 'The archive to write: .zip for zip, .tar for plain tar, anything else gzip-compressed tar.', required: true}),
+    ...quietVerboseFlags({
+      quiet: 'No table of the bundled chats: only errors and the line naming the file written.',
+      verbose: "Also list each bundled chat's findings (the verdict stored in the manifest) under the table.",
+    }),
+    output: Flags.string({char: 'o', description: 'The archive to write, by its name: .tar.gz or .tgz (gzip-compressed tar), .tar, .zip; with --session, the JSON file.', required: true}),
     redact: Flags.boolean({description: 'Replace content with keyed-hash placeholders; leave out files that cannot be redacted.'}),
     force: Flags.boolean({description: 'Replace FILE when it exists.'}),
     session: Flags.string({description: firstOf((h) => h.sessionExport?.flag, 'Write this session as a single document (FILE.json) instead of an archive.')}),
@@ -61,15 +65,19 @@ error.`
   async run(): Promise<Report & {bundle: unknown}> {
     const {argv, flags} = await this.parse(Bundle)
     const paths = argv as string[]
-    if (flags.session !== undefined) return this.exportOne(paths, flags.session, flags)
+    if (flags.session !== undefined) {
+      if (archiveKindByName(flags.output) !== null) throw new UsageError(`--session writes one JSON document, not an archive: name it FILE.json (got -o ${flags.output}), or leave out --session to write an archive`)
+      return this.exportOne(paths, flags.session, flags)
+    }
     if (flags['max-session-bytes'] !== undefined) throw new UsageError('--max-session-bytes applies only with --session')
     if (paths.length === 0) throw new UsageError('bundle needs at least one CHAT_DIR')
+    const kind = archiveKindByName(flags.output)
+    if (kind === null) throw new UsageError(`-o ${flags.output}: not an archive name chatdoctor writes; end it in .tar.gz or .tgz (gzip-compressed tar), .tar or .zip (or write one OpenCode session as JSON with --session ID -o FILE.json)`)
     const built = await buildBundle(paths, {home: this.home(), env: process.env, version: this.config.version, redact: Boolean(flags.redact)})
     const errors = [...built.errors]
     if (errors.length === 0 && built.manifest.chats.length === 0) errors.push({path: paths.join(' '), message: 'no chats found there; nothing bundled'})
     let info: {file: string; bytes: number; sha256: string; chats: number; redacted: boolean; omitted: number} | null = null
     if (errors.length === 0) {
-      const kind = archiveKindByName(flags.output)
       const data = kind === 'zip' ? await writeZip(built.inputs) : await writeTar(built.inputs, kind !== 'tar')
       try {
         await writeFileDurable(flags.output, data, {overwrite: flags.force})
@@ -94,7 +102,8 @@ error.`
       const chalk = await this.chalkFor(flags.color)
       for (const e of errors) this.note(`${chalk.red('error')} ${e.path}: ${e.message}`)
       if (info) {
-        this.out(renderChatTable(built.chats, {chalk, verbose: false, quiet: false}))
+        if (!flags.quiet) this.out(renderChatTable(built.chats, {chalk, verbose: false, quiet: false, width: await this.width()}))
+        if (flags.verbose && !flags.quiet) this.out(renderFindings(built.chats, {chalk, verbose: true, quiet: false, width: await this.width()}).join('\n'))
         const omitted = info.omitted > 0 ? `; ${info.omitted} file${info.omitted === 1 ? '' : 's'} left out (see chatdoctor-bundle.json)` : ''
         this.note(`wrote ${info.file}: ${info.chats} chat${info.chats === 1 ? '' : 's'}, ${info.bytes} bytes${info.redacted ? ', redacted' : ''}${omitted}`)
       } else this.note('nothing written')

@@ -1,4 +1,4 @@
-import {BaseCommand, UsageError} from '../cli/base.js'
+import {BaseCommand, UsageError, prose, quietVerboseFlags} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
 import {DEFAULT_LIMITS} from '../lib/archive/read.js'
 import {checkExitCode, checkPaths} from '../lib/pipeline/check.js'
@@ -11,7 +11,7 @@ import {buildReport} from '../lib/pipeline/report.js'
 export default class Check extends BaseCommand {
   static override summary = 'Check chat dirs and exported bundles for damage, with CI output formats (SARIF, JUnit, GitHub).'
 
-  static override description = `PATH: a chat dir, a folder holding chat dirs, a .tar, .tar.gz/.tgz or .zip bundle (with or without
+  static override description = prose`PATH: a chat dir, a folder holding chat dirs, a .tar, .tar.gz/.tgz or .zip bundle (with or without
 a chatdoctor-bundle.json manifest), or a folder of bundles. Bundles are read in memory, never extracted;
 entries that escape the archive (../, absolute paths, links pointing outside) are refused; an archive over
 --max-entries or --max-bytes (uncompressed) is refused. A manifest is verified (missing, extra or changed
@@ -35,7 +35,11 @@ unreadable PATH or a refused archive entry), plus 2 for any chat whose worst fin
   static override strict = false
 
   static override flags = {
-    format: Flags.string({description: 'Report format.', options: ['table', 'json', 'sarif', 'junit', 'github'], default: 'table'}),
+    ...quietVerboseFlags({
+      quiet: 'In the human table: only the chats that are not healthy, no summary line. A --format report is not changed.',
+      verbose: 'In the human table: every finding under its chat, and each folder that was skipped. A --format report is not changed.',
+    }),
+    format: Flags.string({description: "Report format (default: table; html: one self-contained page with each chat's timeline and byte maps). --json is --format json.", options: ['table', 'json', 'sarif', 'junit', 'github', 'html']}),
     output: Flags.string({char: 'o', description: 'Write the report in --format to FILE; stdout then carries the human table.'}),
     'fail-on': Flags.string({description: 'Least severe finding that fails a chat (adds exit bit 2).', options: ['error', 'warning', 'info'], default: 'error'}),
     'max-bytes': Flags.integer({description: 'Cap on the uncompressed bytes of one archive.', min: 1, default: DEFAULT_LIMITS.maxBytes}),
@@ -45,6 +49,9 @@ unreadable PATH or a refused archive entry), plus 2 for any chat whose worst fin
   async run(): Promise<Report> {
     const {argv, flags} = await this.parse(Check)
     const paths = argv as string[]
+    if (this.jsonEnabled() && flags.format !== undefined && flags.format !== 'json') {
+      throw new UsageError(`--json prints the JSON report, not ${flags.format}: use --format ${flags.format} without --json (with -o FILE for a file), or --json alone`)
+    }
     if (paths.length === 0) throw new UsageError('check needs at least one PATH (a chat dir, a folder, or a bundle)')
     const failOn = flags['fail-on'] as Severity
     const result = await checkPaths(paths, {home: this.home(), env: process.env, limits: {maxBytes: flags['max-bytes'], maxEntries: flags['max-entries']}})
@@ -56,12 +63,16 @@ unreadable PATH or a refused archive entry), plus 2 for any chat whose worst fin
     }
     const report = buildReport({command: 'check', version: this.config.version, chats, skipped: result.skipped, errors, exitCode: checkExitCode(chats, errors, failOn)})
     const input: CiInput = {report, chats: result.chats, errors: result.errors, cwd: process.cwd(), failOn}
-    const format = this.jsonEnabled() ? 'json' : flags.format
+    const format = this.jsonEnabled() ? 'json' : (flags.format ?? 'table')
     // Each renderer (and chalk) is loaded only when its format is asked for (start-up).
     let text: string | null = null
     if (format === 'json') text = JSON.stringify(report, null, 2)
     else if (format === 'sarif') text = JSON.stringify((await import('../lib/render/sarif.js')).renderSarif(input), null, 2)
     else if (format === 'junit') text = (await import('../lib/render/junit.js')).renderJunit(input)
+    else if (format === 'html') {
+      const [{htmlReportChats}, {renderHtml}] = await Promise.all([import('../lib/pipeline/html-report.js'), import('../lib/render/html.js')])
+      text = renderHtml({command: this.commandLine(), version: this.config.version, chats: htmlReportChats(result.chats, {home: this.home(), version: this.config.version}), summary: report.summary, errors: report.errors})
+    }
     else if (format === 'github') {
       const {renderGithubAnnotations, renderGithubSummary} = await import('../lib/render/github.js')
       text = renderGithubAnnotations(input).join('\n')
@@ -87,7 +98,7 @@ unreadable PATH or a refused archive entry), plus 2 for any chat whose worst fin
     if (this.jsonEnabled()) return report
     if (text === null || flags.output !== undefined) {
       const {renderHuman} = await import('../lib/render/table.js')
-      const {stdout, stderr} = renderHuman(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet})
+      const {stdout, stderr} = renderHuman(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet, width: await this.width()})
       this.note(stderr)
       this.out(stdout)
     } else this.out(text)

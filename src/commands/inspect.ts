@@ -1,16 +1,17 @@
-import {BaseCommand, UsageError} from '../cli/base.js'
+import {BaseCommand, UsageError, prose} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
 import {inspectChat, type Inspection} from '../lib/pipeline/inspect.js'
 import type {Report} from '../lib/model/report.js'
 import {renderInspection} from '../lib/render/inspect.js'
 import {buildReport} from '../lib/pipeline/report.js'
-import {scanPaths} from '../lib/pipeline/scan.js'
+import {scanPaths, type ScannedChat} from '../lib/pipeline/scan.js'
+import {EXIT_OPERATIONAL} from '../lib/model/exit-codes.js'
 import {firstOf, fromAdapters, listed, wrap} from '../cli/help.js'
 
 export default class Inspect extends BaseCommand {
   static override summary = 'The whole forensic picture of one chat: timeline, tears, ranking, salvage, what happened. Read-only.'
 
-  static override description = `${wrap(`CHAT_DIR must hold exactly one chat (or name one with --session, e.g. in ${listed(fromAdapters((h) => h.store?.dir))}). ${fromAdapters((h) => h.inspect).join(' ')} Shows every generation (mtime, size, class, turns covered, traceSessionId), where each tear sits (byte offset, 4096-byte alignment, NUL runs), why each candidate won or lost, what a salvage would recover, and a plain-language account of what most likely happened.`)}
+  static override description = prose`${wrap(`CHAT_DIR must hold exactly one chat (or name one with --session, e.g. in ${listed(fromAdapters((h) => h.store?.dir))}). ${fromAdapters((h) => h.inspect).join(' ')} Shows every generation (mtime, size, class, turns covered, traceSessionId), where each tear sits (byte offset, 4096-byte alignment, NUL runs), why each candidate won or lost, what a salvage would recover, and a plain-language account of what most likely happened.`)}
 Writes nothing, anywhere. Exit status as for scan.`
 
   static override examples = [`<%= config.bin %> inspect ${firstOf((h) => h.examples?.chat, './chat')}`, '<%= config.bin %> inspect --json ./chat > inspection.json']
@@ -20,11 +21,13 @@ Writes nothing, anywhere. Exit status as for scan.`
   }
 
   static override flags = {
+    html: Flags.string({description: 'Also write the whole picture as one self-contained HTML page (timeline, byte maps, what a repair would do) to FILE, which must end in .html or .htm; an existing FILE is replaced.', helpValue: 'FILE'}),
     session: Flags.string({description: `The chat id to inspect when CHAT_DIR holds several (${[...fromAdapters((h) => h.store?.sessionId), "a session file's id"].join(', ')}).`}),
   }
 
   async run(): Promise<Report & {inspection: Inspection | null}> {
     const {args, flags} = await this.parse(Inspect)
+    if (flags.html !== undefined && !/\.html?$/i.test(flags.html)) throw new UsageError(`--html writes an HTML page: give a file name ending in .html (got ${flags.html})`)
     const result = await scanPaths([args.chat_dir], {home: this.home(), env: process.env})
     if (flags.session !== undefined) {
       result.chats = result.chats.filter((c) => c.report.id === flags.session)
@@ -36,11 +39,25 @@ Writes nothing, anywhere. Exit status as for scan.`
     }
     const report = buildReport({command: 'inspect', version: this.config.version, chats: result.chats.map((c) => c.report), skipped: result.skipped, errors: result.errors})
     const inspection = result.chats.length === 1 ? inspectChat(result.chats[0]) : null
+    if (flags.html !== undefined && inspection) await this.writeHtml(flags.html, result.chats[0], report, false)
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) {
       for (const e of report.errors) this.note(`error ${e.path}: ${e.message}`)
-      if (inspection) this.out(renderInspection(inspection, {chalk: await this.chalkFor(flags.color)}))
+      if (inspection) this.out(renderInspection(inspection, {chalk: await this.chalkFor(flags.color), width: await this.width()}))
     }
     return {...report, inspection}
+  }
+
+  /** Writes the HTML report of the chat through the write seam; a failed write sets exit bit 8 and says why. */
+  private async writeHtml(file: string, chat: ScannedChat, report: Report, quiet: boolean): Promise<void> {
+    const [{htmlReportChats}, {renderHtml}, {writeFileDurable}] = await Promise.all([import('../lib/pipeline/html-report.js'), import('../lib/render/html.js'), import('../lib/fsio/output.js')])
+    const html = renderHtml({command: this.commandLine(), version: this.config.version, chats: htmlReportChats([chat], {home: this.home(), version: this.config.version})})
+    try {
+      await writeFileDurable(file, html, {overwrite: true})
+      if (!quiet && !this.jsonEnabled()) this.note(`HTML report written to ${file}`)
+    } catch (e) {
+      this.note(`chatdoctor: could not write ${file}: ${(e as Error).message}`)
+      report.exitCode |= EXIT_OPERATIONAL
+    }
   }
 }

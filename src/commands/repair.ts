@@ -1,12 +1,12 @@
 import {createInterface} from 'node:readline/promises'
-import {BaseCommand, UsageError} from '../cli/base.js'
+import {BaseCommand, UsageError, prose, quietVerboseFlags} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
 import {applyChat} from '../lib/pipeline/apply.js'
 import {nodeFileSystem} from '../lib/fsio/fs.js'
 import {stateDir} from '../lib/fsio/repair-log.js'
 import type {Report} from '../lib/model/report.js'
 import {planRepairs, restorableGenerations, type ChatPlan} from '../lib/pipeline/plan.js'
-import {renderRepair} from '../lib/render/repair.js'
+import {confirmationLines, renderRepair} from '../lib/render/repair.js'
 import {buildRepairReport, newRepairId, type ChatResult} from '../lib/pipeline/repair-report.js'
 import {scanPaths} from '../lib/pipeline/scan.js'
 import {firstOf, fromAdapters, listed, paragraphs, wrap} from '../cli/help.js'
@@ -20,7 +20,7 @@ const STOP_SIGNALS: NodeJS.Signals[] = process.platform === 'win32' ? ['SIGINT',
 export default class Repair extends BaseCommand {
   static override summary = 'Put the best generation of each damaged chat back as its primary, keeping the originals as evidence.'
 
-  static override description = `${wrap(`Finds chats as scan does (same PATH rules, same verdicts). For each repairable chat: keeps the primary as evidence under <chat dir>/.chatdoctor/<repairId>/, writes the winner's exact bytes as the primary (temp, fsync, rename, fsync dir, verify), and puts the chat folder's mtime back. Unrecoverable chats are reported; nothing is written for them. A chat whose files change during the run, or whose leftover temp belongs to a running ${listed(fromAdapters((h) => h.process))} process, is refused (--force writes anyway). A chat whose generation could not be read (permissions) is refused: run as the file's owner (--force restores the best readable one and says what may be lost).`)}
+  static override description = prose`${wrap(`Finds chats as scan does (same PATH rules, same verdicts). For each repairable chat: keeps the primary as evidence under <chat dir>/.chatdoctor/<repairId>/, writes the winner's exact bytes as the primary (temp, fsync, rename, fsync dir, verify), and puts the chat folder's mtime back. Unrecoverable chats are reported; nothing is written for them. A chat whose files change during the run, or whose leftover temp belongs to a running ${listed(fromAdapters((h) => h.process))} process, is refused (--force writes anyway). A chat whose generation could not be read (permissions) is refused: run as the file's owner (--force restores the best readable one and says what may be lost).`)}
 
 ${wrap(`Never over the agent's bytes: every watched file (inode, size, mtime; sha256 up to 4 MiB) is checked again right before each rename or removal and right after it; a save by the agent in between refuses the chat and leaves the agent's file as it is, even with --force. A file a process holds open for writing is never rewritten (Linux: found through /proc/<pid>/fd and fdinfo; on macOS and Windows open files cannot be seen, and the inode/size/mtime re-checks are the only signal). chatdoctor's own leftovers of a killed run (its .chatdoctor-<id>-<file>.tmp temps, evidence folders of nothing) are removed and logged, and the folder mtime an interrupted repair recorded is put back.`)}
 
@@ -50,6 +50,10 @@ one chat, or naming no intact generation of it).`
   static override strict = false
 
   static override flags = {
+    ...quietVerboseFlags({
+      quiet: 'Print only the chats that were not repaired as planned (refused, failed, left as they are) and errors: no repaired chats, no summary.',
+      verbose: 'List every line change of a session log (not only the first 20), every finding under its chat, and each folder that was skipped.',
+    }),
     'dry-run': Flags.boolean({char: 'n', description: 'Write nothing; print the exact plan.'}),
     yes: Flags.boolean({char: 'y', description: 'Do not ask before repairing more than one chat.'}),
     force: Flags.boolean({description: "Repair a chat even if it looks live (files changed since the scan, agent process running) or a generation could not be read. Never writes over a save the agent makes during the repair, nor a file a process holds open for writing."}),
@@ -61,6 +65,7 @@ one chat, or naming no intact generation of it).`
     const {argv, flags} = await this.parse(Repair)
     const home = this.home()
     const result = await scanPaths(argv as string[], {home, env: process.env})
+    if (result.notChatFiles.length > 0) throw await this.notChatFileError(result.notChatFiles[0])
     const restoreFrom = flags['restore-from']
     if (restoreFrom !== undefined) {
       if (result.chats.length !== 1) throw new UsageError(`--restore-from needs exactly one chat in scope (found ${result.chats.length}); give its chat dir as PATH`)
@@ -76,7 +81,7 @@ one chat, or naming no intact generation of it).`
 
     if (!dryRun && todo.length > 0) {
       let proceed = true
-      if (todo.length > 1 && !flags.yes && !this.jsonEnabled() && process.stdin.isTTY) proceed = await this.confirm(todo.length)
+      if (todo.length > 1 && !flags.yes && !this.jsonEnabled() && process.stdin.isTTY) proceed = await this.confirm(todo)
       if (!proceed) for (const p of todo) results.set(p, 'not-attempted')
       else {
         const fs = nodeFileSystem()
@@ -101,20 +106,23 @@ one chat, or naming no intact generation of it).`
     }
 
     const report = buildRepairReport({version: this.config.version, home, dryRun, repairId, plans, results, skipped: result.skipped, errors: result.errors, interrupted})
+    report.roots = result.roots
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) {
-      const {stdout, stderr} = renderRepair(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet})
+      const {stdout, stderr} = renderRepair(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet, width: await this.width()})
       this.note(stderr)
       this.out(stdout)
     }
     return report
   }
 
-  /** Asks once on the terminal; anything but y/yes declines. */
-  private async confirm(n: number): Promise<boolean> {
+  /** Lists the chats (on stderr, where the question goes) and asks once on the terminal; anything but y/yes declines. */
+  private async confirm(todo: ChatPlan[]): Promise<boolean> {
+    const {outputWidth} = await import('../lib/render/width.js')
+    for (const line of confirmationLines(todo.map((p) => ({chat: p.chat.report, actions: p.actions})), outputWidth(process.stderr, process.env))) this.note(line)
     const rl = createInterface({input: process.stdin, output: process.stderr})
     try {
-      const answer = await rl.question(`Repair ${n} chats (originals are kept as evidence; undo is possible)? [y/N] `)
+      const answer = await rl.question(`Repair these ${todo.length} chats (originals kept as evidence, undo possible)? [y/N] `)
       return /^y(es)?$/i.test(answer.trim())
     } finally {
       rl.close()

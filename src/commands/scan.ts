@@ -1,7 +1,9 @@
-import {BaseCommand} from '../cli/base.js'
+import path from 'node:path'
+import {BaseCommand, prose, quietVerboseFlags} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
 import {ScanProgressBar, progressWanted} from '../cli/progress.js'
-import type {Report} from '../lib/model/report.js'
+import type {ChatReport, Report} from '../lib/model/report.js'
+import {tildify} from '../lib/fsio/paths.js'
 import {buildReport} from '../lib/pipeline/report.js'
 import {scanPaths} from '../lib/pipeline/scan.js'
 import {firstOf, fromAdapters, listed, wrap} from '../cli/help.js'
@@ -9,9 +11,11 @@ import {firstOf, fromAdapters, listed, wrap} from '../cli/help.js'
 export default class Scan extends BaseCommand {
   static override summary = 'Diagnose chat dirs: classify every generation, rank them, say what is damaged. Read-only.'
 
-  static override description = `${wrap(`With no PATH, searches ${listed(fromAdapters((h) => h.roots))}.`)}
-A PATH may be a chat dir or any folder above chat dirs (searched without following symbolic links).
-Writes nothing, anywhere.
+  static override description = prose`${wrap(`With no PATH, searches ${listed(fromAdapters((h) => h.roots))}.`)}
+A PATH may be a chat dir or any folder above chat dirs (searched without following symbolic links, 12
+folders deep: a deeper folder is listed as skipped), or a file of a chat; a file no chat holds is a usage
+error. Writes nothing, anywhere. The table fits the terminal (COLUMNS overrides its width); a scan with
+damage ends with the commands to run next, and one that finds nothing says where it looked.
 
 --quick reads only the first 4 KiB and the last 64 KiB of each file (empty, all-NUL, BOM, NUL tail, unclosed
 end): its time does not grow with file sizes, but damage in the middle of a file is NOT detected and turns
@@ -27,6 +31,10 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
   ]
 
   static override flags = {
+    ...quietVerboseFlags({
+      quiet: 'Print only the chats that need attention: no healthy chats, no summary line.',
+      verbose: 'List every finding under its chat, and each folder that was skipped with the reason.',
+    }),
     quick: Flags.boolean({description: 'Read only the ends of each file (head 4 KiB, tail 64 KiB): fast, but damage in the middle of a file is not detected.'}),
   }
 
@@ -42,17 +50,24 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
     const json = this.jsonEnabled()
     const bar = await ScanProgressBar.create(progressWanted({stderrIsTTY: Boolean(process.stderr.isTTY), json, env: process.env}))
     const opts = {home: this.home(), env: process.env, keepData: false, onProgress: bar.update}
-    let result: Pick<Awaited<ReturnType<typeof scanPaths>>, 'skipped' | 'errors'> & {chats: Report['chats']}
+    let result: Pick<Awaited<ReturnType<typeof scanPaths>>, 'skipped' | 'errors' | 'roots' | 'notChatFiles'> & {chats: Report['chats']}
     let quick: Report['quick']
-    if (flags.quick) {
-      const {quickScanPaths, quickInfo} = await import('../lib/pipeline/quick.js')
-      result = await quickScanPaths(paths, opts)
-      quick = quickInfo()
-    } else {
-      const r = await scanPaths(paths, opts)
-      result = {...r, chats: r.chats.map((c) => c.report)}
+    // `inspect` names a chat of a store (many chats in one folder tree) by the store's folder and its id.
+    const inspectArgs = new Map<ChatReport, string[]>()
+    try {
+      if (flags.quick) {
+        const {quickScanPaths, quickInfo} = await import('../lib/pipeline/quick.js')
+        result = await quickScanPaths(paths, opts)
+        quick = quickInfo()
+      } else {
+        const r = await scanPaths(paths, opts)
+        for (const c of r.chats) if (c.snapshot.unit.members !== undefined) inspectArgs.set(c.report, [tildify(c.snapshot.unit.dir, opts.home), '--session', c.report.id])
+        result = {...r, chats: r.chats.map((c) => c.report)}
+      }
+    } finally {
+      bar.stop()
     }
-    bar.stop()
+    if (result.notChatFiles.length > 0) throw await this.notChatFileError(result.notChatFiles[0])
     const report = buildReport({
       command: 'scan',
       version: this.config.version,
@@ -61,10 +76,13 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
       errors: result.errors,
     })
     if (quick) Object.assign(report, {quick})
+    report.roots = result.roots
     process.exitCode = report.exitCode
     if (!json) {
       const {renderHuman} = await import('../lib/render/table.js')
-      const {stdout, stderr} = renderHuman(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet})
+      // The PATHs as typed, an absolute one under the home as `~/…` (output gets pasted into bug reports).
+      const next = {paths: paths.map((p) => (path.isAbsolute(p) ? tildify(p, opts.home) : p)), inspectArgs: (c: ChatReport) => inspectArgs.get(c) ?? [c.path]}
+      const {stdout, stderr} = renderHuman(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet, width: await this.width(), next})
       this.note(stderr)
       if (quick) this.note(`quick mode: only the first ${quick.headBytes / 1024} KiB and last ${quick.tailBytes / 1024} KiB of each file were read; not detected: ${quick.notDetected}.`)
       this.out(stdout)

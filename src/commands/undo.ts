@@ -1,4 +1,4 @@
-import {BaseCommand, UsageError} from '../cli/base.js'
+import {BaseCommand, UsageError, prose, quietVerboseFlags} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
 import {EXIT_OPERATIONAL, EXIT_USAGE} from '../lib/model/exit-codes.js'
 import {nodeFileSystem} from '../lib/fsio/fs.js'
@@ -11,7 +11,7 @@ import {undoRepair} from '../lib/pipeline/undo.js'
 export default class Undo extends BaseCommand {
   static override summary = 'Put back the files a repair replaced, byte for byte, from its evidence.'
 
-  static override description = `Finds the repair in chatdoctor's log ($XDG_STATE_HOME/chatdoctor/, default ~/.local/state/chatdoctor/)
+  static override description = prose`Finds the repair in chatdoctor's log ($XDG_STATE_HOME/chatdoctor/, default ~/.local/state/chatdoctor/)
 and restores every file it replaced to its exact pre-repair bytes and mtime. A file that changed since the
 repair wrote it (the agent ran again) is refused unless --force; the current bytes are always kept as
 evidence first, under <chat dir>/.chatdoctor/<repairId>/undo-<time>/. A save by the agent during the undo is
@@ -32,6 +32,10 @@ Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repai
   }
 
   static override flags = {
+    ...quietVerboseFlags({
+      quiet: 'Print only the files that could not be put back, and the closing line.',
+      verbose: "Also print each file's sha256 as it is after the undo.",
+    }),
     list: Flags.boolean({description: 'List past repairs.'}),
     force: Flags.boolean({description: 'Undo even files that changed since the repair (their current bytes are kept as evidence).'}),
   }
@@ -74,10 +78,14 @@ Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repai
     process.exitCode = code
     if (!this.jsonEnabled()) {
       const words: Record<string, string> = {restored: 'restored', removed: 'removed', 'already-undone': 'already as before the repair:', refused: 'refused', failed: 'failed'}
-      for (const f of result.alreadyUndone ? [] : result.files) this.out(`${words[f.outcome]} ${tildify(`${f.chat}/${f.file}`, home)}${f.message && f.outcome !== 'refused' && f.outcome !== 'failed' ? ` (${f.message})` : ''}`)
+      for (const f of result.alreadyUndone ? [] : result.files) {
+        if (flags.quiet && f.outcome !== 'refused' && f.outcome !== 'failed') continue
+        const hash = flags.verbose ? ` sha256 ${f.sha256 ?? 'none (no file)'}` : ''
+        this.out(`${words[f.outcome]} ${tildify(`${f.chat}/${f.file}`, home)}${f.message && f.outcome !== 'refused' && f.outcome !== 'failed' ? ` (${f.message})` : ''}${hash}`)
+      }
       for (const e of errors) this.note(`chatdoctor: ${e.path}: ${e.message}`)
       for (const w of result.warnings) this.note(`warning: ${w}`)
-      for (const c of result.nothingReplaced) this.out(`nothing to undo in ${tildify(c, home)}: repair ${args.repairId} replaced nothing there`)
+      if (!flags.quiet) for (const c of result.nothingReplaced) this.out(`nothing to undo in ${tildify(c, home)}: repair ${args.repairId} replaced nothing there`)
       if (code !== 0) this.out(`Repair ${args.repairId} was not fully undone (exit ${code}).`)
       else if (result.alreadyUndone) this.out(result.files.length === 0 ? `Repair ${args.repairId} replaced nothing; nothing to undo, nothing written.` : `Repair ${args.repairId} was already undone: every file is as before it; nothing written.`)
       else this.out(`Undid repair ${args.repairId}.`)

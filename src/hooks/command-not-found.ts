@@ -1,19 +1,21 @@
 /**
- * oclif `command_not_found` hook: an unknown command is a usage error (exit 16), with a one-line message and
- * what to do next, instead of oclif's default. With `--json` it is still one JSON object on stdout, with
- * `exitCode` 16 and `error`, like every other usage error.
+ * oclif `command_not_found` hook: an unknown command is a usage error (exit 16), with a one-line message that
+ * names the closest command when one is close ("did you mean", `cli/suggest.ts`), every command, and what to
+ * do next, instead of oclif's default. With `--json` it is still one JSON object on stdout, with `exitCode` 16
+ * and `error`, like every other usage error.
  */
 import type {Hook} from '@oclif/core'
+import {unknownCommandMessage} from '../cli/suggest.js'
 import {usageErrorReport} from '../lib/pipeline/report.js'
 
 const hook: Hook<'command_not_found'> = async function (opts) {
-  const known = opts.config.commands.map((c) => c.id).sort().join(', ')
+  const commands = opts.config.commands.filter((c) => !c.hidden).map((c) => c.id)
   // With topicSeparator ' ', oclif joins the words after the command into the id (`scna:/home/u/x`): name only
   // the first word, so a PATH (maybe under the home) is never echoed.
   const word = opts.id.split(':')[0]
-  const message = `unknown command "${word}". Commands: ${known}`
+  const {message, next} = unknownCommandMessage(word, commands)
   if (opts.id === '--json' || opts.argv?.includes('--json')) process.stdout.write(JSON.stringify(usageErrorReport(word, opts.config.version, message), null, 2) + '\n')
-  else process.stderr.write(`chatdoctor: ${message}. Try: chatdoctor --help\n`)
+  else process.stderr.write(`chatdoctor: ${message} Try: ${next}\n`)
   this.exit(16)
 }
 

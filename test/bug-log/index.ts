@@ -4,9 +4,10 @@
  * to regenerate `docs/bug-log-verdicts.md`.
  */
 import {claudeCodePart} from './claude-code.js'
+import {clinePart} from './cline.js'
 import {codebuffPart} from './codebuff.js'
 import {codexPart} from './codex.js'
 import {opencodePart} from './opencode.js'
 import type {BugLogPart} from './types.js'
 
-export const BUG_LOG_PARTS: readonly BugLogPart[] = [codebuffPart, claudeCodePart, codexPart, opencodePart]
+export const BUG_LOG_PARTS: readonly BugLogPart[] = [codebuffPart, clinePart, claudeCodePart, codexPart, opencodePart]

@@ -388,7 +388,9 @@ test('stale chat-meta.json: an info finding; a matching one: none', async () => 
     const f = report.findings.find((x) => x.id === 'meta-stale')!
     assert.equal(f.severity, 'info')
     assert.equal(f.file, 'chat-meta.json')
-    assert.match(f.message, /^sidecar no longer matches chat-messages\.json \(mtime 1795998529970\.16 ≠ \d+(\.\d+)? ms\)/)
+    // Times in messages are ISO dates (the sidecar's 1795998529970.16 ms); the JSON keeps the numbers elsewhere.
+    assert.match(f.message, /^sidecar no longer matches chat-messages\.json \(mtime 2026-11-30T00:28:49\.970Z ≠ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z( \([\d.]+ ms apart\))?\)/)
+    assert.doesNotMatch(f.message, /\d{13}/, 'no raw epoch milliseconds in the message')
     assert.equal(report.status, 'healthy')
     const st = lstatSync(path.join(dir, 'chat-messages.json'))
     const meta = JSON.parse(readFileSync(path.join(dir, 'chat-meta.json'), 'utf8'))

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, utimesSync, chmodSync, writeFileSync} from 'node:fs'
+import {cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, utimesSync, chmodSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -50,6 +50,21 @@ export function tempDir(prefix = 'chatdoctor-test-'): string {
 
 export function cleanup(dir: string): void {
   rmSync(dir, {recursive: true, force: true})
+}
+
+/** Copies a tree (e.g. a real store from shared/realdata, which may come without write bits) and makes it writable. */
+export function copyWritable(src: string, dest: string): string {
+  cpSync(src, dest, {recursive: true})
+  const walk = (d: string) => {
+    chmodSync(d, 0o755)
+    for (const n of readdirSync(d)) {
+      const p = path.join(d, n)
+      if (statSync(p).isDirectory()) walk(p)
+      else chmodSync(p, 0o644)
+    }
+  }
+  walk(dest)
+  return dest
 }
 
 /**
@@ -214,11 +229,21 @@ export interface CliResult {
   stderr: string
 }
 
+/**
+ * The environment a CLI run inherits: this process's, less `COLUMNS` (human output fits `COLUMNS`; tests that
+ * want a width give it, and the others must not depend on the terminal of whoever runs them).
+ */
+export function inheritedEnv(): NodeJS.ProcessEnv {
+  const env = {...process.env}
+  delete env.COLUMNS
+  return env
+}
+
 /** Runs `bin/run.js` in a child process (the build must exist: `npm test` builds first). */
 export function runCli(args: string[], opts: {env?: NodeJS.ProcessEnv; cwd?: string; input?: string} = {}): CliResult {
   const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'run.js'), ...args], {
     cwd: opts.cwd ?? REPO_ROOT,
-    env: {...process.env, NO_COLOR: '1', ...opts.env},
+    env: {...inheritedEnv(), NO_COLOR: '1', ...opts.env},
     input: opts.input ?? '',
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,

@@ -29,6 +29,17 @@ export function normalizeMemberPath(raw: string): {path: MemberPath} | PathRefus
 }
 
 /**
+ * Whether an entry name names the archive's root folder itself: `.`, `./` (what `tar -C dir -cf x.tar .` and
+ * Python's `shutil.make_archive` write first). Such a directory entry holds nothing to read or refuse; any other
+ * kind of entry with such a name stays refused as an empty name. A leading `/` is never the root (absolute).
+ */
+export function isRootName(raw: string): boolean {
+  const p = raw.replace(/\\/g, '/')
+  if (p.startsWith('/') || !p.includes('.')) return false
+  return p.split('/').every((s) => s === '' || s === '.')
+}
+
+/**
  * Resolves a link target (symbolic: relative to the link's folder; hard: relative to the archive root) and says
  * whether it stays inside the archive. Absolute targets never do.
  */

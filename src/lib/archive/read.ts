@@ -8,7 +8,9 @@
  * - caps stop archive bombs: at most `maxEntries` entries and `maxBytes` uncompressed bytes (declared sizes are
  *   checked before an entry is read, actual bytes while reading); over a cap the archive is abandoned with
  *   `archive-too-large` and nothing from it is diagnosed;
- * - an archive that cannot be decoded is `archive-unreadable`.
+ * - an archive that cannot be decoded is `archive-unreadable`;
+ * - a directory entry for the root itself (`./`, as `tar -C dir -cf x.tar .` writes) is passed over: the root
+ *   needs no entry.
  * Only the bytes of members for which `keepData(path)` is true are held in memory; every file is hashed.
  */
 import {createHash} from 'node:crypto'
@@ -19,7 +21,7 @@ import {pipeline} from 'node:stream/promises'
 import {createGunzip} from 'node:zlib'
 import tarStream from 'tar-stream'
 import yauzl from 'yauzl'
-import {normalizeMemberPath, resolveLinkTarget, type MemberPath} from './paths.js'
+import {isRootName, normalizeMemberPath, resolveLinkTarget, type MemberPath} from './paths.js'
 
 /** Default caps: 1 GiB uncompressed and 100,000 entries per archive. */
 export const DEFAULT_LIMITS: ArchiveLimits = {maxBytes: 1024 ** 3, maxEntries: 100_000}
@@ -187,6 +189,10 @@ async function readTar(file: string, gzip: boolean, c: Collector): Promise<void>
       const size = h.size ?? 0
       c.admit(h.type === 'file' || h.type === 'contiguous-file' || h.type === undefined || h.type === null ? size : 0)
       const mtimeMs = h.mtime ? h.mtime.getTime() : 0
+      if (h.type === 'directory' && isRootName(h.name)) {
+        await drain(entry)
+        continue
+      }
       const norm = normalizeMemberPath(h.name)
       if ('refused' in norm) {
         c.escape(h.name, norm.why)
@@ -256,6 +262,7 @@ async function readZip(file: string, c: Collector): Promise<void> {
       const isLink = (mode & S_IFMT) === S_IFLNK
       c.admit(isDir ? 0 : entry.uncompressedSize)
       const mtimeMs = entry.getLastModDate().getTime()
+      if (isDir && isRootName(raw)) continue
       const norm = normalizeMemberPath(raw)
       if ('refused' in norm) {
         c.escape(raw, norm.why)

@@ -2,13 +2,14 @@
 import type {FormatAdapter} from '../model/adapter.js'
 import {CORE_FINDING_KINDS, joinFindingKinds, type FindingKind} from '../model/findings.js'
 import {claudeCode} from './claude-code/index.js'
+import {cline} from './cline/index.js'
 import {codebuff} from './codebuff/index.js'
 import {codex} from './codex/index.js'
 import {geminiCli} from './gemini-cli/index.js'
 import {opencode} from './opencode/index.js'
 import {VSCODE_TASK_ADAPTERS} from './vscode-tasks/index.js'
 
-export const ADAPTERS: readonly FormatAdapter[] = [codebuff, opencode, geminiCli, claudeCode, codex, ...VSCODE_TASK_ADAPTERS]
+export const ADAPTERS: readonly FormatAdapter[] = [codebuff, opencode, geminiCli, cline, claudeCode, codex, ...VSCODE_TASK_ADAPTERS]
 
 /** The agents chatdoctor recognises but does not diagnose yet (`unsupported/`). */
 export {UNSUPPORTED_AGENTS} from './unsupported/index.js'

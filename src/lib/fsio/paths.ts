@@ -26,11 +26,20 @@ export function printableName(name: string | Buffer): string {
   return out
 }
 
-/** A path as a shell word: as is when safe, else single-quoted (a leading `~/` kept outside the quotes). */
+/**
+ * A path (or any argument) as one shell word that gives back exactly its text: as is when every character is
+ * safe, else single-quoted with a leading `~/` kept outside the quotes (so the shell still expands it), or
+ * `$'…'`-quoted when it holds control characters (which are then escaped, never printed raw).
+ */
 export function shellWord(p: string): string {
-  if (/^[\w@%+=:,./~#-]+$/.test(p)) return p
+  if (/^[\w@%+:,./~-][\w@%+=:,./~#-]*$/.test(p)) return p
   const home = p.startsWith('~/') ? '~/' : ''
-  return `${home}'${p.slice(home.length).replace(/'/g, `'\\''`)}'`
+  const rest = p.slice(home.length)
+  if (/[\u0000-\u001f\u007f]/.test(rest)) {
+    const esc = rest.replace(/[\\']/g, (c) => `\\${c}`).replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+    return `${home}$'${esc}'`
+  }
+  return `${home}'${rest.replace(/'/g, `'\\''`)}'`
 }
 
 /** The exact command that repairs one chat with salvaged generations allowed. */

@@ -17,7 +17,8 @@
  */
 import {createHmac, randomBytes} from 'node:crypto'
 import {utf8SequenceAt} from '../classify/bytes.js'
-import type {Redactor} from '../model/adapter.js'
+import type {BundleFile, Redactor} from '../model/adapter.js'
+import type {ChatReport, Role} from '../model/report.js'
 
 export type {Redactor} from '../model/adapter.js'
 
@@ -202,6 +203,27 @@ function redactWord(word: string): {out: string; irregular: boolean} {
 
 function isWordByte(b: number): boolean {
   return (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || (b >= 0x30 && b <= 0x39) || b === 0x5f || b === 0x24
+}
+
+/** What a redaction of a chat's files kept, and what it left out with why. */
+export interface RedactedFiles {
+  files: BundleFile[]
+  omitted: Array<{path: string; reason: string}>
+}
+
+/**
+ * Redacts a chat's files one by one by their role in its report (`other` when the report does not name the
+ * file): `redactOne` gives the redacted bytes, or `{omit}` with the one-line reason the file is left out.
+ */
+export function redactByRole(files: readonly BundleFile[], report: Pick<ChatReport, 'generations'>, redactOne: (f: BundleFile, role: Role) => Buffer | {omit: string}): RedactedFiles {
+  const roles = new Map(report.generations.map((g) => [g.file, g.role] as const))
+  const out: RedactedFiles = {files: [], omitted: []}
+  for (const f of files) {
+    const data = redactOne(f, roles.get(f.rel) ?? 'other')
+    if (Buffer.isBuffer(data)) out.files.push({...f, data})
+    else out.omitted.push({path: f.rel, reason: data.omit})
+  }
+  return out
 }
 
 /**

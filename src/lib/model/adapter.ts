@@ -4,7 +4,7 @@
  */
 import type {FindingKindSpec} from './findings.js'
 import type {AgentInspection, TearLocation} from './inspect.js'
-import type {ActionType, BorrowedKeyReport, ChatReport, ChatStatus, Classification, LineChangeReport, OperationalError, Role, TreeLossReport} from './report.js'
+import type {ActionType, BorrowedKeyReport, ChatReport, ChatStatus, Classification, LineChangeReport, OperationalError, Role, Skipped, TreeLossReport} from './report.js'
 
 /** One entry directly inside a chat dir, as the inventory saw it (lstat, never following links). */
 export interface FileEntry {
@@ -83,6 +83,8 @@ export interface StoreListing {
   chats: ChatUnit[]
   /** Folders or files of the store that could not be read (exit bit 8). */
   errors: OperationalError[]
+  /** Folders of the store left out on purpose, with why (a symbolic link, a name that is not UTF-8). */
+  skipped?: Skipped[]
 }
 
 /** Everything the inventory read for one chat: the only input an adapter's diagnosis gets. */

@@ -455,6 +455,11 @@ export const ReportSchema = z.looseObject({
   errors: z.array(OperationalErrorSchema),
   skipped: z.array(SkippedSchema),
   chats: z.array(ChatReportSchema),
+  /**
+   * (`scan`, `repair`) Where the search started, home as `~`: each PATH given, or every agent's default folder
+   * (`format` names the agent; null for a PATH), and whether anything was there.
+   */
+  roots: z.array(z.looseObject({path: z.string(), format: z.string().nullable(), present: z.boolean()})).optional(),
   /** (`repair`) The id of this repair (`undo <repairId>`); null in a dry run or when nothing was written. */
   repairId: z.string().nullable().optional(),
   /** (`repair`) True for `--dry-run`. */

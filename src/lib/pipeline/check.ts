@@ -193,6 +193,21 @@ interface Dir {
   entries: Map<string, ArchiveMember | {path: string; kind: 'directory'; implied: true}>
 }
 
+/**
+ * The folder of an archive that a bundle's manifest sits in: the root, or the one folder the root holds when
+ * that folder holds the manifest and the root has nothing else (a bundle unpacked into a folder and packed
+ * again with that folder, as `tar -czf b.tgz dir` and `zip -r b.zip dir` do). '' when it is the root.
+ */
+function bundleRoot(tree: Map<string, Dir>): string {
+  const root = tree.get('')!
+  if (root.entries.has(MANIFEST_NAME) || root.entries.size !== 1) return ''
+  const [[, only]] = root.entries
+  if (only.kind !== 'directory') return ''
+  const inner = tree.get(only.path)
+  const m = inner?.entries.get(MANIFEST_NAME)
+  return m && m.kind === 'file' ? only.path : ''
+}
+
 /** Folders of an archive, each with its direct entries (folders implied by deeper paths included). */
 function treeOf(members: ArchiveMember[]): Map<string, Dir> {
   const dirs = new Map<string, Dir>()
@@ -239,15 +254,17 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
   for (const p of contents.problems) err(p.id, p.member, p.message)
   if (!contents.complete) return
   const tree = treeOf(contents.members)
-  const manifestMember = contents.members.find((m) => m.path === MANIFEST_NAME && m.kind === 'file')
+  const base = bundleRoot(tree)
+  const manifestPath = base === '' ? MANIFEST_NAME : `${base}/${MANIFEST_NAME}`
+  const manifestMember = contents.members.find((m) => m.path === manifestPath && m.kind === 'file')
   let manifest: Manifest | null = null
   if (manifestMember) {
     try {
       const parsed = ManifestSchema.safeParse(JSON.parse(manifestMember.data!.toString('utf8')))
       if (parsed.success) manifest = parsed.data
-      else err('manifest-invalid', MANIFEST_NAME, `the manifest does not have the chatdoctor-bundle layout (${parsed.error.issues[0]?.path.join('.') || 'root'}: ${parsed.error.issues[0]?.message}); the bundle is checked without it`)
+      else err('manifest-invalid', manifestPath, `the manifest does not have the chatdoctor-bundle layout (${parsed.error.issues[0]?.path.join('.') || 'root'}: ${parsed.error.issues[0]?.message}); the bundle is checked without it`)
     } catch {
-      err('manifest-invalid', MANIFEST_NAME, 'the manifest is not valid JSON; the bundle is checked without it')
+      err('manifest-invalid', manifestPath, 'the manifest is not valid JSON; the bundle is checked without it')
     }
   }
   const diagnose = (adapter: FormatAdapter, dirPath: string, unitFiles: string[] | undefined, extra: Finding[], mtimes: Map<string, number>, unitPath?: string, recordedFormat?: string) => {
@@ -258,7 +275,7 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
     const wanted = unitFiles ? new Set(unitFiles) : null
     const files: FileEntry[] = []
     for (const [name, m] of [...d.entries.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      if (name === MANIFEST_NAME && dirPath === '') continue
+      if (name === MANIFEST_NAME && dirPath === base) continue
       if (wanted && !wanted.has(name)) continue
       const rel = dirPath === '' ? name : `${dirPath}/${name}`
       const mtimeMs = mtimes.get(rel) ?? ('mtimeMs' in m ? m.mtimeMs : 0)
@@ -336,10 +353,10 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
   }
 
   if (manifest) {
-    const claimed = new Set<string>([MANIFEST_NAME])
+    const claimed = new Set<string>([manifestPath])
     for (const chat of manifest.chats) {
       const adapter = adapterByName(chat.format)
-      const folder = chat.folder
+      const folder = base === '' ? chat.folder : `${base}/${chat.folder}`
       const extra: Finding[] = []
       const mtimes = new Map<string, number>()
       const listed = new Set<string>()
@@ -389,7 +406,7 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
   const walk = async (dirPath: string, depth: number) => {
     const d = tree.get(dirPath)!
     const location = dirPath === '' ? file : `${file}/${dirPath}`
-    const names = [...d.entries.keys()].filter((n) => !(dirPath === '' && n === MANIFEST_NAME))
+    const names = [...d.entries.keys()].filter((n) => !(dirPath === base && n === MANIFEST_NAME))
     let descend = true
     for (const adapter of adapters) {
       const found = adapter.chatsIn(location, names)

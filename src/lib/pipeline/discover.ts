@@ -4,7 +4,8 @@
  * Rules: a directory is a chat dir when an adapter recognises it; otherwise the search goes below
  * it, never following symbolic links, up to `MAX_DEPTH` levels, skipping dot-folders other than those on the
  * way to the agents' own roots (each adapter's `discoveryPaths`) and `node_modules`. A chat
- * reached twice (same real path) is reported once. Read-only: only `readdir`, `lstat`, `realpath`.
+ * reached twice (same real path) is reported once; a folder deeper than `MAX_DEPTH` is a `skipped` entry
+ * (`TOO_DEEP`). Read-only: only `readdir`, `lstat`, `realpath`.
  *
  * Agents chatdoctor does not diagnose yet (`unsupported`) are recognised first in every folder: what one of them
  * claims is a `skipped` entry naming the agent (`agent`, `what`, "not supported yet"); a folder it claims whole is
@@ -16,7 +17,7 @@ import {realpath, stat} from 'node:fs/promises'
 import path from 'node:path'
 import type {ChatUnit, FormatAdapter, UnsupportedAgent} from '../model/adapter.js'
 import type {OperationalError, Skipped} from '../model/report.js'
-import {printableName} from '../fsio/paths.js'
+import {printableName, tildify} from '../fsio/paths.js'
 import {nonUtf8Names} from '../fsio/raw-names.js'
 
 /** How deep below a PATH the search goes (levels of folders). */
@@ -28,10 +29,32 @@ export interface FoundChat {
   adapter: FormatAdapter
 }
 
+/** A root the search started from: a PATH the user gave, or an agent's default folder. */
+export interface SearchedRoot {
+  /** Absolute path as given (a PATH) or as the adapter names it (a default root). */
+  path: string
+  /** The format whose default root it is; null for a PATH the user gave. */
+  format: string | null
+  /** False when nothing is there (a default root of an agent that is not installed). */
+  present: boolean
+}
+
 export interface Discovery {
   chats: FoundChat[]
   errors: OperationalError[]
   skipped: Skipped[]
+  /** Every root, in search order. */
+  roots: SearchedRoot[]
+  /** PATHs naming a file that no chat holds (not an agent's state file): a usage error for the commands. */
+  notChatFiles: string[]
+}
+
+/** Why a folder below the depth limit was not searched (a `skipped` entry). */
+export const TOO_DEEP = `more than ${MAX_DEPTH} folders below the PATH searched: not searched (give it as a PATH to search it)`
+
+/** The roots and not-a-chat files of a discovery, home written as `~`. */
+export function searchedOf(found: Pick<Discovery, 'roots' | 'notChatFiles'>, home: string): Pick<Discovery, 'roots' | 'notChatFiles'> {
+  return {roots: found.roots.map((r) => ({...r, path: tildify(r.path, home)})), notChatFiles: found.notChatFiles.map((p) => tildify(p, home))}
 }
 
 /** Whether `name` matches one step of a discovery path (`x*`: any name starting with `x`). */
@@ -71,21 +94,28 @@ function errMessage(e: unknown): string {
 
 /**
  * Finds chats under each PATH. With `paths` empty, searches the adapters' default roots that exist
- * (none present: an empty result, no error). A PATH that is a file stands for the chats of its folder that
- * hold that file (for Codebuff, the chat dir it is in). Never throws: unreadable paths become `errors`.
+ * (none present: an empty result, no error); `roots` lists every root and whether it was there. A PATH that is
+ * a file stands for the chats of its folder that hold that file (for a chat-dir format, the chat dir it is in);
+ * a file no chat holds is listed in `notChatFiles`. Never throws: unreadable paths become `errors`.
  */
 export async function discover(paths: string[], adapters: readonly FormatAdapter[], home: string, env: NodeJS.ProcessEnv, unsupported: readonly UnsupportedAgent[] = []): Promise<Discovery> {
-  const result: Discovery = {chats: [], errors: [], skipped: []}
+  const result: Discovery = {chats: [], errors: [], skipped: [], roots: [], notChatFiles: []}
   const seen = new Set<string>()
-  let roots: Array<{p: string; explicit: boolean}>
-  if (paths.length === 0) roots = [...adapters, ...unsupported].flatMap((a) => a.defaultRoots(home, env)).map((p) => ({p, explicit: false}))
-  else {
+  let roots: Array<{p: string; explicit: boolean; format: string | null; listed?: boolean}>
+  if (paths.length === 0) {
+    roots = [
+      ...adapters.flatMap((a) => a.defaultRoots(home, env).map((p) => ({p, explicit: false, format: a.name}))),
+      // The roots of agents not diagnosed yet are searched (their finds are `skipped` entries) but not listed in
+      // `roots`, which says where chats were looked for.
+      ...unsupported.flatMap((a) => a.defaultRoots(home, env).map((p) => ({p, explicit: false, format: null, listed: false}))),
+    ]
+  } else {
     // An empty PATH (a shell variable that expanded to nothing) would resolve to the working directory.
     for (const p of paths) if (p.trim() === '') result.errors.push({path: JSON.stringify(p), message: 'an empty PATH names nothing (did a shell variable expand to nothing?)'})
-    roots = paths.filter((p) => p.trim() !== '').map((p) => ({p: path.resolve(p), explicit: true}))
+    roots = paths.filter((p) => p.trim() !== '').map((p) => ({p: path.resolve(p), explicit: true, format: null}))
   }
 
-  for (const {p, explicit} of roots) {
+  for (const {p, explicit, format, listed} of roots) {
     let real: string
     let onlyFile: string | undefined
     try {
@@ -96,10 +126,13 @@ export async function discover(paths: string[], adapters: readonly FormatAdapter
         real = path.dirname(real)
       }
     } catch (e) {
+      if (listed !== false) result.roots.push({path: p, format, present: false})
       if (explicit) result.errors.push({path: p, message: errMessage(e)})
       continue
     }
-    await walk(real, onlyFile === undefined ? 0 : MAX_DEPTH, {adapters, unsupported, out: result, seen, noted: new Set()}, onlyFile)
+    if (listed !== false) result.roots.push({path: p, format, present: true})
+    const matched = await walk(real, 0, {adapters, unsupported, out: result, seen, noted: new Set()}, onlyFile)
+    if (explicit && onlyFile !== undefined && matched === 0) result.notChatFiles.push(p)
   }
   return result
 }
@@ -147,8 +180,14 @@ function noteUnsupported(dir: string, names: string[], w: Walk, onlyFile?: strin
   return {whole, claimed}
 }
 
-async function walk(dir: string, depth: number, w: Walk, onlyFile?: string): Promise<void> {
+/**
+ * Searches `dir` and (unless `onlyFile` is given: then only the chats holding that file) the folders below it.
+ * Returns how many chats of `dir` itself matched, counting those already seen (a file PATH an unsupported agent
+ * claims counts: its `skipped` entry says what it is).
+ */
+async function walk(dir: string, depth: number, w: Walk, onlyFile?: string): Promise<number> {
   const {adapters, out, seen} = w
+  let matched = 0
   let entries
   try {
     // Synchronous: thousands of chat dirs are listed one after another, and an async call's thread-pool round
@@ -156,7 +195,7 @@ async function walk(dir: string, depth: number, w: Walk, onlyFile?: string): Pro
     entries = readdirSync(dir, {withFileTypes: true})
   } catch (e) {
     out.errors.push({path: dir, message: errMessage(e)})
-    return
+    return 0
   }
   // Names that are not valid UTF-8 cannot be opened under the name Node gives them: a folder so named is
   // skipped, shown escaped (a file so named is the inventory's business).
@@ -164,7 +203,8 @@ async function walk(dir: string, depth: number, w: Walk, onlyFile?: string): Pro
   for (const raw of nonUtf8Names(dir, entries.map((e) => e.name))) lossy.set(raw.toString('utf8'), [...(lossy.get(raw.toString('utf8')) ?? []), raw])
   const all = entries.map((e) => e.name)
   const {whole, claimed} = noteUnsupported(dir, all, w, onlyFile)
-  if (whole) return
+  if (whole) return onlyFile === undefined ? 0 : 1
+  if (onlyFile !== undefined && claimed.has(onlyFile)) matched++
   const names = claimed.size === 0 ? all : all.filter((n) => !claimed.has(n))
   let descend = true
   for (const adapter of adapters) {
@@ -176,10 +216,12 @@ async function walk(dir: string, depth: number, w: Walk, onlyFile?: string): Pro
       // A store spreads each chat over many folders: the adapter lists them (OpenCode's data dir).
       const listed = await adapter.listStore(dir)
       out.errors.push(...listed.errors)
+      out.skipped.push(...(listed.skipped ?? []))
       units = listed.chats
     }
     for (const unit of units) {
       if (onlyFile !== undefined && unit.files !== undefined && !unit.files.includes(onlyFile)) continue
+      matched++
       // A chat that is the whole folder (not a few files of it: those would each carry every name) keeps the
       // listing, so the inventory does not list the folder again.
       if (unit.dir === dir && unit.members === undefined && unit.files === undefined && lossy.size === 0) unit.listing = names
@@ -188,7 +230,7 @@ async function walk(dir: string, depth: number, w: Walk, onlyFile?: string): Pro
       out.chats.push({unit, adapter})
     }
   }
-  if (!descend || depth >= MAX_DEPTH) return
+  if (!descend || onlyFile !== undefined) return matched
   for (const e of entries) {
     const child = path.join(dir, e.name)
     if (lossy.has(e.name)) {
@@ -204,6 +246,9 @@ async function walk(dir: string, depth: number, w: Walk, onlyFile?: string): Pro
       }
       continue
     }
-    if (e.isDirectory() && mayEnter(dir, e.name, [...adapters, ...w.unsupported])) await walk(child, depth + 1, w)
+    if (!e.isDirectory() || !mayEnter(dir, e.name, [...adapters, ...w.unsupported])) continue
+    if (depth >= MAX_DEPTH) out.skipped.push({path: child, reason: TOO_DEEP})
+    else await walk(child, depth + 1, w)
   }
+  return matched
 }

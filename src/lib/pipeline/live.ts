@@ -12,18 +12,9 @@
  */
 import {readdirSync, readFileSync, readlinkSync, realpathSync} from 'node:fs'
 import path from 'node:path'
+import {processCommandLine} from '../fsio/proc.js'
 
-/** The argv of a running process (from `/proc/<pid>/cmdline`), or null when it is not running or unreadable. */
-export function processCommandLine(pid: number): string[] | null {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return null
-  try {
-    const raw = readFileSync(`/proc/${pid}/cmdline`)
-    if (raw.length === 0) return null // a zombie or kernel thread
-    return raw.toString('utf8').split('\0').filter((a) => a !== '')
-  } catch {
-    return null
-  }
-}
+export {processCommandLine}
 
 /** True when `pid` is a running process whose command line matches `agent` (e.g. /codebuff|freebuff/i). */
 export function isAgentProcess(pid: number, agent: RegExp): boolean {

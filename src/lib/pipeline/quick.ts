@@ -8,7 +8,7 @@
 import {closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync} from 'node:fs'
 import path from 'node:path'
 import {QUICK_HEAD_BYTES, QUICK_TAIL_BYTES, classifyEnds, type FileEnds} from '../classify/quick.js'
-import {discover} from './discover.js'
+import {discover, searchedOf, type Discovery} from './discover.js'
 import {finding} from '../model/findings.js'
 import type {FormatAdapter} from '../model/adapter.js'
 import {ADAPTERS, UNSUPPORTED_AGENTS} from '../formats/index.js'
@@ -118,7 +118,7 @@ function quickChat(dir: string, files: string[] | undefined, adapter: FormatAdap
 }
 
 /** Runs discovery and the quick diagnosis over PATHs. Same result shape as a full scan, without snapshots. */
-export async function quickScanPaths(paths: string[], opts: ScanOptions): Promise<{chats: ChatReport[]; skipped: Skipped[]; errors: OperationalError[]}> {
+export async function quickScanPaths(paths: string[], opts: ScanOptions): Promise<{chats: ChatReport[]; skipped: Skipped[]; errors: OperationalError[]} & Pick<Discovery, 'roots' | 'notChatFiles'>> {
   const adapters = opts.adapters ?? ADAPTERS
   const found = await discover(paths, adapters, opts.home, opts.env, opts.unsupported ?? UNSUPPORTED_AGENTS)
   const errors: OperationalError[] = found.errors.map((e) => ({...e, path: tildify(e.path, opts.home)}))
@@ -146,5 +146,5 @@ export async function quickScanPaths(paths: string[], opts: ScanOptions): Promis
   const byPath = (a: {path: string}, b: {path: string}) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
   chats.sort(byPath)
   skipped.sort(byPath)
-  return {chats, skipped, errors}
+  return {chats, skipped, errors, ...searchedOf(found, opts.home)}
 }

@@ -2,7 +2,7 @@
  * The scan pipeline: discover → inventory → diagnose (classify, measure, rank) → report. `scan`, `repair`,
  * `check` and `inspect` all go through `scanPaths`, so they agree on every verdict. Read-only.
  */
-import {discover, type Discovery} from './discover.js'
+import {discover, searchedOf, type Discovery, type SearchedRoot} from './discover.js'
 import type {ChatDirSnapshot, ChatUnit, FormatAdapter, ScannedChat, UnsupportedAgent} from '../model/adapter.js'
 
 export type {ScannedChat} from '../model/adapter.js'
@@ -62,6 +62,10 @@ export interface ScanResult {
   chats: ScannedChat[]
   skipped: Skipped[]
   errors: OperationalError[]
+  /** Where the search started (home as `~`): the PATHs, or every agent's default folders. */
+  roots: SearchedRoot[]
+  /** PATHs naming a file no chat holds (home as `~`): the commands make them a usage error. */
+  notChatFiles: string[]
   /** How many chats worker threads diagnosed (0 when the scan stayed on the main thread). */
   chatsInWorkers: number
 }
@@ -90,6 +94,7 @@ export async function scanPaths(paths: string[], opts: ScanOptions): Promise<Sca
     chats: [],
     skipped: found.skipped.map((s) => ({...s, path: tildify(s.path, opts.home)})),
     errors: found.errors.map((e) => ({...e, path: tildify(e.path, opts.home)})),
+    ...searchedOf(found, opts.home),
     chatsInWorkers: 0,
   }
   const progress: ScanProgress = {chatsDone: 0, chatsTotal: found.chats.length, filesRead: 0, bytesRead: 0}

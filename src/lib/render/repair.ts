@@ -4,9 +4,11 @@
  * is and how to undo. Never prints message text or file contents.
  */
 import type {ChalkInstance} from 'chalk'
-import type {ChatReport, LineChangeReport, Report} from '../model/report.js'
-import {salvageCommand} from '../fsio/paths.js'
-import {renderFindings, unsupportedLine} from './table.js'
+import type {ActionReport, ChatReport, LineChangeReport, Report} from '../model/report.js'
+import {printableName} from '../fsio/paths.js'
+import {renderFindings, renderRoots, unsupportedLine} from './table.js'
+import {commandLines} from './next-steps.js'
+import {UNLIMITED, shortenMiddle, textWidth, wrapLine} from './width.js'
 import {isUrgent} from '../model/findings.js'
 import {adapterByName, findingKinds} from '../formats/index.js'
 
@@ -14,6 +16,13 @@ export interface RepairRenderOptions {
   chalk: ChalkInstance
   verbose: boolean
   quiet: boolean
+  /** Columns the output must fit (`outputWidth`); unlimited when absent. */
+  width?: number
+}
+
+/** `label path`, the path shortened in the middle (keeping the chat id) to fit `width`. */
+export function chatHeading(label: string, chat: Pick<ChatReport, 'path' | 'id'>, width: number = UNLIMITED): string {
+  return `${label} ${shortenMiddle(printableName(chat.path), width - textWidth(label) - 1, printableName(chat.id))}`
 }
 
 /** "turns 1–9 of 10", "turn 1 of 1", "3 prompts (no usable transcript to count turns against)". */
@@ -73,13 +82,52 @@ export function changeText(ch: LineChangeReport, parentKey = 'parent'): string {
   return `line ${ch.line} (byte ${ch.offset}): ${what}${ch.reasons.length > 0 ? ` (${ch.reasons.join(', ')})` : ''}`
 }
 
-function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[] {
+/**
+ * What a planned or done repair leaves of the agent context, and what is lost, in lines (indented by two):
+ * the context after it against the transcript, the messages and parts a session loses, or that nothing is lost.
+ */
+export function outcomeLines(chat: ChatReport, did: boolean): string[] {
+  const r = chat.repair
+  if (!r) return []
+  const texts = adapterByName(chat.format)?.texts
+  const primary = chat.generations.find((g) => g.role === 'primary')?.file ?? null
+  const stateRestore = chat.actions?.find((a) => a.type === 'restore' && a.to === primary)
+  const out: string[] = []
+  const rewrite = chat.actions?.find((a) => a.type === 'rewrite')
+  if (r.lost) {
+    const l = r.lost
+    const ids = (xs: string[]) => (xs.length <= 6 ? xs.join(', ') : `${xs.slice(0, 5).join(', ')} … (${xs.length} in all)`)
+    if (l.messages.length > 0) out.push(`  the session ${did ? 'lost' : 'would lose'} ${l.messages.length} message${l.messages.length === 1 ? '' : 's'}: ${ids(l.messages)}`)
+    if (l.parts.length > 0) out.push(`  the session ${did ? 'lost' : 'would lose'} ${l.parts.length} part${l.parts.length === 1 ? '' : 's'}: ${ids(l.parts)}`)
+    const ctx = (x: typeof l.after) => `${x.userTurns} user turn${x.userTurns === 1 ? '' : 's'}, ${x.assistantMessages} assistant message${x.assistantMessages === 1 ? '' : 's'}, ${x.parts} part${x.parts === 1 ? '' : 's'}`
+    out.push(`  context ${l.sessionListed ? (did ? 'now' : 'after') : 'left on disk'}: ${ctx(l.after)} (readable before: ${ctx(l.before)})`)
+    if (!l.sessionListed) out.push(`  the session file itself was damaged: ${texts?.sessionUnlisted ?? 'the agent still cannot list this session'}`)
+  } else if (rewrite) {
+    const turns = chat.ranking.find((x) => x.file === rewrite.from)?.turns ?? chat.contextTurns
+    const after = {contextTurns: turns, transcriptTurns: chat.transcriptTurns}
+    out.push(`  agent context ${did ? 'now' : 'after the repair'}: ${contextText(after)} reachable`)
+    const lost = lostText(after)
+    if (lost) out.push(`  lost: ${lost}`)
+  } else if (stateRestore) {
+    const n = restoredTurns(chat, stateRestore.from) ?? chat.contextTurns
+    const after = {contextTurns: n, transcriptTurns: chat.transcriptTurns}
+    out.push(`  agent context ${did ? 'restored' : 'would be restored'}: ${contextText(after)}`)
+    const lost = lostText(after)
+    if (lost) out.push(`  lost: ${lost}`)
+    else if (after.transcriptTurns === null) out.push('  the transcript is not usable, so what the agent may have lost cannot be measured against it (see the transcript findings)')
+    else out.push("  nothing lost: the agent's memory covers every transcript turn")
+  } else if (chat.status === 'unrecoverable') out.push('  agent context: still lost (no usable generation of it)')
+  else out.push(`  agent context unchanged: ${contextText(chat)}`)
+  return out
+}
+
+/** What the repair did (or would do) with one chat, in lines (a heading naming the chat, then indented lines). */
+export function repairLines(chat: ChatReport, c: ChalkInstance, verbose = false, width: number = UNLIMITED): string[] {
   const r = chat.repair
   if (!r) return []
   const texts = adapterByName(chat.format)?.texts
   const primary = chat.generations.find((g) => g.role === 'primary')?.file ?? null
   const restore = chat.actions?.find((a) => a.type === 'restore')
-  const stateRestore = chat.actions?.find((a) => a.type === 'restore' && a.to === primary)
   const lines: string[] = []
   const short = (h: string | null) => (h ? h.slice(0, 12) + '…' : '–')
   switch (r.outcome) {
@@ -87,7 +135,7 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
     case 'planned': {
       const did = r.outcome === 'repaired'
       const tidyOnly = !(chat.actions ?? []).some((a) => a.type === 'restore' || a.type === 'rewrite' || a.type === 'move')
-      lines.push(`${tidyOnly ? (did ? c.green('tidied') : c.yellow('would tidy')) : did ? c.green('repaired') : c.yellow('would repair')} ${chat.path}`)
+      lines.push(chatHeading(tidyOnly ? (did ? c.green('tidied') : c.yellow('would tidy')) : did ? c.green('repaired') : c.yellow('would repair'), chat, width))
       for (const a of chat.actions ?? []) if (a.type === 'restore') lines.push(`  ${a.to === primary ? primaryState(chat) : transcriptState(chat, a.to)}`)
       for (const a of chat.actions ?? []) if (a.type === 'rewrite') lines.push(`  ${transcriptState(chat, a.from ?? a.to)}`)
       for (const a of chat.actions ?? []) {
@@ -105,58 +153,35 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
         if (a.type === 'remove-leftover') lines.push(`  ${did ? 'removed' : 'would remove'} chatdoctor's own leftover ${a.to} of an interrupted run`)
         if (a.type === 'move') lines.push(`  ${did ? 'moved' : 'would move'} ${a.from} out of the tree (${a.why ?? 'damaged'})${a.evidence ? ` to ${a.evidence}` : ' into the evidence folder'}`)
       }
-      const rewrite = chat.actions?.find((a) => a.type === 'rewrite')
-      if (r.lost) {
-        const l = r.lost
-        const ids = (xs: string[]) => (xs.length <= 6 ? xs.join(', ') : `${xs.slice(0, 5).join(', ')} … (${xs.length} in all)`)
-        if (l.messages.length > 0) lines.push(`  the session ${did ? 'lost' : 'would lose'} ${l.messages.length} message${l.messages.length === 1 ? '' : 's'}: ${ids(l.messages)}`)
-        if (l.parts.length > 0) lines.push(`  the session ${did ? 'lost' : 'would lose'} ${l.parts.length} part${l.parts.length === 1 ? '' : 's'}: ${ids(l.parts)}`)
-        const ctx = (x: typeof l.after) => `${x.userTurns} user turn${x.userTurns === 1 ? '' : 's'}, ${x.assistantMessages} assistant message${x.assistantMessages === 1 ? '' : 's'}, ${x.parts} part${x.parts === 1 ? '' : 's'}`
-        lines.push(`  context ${l.sessionListed ? (did ? 'now' : 'after') : 'left on disk'}: ${ctx(l.after)} (readable before: ${ctx(l.before)})`)
-        if (!l.sessionListed) lines.push(`  the session file itself was damaged: ${texts?.sessionUnlisted ?? 'the agent still cannot list this session'}`)
-      } else if (rewrite) {
-        const turns = chat.ranking.find((x) => x.file === rewrite.from)?.turns ?? chat.contextTurns
-        const after = {contextTurns: turns, transcriptTurns: chat.transcriptTurns}
-        lines.push(`  agent context ${did ? 'now' : 'after the repair'}: ${contextText(after)} reachable`)
-        const lost = lostText(after)
-        if (lost) lines.push(`  lost: ${lost}`)
-      } else if (stateRestore) {
-        const n = restoredTurns(chat, stateRestore.from) ?? chat.contextTurns
-        const after = {contextTurns: n, transcriptTurns: chat.transcriptTurns}
-        lines.push(`  agent context ${did ? 'restored' : 'would be restored'}: ${contextText(after)}`)
-        const lost = lostText(after)
-        if (lost) lines.push(`  lost: ${lost}`)
-        else if (after.transcriptTurns === null) lines.push('  the transcript is not usable, so what the agent may have lost cannot be measured against it (see the transcript findings)')
-        else lines.push("  nothing lost: the agent's memory covers every transcript turn")
-      } else if (chat.status === 'unrecoverable') lines.push('  agent context: still lost (no usable generation of it)')
-      else lines.push(`  agent context unchanged: ${contextText(chat)}`)
+      lines.push(...outcomeLines(chat, did))
       if (did && r.evidence) lines.push(`  originals kept in ${r.evidence}/`)
       if (did && r.undo) lines.push(`  to undo: ${r.undo}`)
       break
     }
     case 'refused':
     case 'failed':
-      lines.push(`${c.red(r.outcome)} ${chat.path}`)
+      lines.push(chatHeading(c.red(r.outcome), chat, width))
       if (r.message) lines.push(`  ${r.message}`)
       if (r.evidence) lines.push(`  evidence kept in ${r.evidence}/${r.undo ? ` (${r.undo})` : ''}`)
       break
     case 'not-attempted':
-      lines.push(`${c.yellow('not repaired')} ${chat.path}${r.message ? `: ${r.message}` : ''}`)
+      lines.push(chatHeading(c.yellow('not repaired'), chat, width))
+      if (r.message) lines.push(`  ${r.message}`)
       if (restore) lines.push(`  would restore ${restore.to} from ${restore.from}`)
       break
     case 'not-repairable': {
-      lines.push(`${c.red('not repairable')} ${chat.path}`)
+      lines.push(chatHeading(c.red('not repairable'), chat, width))
       lines.push(`  ${texts?.notRepairable?.(chat) ?? r.message ?? 'no usable generation: nothing written'}`)
       break
     }
     case 'left-untouched': {
-      lines.push(`${c.yellow('left untouched')} ${chat.path}`)
+      lines.push(chatHeading(c.yellow('left untouched'), chat, width))
       for (const f of chat.findings) if (isUrgent(f, findingKinds()) && f.id !== texts?.salvageHint && f.severity === 'error') lines.push(`  ${f.message}`)
       if (r.message) lines.push(`  ${r.message}`)
       break
     }
     case 'manual':
-      lines.push(`${c.yellow('not repaired')} ${chat.path}`)
+      lines.push(chatHeading(c.yellow('not repaired'), chat, width))
       if (r.message) lines.push(`  ${r.message}`)
       break
     case 'not-needed':
@@ -166,8 +191,38 @@ function chatLines(chat: ChatReport, c: ChalkInstance, verbose = false): string[
   // More turns reachable only with borrowed values: said unless this run already restored a salvage.
   const more = texts?.salvageHint ? chat.findings.find((x) => x.id === texts.salvageHint) : undefined
   const usedSalvage = (chat.actions ?? []).some((a) => a.type === 'restore' && a.from !== null && a.from.startsWith('salvage:') && (a.keysBorrowed ?? []).length > 0)
-  if (more && !usedSalvage) lines.push(`  ${c.yellow('note')} ${more.message}: ${salvageCommand(chat.path)}`)
+  if (more && !usedSalvage) lines.push(`  ${c.yellow('note')} ${more.message}:`, ...commandLines(['repair', '--salvage', chat.path], width, '    '))
   return lines
+}
+
+/** At most this many chats are listed before `repair` asks; the rest are counted. */
+export const CONFIRM_LIST_MAX = 10
+
+/** What a plan would do, in a few words ("restore run-state.json from run-state.json.bak"). */
+export function actionsInBrief(actions: ReadonlyArray<Pick<ActionReport, 'type' | 'from' | 'to' | 'changes'>>): string {
+  const parts: string[] = []
+  for (const a of actions) {
+    if (a.type === 'restore') parts.push(`restore ${printableName(a.to)} from ${printableName(a.from ?? '?')}`)
+    if (a.type === 'rewrite') parts.push(`rewrite ${printableName(a.to)} (${(a.changes ?? []).length} line change${(a.changes ?? []).length === 1 ? '' : 's'})`)
+  }
+  const moves = actions.filter((a) => a.type === 'move').length
+  if (moves > 0) parts.push(`move ${moves} damaged file${moves === 1 ? '' : 's'} out of the tree`)
+  return parts.join(', ')
+}
+
+/**
+ * The lines `repair` prints before it asks: the chats it would write (at most `CONFIRM_LIST_MAX`, then a
+ * count), each with what it would do, within `width`.
+ */
+export function confirmationLines(todo: ReadonlyArray<{chat: Pick<ChatReport, 'path' | 'id'>; actions: ReadonlyArray<Pick<ActionReport, 'type' | 'from' | 'to' | 'changes'>>}>, width: number = UNLIMITED): string[] {
+  const out = [`chatdoctor would repair ${todo.length} chat${todo.length === 1 ? '' : 's'}:`]
+  for (const t of todo.slice(0, CONFIRM_LIST_MAX)) {
+    out.push(chatHeading(' ', t.chat, width))
+    const what = actionsInBrief(t.actions)
+    if (what) out.push(...wrapLine(`    ${what}`, width))
+  }
+  if (todo.length > CONFIRM_LIST_MAX) out.push(...wrapLine(`  … and ${todo.length - CONFIRM_LIST_MAX} more (chatdoctor repair --dry-run lists them all)`, width))
+  return out
 }
 
 /** The summary line of a repair run. */
@@ -192,26 +247,36 @@ export function renderRepair(report: Report, opts: RepairRenderOptions): {stdout
   const out: string[] = []
   const err: string[] = []
   const c = opts.chalk
+  const width = opts.width ?? UNLIMITED
+  const wrap = (line: string) => wrapLine(line, width)
   for (const chat of report.chats) {
-    const lines = chatLines(chat, c, opts.verbose)
+    const lines = repairLines(chat, c, opts.verbose, width).flatMap(wrap)
     if (lines.length === 0) continue
     if (opts.quiet && chat.repair?.outcome === 'repaired') continue
     if (out.length > 0) out.push('')
     out.push(...lines)
   }
-  if (opts.verbose) out.push(...renderFindings(report.chats, {chalk: c, verbose: true, quiet: opts.quiet}))
-  if (opts.verbose) for (const s of report.skipped) out.push(c.dim(`skipped ${s.path}: ${s.reason}`))
-  for (const e of report.errors) err.push(`${c.red('error')} ${e.path}: ${e.message}`)
+  if (opts.verbose) out.push(...renderFindings(report.chats, {chalk: c, verbose: true, quiet: opts.quiet, width}))
+  // What must be done before an agent's next start, for chats this run did not repair (a chat left untouched
+  // says it in its own lines), even without --verbose.
+  else {
+    const kinds = findingKinds()
+    const urgent = report.chats.filter((ch) => ch.repair?.outcome !== 'repaired' && ch.repair?.outcome !== 'left-untouched').map((ch) => ({...ch, findings: ch.findings.filter((f) => isUrgent(f, kinds))})).filter((ch) => ch.findings.length > 0)
+    if (urgent.length > 0) out.push(...renderFindings(urgent, {chalk: c, verbose: false, quiet: false, width}))
+  }
+  if (opts.verbose) for (const s of report.skipped) out.push(...wrap(c.dim(`skipped ${printableName(s.path)}: ${s.reason}`)))
+  for (const e of report.errors) err.push(...wrap(`${c.red('error')} ${printableName(e.path)}: ${e.message}`))
   if (!opts.quiet) {
-    if (report.chats.length === 0 && report.errors.length === 0) out.push('No chats found.')
+    if (report.chats.length === 0 && report.errors.length === 0) out.push('No chats found.', ...renderRoots(report, {chalk: c, verbose: false, quiet: false, width}))
     else if (out.length === 0) out.push('Nothing to repair.')
     if (out.length > 0) out.push('')
+    const tail = [repairSummaryLine(report)]
     const also = unsupportedLine(report.skipped)
-    if (also) out.push(also)
-    out.push(repairSummaryLine(report))
-    if (report.repairId) out.push(`To undo this repair: chatdoctor undo ${report.repairId}`)
-    if (report.dryRun && report.chats.some((ch) => ch.repair?.outcome === 'planned')) out.push('Run without --dry-run to repair.')
-    if (report.interrupted) out.push('Stopped (Ctrl-C or a termination signal) between chats: every chat above is either fully repaired or untouched.')
+    if (also) tail.unshift(also)
+    if (report.repairId) tail.push(`To undo this repair: chatdoctor undo ${report.repairId}`)
+    if (report.dryRun && report.chats.some((ch) => ch.repair?.outcome === 'planned')) tail.push('Run without --dry-run to repair.')
+    if (report.interrupted) tail.push('Stopped (Ctrl-C or a termination signal) between chats: every chat above is either fully repaired or untouched.')
+    out.push(...tail.flatMap(wrap))
   }
   return {stdout: out.join('\n'), stderr: err.join('\n')}
 }

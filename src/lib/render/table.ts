@@ -1,37 +1,41 @@
 /**
- * Human rendering of a report: one table row per chat (chat, status, primary class, winner, turns N/M),
- * findings under each chat with `verbose` (without it, only the urgent ones: what the agent's own next start
- * would destroy), a summary line. Never prints message or file content: counts,
- * sizes, ids, times and hashes only (reports get pasted into bug trackers).
+ * Human rendering of a report: one table row per chat (chat, status, primary class, winner, turns N/M) under
+ * a row naming its folder, findings under each chat with `verbose` (without it, only the urgent ones: what the
+ * agent's own next start would destroy), a summary line, and after a scan the next commands to run. Fits
+ * `width` (see `fit-table.ts`). Never prints message or file content: counts, sizes, ids, times and hashes
+ * only (reports get pasted into bug trackers). Control characters in names are shown escaped.
  */
-import type CliTable3 from 'cli-table3'
-import {createRequire} from 'node:module'
 import type {ChalkInstance} from 'chalk'
 import type {ChatReport, ChatStatus, Report, Severity} from '../model/report.js'
+import {printableName} from '../fsio/paths.js'
 import {isUrgent} from '../model/findings.js'
 import {adapterByName, findingKinds} from '../formats/index.js'
-import {salvageCommand} from '../fsio/paths.js'
-
-// cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up.
-const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
+import {fitTable, type FitGroup, type FitRow} from './fit-table.js'
+import {nextSteps, renderNextSteps, type NextContext} from './next-steps.js'
+import {UNLIMITED, shortenMiddle, wrapLine} from './width.js'
 
 export interface TableOptions {
   chalk: ChalkInstance
   verbose: boolean
   /** Only chats that are not healthy; no summary line. */
   quiet: boolean
+  /** Columns the output must fit (`outputWidth`); unlimited when absent. */
+  width?: number
+  /** After a scan: what the next commands are made of; none are printed when absent. */
+  next?: NextContext
 }
 
-function statusText(status: ChatStatus, c: ChalkInstance): string {
+/** `text` (default: the status itself) in the status's colour. */
+export function statusText(status: ChatStatus, c: ChalkInstance, text: string = status): string {
   switch (status) {
     case 'healthy':
-      return c.green(status)
+      return c.green(text)
     case 'repairable':
-      return c.yellow(status)
+      return c.yellow(text)
     case 'unrecoverable':
-      return c.red(status)
+      return c.red(text)
     case 'degraded':
-      return c.magenta(status)
+      return c.magenta(text)
   }
 }
 
@@ -80,46 +84,105 @@ export function unsupportedLine(skipped: ReadonlyArray<{agent?: string; what?: s
   return `also found: ${[...counts.values()].map((c) => `${c.n} ${c.agent} ${c.n === 1 ? c.what : pluralOf(c.what)}`).join(', ')} (not supported yet)`
 }
 
+/** A chat's path split into its folder (ending in `/`) and its own name, control characters escaped. */
+export function splitChatPath(p: string): {folder: string; name: string} {
+  const shown = printableName(p)
+  const cut = shown.lastIndexOf('/')
+  return {folder: shown.slice(0, cut + 1), name: shown.slice(cut + 1)}
+}
+
+/**
+ * The winner as the table shows it: `none`, `itself` when the chat is one file and that file wins (its name
+ * is already in the chat column), else the generation's name.
+ */
+export function winnerText(chat: Pick<ChatReport, 'path' | 'winner'>): string | null {
+  if (chat.winner === null) return null
+  if (chat.path.endsWith(`/${chat.winner}`)) return 'itself'
+  return printableName(chat.winner)
+}
+
 /** Renders the chats table (empty string when there is nothing to show). */
 export function renderChatTable(chats: ChatReport[], opts: TableOptions): string {
   const c = opts.chalk
   const shown = opts.quiet ? chats.filter((x) => x.status !== 'healthy') : chats
   if (shown.length === 0) return ''
-  const table = new Table({
-    head: ['chat', 'status', 'primary', 'winner', 'turns N/M'],
-    style: {head: c.level > 0 ? ['bold'] : [], border: c.level > 0 ? ['grey'] : []},
-    wordWrap: true,
-  })
-  for (const chat of shown) {
+  const items: Array<FitRow | FitGroup> = []
+  let folder: string | null = null
+  // Each folder's chats together (report order sorts `a.jsonl` before `a/sub/b.jsonl` before `a2.jsonl`).
+  const rows = shown.map((chat) => ({chat, split: splitChatPath(chat.path)})).sort((a, b) => (a.split.folder < b.split.folder ? -1 : a.split.folder > b.split.folder ? 1 : 0))
+  for (const {chat, split} of rows) {
+    if (split.folder !== folder) items.push({group: split.folder})
+    folder = split.folder
     // The file the agent loads: the primary, or an export file's own class.
     const primary = chat.generations.find((g) => g.role === 'primary') ?? chat.generations.find((g) => g.role === 'export')
-    table.push([chat.path, statusText(chat.status, c), primary?.class ?? '–', chat.winner ?? c.red('none'), turnsText(chat)])
+    const winner = winnerText(chat)
+    items.push({
+      cells: [
+        {text: split.name, keep: printableName(chat.id)},
+        {text: chat.status, style: (t) => statusText(chat.status, c, t)},
+        primary?.class ?? '–',
+        winner === null ? {text: 'none', style: c.red} : winner,
+        turnsText(chat),
+      ],
+    })
   }
-  return table.toString()
+  return fitTable(
+    [{header: 'chat', fit: 'shorten', min: 16}, {header: 'status'}, {header: 'primary'}, {header: 'winner', fit: 'shorten', min: 14, detail: 'winner'}, {header: 'turns N/M'}],
+    items,
+    // Narrower: the winner is shortened (its whole name under the row), then long chat names around their id,
+    // then the primary's class is left out (findings and inspect tell it), then chat names shortened further.
+    {width: opts.width ?? UNLIMITED, chalk: c, attempts: [{shrink: [3]}, {shrink: [3, 0], min: {0: 24}}, {hide: [2], shrink: [3]}, {hide: [2], shrink: [3, 0], min: {0: 24}}, {hide: [2], shrink: [3, 0]}]},
+  )
 }
 
 /** Findings grouped under each chat: a heading line with the chat's path, then one line per finding. */
 export function renderFindings(chats: ChatReport[], opts: TableOptions): string[] {
   const c = opts.chalk
+  const width = opts.width ?? UNLIMITED
   const lines: string[] = []
   for (const chat of chats) {
     if (chat.findings.length === 0 || (opts.quiet && chat.status === 'healthy')) continue
-    lines.push('', c.bold(chat.path))
-    for (const f of chat.findings) lines.push(`  ${severityText(f.severity, c)} ${f.id}${f.file ? ` ${c.dim(f.file)}` : ''}: ${f.message}`)
+    lines.push('', c.bold(shortenMiddle(printableName(chat.path), width, printableName(chat.id))))
+    for (const f of chat.findings) lines.push(...wrapLine(`  ${severityText(f.severity, c)} ${f.id}${f.file ? ` ${c.dim(printableName(f.file))}` : ''}: ${f.message}`, width, '      '))
   }
   return lines
 }
 
-/** The exact `repair --salvage` command, for a chat whose adapter's `texts.salvageHint` finding it holds. */
-function salvageLine(chat: ChatReport): string | null {
-  const hint = adapterByName(chat.format)?.texts?.salvageHint
-  return hint && chat.findings.some((f) => f.id === hint) ? `to use the salvage of ${chat.path}: ${salvageCommand(chat.path)}` : null
+/** At most this many of one agent's default folders are named when none of them is there; the rest are counted. */
+export const ROOTS_NAMED = 3
+
+/**
+ * Where an empty search looked: each PATH; or, with none, the agents' default folders that are there (and
+ * held no chat), then per agent the ones that are not (a few named, the rest counted).
+ */
+export function renderRoots(report: Report, opts: TableOptions): string[] {
+  const roots = report.roots ?? []
+  if (roots.length === 0) return []
+  const width = opts.width ?? UNLIMITED
+  const wrap = (l: string) => wrapLine(l, width, '      ')
+  if (roots.every((r) => r.format === null)) return ['Searched:', ...roots.flatMap((r) => wrap(`  ${printableName(r.path)}: ${r.present ? 'no chat in it' : 'not there'}`))]
+  const out: string[] = []
+  const present = roots.filter((r) => r.present)
+  if (present.length > 0) out.push("Searched the agents' default folders that are there (no chat in them):", ...present.flatMap((r) => wrap(`  ${printableName(r.path)} (${adapterByName(r.format ?? '')?.displayName ?? r.format})`)))
+  const absent = new Map<string, string[]>()
+  for (const r of roots) if (!r.present) absent.set(r.format ?? '', [...(absent.get(r.format ?? '') ?? []), printableName(r.path)])
+  if (absent.size > 0) out.push(present.length > 0 ? 'Not there:' : "None of the agents' default folders is there:")
+  for (const [format, paths] of absent) {
+    const named = paths.length <= ROOTS_NAMED + 1 ? paths : [...paths.slice(0, ROOTS_NAMED), `and ${paths.length - ROOTS_NAMED} more`]
+    out.push(...wrap(`  ${adapterByName(format)?.displayName ?? format}: ${named.join(', ')}`))
+  }
+  out.push(...wrapLine('Give the folder your agent keeps its chats in as PATH (chatdoctor scan PATH).', width))
+  return out
 }
 
-/** Renders the whole human report: table, urgent findings (all findings with verbose), skipped dirs (verbose), errors, summary. */
+/** Renders the whole human report: table, skipped dirs (verbose, or when nothing was found), errors, summary, next steps. */
 export function renderHuman(report: Report, opts: TableOptions): {stdout: string; stderr: string} {
+  const c = opts.chalk
+  const width = opts.width ?? UNLIMITED
+  const wrap = (line: string) => wrapLine(line, width)
   const out: string[] = []
   const err: string[] = []
+  const empty = report.chats.length === 0 && report.errors.length === 0
   const table = renderChatTable(report.chats, opts)
   if (table) out.push(table)
   if (opts.verbose) out.push(...renderFindings(report.chats, opts))
@@ -129,17 +192,14 @@ export function renderHuman(report: Report, opts: TableOptions): {stdout: string
     const urgent = report.chats.map((chat) => ({...chat, findings: chat.findings.filter((f) => isUrgent(f, kinds))})).filter((chat) => chat.findings.length > 0)
     out.push(...renderFindings(urgent, {...opts, quiet: false}))
   }
-  for (const chat of report.chats) {
-    const line = opts.quiet && chat.status === 'healthy' ? null : salvageLine(chat)
-    if (line) out.push(line)
-  }
-  if (opts.verbose) for (const s of report.skipped) out.push(opts.chalk.dim(`skipped ${s.path}: ${s.reason}`))
-  for (const e of report.errors) err.push(`${opts.chalk.red('error')} ${e.path}: ${e.message}`)
+  if (opts.verbose || (empty && !opts.quiet)) for (const s of report.skipped) out.push(...wrap(c.dim(`skipped ${printableName(s.path)}: ${s.reason}`)))
+  for (const e of report.errors) err.push(...wrap(`${c.red('error')} ${printableName(e.path)}: ${e.message}`))
   if (!opts.quiet) {
-    if (report.chats.length === 0 && report.errors.length === 0) out.push('No chats found.')
+    if (empty) out.push('No chats found.', ...renderRoots(report, opts))
     const also = unsupportedLine(report.skipped)
-    if (also) out.push(also)
-    out.push(summaryLine(report))
+    if (also) out.push(...wrap(also))
+    out.push(...wrap(summaryLine(report)))
+    if (opts.next) out.push(...renderNextSteps(nextSteps(report, opts.next), width))
   }
   return {stdout: out.join('\n'), stderr: err.join('\n')}
 }

@@ -11,6 +11,7 @@
  * Format-independent: the spine, the required keys and the donors come from the format adapter.
  */
 import {isUtf8} from 'node:buffer'
+import {createHash} from 'node:crypto'
 import type {ContextMeasure, SalvageReport} from '../model/report.js'
 import {checkUtf8, hasBom, indexOfByte} from '../classify/bytes.js'
 import {onlyPaddingFrom} from '../classify/documents.js'
@@ -35,6 +36,11 @@ export interface SalvageOptions {
   donors?: readonly Donor[]
   /** Offset of the first damaged byte, when the caller knows it (e.g. the classifier's `damage.offset`). */
   end?: number
+  /**
+   * With an empty spine: the root is the array kept element by element (`array`, the default), or an object
+   * kept member by member (`object`: a record whose complete members survive the tear).
+   */
+  root?: 'array' | 'object'
 }
 
 /** A member taken from a donor. */
@@ -89,6 +95,32 @@ export interface Salvage {
   description: SalvageDescription
 }
 
+/**
+ * The report entry of a salvage: its description's figures, the size and sha256 of its bytes, and what the
+ * format says of it (`messages` kept, `turns` of the result, whether a repair could use it).
+ */
+export function salvageReport(s: Salvage, what: {messages: number; turns: number | null; candidate: boolean}): SalvageReport {
+  const d = s.description
+  const hash = createHash('sha256')
+  for (const p of s.parts) hash.update(p)
+  return {
+    kind: d.kind,
+    messages: what.messages,
+    turns: what.turns,
+    tearOffset: d.tearOffset,
+    bytesKept: d.bytesKept,
+    bytesDropped: d.bytesDropped,
+    tornElementDropped: d.tornElementDropped,
+    keysBorrowed: d.keysBorrowed,
+    keysMissing: d.keysMissing,
+    keysDropped: d.keysDropped,
+    bytes: s.size,
+    sha256: hash.digest('hex'),
+    candidate: what.candidate,
+    lossless: d.lossless,
+  }
+}
+
 /** The label of salvaged bytes as reports and actions name them: `salvage:<torn file>`. */
 export function salvageLabel(file: string): string {
   return `salvage:${file}`
@@ -130,16 +162,17 @@ class DonorIndex {
   constructor(
     private readonly donors: readonly Donor[],
     private readonly spine: readonly string[],
+    private readonly root: 'array' | 'object' = 'array',
   ) {}
 
   private membersOf(k: number): Map<string, MemberRange[]> | null {
     if (!this.scans.has(k)) {
       const bytes = this.donors[k].bytes
-      const spineKey = this.spine.join('\u0000')
+      const spineKey = `${this.root}\u0000${this.spine.join('\u0000')}`
       let perBuf = donorScans.get(bytes)
       if (!perBuf) donorScans.set(bytes, (perBuf = new Map()))
       if (!perBuf.has(spineKey)) {
-        const r = scanSpine(bytes, this.spine)
+        const r = scanSpine(bytes, this.spine, bytes.length, this.root)
         let m: Map<string, MemberRange[]> | null = null
         if (!isSpineError(r) && r.complete) {
           m = new Map()
@@ -231,7 +264,7 @@ function skipWsBack(buf: Uint8Array): number {
 type Attempt = {ok: true; salvage: Salvage} | {ok: false; reason: string; retryAt?: number}
 
 function attempt(buf: Uint8Array, end: number, opts: SalvageOptions): Attempt {
-  const scan = scanSpine(buf, opts.spine, end)
+  const scan = scanSpine(buf, opts.spine, end, opts.root)
   if (isSpineError(scan)) return {ok: false, reason: `${scan.error} at byte ${scan.at}`}
   const target = scan.levels.find((l) => l.kind === 'array')
   let parts: Uint8Array[]
@@ -297,7 +330,7 @@ function closeOpen(buf: Uint8Array, scan: SpineScan, opts: SalvageOptions): {par
   const borrowed: BorrowedKey[] = []
   const missing: string[] = []
   const dropped: string[] = []
-  const donors = new DonorIndex(opts.donors ?? [], opts.spine)
+  const donors = new DonorIndex(opts.donors ?? [], opts.spine, opts.root)
   for (let k = scan.open.length - 1; k >= 0; k--) {
     const level: SpineLevel = scan.open[k]
     if (level.kind === 'array') {

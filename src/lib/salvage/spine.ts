@@ -63,11 +63,12 @@ interface Pending {
  * array, e.g. a transcript). Returns the scan, or an error when the root is not of that kind or a structural
  * byte is wrong (e.g. garbage after a member). The root may be complete (then `open` is empty) or torn anywhere.
  */
-export function scanSpine(buf: Uint8Array, spine: readonly string[], end = buf.length): SpineScan | SpineError {
+export function scanSpine(buf: Uint8Array, spine: readonly string[], end = buf.length, emptySpineRoot: 'array' | 'object' = 'array'): SpineScan | SpineError {
   let i = skipWs(buf, 0, end)
   if (i >= end) return {error: 'no JSON value before the tear', at: i}
-  // An empty spine names the root itself, which must then be the array; otherwise the root is an object.
-  const rootKind = spine.length === 0 ? 'array' : 'object'
+  // An empty spine names the root itself: an array whose elements are kept whole, or (`emptySpineRoot`
+  // 'object') an object whose complete members are kept one by one. Otherwise the root is an object.
+  const rootKind = spine.length === 0 ? emptySpineRoot : 'object'
   if (buf[i] !== (rootKind === 'array' ? 0x5b : 0x7b)) return {error: `the document is not a JSON ${rootKind}`, at: i}
   const root: SpineLevel = {kind: rootKind, path: [], start: i, end: null, members: [], elements: []}
   const stack: SpineLevel[] = [root]

@@ -12,6 +12,7 @@ import {createHash} from 'node:crypto'
 import {classifyJsonBytes} from '../../classify/index.js'
 import {documentAt} from '../../classify/documents.js'
 import {finding} from './findings.js'
+import {timesDiffer} from '../../model/time-text.js'
 import type {AmnesiaReport, ChatReport, ChatStatus, Finding, Generation, TornSave, TranscriptRestore} from '../../model/report.js'
 import {compareCandidates, type Candidate} from '../../rank/index.js'
 import {salvageBytes, salvagedFileOf, type Donor, type SalvagedGeneration} from '../../salvage/index.js'
@@ -301,7 +302,7 @@ export function applyForensics(input: ForensicsInput): ForensicsResult {
   if (meta && tEntry && metaValue) {
     const diffs: string[] = []
     if (metaValue.messagesSize !== tEntry.bytes) diffs.push(`size ${metaValue.messagesSize} ≠ ${tEntry.bytes} bytes`)
-    if (metaValue.messagesMtimeMs !== tEntry.mtimeMs) diffs.push(`mtime ${metaValue.messagesMtimeMs} ≠ ${tEntry.mtimeMs} ms`)
+    if (metaValue.messagesMtimeMs !== tEntry.mtimeMs) diffs.push(`mtime ${timesDiffer(metaValue.messagesMtimeMs ?? NaN, tEntry.mtimeMs)}`)
     if (diffs.length > 0) findings.push(finding('meta-stale', META, `sidecar no longer matches ${TRANSCRIPT} (${diffs.join(', ')}); the agent recomputes it`))
   }
 

@@ -9,9 +9,8 @@
  * inside `messageHistory` usually loses the rest of `mainAgentState` (`stepsRemaining`, `systemPrompt`, …),
  * all of `fileContext` and `output`.
  */
-import {createHash} from 'node:crypto'
 import type {Generation} from '../../model/report.js'
-import {salvageJson, type Donor, type SalvagedGeneration} from '../../salvage/index.js'
+import {salvageJson, salvageReport, type Donor, type SalvagedGeneration} from '../../salvage/index.js'
 import {measureRunState} from './measure.js'
 import {runStateShape} from './schema.js'
 import type {TranscriptTurn} from './turns.js'
@@ -42,32 +41,14 @@ export function salvageRunState(
 ): SalvagedGeneration | null {
   const out = salvageJson(data, {spine: RUN_STATE_SPINE, required: RUN_STATE_REQUIRED_KEYS, donors, end: damageOffset})
   if (!out.ok || out.salvage.description.elementsKept === 0) return null
-  const {parts, size, value, description} = out.salvage
-  const hash = createHash('sha256')
-  for (const p of parts) hash.update(p)
+  const {parts, value, description} = out.salvage
   const usable = runStateShape(value).class === 'intact'
   const measure = usable ? measureRunState(value, turns) : null
-  const d = description
   return {
     file,
     parts,
     measure,
-    summary: {
-      kind: d.kind,
-      messages: d.elementsKept,
-      turns: measure ? measure.turns : null,
-      tearOffset: d.tearOffset,
-      bytesKept: d.bytesKept,
-      bytesDropped: d.bytesDropped,
-      tornElementDropped: d.tornElementDropped,
-      keysBorrowed: d.keysBorrowed,
-      keysMissing: d.keysMissing,
-      keysDropped: d.keysDropped,
-      bytes: size,
-      sha256: hash.digest('hex'),
-      candidate: usable && d.keysMissing.length === 0,
-      lossless: d.lossless,
-    },
+    summary: salvageReport(out.salvage, {messages: description.elementsKept, turns: measure ? measure.turns : null, candidate: usable && description.keysMissing.length === 0}),
   }
 }
 

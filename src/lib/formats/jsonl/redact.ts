@@ -14,7 +14,7 @@
  */
 import {classifyJsonlBytes} from '../../classify/jsonl.js'
 import {decodeZstd} from './session.js'
-import {redactJsonBytes, type RedactProfile} from '../../json/redact.js'
+import {redactByRole, redactJsonBytes, type RedactedFiles, type RedactProfile} from '../../json/redact.js'
 import type {BundleFile, Redactor} from '../../model/adapter.js'
 import type {ChatReport} from '../../model/report.js'
 
@@ -131,21 +131,10 @@ export function zstdRawFrame(data: Buffer): Buffer {
  * line by line, a compressed generation
  * decoded, redacted and framed again; anything else is left out.
  */
-export function redactSessionFiles(files: readonly BundleFile[], report: ChatReport, r: Redactor): {files: BundleFile[]; omitted: Array<{path: string; reason: string}>} {
-  const roles = new Map(report.generations.map((g) => [g.file, g.role] as const))
-  const out: BundleFile[] = []
-  const omitted: Array<{path: string; reason: string}> = []
-  for (const f of files) {
-    const role = roles.get(f.rel) ?? 'other'
-    let data: Buffer | null = null
-    let why = 'content cannot be redacted structurally'
-    if (role === 'primary' || role === 'backup' || role === 'temp') data = redactJsonlBytes(f.data, r)
-    else if (role === 'compressed') {
-      data = redactZstdJsonl(f.data, r)
-      why = 'a compressed generation that cannot be decoded cannot be redacted'
-    }
-    if (data === null) omitted.push({path: f.rel, reason: why})
-    else out.push({...f, data})
-  }
-  return {files: out, omitted}
+export function redactSessionFiles(files: readonly BundleFile[], report: ChatReport, r: Redactor): RedactedFiles {
+  return redactByRole(files, report, (f, role) => {
+    if (role === 'primary' || role === 'backup' || role === 'temp') return redactJsonlBytes(f.data, r)
+    if (role !== 'compressed') return {omit: 'content cannot be redacted structurally'}
+    return redactZstdJsonl(f.data, r) ?? {omit: 'a compressed generation that cannot be decoded cannot be redacted'}
+  })
 }

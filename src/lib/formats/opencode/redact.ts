@@ -4,7 +4,7 @@
  * types, tool names and states, model and provider ids and versions are kept; titles, paths, text, tool
  * inputs and outputs become placeholders; times are numbers and stay.
  */
-import {redactJsonBytes, type RedactProfile} from '../../json/redact.js'
+import {redactByRole, redactJsonBytes, type RedactedFiles, type RedactProfile} from '../../json/redact.js'
 import type {BundleFile, Redactor} from '../../model/adapter.js'
 import type {ChatReport} from '../../model/report.js'
 
@@ -22,17 +22,9 @@ export function redactOpenCodeBytes(buf: Buffer, r: Redactor): Buffer {
  * The `redact` hook: the session, message and part files of a JSON-tree session; a session in the database
  * is refused (its rows cannot be redacted file by file).
  */
-export function redactSessionFiles(files: readonly BundleFile[], report: ChatReport, r: Redactor): {files: BundleFile[]; omitted: Array<{path: string; reason: string}>} | {refused: string} {
+export function redactSessionFiles(files: readonly BundleFile[], report: ChatReport, r: Redactor): RedactedFiles | {refused: string} {
   if (report.generations.some((g) => g.role === 'database')) {
     return {refused: `${report.id} lives in an OpenCode database, which cannot be redacted file by file; bundle it without --redact, or export it with \`opencode export\` and redact that`}
   }
-  const roles = new Map(report.generations.map((g) => [g.file, g.role] as const))
-  const out: BundleFile[] = []
-  const omitted: Array<{path: string; reason: string}> = []
-  for (const f of files) {
-    const role = roles.get(f.rel) ?? 'other'
-    if (role === 'primary' || role === 'message' || role === 'part') out.push({...f, data: redactOpenCodeBytes(f.data, r)})
-    else omitted.push({path: f.rel, reason: 'content cannot be redacted structurally'})
-  }
-  return {files: out, omitted}
+  return redactByRole(files, report, (f, role) => (role === 'primary' || role === 'message' || role === 'part' ? redactOpenCodeBytes(f.data, r) : {omit: 'content cannot be redacted structurally'}))
 }

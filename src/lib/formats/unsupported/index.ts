@@ -6,7 +6,6 @@
 import type {UnsupportedAgent} from '../../model/adapter.js'
 import {aider} from './aider.js'
 import {claudeConfig} from './claude-config.js'
-import {clineCli} from './cline.js'
 import {continueDev} from './continue.js'
 import {copilot} from './copilot.js'
 import {cursor} from './cursor.js'
@@ -14,4 +13,4 @@ import {kiloCli} from './kilo.js'
 import {openWebui} from './open-webui.js'
 import {zed} from './zed.js'
 
-export const UNSUPPORTED_AGENTS: readonly UnsupportedAgent[] = [clineCli, kiloCli, cursor, copilot, continueDev, zed, openWebui, aider, claudeConfig]
+export const UNSUPPORTED_AGENTS: readonly UnsupportedAgent[] = [kiloCli, cursor, copilot, continueDev, zed, openWebui, aider, claudeConfig]

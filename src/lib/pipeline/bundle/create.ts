@@ -86,6 +86,7 @@ export async function buildBundle(paths: string[], opts: BundleOptions): Promise
   const chats: ManifestChat[] = []
   const inputs: ArchiveInput[] = []
   const seen = new Map<string, string>()
+  const skipped: Skipped[] = []
   for (const chat of errors.length > 0 ? [] : scan.chats) {
     const id = chat.report.id
     const prev = seen.get(id)
@@ -95,6 +96,11 @@ export async function buildBundle(paths: string[], opts: BundleOptions): Promise
     }
     seen.set(id, chat.report.path)
     const all = await chatFiles(chat)
+    if (all.files.length === 0 && all.omitted.length === 0) {
+      // A chat only an index still lists (its files are gone): nothing of it to bundle.
+      skipped.push({path: chat.report.path, reason: 'no file of this chat exists on disk; nothing to bundle'})
+      continue
+    }
     let files = all.files
     const omitted = [...all.omitted]
     if (opts.redact) {
@@ -150,5 +156,5 @@ export async function buildBundle(paths: string[], opts: BundleOptions): Promise
     chats,
   }
   inputs.unshift({path: MANIFEST_NAME, kind: 'file', data: Buffer.from(JSON.stringify(manifest, null, 2) + '\n'), mtimeMs: now.getTime()})
-  return {inputs, manifest, chats: scan.chats.map((c) => c.report), skipped: scan.skipped, errors}
+  return {inputs, manifest, chats: scan.chats.map((c) => c.report), skipped: [...scan.skipped, ...skipped], errors}
 }

@@ -1,0 +1,91 @@
+/**
+ * Conversations stored as arrays of messages in the Anthropic Messages shape, counted: Cline CLI's
+ * `<id>.messages.json` (SDK `MessageWithMetadata`: `{id, role, content, ts, modelInfo?, metrics?}`); the VS
+ * Code extension task folders' `api_conversation_history.json` holds the same shape (`vscode-tasks/measure.ts`
+ * counts it with its own prompt and condensing rules today). A message is
+ * `{role: 'user' | 'assistant', content: string | Block[]}`; a block is
+ * `{type: 'text' | 'thinking' | 'tool_use' | 'tool_result' | 'image' | …}`, a `tool_use` carries an `id` and a
+ * `tool_result` the `tool_use_id` it answers.
+ *
+ * What counts as a prompt differs per agent (Cline CLI wraps it in `<user_input mode="…">`, the extensions in
+ * `<task>`/`<feedback>` tags), so callers pass their own test. Counts only: no text leaves this module.
+ */
+
+/** One content block, as far as counting needs it. */
+export interface Block {
+  type?: unknown
+  text?: unknown
+  id?: unknown
+  tool_use_id?: unknown
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** True for a message object with a `user` or `assistant` role and string or array content. */
+export function isMessage(v: unknown): v is {role: 'user' | 'assistant'; content: unknown} & Record<string, unknown> {
+  return isObj(v) && (v.role === 'user' || v.role === 'assistant') && (typeof v.content === 'string' || Array.isArray(v.content))
+}
+
+/** The content blocks of a message (objects only); `[]` for string content. */
+export function blocksOf(m: Record<string, unknown>): Block[] {
+  return Array.isArray(m.content) ? (m.content.filter(isObj) as Block[]) : []
+}
+
+/** The message's text: its string content, or its first `text` block's text; null when it has none. */
+export function firstText(m: Record<string, unknown>): string | null {
+  if (typeof m.content === 'string') return m.content
+  const t = blocksOf(m).find((b) => b.type === 'text' && typeof b.text === 'string')
+  return t ? (t.text as string) : null
+}
+
+/** True for a user message that carries tool results (the agent's reply to a tool call, not the user's words). */
+export function carriesToolResult(m: Record<string, unknown>): boolean {
+  return m.role === 'user' && blocksOf(m).some((b) => b.type === 'tool_result')
+}
+
+/** What a message array holds, counted. */
+export interface MessageCounts {
+  /** Array elements. */
+  messages: number
+  /** Elements that are not messages of the shape above. */
+  malformed: number
+  userMessages: number
+  assistantMessages: number
+  /** User messages the caller's test calls prompts. */
+  prompts: number
+  /** `tool_use` blocks. */
+  toolCalls: number
+  /** `tool_use` blocks answered by a `tool_result` with their id. */
+  toolCallsWithResult: number
+  /** `tool_use` blocks without a result. */
+  toolCallsOpen: number
+}
+
+/** Counts a message array; `isPrompt` tells the agent's prompts among its user messages. */
+export function countMessages(messages: readonly unknown[], isPrompt: (m: Record<string, unknown>) => boolean): MessageCounts {
+  const c: MessageCounts = {messages: messages.length, malformed: 0, userMessages: 0, assistantMessages: 0, prompts: 0, toolCalls: 0, toolCallsWithResult: 0, toolCallsOpen: 0}
+  const calls = new Set<string>()
+  const answered = new Set<string>()
+  let anonymousCalls = 0
+  for (const m of messages) {
+    if (!isMessage(m)) {
+      c.malformed++
+      continue
+    }
+    if (m.role === 'assistant') c.assistantMessages++
+    else {
+      c.userMessages++
+      if (isPrompt(m)) c.prompts++
+    }
+    for (const b of blocksOf(m)) {
+      if (b.type === 'tool_use') {
+        if (typeof b.id === 'string') calls.add(b.id)
+        else anonymousCalls++
+      } else if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') answered.add(b.tool_use_id)
+    }
+  }
+  c.toolCalls = calls.size + anonymousCalls
+  for (const id of calls) if (answered.has(id)) c.toolCallsWithResult++
+  c.toolCallsOpen = c.toolCalls - c.toolCallsWithResult
+  return c
+}

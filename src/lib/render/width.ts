@@ -1,0 +1,116 @@
+/**
+ * Fitting human output to the terminal: the width to fit, the display width of a string (string-width:
+ * wide characters count 2 columns, ANSI colour codes 0), shortening in the middle, and wrapping (wrap-ansi).
+ * Shortening works on plain text (colour is applied after); wrapping keeps colour codes.
+ */
+import stringWidth from 'string-width'
+import wrapAnsi from 'wrap-ansi'
+
+/** What `outputWidth` returns when nothing bounds the output (not a terminal, no `COLUMNS`). */
+export const UNLIMITED = Number.POSITIVE_INFINITY
+
+/** The narrowest width layouts are made for: below it lines are still cut to the width, but nothing is laid out finer. */
+export const MIN_WIDTH = 20
+
+/** The ellipsis that marks a shortened name. */
+export const ELLIPSIS = '…'
+
+/**
+ * The width human output must fit: `COLUMNS` when it is a positive integer (the user, or a test, says so),
+ * else the columns of the terminal `stream` writes to, else unlimited (a pipe or a file: nothing is cut).
+ */
+export function outputWidth(stream: {isTTY?: boolean; columns?: number}, env: NodeJS.ProcessEnv): number {
+  const fromEnv = Number(env.COLUMNS)
+  if (env.COLUMNS !== undefined && Number.isInteger(fromEnv) && fromEnv > 0) return Math.max(MIN_WIDTH, fromEnv)
+  if (stream.isTTY && typeof stream.columns === 'number' && stream.columns > 0) return Math.max(MIN_WIDTH, stream.columns)
+  return UNLIMITED
+}
+
+/** Columns a string takes on a terminal (ANSI codes take none; the widest line of a multi-line string). */
+export function textWidth(s: string): number {
+  if (!s.includes('\n')) return stringWidth(s)
+  let w = 0
+  for (const line of s.split('\n')) w = Math.max(w, stringWidth(line))
+  return w
+}
+
+const segmenter = new Intl.Segmenter(undefined, {granularity: 'grapheme'})
+
+/** The grapheme clusters of `s` with their widths (a shortened string never splits a cluster). */
+function graphemes(s: string): Array<{g: string; w: number}> {
+  return Array.from(segmenter.segment(s), ({segment}) => ({g: segment, w: stringWidth(segment)}))
+}
+
+/** The longest start of `s` that fits `width` columns. */
+function headOf(s: string, width: number): string {
+  let out = ''
+  let w = 0
+  for (const {g, w: gw} of graphemes(s)) {
+    if (w + gw > width) break
+    out += g
+    w += gw
+  }
+  return out
+}
+
+/** The longest end of `s` that fits `width` columns. */
+function tailOf(s: string, width: number): string {
+  const gs = graphemes(s)
+  let out = ''
+  let w = 0
+  for (let i = gs.length - 1; i >= 0; i--) {
+    if (w + gs[i].w > width) break
+    out = gs[i].g + out
+    w += gs[i].w
+  }
+  return out
+}
+
+/**
+ * `s` in at most `width` columns: unchanged when it fits, else its start and end around `…`, the end
+ * getting the larger share (names differ at their ends: ids, extensions). With `keep` (e.g. a chat id) found
+ * in `s`: the part from the last `keep` to the end stays whole and only what comes before it is shortened;
+ * when that is too wide, `keep` stays whole with what fits of the start before it (`…` for the rest).
+ */
+export function shortenMiddle(s: string, width: number, keep?: string): string {
+  if (width <= 0) return ''
+  if (textWidth(s) <= width) return s
+  if (width === 1) return ELLIPSIS
+  const at = keep ? s.lastIndexOf(keep) : -1
+  if (keep && at >= 0) {
+    const before = s.slice(0, at)
+    const after = s.slice(at + keep.length)
+    const kw = stringWidth(keep)
+    const tailRoom = width - kw - stringWidth(after) - 1
+    if (before && tailRoom >= 0) return headOf(before, tailRoom) + ELLIPSIS + keep + after
+    const room = width - kw - (before ? 1 : 0) - (after ? 1 : 0)
+    if (room >= 0) return (before ? headOf(before, room) + ELLIPSIS : '') + keep + (after ? ELLIPSIS : '')
+  }
+  const room = width - 1
+  const head = Math.floor(room * 0.4)
+  return headOf(s, head) + ELLIPSIS + tailOf(s, room - head)
+}
+
+/**
+ * Word-wraps one line to `width` columns. Continuation lines get `indent` (default: the line's own leading
+ * spaces plus two). A word wider than the room left is cut; colour codes are kept. A line that needs wrapping
+ * comes back in Unicode normal form C (wrap-ansi normalises), which looks the same.
+ */
+export function wrapLine(line: string, width: number, indent?: string): string[] {
+  if (width === UNLIMITED || textWidth(line) <= width) return [line]
+  const lead = /^ */.exec(line)![0]
+  const hang = indent ?? lead + '  '
+  // One width for every line (the continuation lines'), so a word cut by the hard wrap is never rejoined.
+  const room = Math.max(1, width - Math.max(lead.length, hang.length))
+  const lines = wrapAnsi(line.slice(lead.length), room, {hard: true, trim: true}).split('\n')
+  return lines.map((l, i) => (i === 0 ? lead : hang) + l)
+}
+
+/** Every line of `text` wrapped to `width` (`wrapLine`); unchanged when unlimited. */
+export function fitText(text: string, width: number): string {
+  if (width === UNLIMITED || text === '') return text
+  return text
+    .split('\n')
+    .flatMap((l) => wrapLine(l, width))
+    .join('\n')
+}

@@ -1,0 +1,164 @@
+/**
+ * Human output fits the terminal: `COLUMNS`, else stdout's terminal width, else unlimited (a pipe or a file is
+ * never cut). Over a home with many chats of every agent under long and wide-character folder names, no line of
+ * `scan`, `repair --dry-run`, `inspect` or `check` is wider than 80 or 100 columns; folder paths are shortened in
+ * the middle keeping the chat id; names are shown once (a one-file session's winner is `itself`); times in
+ * messages are ISO dates. The layout helpers are checked on random input too.
+ */
+import assert from 'node:assert/strict'
+import {spawnSync} from 'node:child_process'
+import path from 'node:path'
+import {after, before, describe, test} from 'node:test'
+import fc from 'fast-check'
+import stringWidth from 'string-width'
+import {fitTable, type FitColumn} from '../src/lib/render/fit-table.js'
+import {makeChalk} from '../src/lib/render/style.js'
+import {UNLIMITED, outputWidth, shortenMiddle, wrapLine} from '../src/lib/render/width.js'
+import {runCliAsync} from './helpers/cli-async.js'
+import {REPO_ROOT, cleanup, inheritedEnv, tempDir} from './helpers/fixtures.js'
+import {CLAUDE_PROJECT, LONG, LONG_CHATS, ODD_CHATS, UX, UX_CHATS, buildUxHome} from './helpers/ux-home.js'
+
+/** Lines wider than `width` columns (string-width: wide characters count 2), with their widths. */
+function tooWide(text: string, width: number): string[] {
+  return text.split('\n').filter((l) => stringWidth(l) > width).map((l) => `${stringWidth(l)}: ${l}`)
+}
+
+describe('the width to fit', () => {
+  test('COLUMNS when it is a positive integer; else the terminal; else unlimited', () => {
+    assert.equal(outputWidth({isTTY: false}, {COLUMNS: '100'}), 100)
+    assert.equal(outputWidth({isTTY: true, columns: 132}, {COLUMNS: '80'}), 80, 'COLUMNS says so')
+    assert.equal(outputWidth({isTTY: true, columns: 90}, {}), 90)
+    assert.equal(outputWidth({isTTY: false, columns: 90}, {}), UNLIMITED, 'not a terminal: nothing is cut')
+    for (const bad of ['', 'abc', '0', '-5', '80.5']) assert.equal(outputWidth({isTTY: true, columns: 70}, {COLUMNS: bad}), 70, `COLUMNS=${JSON.stringify(bad)} is ignored`)
+  })
+})
+
+describe('shortening and wrapping (random input)', () => {
+  const text = fc.string({unit: 'grapheme', maxLength: 80})
+  test('shortenMiddle never exceeds the width, leaves what fits alone, and keeps the id when it fits', () => {
+    fc.assert(
+      fc.property(text, text, fc.integer({min: 1, max: 90}), (before, id, width) => {
+        const s = before + id + '.jsonl'
+        const out = shortenMiddle(s, width, id || undefined)
+        assert.ok(stringWidth(out) <= width, `${JSON.stringify(out)} is wider than ${width}`)
+        if (stringWidth(s) <= width) assert.equal(out, s)
+        if (id && before && stringWidth(id) + 2 <= width) assert.ok(out.includes(id), `${JSON.stringify(out)} lost the id ${JSON.stringify(id)}`)
+      }),
+      {numRuns: 400},
+    )
+  })
+  test('wrapLine: every line within the width, no word lost', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({unit: 'grapheme', minLength: 1, maxLength: 30}).filter((w) => !/\s/.test(w)), {maxLength: 20}), fc.integer({min: 20, max: 120}), (words, width) => {
+        const lines = wrapLine(`  ${words.join(' ')}`, width)
+        for (const l of lines) assert.ok(stringWidth(l) <= width, `${JSON.stringify(l)} is wider than ${width}`)
+        assert.equal(lines.join('').replace(/\s+/g, '').normalize('NFC'), words.join('').normalize('NFC'), 'the same text (up to normal form C)')
+      }),
+      {numRuns: 300},
+    )
+  })
+  test('fitTable: every line within the width, whatever the cells', () => {
+    const columns: FitColumn[] = [{header: 'chat', fit: 'shorten', min: 10}, {header: 'status'}, {header: 'primary'}, {header: 'winner', fit: 'shorten', min: 12, detail: 'winner'}, {header: 'turns'}]
+    const cell = fc.string({unit: 'grapheme', maxLength: 70})
+    fc.assert(
+      fc.property(fc.array(fc.tuple(cell, cell, cell, cell, cell), {minLength: 1, maxLength: 8}), fc.array(cell, {maxLength: 3}), fc.integer({min: 20, max: 140}), (rows, groups, width) => {
+        const items = [...groups.map((g) => ({group: g})), ...rows.map((r) => ({cells: r}))]
+        const out = fitTable(columns, items, {width, chalk: makeChalk(false), attempts: [{shrink: [3]}, {hide: [2], shrink: [3]}, {hide: [2], shrink: [3, 0]}]})
+        assert.deepEqual(tooWide(out, width), [])
+      }),
+      {numRuns: 200},
+    )
+  })
+  test('fitTable without a width: the natural table, every cell whole', () => {
+    const out = fitTable([{header: 'a', fit: 'shorten'}, {header: 'b'}], [{group: LONG}, {cells: [LONG, 'x']}], {width: UNLIMITED, chalk: makeChalk(false)})
+    assert.equal(out.split(LONG).length, 3)
+  })
+})
+
+describe('commands over many chats with long paths', {concurrency: 4}, () => {
+  let home: string
+  let env: NodeJS.ProcessEnv
+  const chat = (id: string) => path.join(home, LONG_CHATS, id)
+  before(() => {
+    home = tempDir('chatdoctor-fit-')
+    buildUxHome(home)
+    env = {HOME: home}
+  })
+  after(() => cleanup(home))
+
+  const runs = () => [
+    ['scan'],
+    ['scan', '--verbose'],
+    ['repair', '--dry-run'],
+    ['repair', '--dry-run', '--verbose'],
+    ['inspect', chat(UX.torn)],
+    ['inspect', chat(UX.lost)],
+    ['inspect', path.join(home, CLAUDE_PROJECT, `${UX.claude}.jsonl`)],
+    ['check', path.join(home, '.config')],
+    ['check', '--verbose', home],
+  ]
+  for (const width of [80, 100]) {
+    test(`at ${width} columns no line of scan, repair --dry-run, inspect or check is wider than ${width}`, async () => {
+      for (const args of runs()) {
+        const r = await runCliAsync(args, {env: {...env, COLUMNS: String(width)}})
+        assert.ok(r.status >= 0 && r.status < 16, `${args.join(' ')} exited ${r.status}: ${r.stderr}`)
+        assert.ok(r.stdout.length > 0, `${args.join(' ')} printed something`)
+        assert.deepEqual(tooWide(r.stdout, width), [], `chatdoctor ${args.join(' ')} (stdout)`)
+        assert.deepEqual(tooWide(r.stderr, width), [], `chatdoctor ${args.join(' ')} (stderr)`)
+      }
+    })
+  }
+
+  test('at 80 columns the scan still names every chat: ids kept whole, each folder once, the long folder shortened in the middle', async () => {
+    const r = await runCliAsync(['scan'], {env: {...env, COLUMNS: '80'}})
+    assert.match(r.stdout, new RegExp(`^${UX_CHATS} chats: `, 'm'))
+    for (let k = 0; k < 16; k++) assert.match(r.stdout, new RegExp(`│ 2025-11-10T00-00-${String(k).padStart(2, '0')}\\.000Z +│`), `chat ${k}`)
+    const folderRows = r.stdout.split('\n').filter((l) => l.startsWith('│ ~/.config/manicode/projects/a-'))
+    assert.equal(folderRows.length, 1, 'the long folder: one row')
+    assert.match(folderRows[0], /^│ ~\/\.config\/manicode\/projects\/a-.*….*x\/chats\/ +│$/, 'shortened in the middle, its start and its end kept')
+    // The leftover temp's 61-character name does not fit: shortened in its cell, whole under the row.
+    assert.match(r.stdout, /^│ {3}winner run-state\.json\.41231\.c7e25b0f-9d14-4a3e-8f6b-2b9a0d5e1c48\.tmp +│$/m)
+  })
+
+  test('a one-file session names its file once: the winner column says itself', async () => {
+    const r = await runCliAsync(['scan', path.join(home, CLAUDE_PROJECT)], {env})
+    const rows = r.stdout.split('\n').filter((l) => l.includes(`${UX.claude}.jsonl`))
+    assert.equal(rows.length, 1)
+    assert.match(rows[0], /│ itself +│/)
+    assert.equal(rows[0].split(UX.claude).length, 2, 'the session id once on its row')
+  })
+
+  test('not a terminal and no COLUMNS: nothing is cut (a pipe gets the whole names)', async () => {
+    const r = await runCliAsync(['scan'], {env})
+    assert.ok(r.stdout.includes(`│ ~/${LONG_CHATS}/ `), 'the whole folder path')
+    assert.ok(r.stdout.includes('run-state.json.41231.c7e25b0f-9d14-4a3e-8f6b-2b9a0d5e1c48.tmp │'), 'the whole winner name in its cell')
+    assert.ok(!r.stdout.includes('…'))
+  })
+
+  test('wide characters count two columns: the odd folder fits too', async () => {
+    const r = await runCliAsync(['scan', '--verbose', path.join(home, ODD_CHATS)], {env: {...env, COLUMNS: '60'}})
+    assert.deepEqual(tooWide(r.stdout, 60), [])
+    assert.ok(r.stdout.includes('日本語'), 'the name is shown, not dropped')
+  })
+
+  test('times in messages are ISO dates; the JSON keeps the numbers', async () => {
+    const human = await runCliAsync(['scan', '--verbose', chat(UX.stale)], {env})
+    const line = human.stdout.split('\n').find((l) => l.includes('meta-stale'))!
+    assert.match(line, /mtime 2026-11-30T00:28:49\.970Z ≠ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/)
+    assert.doesNotMatch(line, /\d{13}/)
+    const json = JSON.parse((await runCliAsync(['scan', '--json', chat(UX.stale)], {env})).stdout)
+    assert.equal(typeof json.chats[0].generations[0].mtimeMs, 'number')
+  })
+
+  test("on a real terminal (a pty of 80 columns, no COLUMNS) the terminal's width is used", (t) => {
+    const probe = spawnSync('script', ['--version'], {encoding: 'utf8'})
+    if (probe.status !== 0) return t.skip('script(1) from util-linux is not installed: no pty to run in')
+    const bin = path.join(REPO_ROOT, 'bin', 'run.js')
+    const sh = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
+    const r = spawnSync('script', ['-qec', `stty cols 80 rows 50; exec ${sh(process.execPath)} ${sh(bin)} scan`, '/dev/null'], {env: {...inheritedEnv(), HOME: home, NO_COLOR: '1'}, encoding: 'utf8'})
+    const out = r.stdout.replace(/\r/g, '')
+    assert.match(out, /chats: /, out)
+    assert.deepEqual(tooWide(out, 80), [])
+    assert.ok(out.includes('…'), 'something had to be shortened to fit')
+  })
+})
