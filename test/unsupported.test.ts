@@ -122,6 +122,19 @@ describe('agents chatdoctor does not diagnose yet', () => {
     }
   })
 
+  test('a file PATH an unsupported agent claims is named, not a usage error; a file nothing claims still is one', () => {
+    const home = tempDir()
+    try {
+      layout(home, ['.claude.json', 'notes.txt'])
+      const r = scanJson([path.join(home, '.claude.json')], home)
+      assert.deepEqual([r.exitCode, r.chats, finds(r, home)], [0, [], ['Claude Code config file at ~/.claude.json']])
+      const other = runCli(['scan', '--json', path.join(home, 'notes.txt')], {env: {HOME: home}})
+      assert.equal(other.status, 16, other.stdout)
+    } finally {
+      cleanup(home)
+    }
+  })
+
   test('a Copilot CLI session log copied outside ~/.copilot is that, not a Claude Code or Codex session', () => {
     const home = tempDir()
     try {
