@@ -6,9 +6,9 @@
  * verdicts follow the tree rules of `docs/diagnosis.md` and `docs/repair.md` (a damaged file moves out of the
  * tree, the loss reported), checked by hand against them.
  */
-import {chmodSync, cpSync, readdirSync, readFileSync, statSync, writeFileSync, rmSync, openSync, writeSync, closeSync} from 'node:fs'
+import {readdirSync, readFileSync, statSync, writeFileSync, rmSync, openSync, writeSync, closeSync} from 'node:fs'
 import path from 'node:path'
-import {REALDATA} from '../helpers/fixtures.js'
+import {REALDATA, copyWritable} from '../helpers/fixtures.js'
 import type {BugLogEntry, BugLogPart, ChatVerdict, NoEntry} from './types.js'
 import {minifiedScript} from './session-logs.js'
 
@@ -31,18 +31,7 @@ const PART = `storage/part/${MSG}/prt_01a22a125194fixture000005.json`
 
 /** Copies a real data dir to `<root>/.local/share/opencode` (writable); returns it. */
 function store(root: string, src = TREE): string {
-  const dest = path.join(root, '.local', 'share', 'opencode')
-  cpSync(src, dest, {recursive: true})
-  const walk = (d: string) => {
-    chmodSync(d, 0o755)
-    for (const n of readdirSync(d)) {
-      const p = path.join(d, n)
-      if (statSync(p).isDirectory()) walk(p)
-      else chmodSync(p, 0o644)
-    }
-  }
-  walk(dest)
-  return dest
+  return copyWritable(src, path.join(root, '.local', 'share', 'opencode'))
 }
 
 /** Every file of a session in the real tree (its session file, messages and their parts), each `intact`, with `changes`. */
