@@ -85,7 +85,9 @@ describe('-q and -v in each command\'s own words', () => {
         seen.set(d, `${id} --${name}`)
       }
     }
-    assert.equal(seen.size, 10)
+    // Two descriptions per command, but help and inspect.
+    assert.equal(seen.size, 2 * (Object.keys(MANIFEST.commands).length - 2))
+    assert.ok(seen.size >= 10)
     const r = runCli(['inspect', '-v', '.'])
     assert.equal(r.status, 16)
     assert.match(r.stderr, /Nonexistent flag: -v/)

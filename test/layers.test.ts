@@ -13,7 +13,7 @@ import assert from 'node:assert/strict'
 import {test} from 'node:test'
 import {cyclesOf, importGraph, type Edge} from './helpers/import-graph.js'
 
-const BLOCKS = ['classify', 'json', 'salvage', 'archive', 'fsio', 'rank']
+const BLOCKS = ['classify', 'json', 'salvage', 'archive', 'fsio', 'rank', 'snapshot']
 
 /** The layer of a module under src/ (higher may import lower), and its folder inside formats/. */
 function layerOf(file: string): {rank: number; name: string; format?: string} {

@@ -6,7 +6,8 @@
  * machine.
  *
  * Environment: `BENCH_SEED` (default 7), `BENCH_RUNS` (default 5), `BENCH_HUGE=1` adds the ~1 GiB run-state,
- * `BENCH_KEEP=1` keeps the generated inputs (their folder is printed).
+ * `BENCH_KEEP=1` keeps the generated inputs (their folder is printed), `BENCH_ONLY=startup` measures only the
+ * start-up figures and the snapshot hook's.
  */
 import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
@@ -14,11 +15,14 @@ import os from 'node:os'
 import path from 'node:path'
 import {REAL_CHATS, REALDATA, REPO_ROOT} from '../../test/helpers/fixtures.js'
 import {makeBig, makeFleet, makeFleetLinks, makeLarge, makeSalvage, type InputInfo} from './generate.js'
+import {makeHookSession} from './snapshot-hook.js'
 
 const SEED = Number(process.env.BENCH_SEED ?? 7)
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5))
 const HUGE = process.env.BENCH_HUGE === '1'
 const KEEP = process.env.BENCH_KEEP === '1'
+/** `BENCH_ONLY=startup`: only the start-up figures and the snapshot hook's (no generated inputs). */
+const STARTUP_ONLY = process.env.BENCH_ONLY === 'startup'
 const MB = 1e6
 const BIN = path.join(REPO_ROOT, 'bin', 'run.js')
 const SCRIPTS = path.join(REPO_ROOT, 'dist', 'scripts', 'bench')
@@ -171,6 +175,41 @@ function salvageThroughput(input: InputInfo): void {
   }
 }
 
+/**
+ * The snapshot hook as Claude Code runs it after a turn: `chatdoctor snapshot --hook claude-code` with the
+ * `Stop` input on stdin, for a 1 MB session, in a fresh process each run. The store is emptied before each run,
+ * so every run seals and writes a snapshot (an unchanged session would be skipped by its sha256, which is
+ * cheaper); a run that stored nothing fails the figure.
+ */
+/** Thrown to leave out the generated inputs (`BENCH_ONLY=startup`). */
+class SkipInputs extends Error {}
+
+let hookStartup = 0
+function hookBudget(): void {
+  const s = makeHookSession(path.join(work, 'hook'), MB)
+  const runs: number[] = []
+  let stored = true
+  // One run first, not counted: it makes the key (once per machine, not per turn).
+  spawnSync(node, [BIN, 'snapshot', '--hook', 'claude-code'], {env: {...process.env, ...s.env}, input: s.stdin, stdio: ['pipe', 'pipe', 'pipe']})
+  // A bare `node -e ''` interleaved run by run: what of the time is the process start-up on this machine now.
+  const bare: number[] = []
+  for (let i = 0; i < Math.max(5, RUNS); i++) {
+    rmSync(s.store, {recursive: true, force: true})
+    let t0 = process.hrtime.bigint()
+    const r = spawnSync(node, [BIN, 'snapshot', '--hook', 'claude-code'], {env: {...process.env, ...s.env}, input: s.stdin, stdio: ['pipe', 'pipe', 'pipe'], encoding: 'utf8'})
+    runs.push(Number(process.hrtime.bigint() - t0) / 1e9)
+    if (r.status !== 0 || !s.stored()) stored = false
+    t0 = process.hrtime.bigint()
+    spawnSync(node, ['-e', ''], {stdio: 'ignore'})
+    bare.push(Number(process.hrtime.bigint() - t0) / 1e9)
+  }
+  const startup = median(bare)
+  const row: Row = {input: 'hook', tool: 'chatdoctor snapshot --hook claude-code (Stop)', seconds: median(runs), runs, rssBytes: null, bytes: s.bytes, exitCode: stored ? 0 : 1, note: `a ${(s.bytes / MB).toFixed(1)} MB session (the real Claude Code log, its last answer grown); a fresh process and an empty store each run; \`node -e ''\` interleaved: ${startup.toFixed(3)} s${stored ? '' : '; a run stored NO snapshot'}`}
+  rows.push(row)
+  hookStartup = startup
+  console.log(`  hook         ${row.tool.padEnd(28)} ${row.seconds.toFixed(3)} s (node -e '': ${startup.toFixed(3)} s)${stored ? '' : ' (a run stored nothing)'}`)
+}
+
 function machine() {
   const cpus = os.cpus()
   return {
@@ -199,8 +238,11 @@ try {
   measure(one, 'chatdoctor --version', node, [BIN, '--version'], {runs: startupRuns})
   measure(one, 'chatdoctor scan <one chat>', node, [BIN, 'scan', oneChat], {runs: startupRuns})
   measure(one, 'chatdoctor scan --json <one chat>', node, [BIN, 'scan', '--json', oneChat], {runs: startupRuns})
+  console.log('snapshot hook')
+  hookBudget()
 
   // ---- inputs ----
+  if (STARTUP_ONLY) throw new SkipInputs()
   let t = Date.now()
   const fleet = makeFleet(path.join(work, 'fleet'), SEED)
   const links = makeFleetLinks(path.join(work, 'fleet-links'))
@@ -233,6 +275,8 @@ try {
     measure(huge, 'floor (read + JSON.parse)', node, [path.join(SCRIPTS, 'floor.js'), huge.dir], {runs: 1, note: 'V8 cannot hold a string this long: the floor itself fails'})
   }
   console.log(`measured in ${((Date.now() - t) / 1000).toFixed(1)} s`)
+} catch (e) {
+  if (!(e instanceof SkipInputs)) throw e
 } finally {
   if (!KEEP) rmSync(work, {recursive: true, force: true})
 }
@@ -265,6 +309,8 @@ const largestOf = (name: string) => inputs.find((i) => i.name === name)?.largest
     const limit = 6 * largestOf(r.input) + 80 * MB
     checks.push({target: `memory ${r.input} ${r.tool.replace('chatdoctor ', '')} ≤ 6× largest + 80 MB (${(limit / MB).toFixed(0)} MB)`, measured: `${(r.rssBytes / MB).toFixed(0)} MB`, ok: r.rssBytes <= limit})
   }
+  const h = row('hook', 'chatdoctor snapshot --hook claude-code (Stop)')
+  if (h) checks.push({target: 'snapshot hook ≤ 150 ms for a 1 MB session', measured: `${(h.seconds * 1000).toFixed(0)} ms (${((h.seconds - hookStartup) * 1000).toFixed(0)} ms over a bare node start-up)${h.exitCode === 0 ? '' : '; a run stored nothing'}`, ok: h.exitCode === 0 && h.seconds <= 0.15})
   const sv = row('salvage', 'salvage (in process)')
   const jp = row('salvage', 'JSON.parse of the salvaged bytes (in process)')
   if (sv) {

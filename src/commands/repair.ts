@@ -57,14 +57,15 @@ one chat, or naming no intact generation of it).`
     'dry-run': Flags.boolean({char: 'n', description: 'Write nothing; print the exact plan.'}),
     yes: Flags.boolean({char: 'y', description: 'Do not ask before repairing more than one chat.'}),
     force: Flags.boolean({description: "Repair a chat even if it looks live (files changed since the scan, agent process running) or a generation could not be read. Never writes over a save the agent makes during the repair, nor a file a process holds open for writing."}),
+    'redacted-snapshots': Flags.boolean({description: "Rank chatdoctor's redacted snapshots too (chatdoctor snapshot --redact): a winning one restores a context without its tool inputs, outputs and per-turn system prompts."}),
     salvage: Flags.boolean({description: 'Also use a salvaged torn generation (complete messages kept byte for byte, lost members borrowed per key) when it covers more turns than every intact one.', exclusive: ['restore-from']}),
-    'restore-from': Flags.string({description: `Restore this generation of the one chat in scope (a file name, or an embedded copy ${firstOf((h) => h.examples?.generation?.replace(/#.*$/, '#<id>'), '<file>#<id>')}), e.g. the source a degraded chat's report names.`, helpValue: 'GENERATION'}),
+    'restore-from': Flags.string({description: `Restore this generation of the one chat in scope (a file name, or an embedded copy ${firstOf((h) => h.examples?.generation?.replace(/#.*$/, '#<id>'), '<file>#<id>')}, or a stored snapshot snapshot:<time>), e.g. the source a degraded chat's report names.`, helpValue: 'GENERATION'}),
   }
 
   async run(): Promise<Report> {
     const {argv, flags} = await this.parse(Repair)
     const home = this.home()
-    const result = await scanPaths(argv as string[], {home, env: process.env})
+    const result = await scanPaths(argv as string[], {home, env: process.env, redactedSnapshots: flags['redacted-snapshots']})
     if (result.notChatFiles.length > 0) throw await this.notChatFileError(result.notChatFiles[0])
     const restoreFrom = flags['restore-from']
     if (restoreFrom !== undefined) {

@@ -36,6 +36,7 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
       verbose: 'List every finding under its chat, and each folder that was skipped with the reason.',
     }),
     quick: Flags.boolean({description: 'Read only the ends of each file (head 4 KiB, tail 64 KiB): fast, but damage in the middle of a file is not detected.'}),
+    'redacted-snapshots': Flags.boolean({description: "Rank chatdoctor's redacted snapshots too (chatdoctor snapshot --redact: not the agent's whole context, so left out by default)."}),
   }
 
   static override args = {
@@ -49,7 +50,7 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
     const paths = argv as string[]
     const json = this.jsonEnabled()
     const bar = await ScanProgressBar.create(progressWanted({stderrIsTTY: Boolean(process.stderr.isTTY), json, env: process.env}))
-    const opts = {home: this.home(), env: process.env, keepData: false, onProgress: bar.update}
+    const opts = {home: this.home(), env: process.env, keepData: false, onProgress: bar.update, redactedSnapshots: flags['redacted-snapshots']}
     let result: Pick<Awaited<ReturnType<typeof scanPaths>>, 'skipped' | 'errors' | 'roots' | 'notChatFiles'> & {chats: Report['chats']}
     let quick: Report['quick']
     // `inspect` names a chat of a store (many chats in one folder tree) by the store's folder and its id.

@@ -5,6 +5,7 @@
 import type {FindingKindSpec} from './findings.js'
 import type {AgentInspection, TearLocation} from './inspect.js'
 import type {ActionType, BorrowedKeyReport, ChatReport, ChatStatus, Classification, LineChangeReport, OperationalError, Role, Skipped, TreeLossReport} from './report.js'
+import type {SnapshotCandidate, SnapshotCaps, SnapshotCapture, SnapshotHeader, SnapshotRef} from './snapshot.js'
 
 /** One entry directly inside a chat dir, as the inventory saw it (lstat, never following links). */
 export interface FileEntry {
@@ -63,6 +64,11 @@ export interface ChatUnit {
    * it), and the adapter may take the format from here.
    */
   recordedFormat?: string
+  /**
+   * chatdoctor's stored snapshots of this chat (matched by the adapter's `snapshot.chatKey`), newest first: the
+   * inventory decrypts them into `ChatDirSnapshot.snapshots`.
+   */
+  snapshots?: SnapshotRef[]
 }
 
 /** What an adapter sees in one folder: the chats it holds, and whether discovery should search below it. */
@@ -97,6 +103,11 @@ export interface ChatDirSnapshot {
   dirMtimeMs: number
   /** The chat's entries (all of `dir`'s for a chat-dir format), sorted by name. */
   files: FileEntry[]
+  /**
+   * chatdoctor's stored snapshots of the chat, decrypted and checked (or rejected with why), newest first: an
+   * adapter with `snapshot` support ranks each as a generation of role `snapshot` named `snapshot:<time>`.
+   */
+  snapshots?: SnapshotCandidate[]
 }
 
 /** What an adapter says of a chat dir: a diagnosis, or a reason it holds nothing to diagnose. */
@@ -227,6 +238,85 @@ export interface FormatAdapter {
   readonly texts?: AdapterTexts
   /** (`bundle --session ID`) Writes one session of this format as a single document another install can import. */
   readonly sessionExport?: SessionExporter
+  /** (`snapshot`, `guard`) What a snapshot of this format's chats holds, when a chat is settled, and the agent's hook. */
+  readonly snapshot?: SnapshotSupport
+}
+
+// ---- snapshots and hooks -------------------------------------------------------------------------
+
+/** What an adapter gives `snapshot` and `guard`. */
+export interface SnapshotSupport {
+  /** The chat's identity in the snapshot store (default: `unit.path`). Must not touch the disk. */
+  chatKey?(unit: ChatUnit): string
+  /**
+   * What a snapshot of a diagnosed chat stores, or why it is skipped: the agent's rule of a settled chat (its
+   * last turn complete: no tool call pending or running, the last prompt answered, no temp newer than the
+   * primary), the message and byte caps. Pure; never throws.
+   */
+  capture(chat: Pick<ScannedChat, 'report' | 'snapshot'>, caps: SnapshotCaps): SnapshotCapture
+  /**
+   * The payload with private tool payloads (tool inputs and outputs) and per-turn system prompts removed, roles,
+   * order, tool ids and their lifecycle kept; `refused` when it cannot be done structurally. Pure.
+   */
+  redact?(payload: Buffer, header: Pick<SnapshotHeader, 'format' | 'kind' | 'target'>): Buffer | {refused: string}
+  /** The agent's own hook mechanism, when it has one. */
+  readonly hook?: AgentHook
+  /** Why the agent has no hook (a sentence), when it has none: `guard install` then prints a user-level timer. */
+  readonly noHook?: string
+}
+
+/** The command a hook runs: as an argument vector, and as one shell command line. */
+export interface HookCommand {
+  argv: string[]
+  shell: string
+}
+
+/** What the agent handed the hook: its stdin and its arguments after ours. Hostile until checked. */
+export interface HookInput {
+  stdin: string
+  args: string[]
+}
+
+/**
+ * What a hook invocation names: the PATHs to scan and, when they hold more chats than the one named, the
+ * `chatKey` of that one.
+ */
+export interface HookTarget {
+  paths: string[]
+  key?: string
+}
+
+/**
+ * An agent's hook configuration, as pure text edits of its settings file (the `guard` core reads and writes
+ * the file through the write seam, keeps the previous version as evidence, and checks that an uninstall
+ * leaves the file as it was).
+ */
+export interface AgentHook {
+  /** The file the hook lives in (absolute), for a home and environment. */
+  configFile(home: string, env: NodeJS.ProcessEnv): string
+  /** The file's text with chatdoctor's hook added (`current` null: no file yet); `already` when it is there. */
+  install(current: string | null, command: HookCommand): {text: string} | {already: true} | {error: string}
+  /**
+   * The file's text with exactly chatdoctor's entries removed (null: remove the file, one chatdoctor wrote
+   * whole); `absent` when none is there.
+   */
+  uninstall(current: string): {text: string | null} | {absent: true} | {error: string}
+  /** Whether the text holds chatdoctor's hook, and what it is, in words (for `guard status`). */
+  status(current: string | null): {installed: boolean; detail: string}
+  /**
+   * The chat a hook invocation names. May read directory listings (to find a session by its id); never writes,
+   * never throws. `ignore`: an event that is not one to snapshot on (said in words, logged).
+   */
+  parseInput(input: HookInput, home: string, env: NodeJS.ProcessEnv): HookTarget | {error: string} | {ignore: string}
+  /**
+   * How long the hook keeps trying, in ms, while the chat is not settled yet (the agent may call it before its
+   * last write is on disk); 0 or absent: once. The agent is never made to wait for it.
+   */
+  readonly settleMs?: number
+  /** True when the agent passes the hook's input on stdin (else stdin is never read: it may be the agent's terminal). */
+  readonly stdin?: boolean
+  /** Where the mechanism is documented (the agent's own docs or source), for `docs/snapshots.md` and `--help`. */
+  readonly source: string
 }
 
 /** Single-file documents of a format, for `check`. */

@@ -22,8 +22,11 @@
  * - `sibling`: another file the agent itself treats as the same session, beside the one it loads (Gemini CLI: a
  *   resume in a later minute starts a second session file with the same short id; its start-up cleanup deletes
  *   all of them together).
+ * - `snapshot`: a copy chatdoctor stored of the chat while it was healthy and settled (`chatdoctor snapshot`,
+ *   taken by the agent's hook), named `snapshot:<time>`; it lives in chatdoctor's encrypted store, not in the
+ *   chat's folder.
  */
-export const ROLES = ['primary', 'backup', 'temp', 'embedded', 'transcript', 'transcript-temp', 'meta', 'other', 'message', 'part', 'database', 'compressed', 'export', 'sibling'] as const
+export const ROLES = ['primary', 'backup', 'temp', 'embedded', 'transcript', 'transcript-temp', 'meta', 'other', 'message', 'part', 'database', 'compressed', 'export', 'sibling', 'snapshot'] as const
 export type Role = (typeof ROLES)[number]
 
 /** Roles whose files are generations of the agent context (candidates for the winner). */

@@ -56,6 +56,7 @@ export const CORE_FINDING_KINDS = {
   'manifest-mismatch': {severity: 'error', description: "A file in the bundle differs from its manifest entry (size or sha256)."},
   'nothing-to-check': {severity: 'error', description: '`check` found no chat, session, export or bundle under its PATHs (exit bit 8).'},
   'chatdoctor-leftover': {severity: 'info', description: "chatdoctor's own leftover of a killed repair or undo (its `.chatdoctor-<id>-<file>.tmp` temp, or an evidence folder without a manifest or of nothing replaced), with its size; `repair` removes it."},
+  'snapshot-restores': {severity: 'error', description: "A snapshot chatdoctor stored while the chat was healthy holds more of it than what a repair of the files on disk keeps: `repair` restores the snapshot's exact bytes."},
   'repair-interrupted': {severity: 'info', description: "A chatdoctor repair of the chat was killed before it put the folder's mtime back; `repair` puts back the mtime it recorded before its first write."},
 } as const satisfies Record<string, FindingKindSpec>
 

@@ -17,9 +17,9 @@ import {CONTEXT_ROLES, type ActionType, type ChatReport, type Role} from '../mod
 
 export type {ActionSource, ChatPlan, PlannedAction, PlanOptions, WatchedFile} from '../model/adapter.js'
 
-/** The generations `--restore-from` accepts for a chat: its intact agent-context generations (files or embedded copies). */
+/** The generations `--restore-from` accepts for a chat: its intact agent-context generations (files, embedded copies, stored snapshots). */
 export function restorableGenerations(report: ChatReport): string[] {
-  return report.generations.filter((g) => g.class === 'intact' && (g.role === 'primary' || g.role === 'backup' || g.role === 'temp' || g.role === 'embedded')).map((g) => g.file)
+  return report.generations.filter((g) => g.class === 'intact' && (g.role === 'primary' || g.role === 'backup' || g.role === 'temp' || g.role === 'embedded' || g.role === 'snapshot')).map((g) => g.file)
 }
 
 /**

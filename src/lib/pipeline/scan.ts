@@ -12,6 +12,7 @@ import {readLog, stateDir} from '../fsio/repair-log.js'
 import type {OperationalError, Skipped} from '../model/report.js'
 import {tildify} from '../fsio/paths.js'
 import {addOwnState} from './own-state.js'
+import {attachSnapshots, decryptAll, snapshotError, type SnapshotKeyring} from './snapshot/attach.js'
 import {availableParallelism} from 'node:os'
 
 /** Options of a scan. `home` is used for default roots and to write paths as `~`. */
@@ -45,8 +46,12 @@ export interface ScanOptions {
   streamThresholdBytes?: number
   /** Called after discovery and after each chat, with running totals (for a progress display). */
   onProgress?: (progress: ScanProgress) => void
-  /** chatdoctor's state folder (its repair log), default `stateDir(home, env)`. */
+  /** chatdoctor's state folder (its repair log and snapshot store), default `stateDir(home, env)`. */
   stateDir?: string
+  /** Rank chatdoctor's stored snapshots of each chat as generations (default true). */
+  snapshots?: boolean
+  /** Redacted snapshots are candidates too (they are not the agent's whole context). */
+  redactedSnapshots?: boolean
 }
 
 /** Running totals of a scan, for a progress display. Bytes are the sizes of the files read. */
@@ -71,7 +76,7 @@ export interface ScanResult {
 }
 
 /** Diagnoses one chat that discovery found. Never throws: an unreadable folder becomes an error. */
-export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: string, streamThreshold?: number, arena?: ReadArena): Promise<ScannedChat | {skipped: Skipped} | {error: OperationalError}> {
+export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: string, streamThreshold?: number, arena?: ReadArena, keyring?: SnapshotKeyring): Promise<ScannedChat | {skipped: Skipped} | {error: OperationalError}> {
   let snapshot: ChatDirSnapshot
   try {
     arena?.reset()
@@ -81,6 +86,7 @@ export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: str
     const why = err.code === 'ENOENT' ? 'the chat disappeared during the scan' : err.message
     return {error: {path: tildify(unit.path, home), message: why}}
   }
+  if (unit.snapshots && keyring) snapshot.snapshots = decryptAll(unit.snapshots, keyring)
   const d = adapter.diagnose(snapshot)
   if (d.kind === 'skipped') return {skipped: {path: tildify(unit.path, home), reason: d.reason}}
   return {report: {path: tildify(unit.path, home), ...d.report}, snapshot, adapter}
@@ -97,9 +103,12 @@ export async function scanPaths(paths: string[], opts: ScanOptions): Promise<Sca
     ...searchedOf(found, opts.home),
     chatsInWorkers: 0,
   }
+  const state = opts.stateDir ?? stateDir(opts.home, opts.env)
+  const snaps = opts.snapshots === false ? {keyring: null, errors: []} : attachSnapshots(found.chats, {stateDir: state, home: opts.home, env: opts.env, redacted: opts.redactedSnapshots})
+  for (const e of snaps.errors) result.errors.push({...e, path: tildify(e.path, opts.home)})
   const progress: ScanProgress = {chatsDone: 0, chatsTotal: found.chats.length, filesRead: 0, bytesRead: 0}
   opts.onProgress?.(progress)
-  const {outcomes, inWorkers} = await diagnoseAll(found.chats, opts, progress)
+  const {outcomes, inWorkers} = await diagnoseAll(found.chats, opts, progress, snaps.keyring ?? undefined)
   result.chatsInWorkers = inWorkers
   for (let i = 0; i < outcomes.length; i++) {
     const r = outcomes[i]
@@ -109,9 +118,10 @@ export async function scanPaths(paths: string[], opts: ScanOptions): Promise<Sca
       result.chats.push(r)
       const dir = found.chats[i].unit.dir
       for (const f of r.snapshot.files) if (f.readError) result.errors.push({path: tildify(`${dir}/${f.name}`, opts.home), message: f.readError})
+      for (const c of r.snapshot.snapshots ?? []) if (c.error !== undefined) result.errors.push(snapshotError(c, r.snapshot.unit.path, (p) => tildify(p, opts.home)))
     }
   }
-  if (result.chats.length > 0) addOwnState(result.chats, readLog(opts.stateDir ?? stateDir(opts.home, opts.env)))
+  if (result.chats.length > 0) addOwnState(result.chats, readLog(state))
   const byPath = (a: {path: string}, b: {path: string}) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
   result.chats.sort((a, b) => byPath(a.report, b.report))
   result.skipped.sort(byPath)
@@ -156,9 +166,9 @@ let dropArena: ReadArena | undefined
  * Diagnoses one chat and, unless `keepData`, drops the bytes read. Without `keepData` the bytes are read into
  * this thread's `ReadArena`, reused chat after chat (callers on one thread run one chat at a time). Never throws.
  */
-export async function diagnoseUnit(unit: ChatUnit, adapter: FormatAdapter, home: string, keepData: boolean, streamThreshold?: number): Promise<ChatOutcome> {
+export async function diagnoseUnit(unit: ChatUnit, adapter: FormatAdapter, home: string, keepData: boolean, streamThreshold?: number, keyring?: SnapshotKeyring): Promise<ChatOutcome> {
   const arena = keepData ? undefined : (dropArena ??= new ReadArena())
-  const r: ChatOutcome = await scanChat(unit, adapter, home, streamThreshold, arena)
+  const r: ChatOutcome = await scanChat(unit, adapter, home, streamThreshold, arena, keyring)
   if ('report' in r) {
     let files = 0
     let bytes = 0
@@ -168,6 +178,7 @@ export async function diagnoseUnit(unit: ChatUnit, adapter: FormatAdapter, home:
       bytes += f.data.length
       if (!keepData) delete f.data
     }
+    if (!keepData) for (const c of r.snapshot.snapshots ?? []) delete c.data
     r.filesRead = files
     r.bytesRead = bytes
   }
@@ -184,7 +195,7 @@ export async function diagnoseUnit(unit: ChatUnit, adapter: FormatAdapter, home:
  * so every core works and a small scan never pays a worker's start-up (~0.1–0.2 s of module loading). A
  * worker that dies has its chats diagnosed on the main thread.
  */
-async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progress: ScanProgress): Promise<{outcomes: ChatOutcome[]; inWorkers: number}> {
+async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progress: ScanProgress, keyring?: SnapshotKeyring): Promise<{outcomes: ChatOutcome[]; inWorkers: number}> {
   const keepData = opts.keepData !== false
   const envThreshold = Number(opts.env.CHATDOCTOR_STREAM_THRESHOLD)
   const threshold = opts.streamThresholdBytes ?? (Number.isInteger(envThreshold) && envThreshold > 0 ? envThreshold : undefined)
@@ -214,7 +225,7 @@ async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progres
       const spent = performance.now() - t0
       const small = mainBytes <= PARALLEL_MAX_CHAT_BYTES * Math.max(1, mainDone)
       if (after === 0 || (small && spent >= after && (spent / Math.max(1, mainDone)) * left() >= PARALLEL_PAYS_MS)) {
-        pool = await WorkerPool.start(Math.min(maxWorkers, left() - 1), {home: opts.home, streamThreshold: threshold}, take, left, (i, r) => {
+        pool = await WorkerPool.start(Math.min(maxWorkers, left() - 1), {home: opts.home, streamThreshold: threshold, keyring}, take, left, (i, r) => {
           if ('report' in r) {
             ;(r as ScannedChat).adapter = chats[i].adapter
             ;(r as ScannedChat).snapshot.unit = chats[i].unit // the worker leaves it out (the main thread has it)
@@ -226,7 +237,7 @@ async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progres
     }
     const i = take()
     if (i === undefined) break
-    const r = await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, threshold)
+    const r = await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, threshold, keyring)
     done(i, r)
     mainDone++
     mainBytes += r.bytesRead ?? 0
@@ -236,7 +247,7 @@ async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progres
   if (pool) {
     await pool.finished()
     // Chats a dead worker gave back after the main thread ran out of work.
-    for (let i = take(); i !== undefined; i = take()) done(i, await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, threshold))
+    for (let i = take(); i !== undefined; i = take()) done(i, await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, threshold, keyring))
   }
   return {outcomes: out, inWorkers}
 }
@@ -251,7 +262,7 @@ class WorkerPool {
    */
   static async start(
     n: number,
-    data: {home: string; streamThreshold?: number},
+    data: {home: string; streamThreshold?: number; keyring?: SnapshotKeyring},
     take: () => number | undefined,
     left: () => number,
     onResult: (index: number, outcome: ChatOutcome) => void,

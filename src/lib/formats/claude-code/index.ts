@@ -4,8 +4,10 @@
  * `*.jsonl` file no other member of the JSON-lines family claims by name is offered here too and told apart
  * by content (`formats/jsonl/session.ts`), so a session copied anywhere is still found. Source: peer-formats.md §2.1.
  */
-import path from 'node:path'
 import type {FormatAdapter} from '../../model/adapter.js'
+import {claudeRoots} from './roots.js'
+import {claudeHook} from './hook.js'
+import {captureSession, redactSession} from '../jsonl/snapshot.js'
 import {diagnoseSession, isSessionName, sessionChatsIn} from '../jsonl/session.js'
 import {planSessionRepair} from '../jsonl/plan.js'
 import {claudeDialect} from './session.js'
@@ -14,11 +16,7 @@ import {redactSessionFiles} from '../jsonl/redact.js'
 import {CLAUDE_FINDING_KINDS} from './findings.js'
 import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'
 
-/** `$CLAUDE_CONFIG_DIR/projects`, else `<home>/.claude/projects` (peer-formats §2.1). */
-export function claudeRoots(home: string, env: NodeJS.ProcessEnv): string[] {
-  const base = env.CLAUDE_CONFIG_DIR ? path.resolve(env.CLAUDE_CONFIG_DIR) : path.join(home, '.claude')
-  return [path.join(base, 'projects')]
-}
+export {claudeRoots}
 
 /** The Claude Code format adapter. */
 export const claudeCode: FormatAdapter = {
@@ -35,6 +33,7 @@ export const claudeCode: FormatAdapter = {
   redact: redactSessionFiles,
   discoveryPaths: ['.claude'],
   texts: {parentKey: 'parentUuid'},
+  snapshot: {capture: captureSession, redact: redactSession, hook: claudeHook},
   help: {
     roots: "Claude Code's ($CLAUDE_CONFIG_DIR or ~/.claude)/projects",
     repair:

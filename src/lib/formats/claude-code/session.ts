@@ -232,10 +232,67 @@ export function promptInFragment(text: string): boolean {
   return !NOT_A_PROMPT.test(start) && !start.startsWith('<system-reminder>')
 }
 
+/**
+ * Whether a Claude Code log's last turn is settled (for a snapshot): a prompt, an answer with text after it,
+ * every `tool_use` with its `tool_result`, and nothing after the answer but records that are not the
+ * conversation (`system`, `last-prompt`, …) or user records that are no prompt (local command echoes). Claude
+ * Code may call its `Stop` hook before the final answer is on disk (anthropics/claude-code#15812, #40655): the
+ * log then ends in a tool result or an unanswered prompt, which is not settled.
+ */
+export function settleClaude(records: ReadonlyArray<Record<string, unknown>>): {messages: number; unsettled: string | null} {
+  const conv = records.filter((v) => (v.type === 'user' || v.type === 'assistant') && v.isMeta !== true)
+  const messages = conv.length
+  let lastPrompt = -1
+  conv.forEach((v, i) => {
+    if (isUserTurn(v)) lastPrompt = i
+  })
+  if (lastPrompt < 0) return {messages, unsettled: 'no prompt in the session yet'}
+  const uses = new Set<string>()
+  const results = new Set<string>()
+  for (const v of conv) {
+    for (const b of blocks(v)) {
+      if (v.type === 'assistant' && b.type === 'tool_use' && typeof b.id === 'string') uses.add(b.id)
+      if (v.type === 'user' && b.type === 'tool_result' && typeof b.tool_use_id === 'string') results.add(b.tool_use_id)
+    }
+  }
+  const open = [...uses].filter((id) => !results.has(id)).length
+  if (open > 0) return {messages, unsettled: `${open} tool call${open === 1 ? ' is' : 's are'} pending (no tool_result yet)`}
+  const after = conv.slice(lastPrompt + 1)
+  const answered = after.some((v) => v.type === 'assistant' && blocks(v).some((b) => b.type === 'text'))
+  if (!answered) return {messages, unsettled: 'the last prompt has no answer on disk yet'}
+  const last = conv[conv.length - 1]
+  if (last.type === 'user' && blocks(last).some((b) => b.type === 'tool_result')) return {messages, unsettled: 'the agent has not answered after its last tool result yet'}
+  if (last.type === 'assistant' && !blocks(last).some((b) => b.type === 'text')) return {messages, unsettled: 'the last answer is still being written'}
+  return {messages, unsettled: null}
+}
+
+/**
+ * One Claude Code record without its private tool payloads: `tool_use` inputs emptied, `tool_result` contents
+ * emptied, the `toolUseResult` copy dropped; roles, order, uuids, parent links and tool ids kept.
+ */
+export function redactClaudeRecord(v: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {...v}
+  delete out.toolUseResult
+  const m = v.message
+  if (typeof m === 'object' && m !== null && Array.isArray((m as {content?: unknown}).content)) {
+    const content = ((m as {content: unknown[]}).content).map((b) => {
+      if (typeof b !== 'object' || b === null) return b
+      const blk = b as Record<string, unknown>
+      if (blk.type === 'tool_use') return {...blk, input: {}}
+      if (blk.type === 'tool_result') return {...blk, content: ''}
+      return blk
+    })
+    out.message = {...(m as Record<string, unknown>), content}
+  }
+  return out
+}
+
 /** Claude Code in the JSON-lines family: it takes the session files no other member claims by name. */
 export const claudeDialect: SessionDialect = {
   name: 'claude-code',
   isRecord: isClaudeRecord,
+  settle: settleClaude,
+  redactRecord: redactClaudeRecord,
   analyze(fileName, cls) {
     const a = analyzeClaude(fileName, cls)
     const withId = cls.records.find((r) => typeof r.value.sessionId === 'string')

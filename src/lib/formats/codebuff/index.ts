@@ -21,11 +21,12 @@ import {planCodebuffChat} from './plan.js'
 import {inspectChat} from './inspect.js'
 import {redactChatFiles} from './redact.js'
 import {CODEBUFF_FINDING_KINDS} from './findings.js'
+import {CODEBUFF_NO_HOOK, captureCodebuff, snapshotBytes} from './snapshot.js'
 
 /** The CLI keeps only the last 100 transcript messages (codebuff-format.md §3.1, cli/src/utils/run-state-storage.ts). */
 export const TRANSCRIPT_CAP = 100
 
-const ROLE_ORDER: Role[] = ['primary', 'backup', 'temp', 'embedded', 'transcript', 'transcript-temp', 'meta', 'other']
+const ROLE_ORDER: Role[] = ['primary', 'backup', 'temp', 'embedded', 'snapshot', 'transcript', 'transcript-temp', 'meta', 'other']
 
 /** Names inside a chat dir that are chatdoctor's own and never part of the chat. */
 const OWN_NAMES = /^\.chatdoctor(?:$|[.-])/
@@ -86,6 +87,13 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
   const source = chooseTranscriptSource(entries, generations, (file) => values.get(file), transcriptSalvage)
   const embedded = addEmbeddedGenerations(entries, generations, values, source) // metadata.runState copies
   const documented = addDocumentGenerations(entries, generations, values) // run-state files written twice
+  // chatdoctor's stored snapshots of the RunState: generations of role `snapshot`.
+  for (const s of snapshot.snapshots ?? []) {
+    const data = snapshotBytes(snapshot, s.name)
+    if (!data) continue
+    const g = classifyCodebuffEntry({name: s.name, kind: 'file', bytes: data.length, mtimeMs: Date.parse(s.header.time), data}, 'snapshot', values, 'primary')
+    generations.push(g)
+  }
   if (!generations.some((g) => g.role === 'primary')) {
     generations.push({file: PRIMARY, role: 'primary', class: 'missing', reasons: [], bytes: 0, mtimeMs: null, sha256: null, turns: null})
   }
@@ -100,7 +108,7 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
   const transcriptValue = counted ? counted.messages : null
   const turns = counted ? counted.turns : null
   const M = turns ? turns.length : null
-  const stateGens = generations.filter((g) => g.role === 'primary' || g.role === 'backup' || g.role === 'temp' || g.role === 'embedded')
+  const stateGens = generations.filter((g) => g.role === 'primary' || g.role === 'backup' || g.role === 'temp' || g.role === 'embedded' || g.role === 'snapshot')
 
   // Skipped: nothing of the agent context was ever saved and the transcript has no agent turn.
   const hasStateFile = stateGens.some((g) => g.role !== 'embedded' && g.class !== 'missing')
@@ -217,9 +225,9 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
   }
 }
 
-/** Classifies one entry, keeping parsed values of intact files for measuring. */
-function classifyCodebuffEntry(f: FileEntry, role: Role, values: Map<string, unknown>): Generation {
-  const {generation, classification: c} = classifyEntry(f, role, (data) => classifyFile(role, data))
+/** Classifies one entry, keeping parsed values of intact files for measuring (`as`: the role whose shape it needs). */
+function classifyCodebuffEntry(f: FileEntry, role: Role, values: Map<string, unknown>, as: Role = role): Generation {
+  const {generation, classification: c} = classifyEntry(f, role, (data) => classifyFile(as, data))
   if (c?.class === 'intact') values.set(f.name, c.value)
   return generation
 }
@@ -252,6 +260,7 @@ export const codebuff: FormatAdapter & {
   inspect: (chat, tears) => inspectChat(chat.report, tears),
   redact: (files, report, r) => redactChatFiles(files, new Map(report.generations.map((g) => [g.file, g.role] as const)), r),
   discoveryPaths: ['.config/manicode*'],
+  snapshot: {capture: captureCodebuff, noHook: CODEBUFF_NO_HOOK},
   texts: {
     folderMtime: "chat folder's mtime (so --continue still picks the same chat)",
     salvageHint: 'salvage-more-turns',

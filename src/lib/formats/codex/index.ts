@@ -3,8 +3,10 @@
  * and its compressed sibling `….jsonl.zst` (generations of one session), and flat `archived_sessions/`.
  * Told apart from Claude Code by content (`formats/jsonl/session.ts`). Source: peer-formats.md §3.1.
  */
-import path from 'node:path'
 import type {FormatAdapter} from '../../model/adapter.js'
+import {codexRoots} from './roots.js'
+import {codexHook} from './hook.js'
+import {captureSession, redactSession} from '../jsonl/snapshot.js'
 import {diagnoseSession, isSessionName, sessionChatsIn} from '../jsonl/session.js'
 import {planSessionRepair} from '../jsonl/plan.js'
 import {codexDialect} from './session.js'
@@ -15,11 +17,7 @@ import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'
 
 export {isCodexName} from './session.js'
 
-/** `$CODEX_HOME` (default `<home>/.codex`): `sessions/` and `archived_sessions/` (peer-formats §3.1). */
-export function codexRoots(home: string, env: NodeJS.ProcessEnv): string[] {
-  const base = env.CODEX_HOME ? path.resolve(env.CODEX_HOME) : path.join(home, '.codex')
-  return [path.join(base, 'sessions'), path.join(base, 'archived_sessions')]
-}
+export {codexRoots}
 
 /** The Codex format adapter. */
 export const codex: FormatAdapter = {
@@ -35,6 +33,7 @@ export const codex: FormatAdapter = {
   inspect: inspectSession,
   redact: redactSessionFiles,
   discoveryPaths: ['.codex'],
+  snapshot: {capture: captureSession, redact: redactSession, hook: codexHook},
   help: {
     roots: "Codex's ($CODEX_HOME or ~/.codex)/sessions and archived_sessions",
     repair: 'A Codex .jsonl.zst winner is written, decoded, as the plain .jsonl Codex reads.',

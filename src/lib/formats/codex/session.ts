@@ -306,10 +306,77 @@ export function isCodexName(dir: string, name: string): boolean {
   return /^rollout-.*\.jsonl$/.test(name) || dir.split(path.sep).includes('.codex')
 }
 
+/** Turn lifecycle events of the rollout format (`event_msg` payload types). */
+const TURN_EVENTS = new Set(['task_started', 'task_complete', 'turn_aborted'])
+
+/**
+ * Whether a rollout's last turn is settled (for a snapshot): a prompt, every tool call with its output, and
+ * the last turn-lifecycle event `task_complete` (Codex calls its `notify` program on `agent-turn-complete`,
+ * fire-and-forget, possibly before its rollout writer has flushed that turn); a rollout without lifecycle
+ * events (the pre-`session_meta` format) must end in an assistant message.
+ */
+export function settleCodex(records: ReadonlyArray<Record<string, unknown>>): {messages: number; unsettled: string | null} {
+  const items = records.map(itemOf)
+  const messages = items.filter((it) => it && it.type === 'message').length
+  const c = count([...records])
+  if (c.userTurns === 0) return {messages, unsettled: 'no prompt in the session yet'}
+  if (c.open > 0) return {messages, unsettled: `${c.open} tool call${c.open === 1 ? ' is' : 's are'} pending (no output yet)`}
+  const lifecycle = records.filter((v) => v.type === 'event_msg' && isObj(v.payload) && TURN_EVENTS.has((v.payload as {type: string}).type))
+  if (lifecycle.length > 0) {
+    const t = (lifecycle[lifecycle.length - 1].payload as {type: string}).type
+    if (t === 'task_started') return {messages, unsettled: 'the last turn is still running (no task_complete yet)'}
+    if (t === 'turn_aborted') return {messages, unsettled: 'the last turn was interrupted before its answer'}
+    return {messages, unsettled: null}
+  }
+  const last = [...items].reverse().find((it) => it !== null)
+  if (!last || last.type !== 'message' || last.role !== 'assistant') return {messages, unsettled: 'the last prompt has no answer on disk yet'}
+  return {messages, unsettled: null}
+}
+
+/** Keys of a rollout's payloads that hold the per-turn system prompt. */
+const INSTRUCTION_KEYS = ['instructions', 'base_instructions', 'user_instructions', 'developer_instructions']
+
+function redactItem(it: Record<string, unknown>): Record<string, unknown> {
+  const out = {...it}
+  if (out.type === 'function_call') out.arguments = '{}'
+  if (out.type === 'custom_tool_call') out.input = ''
+  if (out.type === 'local_shell_call') out.action = {}
+  if (out.type === 'function_call_output' || out.type === 'custom_tool_call_output') out.output = ''
+  return out
+}
+
+/**
+ * One rollout record without its private tool payloads and per-turn system prompts: tool call arguments and
+ * outputs emptied, the instructions of `session_meta` and `turn_context` dropped, command output events
+ * emptied; record kinds, order, call ids and turn ids kept.
+ */
+export function redactCodexRecord(v: Record<string, unknown>): Record<string, unknown> {
+  if (v.type === 'response_item' && isObj(v.payload)) return {...v, payload: redactItem(v.payload)}
+  if ((v.type === 'session_meta' || v.type === 'turn_context') && isObj(v.payload)) {
+    const p = {...v.payload}
+    for (const k of INSTRUCTION_KEYS) delete p[k]
+    return {...v, payload: p}
+  }
+  if (v.type === 'event_msg' && isObj(v.payload)) {
+    const p = {...v.payload}
+    for (const k of ['stdout', 'stderr', 'aggregated_output', 'formatted_output', 'result', 'changes', 'command', 'arguments']) if (k in p) p[k] = typeof p[k] === 'string' ? '' : Array.isArray(p[k]) ? [] : {}
+    return {...v, payload: p}
+  }
+  if (typeof v.type === 'string' && LEGACY_ITEM_TYPES.has(v.type)) return redactItem(v)
+  if (isLegacyHeader(v)) {
+    const out = {...v}
+    delete out.instructions
+    return out
+  }
+  return v
+}
+
 /** Codex in the JSON-lines family: rollouts by name or place, and any log with a compressed `.zst` sibling. */
 export const codexDialect: SessionDialect = {
   name: 'codex',
   isRecord: isCodexRecord,
+  settle: settleCodex,
+  redactRecord: redactCodexRecord,
   analyze(fileName, cls) {
     const a = analyzeCodex(fileName, cls)
     return {...a, id: a.threadId}

@@ -48,4 +48,16 @@ export interface SessionDialect {
    * diagnosed as that member's session.
    */
   readonly ownDiagnosis?: string
+  /**
+   * (`snapshot`) Whether the log's last turn is settled by this agent's records: `unsettled` says why not (a
+   * tool call pending, the last prompt unanswered), null when settled; `messages` counts its conversation
+   * records (for the message cap). Without it, the agent's logs are never snapshotted.
+   */
+  settle?(records: ReadonlyArray<Record<string, unknown>>): {messages: number; unsettled: string | null}
+  /**
+   * (`snapshot --redact`) One record with its private tool payloads (tool inputs and outputs) and per-turn
+   * system prompts removed; roles, order, ids and the tool calls' lifecycle kept. A new object; the input is
+   * not changed.
+   */
+  redactRecord?(value: Record<string, unknown>): Record<string, unknown>
 }

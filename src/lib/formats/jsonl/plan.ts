@@ -30,7 +30,8 @@ import path from 'node:path'
 import {classifyJsonlBytes} from '../../classify/jsonl.js'
 import {planJsonlRepair, type JsonlChange} from './repair.js'
 import type {LineChangeReport} from '../../model/report.js'
-import type {ChatPlan, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
+import type {ChatPlan, FileEntry, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
+import type {SnapshotCandidate} from '../../model/snapshot.js'
 import {dialectByName, SESSION_DIALECTS} from './dialects.js'
 import {decodeZstd, sessionNameOf} from './session.js'
 
@@ -80,6 +81,11 @@ export function lineChangeReports(changes: readonly JsonlChange[]): LineChangeRe
   }))
 }
 
+/** A stored snapshot as the entry of a generation: its decrypted bytes, its time as mtime. */
+function snapshotEntry(s: SnapshotCandidate): FileEntry {
+  return {name: s.name, kind: 'file', bytes: s.data?.length ?? 0, mtimeMs: Date.parse(s.header.time), ...(s.data ? {data: s.data} : {})}
+}
+
 export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPlan {
   const {report, snapshot} = chat
   const {plan, done} = startSessionPlan(chat, opts)
@@ -87,9 +93,15 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
     if (report.status === 'degraded' && !plan.problem) plan.advice = 'the agent loads this session without its damaged lines, and no repair of it is one the agent accepts (see the findings); nothing written'
     return plan
   }
-  const winner = snapshot.files.find((f) => f.name === report.winner && f.kind === 'file')
+  const stored = snapshot.snapshots?.find((s) => s.name === report.winner)
+  const winner = stored ? snapshotEntry(stored) : snapshot.files.find((f) => f.name === report.winner && f.kind === 'file')
   if (!winner?.data) {
     plan.problem = `the bytes of the winner ${report.winner} could not be read as scanned; nothing written`
+    return plan
+  }
+  // A snapshot's bytes are checked against its header once more right before they are planned.
+  if (stored && (stored.header.kind !== 'generation' || sha256(winner.data) !== stored.header.sha256)) {
+    plan.problem = `the bytes of ${stored.name} do not match its header's sha256; nothing written`
     return plan
   }
   let bytes = winner.data
@@ -114,7 +126,7 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
     plan.refusal = `refused: the repaired log would not be accepted by ${report.format} (${jp.problems.join('; ')}); nothing written`
     return plan
   }
-  const target = sessionNameOf(winner.name)?.plain ?? winner.name
+  const target = stored ? (stored.header.target ?? path.basename(snapshot.unit.path)) : (sessionNameOf(winner.name)?.plain ?? winner.name)
   const current = snapshot.files.find((f) => f.name === target && f.kind === 'file')
   const data = jp.bytes
   const hash = sha256(data)

@@ -4,10 +4,11 @@
  * agent's own rules (its dialect, `dialects.ts`) and planned for repair (`repair.ts`).
  *
  * A session's generations: the log itself (`primary`); for Codex, the same rollout compressed beside it
- * (`<name>.jsonl.zst`, role `compressed`; Codex loads the plain file when both exist, peer-formats §3.3); and
- * the copies people and tools leave beside a log (`<name>.jsonl.bak`, `.orig`, `.old`, `.backup.<n>`, `.<n>`,
- * `~`: role `backup`; `<name>.jsonl.tmp`, `.tmp.<x>`: role `temp`), each a candidate ranked by the records and
- * turns it holds like the log itself.
+ * (`<name>.jsonl.zst`, role `compressed`; Codex loads the plain file when both exist, peer-formats §3.3); the
+ * copies people and tools leave beside a log (`<name>.jsonl.bak`, `.orig`, `.old`, `.backup.<n>`, `.<n>`, `~`:
+ * role `backup`; `<name>.jsonl.tmp`, `.tmp.<x>`: role `temp`), each a candidate ranked by the records and turns
+ * it holds like the log itself; and chatdoctor's stored snapshots of it (`snapshot:<time>`, role `snapshot`, from
+ * `ChatDirSnapshot.snapshots`).
  */
 import {createHash} from 'node:crypto'
 import path from 'node:path'
@@ -252,6 +253,21 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
       }
     }
   }
+  // chatdoctor's stored snapshots of the session: generations of role `snapshot`, ranked with the log.
+  for (const snap of snapshot.snapshots ?? []) {
+    if (snap.data === undefined || snap.header.kind !== 'generation') continue
+    const mtimeMs = Date.parse(snap.header.time)
+    const gen: Generation = {file: snap.name, role: 'snapshot', class: null, reasons: [], bytes: snap.data.length, mtimeMs, sha256: snap.header.sha256, turns: null}
+    const cls = classifyJsonlBytes(snap.data)
+    states.push({gen, entry: {name: snap.name, kind: 'file', bytes: snap.data.length, mtimeMs, data: snap.data}, cls, analysis: null, plan: null, repaired: null, bytes: snap.data})
+    if (undecided) {
+      const f = sniffFormat(cls)
+      if (f !== null) {
+        format = f
+        undecided = false
+      }
+    }
+  }
   if (format === null) {
     // The log and its compressed copy hold no record: a copy beside them may still tell whose session it is.
     for (const st of states) {
@@ -314,7 +330,7 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
   // Findings: line damage of each generation, then the agent's structural findings for the loaded one.
   for (const st of states) {
     const cls = st.cls
-    if (!cls) continue
+    if (!cls || st.gen.role === 'snapshot') continue
     const repairWords = st.plan && st.plan.changes.length > 0 ? `; a repair would ${st.plan.accepted ? '' : 'not be accepted: '}${st.plan.accepted ? describeChanges(st.plan) : st.plan.problems.join('; ')}` : ''
     const what = describeClassification(cls)
     if (st.gen.role === 'compressed') {

@@ -16,6 +16,8 @@ import {inspectSession} from './inspect.js'
 import {redactSessionFiles} from './redact.js'
 import {EXPORT_SNIFF_BYTES, looksLikeExport, mayBeExportName} from './export-sniff.js'
 import {OPENCODE_FINDING_KINDS} from './findings.js'
+import {captureOpenCode, judgeSnapshots, openCodeChatKey} from './snapshot.js'
+import {openCodeHook} from './hook.js'
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 
@@ -68,7 +70,15 @@ export function diagnoseOpenCode(snapshot: ChatDirSnapshot): Diagnosis {
   const facts = snapshot.unit.facts as OpenCodeFacts | undefined
   if (!facts) return {kind: 'skipped', reason: 'not listed by the OpenCode store listing'}
   if (facts.kind === 'database') return diagnoseDatabaseSession(snapshot, facts)
-  return {kind: 'chat', report: diagnoseTreeSession(snapshot.files, facts)}
+  const report = diagnoseTreeSession(snapshot.files, facts)
+  if (facts.sessionId === null || !snapshot.snapshots?.length) return {kind: 'chat', report}
+  // chatdoctor's stored snapshots: generations of the session, and the winner when the files on disk are worse.
+  const v = judgeSnapshots(snapshot.snapshots, snapshot.files, facts.sessionId)
+  const generations = [...report.generations, ...v.generations]
+  if (!v.win || report.status === 'healthy') return {kind: 'chat', report: {...report, generations}}
+  const c = v.win.context
+  const f = finding('snapshot-restores', null, `${v.win.name} holds ${plural(c.userTurns, 'user turn')} and ${plural(c.messages, 'message')}, more than a repair of the files on disk keeps; repair writes its files back`)
+  return {kind: 'chat', report: {...report, generations, status: 'repairable', winner: v.win.name, contextTurns: c.userTurns, ranking: v.win.ranking, findings: [...report.findings, f]}}
 }
 
 /** The OpenCode format adapter. */
@@ -102,6 +112,7 @@ export const opencode: FormatAdapter = {
   },
   // Export files and tree files are JSON (told apart by content); a store's database files are needed whole.
   archiveWants: (name) => name.toLowerCase().endsWith('.json') || isDatabaseName(name.replace(/-(?:wal|shm)$/, '')),
+  snapshot: {chatKey: openCodeChatKey, capture: captureOpenCode, hook: openCodeHook},
   texts: {sessionUnlisted: 'OpenCode still cannot list this session, but the other sessions of the store are listed again'},
   help: {
     roots: "OpenCode's data dir ($XDG_DATA_HOME/opencode, default ~/.local/share/opencode; its database is read on a private copy, never opened in place)",

@@ -13,12 +13,16 @@
  * after). A damaged session file is moved too, although its session stays unrecoverable: left in place it
  * hides every session of the store (B04).
  *
+ * A session whose winner is a stored snapshot (`snapshot:<time>`) gets the snapshot's files written back
+ * (`planSnapshotRestore`, snapshot.ts) instead.
+ *
  * SQLite store: not repaired by chatdoctor (its pages are not files to move); the chat's outcome is `manual`
  * with the next steps, and nothing is written. The same for a session that is only missing from the database
  * beside the tree (the fix is an import, which OpenCode itself must write).
  */
 import type {ChatPlan, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
 import {planTreeRepair} from './plan.js'
+import {planSnapshotRestore} from './snapshot.js'
 import type {OpenCodeFacts} from './store.js'
 
 /** Plans the repair of one OpenCode chat. Pure; never throws. */
@@ -38,6 +42,7 @@ export function planOpenCodeRepair(chat: ScannedChat, opts: PlanOptions): ChatPl
     }
     return plan
   }
+  if (report.winner?.startsWith('snapshot:') && facts.sessionId !== null) return planSnapshotRestore(chat, plan, facts.sessionId)
   const tp = planTreeRepair(facts.sessionId, snapshot.files)
   plan.lost = tp.loss
   if (tp.moves.length === 0) {

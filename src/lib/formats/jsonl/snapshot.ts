@@ -1,0 +1,54 @@
+/**
+ * Snapshots of a JSON-lines session log (Claude Code, Codex): the exact bytes of the log, taken only when the
+ * chat is healthy and its last turn settled by the agent's own records (its dialect's `settle`), within the
+ * caps; `--redact` rewrites each record without its private tool payloads (the dialect's `redactRecord`).
+ * A stored snapshot comes back as a generation of role `snapshot` (`snapshotStates` in `session.ts`), ranked
+ * with the log; when it wins, the repair writes its bytes as the plain log (`plan.ts`).
+ */
+import path from 'node:path'
+import {classifyJsonlBytes} from '../../classify/jsonl.js'
+import type {ScannedChat} from '../../model/adapter.js'
+import type {SnapshotCaps, SnapshotCapture, SnapshotHeader} from '../../model/snapshot.js'
+import {dialectByName} from './dialects.js'
+import {decodeZstd} from './session.js'
+
+const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
+
+/** The snapshot of a healthy, settled session: the loaded log's exact bytes (a `.zst` winner decoded). Pure. */
+export function captureSession(chat: Pick<ScannedChat, 'report' | 'snapshot'>, caps: SnapshotCaps): SnapshotCapture {
+  const {report, snapshot} = chat
+  if (report.status !== 'healthy') return {ok: false, skip: `the session is ${report.status}, not healthy (chatdoctor repair first); only a healthy session is snapshotted`}
+  const dialect = dialectByName(report.format)
+  if (!dialect?.settle) return {ok: false, skip: `snapshots of ${report.format} sessions are not supported`}
+  const live = report.findings.find((f) => f.id === 'session-live')
+  if (live) return {ok: false, skip: 'the log changed while it was read (the agent is writing it)'}
+  const entry = snapshot.files.find((f) => f.name === report.winner && f.kind === 'file')
+  if (!entry?.data) return {ok: false, skip: `the bytes of ${report.winner ?? 'the log'} could not be read`}
+  let bytes = entry.data
+  if (entry.name.endsWith('.zst')) {
+    const d = decodeZstd(entry.data)
+    if (!d.ok) return {ok: false, skip: `${entry.name} cannot be decoded (${d.message})`}
+    bytes = d.bytes
+  }
+  if (bytes.length > caps.maxBytes) return {ok: false, skip: `over the byte cap (${bytes.length} > ${caps.maxBytes} bytes; --max-bytes raises it)`}
+  const cls = classifyJsonlBytes(bytes)
+  const s = dialect.settle(cls.records.map((r) => r.value))
+  if (s.unsettled !== null) return {ok: false, skip: `not settled: ${s.unsettled}`, unsettled: true}
+  if (s.messages > caps.maxMessages) return {ok: false, skip: `over the message cap (${plural(s.messages, 'message')} > ${caps.maxMessages}; --max-messages raises it)`}
+  const target = entry.name.endsWith('.zst') ? entry.name.slice(0, -4) : entry.name
+  return {ok: true, kind: 'generation', target: path.basename(target), payload: bytes, messages: s.messages, turns: report.contextTurns ?? 0}
+}
+
+/**
+ * The payload with each record rewritten by the dialect's `redactRecord` (one record per line, the log's own
+ * line ending); `refused` for a log that is not all complete records or a dialect without redaction. Pure.
+ */
+export function redactSession(payload: Buffer, header: Pick<SnapshotHeader, 'format' | 'kind' | 'target'>): Buffer | {refused: string} {
+  const dialect = dialectByName(header.format)
+  if (!dialect?.redactRecord) return {refused: `redaction of ${header.format} sessions is not supported`}
+  const cls = classifyJsonlBytes(payload)
+  if (cls.class !== 'intact') return {refused: `the log is ${cls.class}, not all complete records`}
+  const eol = cls.eol === 'crlf' ? '\r\n' : '\n'
+  const lines = cls.records.map((r) => JSON.stringify(dialect.redactRecord!(r.value)))
+  return Buffer.from(lines.join(eol) + (lines.length > 0 ? eol : ''), 'utf8')
+}

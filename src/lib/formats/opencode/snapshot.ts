@@ -1,0 +1,168 @@
+/**
+ * Snapshots of an OpenCode session of the JSON tree (≤ 1.1.x): the session's own files (its session file,
+ * message files and part files), exact bytes each, as a `files` payload. Taken only when the session is
+ * healthy and settled: its last message is an assistant message with `time.completed`, no tool part is
+ * `pending` or `running`, and a user message exists (the hosted design this follows refuses a capture while a
+ * tool call is pending or running and when the expected completion is absent). Sessions of the 1.2+ database
+ * are not snapshotted (their rows are not files; `opencode export <id>` writes one by hand).
+ *
+ * A stored snapshot is a generation of the session (role `snapshot`): when the tree's files are damaged
+ * beyond what moving them out keeps, the snapshot wins and the repair (`repair.ts`) writes its files back,
+ * byte for byte.
+ */
+import {createHash} from 'node:crypto'
+import type {ChatPlan, ChatUnit, FileEntry, PlannedAction, ScannedChat, WatchedFile} from '../../model/adapter.js'
+import type {Generation, RankEntry, SessionContext} from '../../model/report.js'
+import {decodeFiles, encodeFiles, type SnapshotCandidate, type SnapshotCaps, type SnapshotCapture} from '../../model/snapshot.js'
+import {missingSessionFile, treeFileOf} from './layout.js'
+import {measureSession} from './measure.js'
+import {planTreeRepair} from './plan.js'
+import type {OpenCodeFacts} from './store.js'
+import {readTreeSession, sessionMessages, usable} from './tree.js'
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
+
+/** A session's identity in the store: its data dir and session id (its file path changes when its file is gone). */
+export function openCodeChatKey(unit: ChatUnit): string {
+  const f = unit.facts as OpenCodeFacts | undefined
+  if (f?.kind === 'tree' && f.sessionId !== null) return `${unit.dir}#${f.sessionId}`
+  if (f?.kind === 'database' && f.session) return `${unit.dir}#${f.session.id}`
+  return unit.path
+}
+
+/** The snapshot of a healthy, settled tree session: its files' exact bytes. Pure. */
+export function captureOpenCode(chat: Pick<ScannedChat, 'report' | 'snapshot'>, caps: SnapshotCaps): SnapshotCapture {
+  const {report, snapshot} = chat
+  const facts = snapshot.unit.facts as OpenCodeFacts | undefined
+  if (facts?.kind !== 'tree' || facts.sessionId === null) return {ok: false, skip: "a session of OpenCode's database (1.2+) is not snapshotted (opencode export <sessionID> writes a copy by hand)"}
+  if (report.status !== 'healthy') return {ok: false, skip: `the session is ${report.status}, not healthy (chatdoctor repair first); only a healthy session is snapshotted`}
+  const files = snapshot.files.filter((f) => f.kind === 'file' && treeFileOf(f.name).kind !== 'other')
+  if (files.some((f) => f.data === undefined)) return {ok: false, skip: 'a file of the session could not be read'}
+  const bytes = files.reduce((n, f) => n + f.data!.length, 0)
+  if (bytes > caps.maxBytes) return {ok: false, skip: `over the byte cap (${bytes} > ${caps.maxBytes} bytes of session files; --max-bytes raises it)`}
+  const s = readTreeSession(facts.sessionId, files)
+  const msgs = sessionMessages(s)
+  if (msgs.length > caps.maxMessages) return {ok: false, skip: `over the message cap (${plural(msgs.length, 'message')} > ${caps.maxMessages}; --max-messages raises it)`}
+  if (!msgs.some((m) => m.info?.role === 'user')) return {ok: false, skip: 'not settled: no prompt in the session yet', unsettled: true}
+  const pending = msgs.reduce((n, m) => n + m.parts.filter((p) => p.type === 'tool' && isObj(p.state) && (p.state.status === 'pending' || p.state.status === 'running')).length, 0)
+  if (pending > 0) return {ok: false, skip: `not settled: ${plural(pending, 'tool call')} pending or running`, unsettled: true}
+  const last = msgs[msgs.length - 1].info
+  if (last?.role !== 'assistant') return {ok: false, skip: 'not settled: the last prompt has no answer yet', unsettled: true}
+  if (!isObj(last.time) || typeof last.time.completed !== 'number') return {ok: false, skip: 'not settled: the last answer has no time.completed yet', unsettled: true}
+  const payload = encodeFiles(files.map((f) => ({rel: f.name, data: f.data!})))
+  return {ok: true, kind: 'files', target: null, payload, messages: msgs.length, turns: report.contextTurns ?? 0}
+}
+
+/** The files of a snapshot of this session, when they are that (each a session, message or part file of it). */
+export function snapshotFilesOf(c: SnapshotCandidate, sessionId: string): FileEntry[] | null {
+  if (c.data === undefined || c.header.kind !== 'files') return null
+  const files = decodeFiles(c.data)
+  if (!files) return null
+  const mtimeMs = Date.parse(c.header.time)
+  const out: FileEntry[] = []
+  for (const f of files) {
+    const t = treeFileOf(f.rel)
+    if (t.kind === 'other' || (t.kind === 'session' && t.sessionId !== sessionId) || (t.kind === 'message' && t.sessionId !== sessionId)) return null
+    out.push({name: f.rel, kind: 'file', bytes: f.data.length, mtimeMs, data: f.data})
+  }
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+}
+
+/** A snapshot's measure: the context of its files, whether it holds a usable session file. */
+export function measureSnapshot(files: FileEntry[], sessionId: string): {context: SessionContext; listed: boolean} {
+  const s = readTreeSession(sessionId, files)
+  return {context: measureSession(sessionMessages(s)).context, listed: usable(s.session)}
+}
+
+/** Whether context `a` holds more than `b`: user turns, then messages, then parts. */
+function more(a: SessionContext, b: SessionContext): boolean {
+  return a.userTurns !== b.userTurns ? a.userTurns > b.userTurns : a.messages !== b.messages ? a.messages > b.messages : a.parts > b.parts
+}
+
+/** The stored snapshots of a tree session as generations, and the one that wins over the files on disk, if any. */
+export interface SnapshotVerdict {
+  generations: Generation[]
+  win: {name: string; context: SessionContext; ranking: RankEntry[]} | null
+}
+
+/**
+ * The stored snapshots of a tree session as generations, and the best of them when it holds more than a
+ * repair of the files on disk keeps (or the session would not be listed without it). Pure.
+ */
+export function judgeSnapshots(snapshots: readonly SnapshotCandidate[] | undefined, files: FileEntry[], sessionId: string): SnapshotVerdict {
+  const out: SnapshotVerdict = {generations: [], win: null}
+  if (!snapshots || snapshots.length === 0) return out
+  const after = planTreeRepair(sessionId, files)
+  let best: {name: string; context: SessionContext} | null = null
+  for (const c of snapshots) {
+    const sf = snapshotFilesOf(c, sessionId)
+    if (!sf) continue
+    const m = measureSnapshot(sf, sessionId)
+    out.generations.push({file: c.name, role: 'snapshot', class: m.listed ? 'intact' : 'corrupt', reasons: m.listed ? [] : ['wrong-shape'], bytes: c.data!.length, mtimeMs: Date.parse(c.header.time), sha256: createHash('sha256').update(c.data!).digest('hex'), turns: m.context.userTurns})
+    if (m.listed && (best === null || more(m.context, best.context))) best = {name: c.name, context: m.context}
+  }
+  if (best === null || (after.loss.sessionListed && !more(best.context, after.loss.after))) return out
+  const disk = files.find((f) => treeFileOf(f.name).kind === 'session')?.name ?? missingSessionFile(sessionId)
+  const lost = after.loss.sessionListed ? `holds less after a repair of the files on disk (${plural(after.loss.after.userTurns, 'user turn')}, ${plural(after.loss.after.messages, 'message')})` : 'its session file is not usable'
+  out.win = {name: best.name, context: best.context, ranking: [{file: best.name, rank: 1, turns: best.context.userTurns, lostBecause: null}, {file: disk, rank: 2, turns: after.loss.after.userTurns, lostBecause: lost}]}
+  return out
+}
+
+/** The name a preserved file gets in the evidence folder (its path below the data dir, flattened). */
+function evidenceName(rel: string): string {
+  return rel.split('/').join('__')
+}
+
+/**
+ * Fills the plan of a tree session whose winner is a stored snapshot: each file of the snapshot whose bytes
+ * differ on disk is preserved and restored (one that is gone is written anew, into a folder that still
+ * exists), each damaged file the snapshot does not hold moves out of the tree as in a plain repair, and the
+ * data dir's mtime is put back. Files of the session that are intact and not in the snapshot (later messages)
+ * stay. Pure.
+ */
+export function planSnapshotRestore(chat: Pick<ScannedChat, 'report' | 'snapshot'>, plan: ChatPlan, sessionId: string): ChatPlan {
+  const {report, snapshot} = chat
+  const stored = snapshot.snapshots?.find((c) => c.name === report.winner)
+  const files = stored ? snapshotFilesOf(stored, sessionId) : null
+  if (!stored || !files || !stored.data) {
+    plan.problem = `the bytes of the winner ${report.winner} are not at hand as scanned; nothing written`
+    return plan
+  }
+  if (createHash('sha256').update(stored.data).digest('hex') !== stored.header.sha256) {
+    plan.problem = `the bytes of ${stored.name} do not match its header's sha256; nothing written`
+    return plan
+  }
+  const folders = new Set(snapshot.files.map((f) => f.name.slice(0, f.name.lastIndexOf('/'))))
+  const actions: PlannedAction[] = []
+  const watch: WatchedFile[] = []
+  const restored = new Set<string>()
+  for (const f of files) {
+    const cur = snapshot.files.find((x) => x.name === f.name)
+    if (cur?.data && cur.data.equals(f.data!)) continue
+    const folder = f.name.slice(0, f.name.lastIndexOf('/'))
+    if (!cur && !folders.has(folder)) {
+      plan.problem = `${folder}/ is gone from the data dir; restoring ${stored.name} needs it (mkdir -p it and run chatdoctor repair again); nothing written`
+      return plan
+    }
+    const sha = createHash('sha256').update(f.data!).digest('hex')
+    if (cur) {
+      watch.push({name: cur.name, bytes: cur.bytes, mtimeMs: cur.mtimeMs})
+      actions.push({type: 'preserve', from: cur.name, to: evidenceName(cur.name), sha256: cur.data ? createHash('sha256').update(cur.data).digest('hex') : null})
+    }
+    actions.push({type: 'restore', from: stored.name, to: f.name, sha256: sha, source: {kind: 'bytes', label: stored.name, data: f.data!}, data: f.data!})
+    restored.add(f.name)
+  }
+  for (const m of planTreeRepair(sessionId, snapshot.files).moves) {
+    if (restored.has(m.file) || files.some((f) => f.name === m.file)) continue
+    const entry = snapshot.files.find((f) => f.name === m.file)
+    if (entry) watch.push({name: m.file, bytes: entry.bytes, mtimeMs: entry.mtimeMs})
+    actions.push({type: 'move', from: m.file, to: m.file, sha256: m.sha256, why: m.why})
+  }
+  if (actions.length === 0) return plan
+  actions.push({type: 'restore-mtime', from: null, to: '.', sha256: null, mtimeMs: snapshot.dirMtimeMs})
+  plan.actions = actions
+  plan.watch = watch
+  plan.statusAfter = 'healthy'
+  return plan
+}

@@ -1,0 +1,95 @@
+/**
+ * Human text of `snapshot` (taken, skipped, errors), `snapshot --list`, `snapshot --prune` and `guard`. Never
+ * prints chat content: paths, times, counts, sizes and hashes only. Control characters in names are escaped.
+ */
+import type {ChalkInstance} from 'chalk'
+import type {OperationalError} from '../model/report.js'
+import type {SnapshotRef} from '../model/snapshot.js'
+import type {GuardResult, GuardStatus} from '../pipeline/snapshot/guard.js'
+import type {PruneResult, TakeResult} from '../pipeline/snapshot/take.js'
+import {printableName, tildify} from '../fsio/paths.js'
+
+const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
+const show = (s: string) => printableName(s)
+
+function mib(n: number): string {
+  return n >= 2 ** 20 ? `${(n / 2 ** 20).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`
+}
+
+function errorsText(errors: readonly OperationalError[], c: ChalkInstance): string[] {
+  return errors.map((e) => `${c.red('error')} ${show(e.path)}: ${e.message}`)
+}
+
+/** `chatdoctor snapshot`. */
+export function renderTake(r: TakeResult, opts: {chalk: ChalkInstance; quiet: boolean; verbose: boolean}): {stdout: string; stderr: string} {
+  const c = opts.chalk
+  const out: string[] = []
+  for (const t of r.taken) out.push(`${c.green('snapshot')} ${show(t.chat)}: ${t.header.time}, ${plural(t.header.turns, 'turn')}, ${plural(t.header.messages, 'message')}, ${mib(t.header.bytes)}${t.header.redacted ? ', redacted' : ''}${t.removed > 0 ? ` (${plural(t.removed, 'older snapshot')} removed)` : ''}`)
+  if (!opts.quiet || opts.verbose) for (const s of r.skipped) out.push(`${c.dim('skipped')} ${show(s.chat)}: ${s.reason}`)
+  if (!opts.quiet) out.push(`${plural(r.chats, 'chat')}: ${r.taken.length} snapshotted, ${r.skipped.length} skipped${r.errors.length > 0 ? `, ${plural(r.errors.length, 'error')}` : ''}`)
+  return {stdout: out.join('\n'), stderr: errorsText(r.errors, c).join('\n')}
+}
+
+/** `chatdoctor snapshot --list`. */
+export function renderList(l: {refs: SnapshotRef[]; errors: OperationalError[]; bytes: number}, opts: {chalk: ChalkInstance; home: string}): {stdout: string; stderr: string} {
+  const out: string[] = []
+  let chat = ''
+  for (const r of l.refs) {
+    if (r.header.chat !== chat) {
+      chat = r.header.chat
+      out.push(`${show(tildify(chat, opts.home))} (${r.header.format})`)
+    }
+    out.push(`  ${r.header.time}  ${plural(r.header.turns, 'turn')}, ${plural(r.header.messages, 'message')}, ${mib(r.header.bytes)}, sha256 ${r.header.sha256.slice(0, 12)}${r.header.redacted ? ', redacted' : ''}`)
+  }
+  out.push(`${plural(l.refs.length, 'snapshot')}, ${mib(l.bytes)} in the store`)
+  return {stdout: out.join('\n'), stderr: errorsText(l.errors, opts.chalk).join('\n')}
+}
+
+/** `chatdoctor snapshot --prune`. */
+export function renderPrune(p: PruneResult, opts: {chalk: ChalkInstance}): {stdout: string; stderr: string} {
+  const out = p.removed.map((r) => `removed ${show(r.file)} (${show(r.chat)}, ${r.time}): ${r.why}`)
+  out.push(`${plural(p.removed.length, 'snapshot')} removed; the store holds ${mib(p.bytesAfter)} (was ${mib(p.bytesBefore)})`)
+  return {stdout: out.join('\n'), stderr: errorsText(p.errors, opts.chalk).join('\n')}
+}
+
+/** `chatdoctor guard install|uninstall`. */
+export function renderGuard(r: GuardResult, opts: {chalk: ChalkInstance; quiet?: boolean; verbose?: boolean; source?: string}): {stdout: string; stderr: string} {
+  const out = guardText(r, opts.chalk)
+  if (r.kind === 'error') return out
+  // -q: nothing but errors, and for an agent without a hook the timer text alone (what there is to act on).
+  if (opts.quiet) return {stdout: r.kind === 'timer' ? r.text : '', stderr: ''}
+  if (opts.verbose && opts.source) out.stdout += `\nThe mechanism is documented in ${opts.source}.`
+  return out
+}
+
+function guardText(r: GuardResult, c: ChalkInstance): {stdout: string; stderr: string} {
+  switch (r.kind) {
+    case 'installed':
+      return {stdout: `${c.green('installed')} chatdoctor's snapshot hook for ${r.agent} in ${show(r.file)}${r.created ? ' (a new file)' : ''}${r.evidence ? `; its previous version is kept in ${show(r.evidence)}` : ''}. It takes effect when the agent starts next.`, stderr: ''}
+    case 'already':
+      return {stdout: `chatdoctor's snapshot hook for ${r.agent} is already in ${show(r.file)}; nothing written`, stderr: ''}
+    case 'uninstalled': {
+      const how = r.how === 'restored' ? 'put back exactly as it was before guard install' : r.how === 'removed-file' ? 'removed (guard install had made it)' : "edited: exactly chatdoctor's entries removed (the file had changed since guard install)"
+      return {stdout: `${c.green('uninstalled')} chatdoctor's snapshot hook for ${r.agent}: ${show(r.file)} ${how}${r.evidence ? `; the version with the hook is kept in ${show(r.evidence)}` : ''}`, stderr: ''}
+    }
+    case 'absent':
+      return {stdout: `no chatdoctor snapshot hook for ${r.agent} in ${show(r.file)}; nothing written`, stderr: ''}
+    case 'timer':
+      return {stdout: `${r.why}\nchatdoctor installs nothing for ${r.agent}. To take snapshots on a timer, add one of these yourself:\n\n${r.text}`, stderr: ''}
+    case 'error':
+      return {stdout: '', stderr: `chatdoctor: guard ${r.agent}: ${r.message}`}
+  }
+}
+
+/** `chatdoctor guard status`. */
+export function renderGuardStatus(list: readonly GuardStatus[], opts: {chalk: ChalkInstance; quiet?: boolean; verbose?: boolean; sources?: ReadonlyMap<string, string>}): string {
+  const c = opts.chalk
+  return list
+    .filter((s) => !opts.quiet || s.installed)
+    .map((s) => {
+      const line = `${s.displayName}: ${s.installed ? c.green('installed') : c.yellow('not installed')} (${s.detail})${s.file ? ` in ${show(s.file)}` : ''}; ${plural(s.snapshots, 'snapshot')}${s.newest ? `, newest ${s.newest}` : ''}`
+      const source = opts.verbose ? opts.sources?.get(s.agent) : undefined
+      return source ? `${line}\n  documented in ${source}` : line
+    })
+    .join('\n')
+}

@@ -1,0 +1,278 @@
+/**
+ * The snapshot round trip for each agent with a hook, as a user meets it: `guard install <agent>` into a fake
+ * home writes the agent's real hook configuration (checked against the shape the agent's documentation
+ * gives), the hook is run exactly as the agent runs it with the input the agent passes, an encrypted snapshot
+ * is stored (the session's prompt text is not in it), the session is then damaged beyond its on-disk
+ * generations, `scan` names the snapshot the winner and `repair` restores the session byte for byte; `guard
+ * uninstall` leaves the settings file as it was. The sessions are the real ones in shared/realdata, copied.
+ */
+import assert from 'node:assert/strict'
+import {spawnSync} from 'node:child_process'
+import {existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+import {test} from 'node:test'
+import {pathToFileURL} from 'node:url'
+import {Ajv2020} from 'ajv/dist/2020.js'
+import {parse as parseToml} from 'smol-toml'
+import {REALDATA, cleanup, copyWritable, inheritedEnv, runCli, sha256, tempDir} from './helpers/fixtures.js'
+
+/** A fake home and the environment that points every agent and chatdoctor into it. */
+function fakeHome(): {home: string; env: NodeJS.ProcessEnv} {
+  const home = tempDir('chatdoctor-guard-')
+  const env: NodeJS.ProcessEnv = {HOME: home, XDG_STATE_HOME: path.join(home, '.local', 'state'), XDG_CONFIG_HOME: path.join(home, '.config'), XDG_DATA_HOME: path.join(home, '.local', 'share')}
+  return {home, env}
+}
+
+/** The environment a command run by an agent gets: the test's, without anything pointing elsewhere. */
+function agentEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const e = {...inheritedEnv(), ...env}
+  for (const k of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'CHATDOCTOR_SNAPSHOT_KEY']) delete e[k]
+  return e
+}
+
+function cli(args: string[], env: NodeJS.ProcessEnv) {
+  return runCli(args, {env: agentEnv(env)})
+}
+
+/** The store's snapshot files (under `$XDG_STATE_HOME/chatdoctor/snapshots/`). */
+function storeFiles(env: NodeJS.ProcessEnv): string[] {
+  const root = path.join(env.XDG_STATE_HOME!, 'chatdoctor', 'snapshots')
+  if (!existsSync(root)) return []
+  return readdirSync(root).flatMap((d) => readdirSync(path.join(root, d)).filter((n) => n.endsWith('.snap')).map((n) => path.join(root, d, n)))
+}
+
+async function waitFor(cond: () => boolean, ms = 20000): Promise<void> {
+  const end = Date.now() + ms
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+/** The scan report of PATHs (`--json`). */
+function scanJson(paths: string[], env: NodeJS.ProcessEnv): {chats: Array<{path: string; status: string; winner: string | null; generations: Array<{file: string; role: string}>}>; errors: unknown[]} {
+  const r = cli(['scan', '--json', ...paths], env)
+  return JSON.parse(r.stdout)
+}
+
+/** A prompt the user wrote, from a Claude Code log (for "not in the snapshot file"). */
+function firstClaudePrompt(log: Buffer): string {
+  for (const line of log.toString('utf8').split('\n')) {
+    if (!line.trim()) continue
+    const v = JSON.parse(line)
+    const c = v.type === 'user' && !v.isMeta ? v.message?.content : undefined
+    if (typeof c === 'string' && c.length >= 20 && !c.startsWith('<')) return c.slice(0, 40)
+  }
+  throw new Error('no prompt')
+}
+
+/** Claude Code's `hooks` in settings.json, as its hooks reference documents them (https://code.claude.com/docs/en/hooks). */
+const CLAUDE_HOOKS_SCHEMA = {
+  type: 'object',
+  properties: {
+    hooks: {
+      type: 'object',
+      propertyNames: {enum: ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Notification', 'UserPromptSubmit', 'Stop', 'SubagentStop', 'SubagentStart', 'PreCompact', 'PostCompact', 'SessionStart', 'SessionEnd', 'PermissionRequest']},
+      additionalProperties: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['hooks'],
+          additionalProperties: false,
+          properties: {
+            matcher: {type: 'string'},
+            hooks: {type: 'array', minItems: 1, items: {type: 'object', required: ['type', 'command'], additionalProperties: false, properties: {type: {const: 'command'}, command: {type: 'string', minLength: 1}, timeout: {type: 'number', exclusiveMinimum: 0}}}},
+          },
+        },
+      },
+    },
+  },
+}
+
+test('Claude Code: guard install writes Stop and PreCompact hooks, the Stop hook stores an encrypted snapshot, repair restores the zero-filled log from it byte for byte, uninstall leaves settings.json as it was', async () => {
+  const {home, env} = fakeHome()
+  try {
+    copyWritable(path.join(REALDATA, 'claude-code', '2.1.328', 'home', '.claude'), path.join(home, '.claude'))
+    const settings = path.join(home, '.claude', 'settings.json')
+    // The user's own settings, with a hook of theirs and their own formatting.
+    const before = '{\n    "model": "opus",\n    "hooks": {\n        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]\n    }\n}\n'
+    writeFileSync(settings, before)
+    const install = cli(['guard', 'install', 'claude-code'], env)
+    assert.equal(install.status, 0, install.stderr)
+    const cfg = JSON.parse(readFileSync(settings, 'utf8')) as {model: string; hooks: Record<string, Array<{hooks: Array<{command: string}>}>>}
+    const validate = new Ajv2020({strict: true}).compile(CLAUDE_HOOKS_SCHEMA)
+    const valid = validate(cfg)
+    assert.ok(valid, JSON.stringify(validate.errors))
+    assert.equal(cfg.model, 'opus', "the user's settings stay")
+    assert.equal(cfg.hooks.Stop[0].hooks[0].command, 'notify-send done', "the user's hook stays first")
+    const ours = cfg.hooks.Stop[1].hooks[0]
+    assert.match(ours.command, / snapshot --hook claude-code$/)
+    assert.equal(cfg.hooks.PreCompact[0].hooks[0].command, ours.command)
+    assert.ok(readFileSync(settings, 'utf8').startsWith('{\n    "model": "opus",\n    "hooks": {\n        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}'), 'every byte of the user\'s part kept')
+    assert.equal(cli(['guard', 'install', 'claude-code'], env).stdout.includes('already'), true, 'a second install changes nothing')
+
+    // The Stop hook as Claude Code runs it: a shell command, the hook input as JSON on stdin.
+    const project = path.join(home, '.claude', 'projects', '-home-dev-demo-app')
+    const log = path.join(project, '3306629b-a8aa-4dc1-8716-233d3cbaea4c.jsonl')
+    const original = readFileSync(log)
+    const input = {session_id: '3306629b-a8aa-4dc1-8716-233d3cbaea4c', transcript_path: log, cwd: path.join(home, 'demo-app'), permission_mode: 'default', hook_event_name: 'Stop', stop_hook_active: false}
+    const run = spawnSync('/bin/sh', ['-c', ours.command], {input: JSON.stringify(input), env: agentEnv(env), encoding: 'utf8'})
+    assert.equal(run.status, 0, run.stderr)
+    assert.equal(run.stdout, '', 'the hook prints nothing Claude Code would read')
+    const snaps = storeFiles(env)
+    assert.equal(snaps.length, 1, 'one snapshot stored')
+    const stored = readFileSync(snaps[0])
+    assert.equal(stored.includes(Buffer.from(firstClaudePrompt(original))), false, 'the prompt text is not in the snapshot file')
+    assert.equal(stored.includes(original.subarray(0, 200)), false, 'the log is not in it in the clear')
+    assert.equal(statSync(snaps[0]).mode & 0o777, 0o600)
+    assert.equal(statSync(path.join(env.XDG_CONFIG_HOME!, 'chatdoctor', 'snapshot.key')).mode & 0o777, 0o600)
+
+    // Damage beyond what is on disk: Claude Code keeps one log, now zero-filled.
+    writeFileSync(log, Buffer.alloc(original.length))
+    const scan = scanJson([log], env)
+    const chat = scan.chats[0]
+    assert.equal(chat.status, 'repairable')
+    assert.match(chat.winner ?? '', /^snapshot:\d{4}-\d\d-\d\dT/)
+    assert.ok(chat.generations.some((g) => g.role === 'snapshot' && g.file === chat.winner))
+    const repair = cli(['repair', '--yes', log], env)
+    assert.equal(repair.status, 1, repair.stderr + repair.stdout)
+    assert.equal(sha256(readFileSync(log)), sha256(original), 'restored byte for byte')
+    assert.equal(scanJson([log], env).chats[0].status, 'healthy')
+
+    const uninstall = cli(['guard', 'uninstall', 'claude-code'], env)
+    assert.equal(uninstall.status, 0, uninstall.stderr)
+    assert.equal(readFileSync(settings, 'utf8'), before, 'settings.json is byte-identical to before the install')
+    const kept = readdirSync(path.join(env.XDG_STATE_HOME!, 'chatdoctor', 'guard', 'claude-code'))
+    assert.equal(kept.length, 2, 'both versions kept as evidence (before install, before uninstall)')
+  } finally {
+    cleanup(home)
+  }
+})
+
+test('Codex: guard install sets notify in config.toml, the notify call on agent-turn-complete stores a snapshot, repair restores the emptied rollout from it, uninstall leaves config.toml as it was', async () => {
+  const {home, env} = fakeHome()
+  try {
+    copyWritable(path.join(REALDATA, 'codex', '0.169.0', 'home', '.codex'), path.join(home, '.codex'))
+    const config = path.join(home, '.codex', 'config.toml')
+    const before = readFileSync(config)
+    const install = cli(['guard', 'install', 'codex'], env)
+    assert.equal(install.status, 0, install.stderr)
+    // The documented shape: a top-level `notify`, array<string> (openai/codex docs/config.md).
+    const cfg = parseToml(readFileSync(config, 'utf8')) as Record<string, unknown>
+    assert.ok(Array.isArray(cfg.notify) && (cfg.notify as unknown[]).every((x) => typeof x === 'string'), 'notify is an array of strings')
+    const argv = cfg.notify as string[]
+    assert.deepEqual(argv.slice(-3), ['snapshot', '--hook', 'codex'])
+    const plain = (v: unknown) => JSON.parse(JSON.stringify(v))
+    assert.deepEqual(plain(Object.fromEntries(Object.entries(cfg).filter(([k]) => k !== 'notify'))), plain(parseToml(before.toString('utf8'))), 'the rest of the config is unchanged')
+
+    const thread = '01a230d3-910e-7ab3-9c7f-f7f164ff1ff1'
+    const rollout = path.join(home, '.codex', 'sessions', '2026', '12', '01', `rollout-2026-12-01T08-58-21-${thread}.jsonl`)
+    const original = readFileSync(rollout)
+    // As Codex calls it: the notify program, the notification JSON appended as the last argument.
+    const notification = {type: 'agent-turn-complete', 'thread-id': thread, 'turn-id': '01a230d3-9a9e', cwd: path.join(home, 'demo-app'), 'input-messages': ['what does git status say?'], 'last-assistant-message': 'Clean.'}
+    const run = spawnSync(argv[0], [...argv.slice(1), JSON.stringify(notification)], {env: agentEnv(env), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']})
+    assert.equal(run.status, 0, run.stderr)
+    const snaps = storeFiles(env)
+    assert.equal(snaps.length, 1)
+    const records = original.toString('utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l))
+    const prompt = records.map((v) => (v.type === 'response_item' && v.payload?.role === 'user' ? (v.payload.content?.[0]?.text as string | undefined) : undefined)).find((t) => t !== undefined && !t.startsWith('<'))!
+    assert.ok(prompt.length > 10)
+    assert.equal(readFileSync(snaps[0]).includes(Buffer.from(prompt)), false, 'the prompt text is not in the snapshot file')
+
+    writeFileSync(rollout, '')
+    const chat = scanJson([rollout], env).chats[0]
+    assert.equal(chat.status, 'repairable')
+    assert.match(chat.winner ?? '', /^snapshot:/)
+    const repair = cli(['repair', '--yes', rollout], env)
+    assert.equal(repair.status, 1, repair.stderr + repair.stdout)
+    assert.equal(sha256(readFileSync(rollout)), sha256(original), 'restored byte for byte')
+
+    const uninstall = cli(['guard', 'uninstall', 'codex'], env)
+    assert.equal(uninstall.status, 0, uninstall.stderr)
+    assert.ok(readFileSync(config).equals(before), 'config.toml is byte-identical to before the install')
+  } finally {
+    cleanup(home)
+  }
+})
+
+test("OpenCode: guard install writes a plugin that OpenCode's loader accepts, its session.idle handler stores a snapshot, repair writes the damaged tree session's files back byte for byte, uninstall removes the plugin", async () => {
+  const {home, env} = fakeHome()
+  const saved = {...process.env}
+  try {
+    const data = path.join(env.XDG_DATA_HOME!, 'opencode')
+    copyWritable(path.join(REALDATA, 'opencode', '1.1.65', 'data', 'opencode'), data)
+    const install = cli(['guard', 'install', 'opencode'], env)
+    assert.equal(install.status, 0, install.stderr)
+    const plugin = path.join(env.XDG_CONFIG_HOME!, 'opencode', 'plugins', 'chatdoctor-snapshot.js')
+    assert.ok(existsSync(plugin), 'the plugin is in the global plugin folder')
+    // The loader's rule (packages/opencode/src/plugin/index.ts): every export of a file plugin is a plugin function.
+    const mod = (await import(pathToFileURL(plugin).href)) as Record<string, unknown>
+    assert.ok(Object.keys(mod).length >= 1 && Object.values(mod).every((v) => typeof v === 'function'), 'every export is a plugin function')
+    const hooks = (await (Object.values(mod)[0] as (ctx: unknown) => Promise<{event: (x: {event: unknown}) => Promise<void>}>)({}))
+    assert.equal(typeof hooks.event, 'function', 'it returns an event hook')
+
+    const sid = 'ses_dd6249cf0ffevk8ay20nf1cCNR'
+    const storage = path.join(data, 'storage')
+    const files = (dir: string): string[] => readdirSync(dir, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]))
+    const mine = files(storage).filter((f) => f.includes(sid) || JSON.parse(readFileSync(f, 'utf8')).sessionID === sid)
+    const original = new Map(mine.map((f) => [f, readFileSync(f)]))
+    // OpenCode runs the plugin in its own process, with its environment: here, the fake home's.
+    Object.assign(process.env, agentEnv(env))
+    for (const k of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'CHATDOCTOR_SNAPSHOT_KEY']) delete process.env[k]
+    await hooks.event({event: {type: 'message.updated', properties: {sessionID: sid}}})
+    await hooks.event({event: {type: 'session.idle', properties: {sessionID: sid}}})
+    await waitFor(() => storeFiles(env).length === 1)
+    const snap = readFileSync(storeFiles(env)[0])
+    const userText = [...original.values()].map((b) => JSON.parse(b.toString('utf8'))).find((v) => v.type === 'text' && typeof v.text === 'string' && v.text.length > 10)?.text as string
+    assert.ok(userText, 'a text part')
+    assert.equal(snap.includes(Buffer.from(userText.slice(0, 30))), false, 'the text is not in the snapshot file')
+
+    // Damage beyond the tree's own copies: the session file, a message file and a part file zero-filled.
+    const sessionFile = mine.find((f) => f.includes(`${path.sep}session${path.sep}`))!
+    const messageFile = mine.find((f) => f.includes(`${path.sep}message${path.sep}`))!
+    const partFile = mine.find((f) => f.includes(`${path.sep}part${path.sep}`))!
+    for (const f of [sessionFile, messageFile, partFile]) writeFileSync(f, Buffer.alloc(readFileSync(f).length))
+    const chat = scanJson([data], env).chats.find((c) => c.path.includes(sid))!
+    assert.equal(chat.status, 'repairable')
+    assert.match(chat.winner ?? '', /^snapshot:/)
+    const repair = cli(['repair', '--yes', data], env)
+    assert.ok((repair.status & 8) === 0, repair.stderr + repair.stdout)
+    for (const [f, bytes] of original) assert.equal(sha256(readFileSync(f)), sha256(bytes), `${path.relative(data, f)} restored byte for byte`)
+    assert.equal(scanJson([data], env).chats.find((c) => c.path.includes(sid))!.status, 'healthy')
+
+    const uninstall = cli(['guard', 'uninstall', 'opencode'], env)
+    assert.equal(uninstall.status, 0, uninstall.stderr)
+    assert.equal(existsSync(plugin), false, 'the plugin file is gone: the folder is as it was')
+  } finally {
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k]
+    Object.assign(process.env, saved)
+    cleanup(home)
+  }
+})
+
+test('Codebuff has no hook: guard install prints a systemd user unit and a cron line and writes nothing; guard status says so', () => {
+  const {home, env} = fakeHome()
+  try {
+    mkdirSync(path.join(home, '.config'), {recursive: true})
+    const r = cli(['guard', 'install', 'codebuff'], env)
+    assert.equal(r.status, 0, r.stderr)
+    assert.match(r.stdout, /\[Timer\]/)
+    assert.match(r.stdout, /OnUnitActiveSec=/)
+    assert.match(r.stdout, /^\*\/10 \* \* \* \* .* snapshot --quiet /m)
+    assert.deepEqual(readdirSync(path.join(home, '.config')), [], 'nothing installed')
+    const s = cli(['guard', 'status', '--json'], env)
+    const agents = JSON.parse(s.stdout).agents as Array<{agent: string; installed: boolean; file: string | null}>
+    assert.deepEqual(agents.map((a) => a.agent).sort(), ['claude-code', 'codebuff', 'codex', 'opencode'])
+    assert.ok(agents.every((a) => !a.installed))
+    assert.equal(agents.find((a) => a.agent === 'codebuff')!.file, null)
+    // -q: the timer text alone; guard status -q lists only installed hooks (none), -v names each agent's documentation.
+    const q = cli(['guard', 'install', 'codebuff', '-q'], env)
+    assert.equal(q.status, 0)
+    assert.ok(q.stdout.startsWith('# ~/.config/systemd/user/'), q.stdout)
+    assert.equal(q.stdout.includes('installs nothing'), false)
+    assert.equal(cli(['guard', 'status', '-q'], env).stdout.trim(), '')
+    assert.match(cli(['guard', 'status', '-v'], env).stdout, /^ {2}documented in https:\/\/code\.claude\.com\/docs\/en\/hooks/m)
+  } finally {
+    cleanup(home)
+  }
+})
