@@ -14,8 +14,8 @@
  *   README's install commands are exactly the ones run here.
  *
  * npm runs offline first (`--prefer-offline`: the packages `npm ci` put in its cache; CI reaches the registry
- * for anything missing). The better-sqlite3 native module is built by each install, so the installs run
- * side by side.
+ * for anything missing). The installs run side by side; each takes the better-sqlite3 addon this checkout
+ * built (see offerBuiltAddon) rather than compiling its own.
  */
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
@@ -36,7 +36,27 @@ const TGZ = `chatdoctor-${PKG.version}.tgz`
 function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
   for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k) && k !== 'INIT_CWD') env[k] = v
-  return {...env, NO_COLOR: '1', ...extra}
+  return {...env, NO_COLOR: '1', ...prebuilt, ...extra}
+}
+
+/**
+ * better-sqlite3's install script asks prebuild-install for a prebuilt addon before it compiles one (a
+ * minute or more of both cores per install). Offline, the download fails and every install compiles. The
+ * addon this repository's own `npm ci` built is packed the way a release prebuild is and offered to each
+ * install through prebuild-install's `local-prebuilds` setting: the install script still runs, loads the
+ * addon (prebuild-install requires it) and falls back to compiling when the name does not fit this Node.
+ */
+let prebuilt: NodeJS.ProcessEnv = {}
+function offerBuiltAddon(dir: string): void {
+  const pkg = path.join(REPO_ROOT, 'node_modules', 'better-sqlite3')
+  const addon = path.join('build', 'Release', 'better_sqlite3.node')
+  if (!existsSync(path.join(pkg, addon))) return
+  const version = (JSON.parse(readFileSync(path.join(pkg, 'package.json'), 'utf8')) as {version: string}).version
+  mkdirSync(dir, {recursive: true})
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`
+  const r = spawnSync('tar', ['-czf', path.join(dir, name), '-C', pkg, addon], {encoding: 'utf8'})
+  assert.equal(r.status, 0, r.stderr)
+  prebuilt = {npm_config_better_sqlite3_local_prebuilds: dir}
 }
 
 const run = (cmd: string, args: string[], opts: {cwd: string; env?: NodeJS.ProcessEnv}) => runAsync(cmd, args, {cwd: opts.cwd, env: opts.env ?? cleanEnv()})
@@ -92,6 +112,7 @@ const step = (name: string): ActionStep => {
 
 before(async () => {
   root = tempDir('chatdoctor-install-')
+  offerBuiltAddon(path.join(root, 'prebuilds'))
   workspace = path.join(root, 'workspace')
   checkout = path.join(workspace, 'tools', 'chatdoctor')
   copyCheckout(checkout)

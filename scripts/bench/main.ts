@@ -15,6 +15,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {REAL_CHATS, REALDATA, REPO_ROOT} from '../../test/helpers/fixtures.js'
 import {makeBig, makeFleet, makeFleetLinks, makeLarge, makeSalvage, type InputInfo} from './generate.js'
+import {benchFind} from './find.js'
 import {makeHookSession} from './snapshot-hook.js'
 
 const SEED = Number(process.env.BENCH_SEED ?? 7)
@@ -274,6 +275,10 @@ try {
     measure(huge, 'chatdoctor scan --json --quick', node, scan(huge.dir, '--quick'), {runs: 1})
     measure(huge, 'floor (read + JSON.parse)', node, [path.join(SCRIPTS, 'floor.js'), huge.dir], {runs: 1, note: 'V8 cannot hold a string this long: the floor itself fails'})
   }
+  console.log('find (a fleet of real-shaped sessions of every agent: scripts/bench/find.ts)')
+  for (const f of benchFind()) {
+    rows.push({input: 'find fleet', tool: `chatdoctor find "${f.query}" --json`, seconds: f.wallSeconds, runs: f.runs, rssBytes: f.peakRssBytes, bytes: f.bytes, exitCode: 0, note: `${f.files} sessions, ${f.sessions} matched; CPU ${f.cpuSeconds.toFixed(2)} s (${f.mbPerCpuSecond.toFixed(0)} MB per CPU-second)`})
+  }
   console.log(`measured in ${((Date.now() - t) / 1000).toFixed(1)} s`)
 } catch (e) {
   if (!(e instanceof SkipInputs)) throw e
@@ -309,6 +314,8 @@ const largestOf = (name: string) => inputs.find((i) => i.name === name)?.largest
     const limit = 6 * largestOf(r.input) + 80 * MB
     checks.push({target: `memory ${r.input} ${r.tool.replace('chatdoctor ', '')} ≤ 6× largest + 80 MB (${(limit / MB).toFixed(0)} MB)`, measured: `${(r.rssBytes / MB).toFixed(0)} MB`, ok: r.rssBytes <= limit})
   }
+  const fr = rows.find((r) => r.input === 'find fleet' && !r.tool.includes('todostore'))
+  if (fr) checks.push({target: '`find` over a 1 GiB fleet ≥ 300 MB/s, peak RSS ≤ 200 MB', measured: `${(fr.bytes / MB / fr.seconds).toFixed(0)} MB/s, ${((fr.rssBytes ?? 0) / MB).toFixed(0)} MB`, ok: fr.bytes / MB / fr.seconds >= 300 && (fr.rssBytes ?? 0) <= 200 * MB})
   const h = row('hook', 'chatdoctor snapshot --hook claude-code (Stop)')
   if (h) checks.push({target: 'snapshot hook ≤ 150 ms for a 1 MB session', measured: `${(h.seconds * 1000).toFixed(0)} ms (${((h.seconds - hookStartup) * 1000).toFixed(0)} ms over a bare node start-up)${h.exitCode === 0 ? '' : '; a run stored nothing'}`, ok: h.exitCode === 0 && h.seconds <= 0.15})
   const sv = row('salvage', 'salvage (in process)')

@@ -240,6 +240,61 @@ export interface FormatAdapter {
   readonly sessionExport?: SessionExporter
   /** (`snapshot`, `guard`) What a snapshot of this format's chats holds, when a chat is settled, and the agent's hook. */
   readonly snapshot?: SnapshotSupport
+  /** (`find`) Where this agent's chats hold their prompts and answers, and how one of its sessions is resumed. */
+  readonly find?: SessionFinder
+}
+
+/**
+ * What `find` asks of an agent: which files of a chat hold its prompts and answers, the texts of one decoded
+ * record, and the session a chat with a match is (its id, project, time, the agent's own command that resumes
+ * it, and whether the agent's picker lists it). Pure except `session`, which may read small files near the
+ * chat; nothing here writes or throws.
+ */
+export interface SessionFinder {
+  /** The files of a chat to search (relative to `unit.dir`, as discovery found the chat), in order. */
+  sources(unit: ChatUnit): FindSource[]
+  /**
+   * The prompts and answers one record holds (a parsed JSON line, or a whole parsed document). May read a
+   * small file of the chat when the record alone does not tell whose text it is (a part naming its message).
+   */
+  texts(record: unknown, source: FindSource, unit: ChatUnit): FoundText[]
+  /**
+   * The session of a chat with a match. `head` is the first bytes of the source (at most 64 KiB), `hit` the
+   * first record that matched (null when the match came from a damaged part), `mtimeMs` the source's mtime.
+   */
+  session(unit: ChatUnit, source: FindSource, ctx: {head: Buffer; hit: unknown; mtimeMs: number}): FoundSession
+}
+
+/** One file `find` searches: `lines` (a record per line: JSON lines) or `document` (the whole file one JSON value). */
+export interface FindSource {
+  /** Relative to the chat's `dir`, possibly in subfolders. */
+  name: string
+  records: 'lines' | 'document'
+}
+
+/** A prompt (what the user wrote) or an answer (what the agent wrote back), as decoded text. */
+export interface FoundText {
+  role: 'prompt' | 'answer'
+  text: string
+}
+
+/** The session a match is in, as the agent knows it. */
+export interface FoundSession {
+  /** The id the agent's resume command takes. */
+  id: string
+  /** The project folder it belongs to (the agent's working directory), when known. */
+  project: string | null
+  /** Its last activity, ms since epoch (what the agent's picker shows), when known. */
+  timeMs: number | null
+  /** The agent's own command that opens it: argv, and the folder to run it from (null: anywhere); null when none exists. */
+  resume: {argv: string[]; cwd: string | null} | null
+  /** Why the agent's own picker does not list it (a print-mode or `exec` session), null when it does. */
+  hidden: string | null
+  /** What to do instead of a command, when `resume` is null (an extension's history view), in words. */
+  howToOpen?: string
+  /** The report format and the agent's name, for an adapter serving several agents (default: the adapter's). */
+  format?: string
+  agent?: string
 }
 
 // ---- snapshots and hooks -------------------------------------------------------------------------
@@ -349,6 +404,8 @@ export interface AdapterHelp {
   readonly store?: {readonly dir: string; readonly sessionId: string}
   /** `bundle --session`: what it writes (a paragraph) and the `--session` flag's description. */
   readonly sessionExport?: {readonly paragraph: string; readonly flag: string}
+  /** `find`: the command that opens one of its sessions, and which sessions its own picker hides, in words. */
+  readonly find?: string
   /** Example paths for the commands' examples; the first adapter giving one is used. */
   readonly examples?: {
     /** A chat (its dir or session file). */

@@ -432,6 +432,44 @@ const SkippedSchema = z.looseObject({
 })
 export type Skipped = Shape<typeof SkippedSchema>
 
+/** (`find`) One matching prompt or answer. */
+const FindMatchSchema = z.looseObject({
+  /** The file, relative to the chat's folder. */
+  file: z.string(),
+  /** 1-based line of a JSON-lines file; null for a file that is one document. */
+  line: z.number().int().min(1).nullable(),
+  /** Who wrote it; null when it was read from a damaged part of the file (its role unknown). */
+  role: z.enum(['prompt', 'answer']).nullable(),
+  /** The matching line of the text, shortened around the match (`…`), control characters escaped as `\uNNNN`. */
+  text: z.string(),
+})
+
+/** (`find`) A session with a match. */
+const FoundSessionSchema = z.looseObject({
+  /** The agent's name as people write it. */
+  agent: z.string(),
+  format: z.string(),
+  /** The id the agent's resume command takes. */
+  sessionId: z.string(),
+  /** The project folder (the agent's working directory), home as `~`; null when unknown. */
+  project: z.string().nullable(),
+  /** Its last activity (what the agent's picker shows), ISO 8601; null when unknown. */
+  lastTime: z.string().nullable(),
+  /** The chat as discovery names it (its folder or session file), home as `~`. */
+  path: z.string(),
+  /** The agent's own command that opens it, and the folder to run it from; `command` is both as one shell line. Null when the agent has none. */
+  resume: z.looseObject({argv: z.array(z.string()), cwd: z.string().nullable(), command: z.string()}).nullable(),
+  /** What to do to open it, in words, when a command alone does not say it. */
+  howToOpen: z.string().nullable(),
+  /** Why the agent's own picker (or history list) does not show it; null when it does. */
+  hiddenFromPicker: z.string().nullable(),
+  /** Why a searched file of the session is damaged (only what was readable was searched). */
+  damaged: z.array(z.string()),
+  matches: z.array(FindMatchSchema),
+  /** Matches beyond those listed. */
+  moreMatches: count(),
+})
+
 /** The whole report of one run, as printed by `--json`. */
 export const ReportSchema = z.looseObject({
   schemaVersion: z.literal(SCHEMA_VERSION),
@@ -470,6 +508,12 @@ export const ReportSchema = z.looseObject({
   repairs: z.array(z.looseObject({repairId: z.string(), time: z.string(), chats: z.array(z.string()), undone: z.boolean()})).optional(),
   /** (`undo`) What undo did with each file. */
   undone: z.array(z.looseObject({chat: z.string(), file: z.string(), outcome: z.string(), sha256: z.string().nullable()})).optional(),
+  /** (`find`) What was searched for: the words (all in one prompt or answer, any case), or the regular expression. */
+  query: z.looseObject({words: z.array(z.string()), regex: z.string().nullable()}).optional(),
+  /** (`find`) The sessions with a match, in the order they were found. */
+  sessions: z.array(FoundSessionSchema).optional(),
+  /** (`find`) How much was searched: chats, files and bytes. */
+  searched: z.looseObject({chats: count(), files: count(), bytes: count()}).optional(),
   /** (`undo`) True when nothing needed undoing (already undone, or the repair replaced nothing): nothing was written. */
   alreadyUndone: z.boolean().optional(),
 })

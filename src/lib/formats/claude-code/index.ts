@@ -15,6 +15,7 @@ import {inspectSession} from '../jsonl/inspect.js'
 import {redactSessionFiles} from '../jsonl/redact.js'
 import {CLAUDE_FINDING_KINDS} from './findings.js'
 import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'
+import {claudeFinder} from './find.js'
 
 export {claudeRoots}
 
@@ -31,11 +32,13 @@ export const claudeCode: FormatAdapter = {
   planRepair: planSessionRepair,
   inspect: inspectSession,
   redact: redactSessionFiles,
+  find: claudeFinder,
   discoveryPaths: ['.claude'],
   texts: {parentKey: 'parentUuid'},
   snapshot: {capture: captureSession, redact: redactSession, hook: claudeHook},
   help: {
     roots: "Claude Code's ($CLAUDE_CONFIG_DIR or ~/.claude)/projects",
+    find: 'Claude Code: claude --resume <id> from its project folder (its picker never lists print-mode sessions)',
     repair:
       'Claude Code and Codex session logs are rewritten with only the allowed line changes (torn tail dropped, NUL runs and a BOM stripped, interleaved lines split, an unrecoverable line dropped and the parentUuid after it re-linked), each reported; every other line stays byte-identical and the log keeps its mtime. A session that grew while it was read is refused.',
     inspect: 'A Claude Code or Codex session is inspected by its file: every damaged line (line number, byte offset and length, reasons) and the byte changes a repair would make are listed.',

@@ -14,6 +14,7 @@ import {SESSION_ID, defaultRoots, folderKind, isCertainDataDir, wantsContent} fr
 import {clineLiveReasons, planClineRepair} from './plan.js'
 import {redactSessionFiles} from './redact.js'
 import {listStore} from './store.js'
+import {clineFinder} from './find.js'
 
 /** The role of a file by its name alone (`scan --quick`): `<id>.messages.json` is the conversation, `<id>.json` the record. */
 function roleOf(name: string): Role {
@@ -44,8 +45,10 @@ export const cline: FormatAdapter = {
   liveReasons: clineLiveReasons,
   inspect: (chat) => ({account: clineAccount(chat)}),
   redact: redactSessionFiles,
+  find: clineFinder,
   help: {
     roots: "Cline CLI's data dir ($CLINE_DATA_DIR, else $CLINE_DIR/data, else ~/.cline/data; its session index is read on a private copy)",
+    find: 'Cline CLI: cline --id <id> from its project folder (cline history does not list a session sessions.db lost)',
     repair:
       'Cline sessions (no older copy exists: Cline rewrites its files in place): a conversation Cline would read as empty is replaced by its salvage (its complete messages byte for byte, brackets closed), a damaged session record by its salvage when Cline\'s schema accepts it; refused while Cline runs (its hub daemon, a hub lock, a cline process of the data dir): when the scan saw it, even with --force.',
     inspect: "A Cline session folder (or its .messages.json) gets an account of Cline's in-place writes and of what its next start would destroy.",

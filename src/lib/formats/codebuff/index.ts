@@ -21,6 +21,7 @@ import {planCodebuffChat} from './plan.js'
 import {inspectChat} from './inspect.js'
 import {redactChatFiles} from './redact.js'
 import {CODEBUFF_FINDING_KINDS} from './findings.js'
+import {codebuffFinder} from './find.js'
 import {CODEBUFF_NO_HOOK, captureCodebuff, snapshotBytes} from './snapshot.js'
 
 /** The CLI keeps only the last 100 transcript messages (codebuff-format.md §3.1, cli/src/utils/run-state-storage.ts). */
@@ -259,6 +260,7 @@ export const codebuff: FormatAdapter & {
   planRepair: planCodebuffChat,
   inspect: (chat, tears) => inspectChat(chat.report, tears),
   redact: (files, report, r) => redactChatFiles(files, new Map(report.generations.map((g) => [g.file, g.role] as const)), r),
+  find: codebuffFinder,
   discoveryPaths: ['.config/manicode*'],
   snapshot: {capture: captureCodebuff, noHook: CODEBUFF_NO_HOOK},
   texts: {
@@ -271,6 +273,7 @@ export const codebuff: FormatAdapter & {
   },
   help: {
     roots: "Codebuff's config roots (~/.config/manicode, manicode-dev, manicode-test)",
+    find: 'Codebuff: codebuff --continue <id> from the project folder',
     repair:
       'Codebuff: the winner may be an embedded copy (chat-messages.json#<id>) or one of several documents inside a damaged run-state.json (run-state.json@<offset>): its exact bytes are written; a torn file that lost nothing written (only its closing syntax, or only bytes after or a BOM before a complete document) is restored from its own bytes (salvage:<file>). A torn chat-messages.json is restored from an intact transcript temp or from its own complete messages, whichever holds more (the torn file kept as evidence). A degraded chat (amnesiac context, a compaction wipe) is left as it is: the report names the --restore-from that would restore the generation holding the missing turns. --salvage also uses a salvaged torn generation that borrows cut-off members from other generations, when it covers more turns than every intact one.',
     process: 'codebuff/freebuff',

@@ -14,6 +14,7 @@ import {inspectSession} from '../jsonl/inspect.js'
 import {redactSessionFiles} from '../jsonl/redact.js'
 import {CODEX_FINDING_KINDS} from './findings.js'
 import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'
+import {codexFinder} from './find.js'
 
 export {isCodexName} from './session.js'
 
@@ -32,10 +33,12 @@ export const codex: FormatAdapter = {
   planRepair: planSessionRepair,
   inspect: inspectSession,
   redact: redactSessionFiles,
+  find: codexFinder,
   discoveryPaths: ['.codex'],
   snapshot: {capture: captureSession, redact: redactSession, hook: codexHook},
   help: {
     roots: "Codex's ($CODEX_HOME or ~/.codex)/sessions and archived_sessions",
+    find: 'Codex: codex resume <id> (its picker never lists exec threads)',
     repair: 'A Codex .jsonl.zst winner is written, decoded, as the plain .jsonl Codex reads.',
   },
 }

@@ -14,6 +14,7 @@ import {geminiLiveReasons} from './live.js'
 import {planGeminiRepair} from './plan.js'
 import {redactGeminiFiles} from './redact.js'
 import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'
+import {geminiFinder} from './find.js'
 
 /** Groups a folder's Gemini CLI files into chats: by short id, or one per sub-agent session file. */
 function chatsIn(dir: string, names: string[]): {chats: ChatUnit[]; descend: boolean} | null {
@@ -71,8 +72,10 @@ export const geminiCli: FormatAdapter = {
   planRepair: planGeminiRepair,
   inspect: (chat) => inspectGemini(chat),
   redact: redactGeminiFiles,
+  find: geminiFinder,
   help: {
     roots: "Gemini CLI's ($GEMINI_CLI_HOME or ~)/.gemini/tmp/*/chats",
+    find: 'Gemini CLI: gemini --resume <id> from its project folder',
     repair:
       "Gemini CLI sessions: the session file is rewritten with only the allowed line changes (torn tail dropped, NUL runs and a BOM stripped, interleaved lines split, a final record given its line end, a resumed start left without its full checkpoint dropped), and every other session file of its short id that the CLI's next start would not keep (the orphan of a resume in a later minute, an empty or torn sibling) is moved into the evidence folder, so the CLI's start-up cleanup deletes nothing by short id. Refused while Gemini CLI runs in the chat's project.",
     inspect: "Gemini CLI: every damaged line, the planned byte changes, and what the CLI's own next start would delete.",

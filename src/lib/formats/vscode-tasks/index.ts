@@ -21,6 +21,7 @@ import {redactTaskFiles} from './redact.js'
 import {asSalvagedGeneration, salvageMessageArray, type ArraySalvage} from './salvage.js'
 import {isStorageRoot, listStorage, type TaskFacts} from './store.js'
 import {taskAccount} from './account.js'
+import {taskFinder} from './find.js'
 
 const ROLE_ORDER: Role[] = ['primary', 'backup', 'temp', 'transcript', 'transcript-temp', 'meta', 'other']
 /** Names inside a chat dir that are chatdoctor's own and never part of the chat. */
@@ -377,7 +378,9 @@ export const vscodeTasks: FormatAdapter & {generationBytes: typeof generationByt
   liveReasons: (snapshot) => liveReasons(snapshot.dir),
   inspect: (chat) => ({account: taskAccount(chat.report)}),
   redact: redactTaskFiles,
+  find: taskFinder,
   help: {
+    find: "Roo Code, Kilo Code and Cline 3.x: the extension's History view (a task its index lost is not in it)",
     roots:
       'the globalStorage folders of Roo Code, Kilo Code and Cline 3.x in every VS Code-family editor (Code, Insiders, VSCodium, Cursor, Windsurf; Linux, macOS, Windows and remote-server paths) plus the customStoragePath their settings.json names',
     repair:
