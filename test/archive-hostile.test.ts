@@ -8,36 +8,9 @@ import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {test} from 'node:test'
-import {gzipSync} from 'node:zlib'
-import tarStream from 'tar-stream'
 import yazl from 'yazl'
+import {tarGz, zipOf, type TarEntry} from './helpers/archives.js'
 import {REALDATA, REAL_CHATS, cleanup, hashTree, runCli, tempDir} from './helpers/fixtures.js'
-
-interface TarEntry {
-  name: string
-  type?: 'file' | 'symlink' | 'link' | 'directory'
-  linkname?: string
-  data?: Buffer
-}
-
-/** A .tar.gz with exactly these headers (tar-stream writes any name it is given). */
-async function tarGz(entries: TarEntry[]): Promise<Buffer> {
-  const pack = tarStream.pack()
-  const chunks: Buffer[] = []
-  const done = (async () => {
-    for await (const c of pack) chunks.push(c as Buffer)
-  })()
-  for (const e of entries) {
-    await new Promise<void>((resolve, reject) => {
-      const cb = (err?: Error | null) => (err ? reject(err) : resolve())
-      if (e.type === 'symlink' || e.type === 'link' || e.type === 'directory') pack.entry({name: e.name, type: e.type, linkname: e.linkname, mtime: new Date(0)}, cb)
-      else pack.entry({name: e.name, type: 'file', size: e.data!.length, mtime: new Date(0)}, e.data!, cb)
-    })
-  }
-  pack.finalize()
-  await done
-  return gzipSync(Buffer.concat(chunks))
-}
 
 const SMALL = path.join(REALDATA, 'codebuff', REAL_CHATS.small)
 const goodChat = (): TarEntry[] => readdirSync(SMALL).map((n) => ({name: `${REAL_CHATS.small}/${n}`, data: readFileSync(path.join(SMALL, n))}))
@@ -204,6 +177,104 @@ test('archives over the caps are refused with a clear finding: entries, declared
     rep = check([junk])
     assert.deepEqual(rep.errors.map((e) => e.id), ['archive-unreadable'])
     assert.equal(rep.exitCode, 8)
+  } finally {
+    cleanup(root)
+  }
+})
+
+interface Checked {
+  exitCode: number
+  chats: Array<{id: string; path: string; status: string; generations: Array<{file: string; bytes: number}>; findings: Array<{id: string}>}>
+  errors: Array<{id: string; path: string; message: string}>
+  skipped: Array<{path: string; reason: string}>
+}
+
+/**
+ * Every non-folder entry of the archive is accounted for in the report: a generation of a chat in its folder,
+ * an error naming it, or a `skipped` entry of its folder naming it.
+ */
+function assertAccounted(rep: Checked, file: string, names: string[]): void {
+  for (const n of names) {
+    const folder = n.includes('/') ? `${file}/${n.slice(0, n.lastIndexOf('/'))}` : file
+    const base = n.slice(n.lastIndexOf('/') + 1)
+    const inChat = rep.chats.some((c) => c.path === folder && c.generations.some((g) => g.file === base))
+    const named = rep.errors.some((e) => e.path === `${file}/${n}`)
+    const listed = rep.skipped.some((s) => s.path === folder && s.reason.includes(base))
+    assert.ok(inChat || named || listed, `${n} is not accounted for`)
+  }
+}
+
+test('check accounts for every archive entry: under a refused link, under an in-archive symbolic link, under a file, duplicate names (tar), entries of no chat', async () => {
+  const root = tempDir()
+  try {
+    const id = REAL_CHATS.small
+    const transcript = readFileSync(path.join(SMALL, 'chat-messages.json'))
+    const entries: TarEntry[] = [
+      ...goodChat(),
+      {name: `${id}/link-out`, type: 'symlink', linkname: '../../etc'},
+      {name: `${id}/link-out/passwd`, data: Buffer.from('{"x":1}')},
+      {name: `${id}/sub`, type: 'symlink', linkname: '.'},
+      {name: `${id}/sub/run-state.json`, data: Buffer.from('{}')},
+      {name: `${id}/run-state.json/inner.json`, data: Buffer.from('{}')},
+      // The same name twice: extraction leaves the second (a torn transcript).
+      {name: `${id}/chat-messages.json`, data: transcript.subarray(0, 3000)},
+      {name: 'README.txt', data: Buffer.from('notes')},
+      {name: 'notes/a.txt', data: Buffer.from('a')},
+    ]
+    const file = path.join(root, 'mixed.tar.gz')
+    writeFileSync(file, await tarGz(entries))
+    const rep = check([file]) as unknown as Checked
+    const ids = (id0: string) => rep.errors.filter((e) => e.id === id0)
+    assert.deepEqual(ids('archive-entry-escapes').map((e) => e.path), [`${file}/${id}/link-out`])
+    const hidden = ids('archive-member-hidden')
+    assert.deepEqual(hidden.map((e) => e.path).sort(), [`${file}/${id}/link-out/passwd`, `${file}/${id}/run-state.json/inner.json`, `${file}/${id}/sub/run-state.json`])
+    assert.match(hidden.find((e) => e.path.endsWith('passwd'))!.message, /under "[^"]+\/link-out", a link that was refused/)
+    assert.match(hidden.find((e) => e.path.endsWith('sub/run-state.json'))!.message, /a symbolic link inside the archive \(links are never followed\)/)
+    assert.match(hidden.find((e) => e.path.endsWith('inner.json'))!.message, /which is a file in the archive/)
+    const dup = ids('archive-duplicate-member')
+    assert.deepEqual(dup.map((e) => e.path), [`${file}/${id}/chat-messages.json`])
+    assert.match(dup[0].message, /occurs 2 times.*only the last copy/)
+    assert.equal(rep.exitCode & 8, 8)
+    // The chat is diagnosed from what extraction would leave: the second, torn transcript.
+    assert.equal(rep.chats.length, 1)
+    assert.equal(rep.chats[0].generations.find((g) => g.file === 'chat-messages.json')!.bytes, 3000)
+    assert.ok(rep.chats[0].findings.some((f) => f.id === 'transcript-damaged'))
+    // Entries of no chat are listed, per folder, with what they are.
+    assert.ok(rep.skipped.some((s) => s.path === file && /1 archive entry not part of any chat.*README\.txt/.test(s.reason)))
+    assert.ok(rep.skipped.some((s) => s.path === `${file}/notes` && /a\.txt/.test(s.reason)))
+    assertAccounted(rep, file, entries.filter((e) => e.type !== 'directory').map((e) => e.name))
+    // Human output: one line per problem.
+    const human = runCli(['check', file])
+    assert.equal(human.status & 8, 8)
+    assert.match(human.stderr, /occurs 2 times/)
+    assert.match(human.stderr, /symbolic link inside the archive/)
+  } finally {
+    cleanup(root)
+  }
+})
+
+test('check accounts for every zip entry: duplicate names and an entry under an in-archive symbolic link', async () => {
+  const root = tempDir()
+  try {
+    const id = REAL_CHATS.small
+    const entries = [
+      ...readdirSync(SMALL).map((n) => ({name: `${id}/${n}`, data: readFileSync(path.join(SMALL, n))})),
+      {name: `${id}/run-state.json`, data: Buffer.from('{"torn":')},
+      {name: `${id}/alias`, data: Buffer.from('.'), mode: 0o120777},
+      {name: `${id}/alias/run-state.json`, data: Buffer.from('{}')},
+    ]
+    const file = path.join(root, 'dups.zip')
+    writeFileSync(file, await zipOf(entries))
+    const rep = check([file]) as unknown as Checked
+    assert.deepEqual(rep.errors.map((e) => [e.id, e.path]).sort(), [
+      ['archive-duplicate-member', `${file}/${id}/run-state.json`],
+      ['archive-member-hidden', `${file}/${id}/alias/run-state.json`],
+    ])
+    assert.equal(rep.exitCode & 8, 8)
+    // The last copy is what is diagnosed: a torn primary, never the first copy silently.
+    assert.equal(rep.chats[0].generations.find((g) => g.file === 'run-state.json')!.bytes, 8)
+    assert.notEqual(rep.chats[0].status, 'healthy')
+    assertAccounted(rep, file, entries.map((e) => e.name))
   } finally {
     cleanup(root)
   }

@@ -6,7 +6,7 @@
  * of M, exit codes, and what the repair wrote; the redacted bundle must diagnose the same. `docs/bug-log-verdicts.md` is generated from the same entries and must be in step.
  */
 import assert from 'node:assert/strict'
-import {existsSync, lstatSync, readFileSync, readdirSync, realpathSync, statSync} from 'node:fs'
+import {existsSync, lstatSync, readFileSync, readdirSync, realpathSync} from 'node:fs'
 import path from 'node:path'
 import {after, describe, test} from 'node:test'
 import {BUG_LOG_PARTS} from './bug-log/index.js'
@@ -75,11 +75,13 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   const target = e.build(root)
   const env = {HOME: root}
   const untouched = hashTree(root)
+  const isIndex = (c: ReportChat) => c.generations.length > 0 && c.generations.every((g) => g.role === 'index')
   const chatDirOf = (c: ReportChat) => c.path.replace(/^~/, root)
-  // A chat is a folder (Codebuff) or a file of one (a session log, an OpenCode session file): its files are the folder's.
-  const folderOf = (c: ReportChat) => {
+  // A chat is a folder (Codebuff) or a file of one (a session log, an OpenCode session file), or a file that is
+  // gone (a store's missing database): the files its repair writes are that folder's.
+  const writeDirOf = (c: ReportChat) => {
     const p = chatDirOf(c)
-    return statSync(p).isDirectory() ? p : path.dirname(p)
+    return existsSync(p) && lstatSync(p).isDirectory() ? p : path.dirname(p)
   }
 
   // scan --json: the exact verdict of every chat.
@@ -106,10 +108,12 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     if (want.transcriptRestore !== undefined) assert.equal(c.transcriptRestore?.from ?? null, want.transcriptRestore, 'transcript restore')
     if (want.amnesia !== undefined) assert.deepEqual(c.amnesia?.patterns ?? [], want.amnesia, 'amnesia patterns')
 
-    // inspect --json: the same verdict, and the account states the facts. A chat is inspected by its path; a
-    // chat of a store (an OpenCode data dir) by the PATH and its id.
+    // inspect --json: the same verdict, and the account states the facts (an agent's index is not inspected).
+    // A chat is inspected by its path; a chat named by a file that is gone (a store's missing database) in its
+    // folder, by its id; a chat of a store the path does not name (an OpenCode data dir) by the PATH and its id.
+    if (isIndex(c)) continue
     type Inspected = {inspection?: {status: string; winner: string | null; account: string}}
-    let insArgs = [chatDirOf(c)]
+    let insArgs = existsSync(chatDirOf(c)) ? [chatDirOf(c)] : ['--session', c.id, path.dirname(chatDirOf(c))]
     let ins = await runCliAsync(['inspect', '--json', ...insArgs], {env})
     if ((JSON.parse(ins.stdout) as Inspected).inspection == null) {
       insArgs = [target, '--session', c.id]
@@ -146,14 +150,20 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   // live in a database (an OpenCode SQLite store) cannot be redacted file by file: refused, and bundled as they are.
   const out = tempDir(`chatdoctor-${e.id}-bundle-`)
   roots.push(out)
+  // An agent's index is not bundled: a tree holding nothing else has nothing to bundle, and says so.
   const inDatabase = report.chats.length > 0 && report.chats.every((c) => /\.db#/.test(c.path))
+  const refused = e.expect.redactRefused ?? (inDatabase ? /cannot be redacted file by file/ : undefined)
   const b = await runCliAsync(['bundle', '--redact', target, '-o', path.join(out, 'redacted.tar.gz')], {env})
-  if (inDatabase) {
-    assert.notEqual(b.status, 0, 'bundle --redact refuses a database')
-    assert.match(b.stderr, /cannot be redacted file by file/, 'bundle --redact says why')
-    assert.equal(existsSync(path.join(out, 'redacted.tar.gz')), false, 'bundle --redact wrote nothing')
+  if (e.expect.nothingToBundle || report.chats.every(isIndex)) {
+    assert.equal(b.status, 8, 'nothing to bundle')
+    assert.match(b.stdout + b.stderr, /nothing bundled/)
+    assert.ok(!existsSync(path.join(out, 'redacted.tar.gz')), 'an empty bundle is not written')
+  } else if (refused) {
+    assert.equal(b.status, 8, 'bundle --redact refuses the store')
+    assert.match(b.stderr, refused, 'bundle --redact says why')
+    assert.ok(!existsSync(path.join(out, 'redacted.tar.gz')), 'a refused bundle writes nothing')
     const plain = await runCliAsync(['bundle', target, '-o', path.join(out, 'plain.tar.gz')], {env})
-    assert.equal(plain.status, 0, `bundle: ${plain.stderr}`)
+    assert.equal(plain.status, 0, `plain bundle takes the store: ${plain.stderr}`)
   } else assert.equal(b.status, 0, `bundle --redact: ${b.stderr}`)
   assert.deepEqual(hashTree(root), untouched, 'bundle changed the chats')
 
@@ -181,11 +191,14 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   // A restore writes a generation's bytes; a rewrite a session log's (repaired, or a copy's as they are).
   const writes = (a: {type: string}) => a.type === 'restore' || a.type === 'rewrite'
   const restores = (c: ReportChat) => (c.actions ?? []).filter(writes).map((a) => ({to: a.to, from: a.from}))
-  assert.deepEqual(restores(pc), rv.restores.map((r) => ({to: r.to, from: r.from})), 'planned restores')
 
-  // repair -y --json: exactly the plan, the exact bytes, evidence kept, nothing else touched. A chat named by
-  // its file (a session log, a session's conversation) has its files in that file's folder.
-  const dir = folderOf(pc)
+  // A session brought back through its index's repair plans nothing itself: the index chat carries the writes.
+  const carrierOf = (r: Report, c: ReportChat) => ((c.actions ?? []).length > 0 ? c : r.chats.find((x) => isIndex(x) && (x.actions ?? []).length > 0) ?? c)
+  const pw = carrierOf(dry.report, pc)
+  assert.deepEqual(restores(pw), rv.restores.map((r) => ({to: r.to, from: r.from})), 'planned restores')
+
+  // repair -y --json: exactly the plan, the exact bytes, evidence kept, nothing else touched.
+  const dir = writeDirOf(pw)
   const before = filesOf(dir)
   const read = (name: string) => {
     const b = before.get(name)
@@ -198,39 +211,35 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   assert.equal(rc.repair?.outcome, rv.outcome, 'repair outcome')
   const key = (c: ReportChat) => (c.actions ?? []).map((a) => ({type: a.type, from: a.from, to: a.to, sha256: a.sha256}))
   assert.deepEqual(key(rc), key(pc), 'repair executes exactly the dry-run plan')
+  const rw = carrierOf(rep.report, rc)
+  assert.deepEqual(key(rw), key(pw), "the index's repair executes exactly its dry-run plan")
   const now = filesOf(dir)
   for (const r of rv.restores) {
     const written = now.get(r.to)!
-    const action = rc.actions!.find((a) => writes(a) && a.to === r.to)!
+    const action = rw.actions!.find((a) => writes(a) && a.to === r.to)!
     assert.equal(sha256(written), action.sha256, `${r.to}: the bytes the plan named`)
     if (r.bytes) assert.equal(Buffer.compare(written, r.bytes(read)), 0, `${r.to}: the exact bytes of ${r.from}`)
   }
-  for (const a of rc.actions ?? []) {
-    if (a.type !== 'preserve') continue
+  for (const a of rw.actions ?? []) {
+    if (a.type !== 'preserve' && a.type !== 'move') continue
     const kept = path.join(a.evidence!.replace(/^~/, root))
     assert.ok(existsSync(kept), `evidence ${kept}`)
-    assert.equal(sha256(readFileSync(kept)), a.sha256, `evidence of ${a.from} byte for byte`)
-    assert.equal(sha256(read(a.from!)), a.sha256, `the evidence is what ${a.from} held`)
+    const name = path.basename(a.from!)
+    if (a.type === 'move') assert.ok(!existsSync(path.join(dir, name)), `${a.from} moved away`)
+    const want = a.sha256 ?? sha256(read(name))
+    assert.equal(sha256(readFileSync(kept)), want, `evidence of ${a.from} byte for byte`)
+    // A file moved from elsewhere in the store (an OpenCode part's folder) is checked by the sha256 the plan named.
+    if (a.type === 'preserve' || before.has(name)) assert.equal(sha256(read(name)), want, `the evidence is what ${a.from} held`)
   }
-  // A move takes a damaged file out of the tree (OpenCode): its evidence holds the bytes moved.
-  const moved = new Set<string>()
-  for (const a of rc.actions ?? []) {
-    if (a.type !== 'move') continue
-    assert.ok(a.evidence, `${a.from}: evidence of the move`)
-    const kept = a.evidence.replace(/^~/, root)
-    assert.equal(sha256(readFileSync(kept)), a.sha256, `the evidence is what ${a.from} held`)
-    moved.add(path.basename(a.from!))
-  }
-  const targets = new Set(rv.restores.map((r) => r.to))
-  for (const [name, bytes] of before) {
-    if (targets.has(name)) continue
-    if (moved.has(name)) assert.equal(now.has(name), false, `${name} moved out`)
-    else assert.equal(Buffer.compare(now.get(name) ?? Buffer.alloc(0), bytes), 0, `${name} untouched by the repair`)
-  }
+  // A file the repair moves into the evidence folder (an OpenCode session file, a store set aside before the
+  // agent's next start) is gone from the dir, and its evidence holds it byte for byte (checked above).
+  const targets = new Set([...rv.restores.map((r) => r.to), ...(rw.actions ?? []).filter((a) => a.type === 'move' && a.from !== null).map((a) => path.basename(a.from!))])
+  for (const [name, bytes] of before) if (!targets.has(name)) assert.equal(Buffer.compare(now.get(name) ?? Buffer.alloc(0), bytes), 0, `${name} untouched by the repair`)
 
   // The scan after the repair.
   const again = await json(['scan', '--json', target], env)
-  const ac = again.report.chats.find((c) => c.id === rv.chat)!
+  // A healthy index with nothing left to say is not in the scan's report.
+  const ac = again.report.chats.find((c) => c.id === rv.chat) ?? (isIndex(pc) ? {status: 'healthy', winner: null, contextTurns: null, transcriptTurns: null} : undefined)!
   assert.deepEqual({status: ac.status, winner: ac.winner, turns: [ac.contextTurns, ac.transcriptTurns]}, {status: rv.after.status, winner: rv.after.winner, turns: rv.after.turns}, 'verdict after the repair')
   assert.equal(again.report.exitCode, rv.after.exitCode, 'exit code after the repair')
 }

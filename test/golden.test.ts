@@ -3,8 +3,8 @@
  * `check` over every scenario, the examples, the real stores of every agent, damaged copies of them and bundles
  * made by `bundle` (test/helpers/golden-inputs.ts), compared byte for byte with `test/golden/<case>.txt`.
  * Only what depends on the run is normalised: the temp root of each case is written `<root>` (inputs get
- * fixed mtimes, so times need no normalising), and in redacted bundles the sha256 of redacted bytes (their key
- * is random per bundle).
+ * fixed mtimes, so times need no normalising), in redacted bundles the sha256 of redacted bytes (their key
+ * is random per bundle), and the sha256 of an index's repaired rows (they name the store's path, under <root>).
  *
  * A change in any verdict, finding, message, path or field shows here. When it is intended, rewrite the files
  * with `UPDATE_GOLDEN=1 npm test` and review the diff (`git diff test/golden`) line by line before committing:

@@ -10,6 +10,9 @@ import {redactJsonlBytes} from '../src/lib/formats/jsonl/redact.js'
 import {makeRedactor} from '../src/lib/json/redact.js'
 import {analyzeClaude} from '../src/lib/formats/claude-code/session.js'
 import {analyzeCodex, codexAcceptance} from '../src/lib/formats/codex/session.js'
+import {classifySession, sessionRules} from '../src/lib/formats/jsonl/session.js'
+import {claudeDialect} from '../src/lib/formats/claude-code/session.js'
+import {codexDialect} from '../src/lib/formats/codex/session.js'
 import {LF, REAL_SESSIONS, body, join, linesOf, read} from './helpers/sessions.js'
 
 const short = read(REAL_SESSIONS.claude.short)
@@ -213,6 +216,51 @@ describe('damage, classification and planned repair', () => {
     assert.deepEqual(plan.changes[1].relink, {from: uuidOf(S[6]), to: uuidOf(S[5])})
     assertLines(plan.bytes, [...S.slice(0, 6), Buffer.from(S[7].toString().replace(uuidOf(S[6]), uuidOf(S[5]))), ...S.slice(8)])
     assert.equal(plan.accepted, true)
+  })
+
+  test("a torn tail cut right after a nested object's closing brace: a torn tail, not an interleaved line; the nested object is never written as a record", () => {
+    // S[7] is an assistant record: `…"usage":{…,"cache_creation":{"ephemeral_5m_input_tokens":0,…}…`.
+    const line = body(S[7])
+    const inner = line.indexOf(Buffer.from('{"ephemeral_5m_input_tokens"'))
+    assert.ok(inner > 0)
+    const cut = line.indexOf(0x7d, inner) + 1 // right after the nested object's `}`
+    const buf = join([...S.slice(0, 7), line.subarray(0, cut)])
+    const {cls, rules} = sessionRules(claudeDialect, 'x.jsonl', buf)
+    assert.deepEqual([cls.class, cls.reasons, cls.counts.records], ['truncated', ['torn-tail'], 7])
+    const plan = planJsonlRepair(buf, rules)
+    assert.deepEqual(plan.changes.map((x) => x.kind), ['drop-torn-tail'])
+    assertLines(plan.bytes, S.slice(0, 7))
+    assert.equal(classifySession(buf).format?.name, 'claude-code')
+  })
+
+  test("a cut record, an object that is no record of the format, then a record, on one line: the object is dropped, never written as a line; the record is kept", () => {
+    // A Claude Code record cut inside a string, then a stray object and the next record appended on the same line.
+    const line = body(S[6])
+    const cut = line.indexOf(Buffer.from('"text":"')) + 12
+    assert.ok(cut > 12)
+    const stray = Buffer.from('{"ephemeral_5m_input_tokens":0}')
+    const buf = join([...S.slice(0, 6), line.subarray(0, cut), stray, S[7], ...S.slice(8)])
+    // Without a format any object counts, and the stray one would become a line of its own.
+    assert.deepEqual(classifyJsonlBytes(buf).lines[6].records.map((r) => r.bytes.length), [stray.length, body(S[7]).length])
+    const {cls, rules} = sessionRules(claudeDialect, 'x.jsonl', buf)
+    assert.deepEqual(cls.lines[6].reasons, ['interleaved-line'])
+    assert.deepEqual(cls.lines[6].records.map((r) => Buffer.from(r.bytes).toString()), [body(S[7]).toString()])
+    const plan = planJsonlRepair(buf, rules)
+    assert.ok(!plan.bytes.includes(stray), 'the stray object is not written')
+    assert.equal(linesOf(plan.bytes).length, 14, 'the record after it is kept, on its own line')
+    assert.ok(linesOf(plan.bytes).some((l) => uuidOf(l) === uuidOf(S[7])), 'the record after it is kept (its parent re-linked over the dropped piece)')
+  })
+
+  test('Codex: a header cut right after its payload is a torn header (the payload has the shape of the old-format header, and must not pass for one)', () => {
+    const header = body(CX[0])
+    const cut = header.lastIndexOf(0x7d) // the payload's `}`, before the line's own
+    const buf = join([header.subarray(0, cut), LF, ...CX.slice(1)])
+    const {cls, rules} = sessionRules(codexDialect, 'x.jsonl', buf)
+    assert.equal(cls.lines[0].records.length, 0)
+    assert.deepEqual(cls.lines[0].reasons, ['torn-interior'])
+    const plan = planJsonlRepair(buf, rules)
+    assert.equal(plan.accepted, false)
+    assert.deepEqual(plan.problems, ['the first record is not the session_meta header'])
   })
 
   test('two complete records on one line (a lost LF): interleaved-line; split back into the original lines', () => {

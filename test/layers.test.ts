@@ -4,7 +4,7 @@
  * other). The graph is dependency-cruiser's over the TypeScript sources.
  *
  * Layers, bottom up: model/ (the data model and the adapter contract); the building blocks that know no agent
- * (classify, json, salvage, archive, fsio, rank); formats/ (the registry and the adapters); pipeline/; render/;
+ * (classify, json, salvage, archive, fsio, rank, sqlite); formats/ (the registry and the adapters); pipeline/; render/;
  * cli/; commands/ and hooks/, and beside them api/ (the library entry). Inside formats/, an agent's folder
  * imports no other agent's folder, and a family folder (code a family of formats shares) imports its members
  * only through its member list (`<family>/dialects.ts`); the registry, formats/index.ts, names every adapter.
@@ -13,7 +13,7 @@ import assert from 'node:assert/strict'
 import {test} from 'node:test'
 import {cyclesOf, importGraph, type Edge} from './helpers/import-graph.js'
 
-const BLOCKS = ['classify', 'json', 'salvage', 'archive', 'fsio', 'rank', 'snapshot']
+const BLOCKS = ['classify', 'json', 'salvage', 'archive', 'fsio', 'rank', 'sqlite', 'snapshot']
 
 /** The layer of a module under src/ (higher may import lower), and its folder inside formats/. */
 function layerOf(file: string): {rank: number; name: string; format?: string} {

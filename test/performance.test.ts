@@ -71,7 +71,7 @@ test('scan --quick: a truncated primary with an intact .bak is repairable; the r
     const r = runCli(['scan', '--quick', '--json', root])
     assert.equal(r.status, 2, r.stderr)
     const report = JSON.parse(r.stdout)
-    assert.deepEqual(report.quick, {headBytes: QUICK_HEAD_BYTES, tailBytes: QUICK_TAIL_BYTES, notDetected: report.quick.notDetected})
+    assert.deepEqual(report.quick, {headBytes: QUICK_HEAD_BYTES, tailBytes: QUICK_TAIL_BYTES, notDetected: report.quick.notDetected, trustEnds: false, unverified: 0})
     assert.match(report.quick.notDetected, /middle of a file/)
     const chat = report.chats[0]
     assert.equal(chat.status, 'repairable')

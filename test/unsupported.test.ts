@@ -1,8 +1,8 @@
 /**
  * Agents chatdoctor does not diagnose yet (`formats/unsupported/`): what a scan finds of them is never silent and
- * never taken for another agent. The real home the Kilo Code CLI binary wrote (shared/realdata) is scanned by PATH
- * and as the default roots; the other agents' layouts are laid out by their folder and file names (recognition
- * reads names only, never content).
+ * never taken for another agent. Their layouts are laid out by their folder and file names (recognition reads
+ * names only, never content); the real homes of agents that left the list for an adapter (Cline CLI, Kilo Code
+ * CLI, shared/realdata) are diagnosed, by PATH and as the default roots, and named by no unsupported line.
  */
 import assert from 'node:assert/strict'
 import {mkdirSync, writeFileSync} from 'node:fs'
@@ -43,36 +43,24 @@ function layout(root: string, paths: string[]): void {
   }
 }
 
-const REAL_HOMES = [
-  {agent: 'Kilo Code CLI', home: path.join(REALDATA, 'kilo', '7.7.7', 'home'), found: ['Kilo Code CLI store at ~/.local/share/kilo'], line: 'also found: 1 Kilo Code CLI store (not supported yet)'},
-]
-
 describe('agents chatdoctor does not diagnose yet', () => {
-  for (const h of REAL_HOMES) {
-    test(`${h.agent}: the real home is a skipped entry naming the agent, in one line of the default output, by PATH and as the default roots`, () => {
+  // An agent leaves the list when its adapter joins the registry: its real store is diagnosed, not named.
+  const ADAPTED_HOMES = [
+    {format: 'cline', home: path.join(REALDATA, 'cline', '3.0.65', 'home')},
+    {format: 'kilo', home: path.join(REALDATA, 'kilo', '7.7.7', 'home')},
+  ]
+  for (const h of ADAPTED_HOMES) {
+    test(`an agent that has its adapter is diagnosed, not named unsupported: the real ${h.format} home`, () => {
       const before = hashTree(h.home)
       for (const args of [[h.home], []]) {
         const r = scanJson(args, h.home)
-        assert.deepEqual(r.chats, [], 'no chat: nothing of it is taken for a supported agent')
-        assert.deepEqual(finds(r, h.home), h.found)
-        assert.ok(r.skipped.every((s) => s.agent === undefined || s.reason.includes('not supported yet')))
-        assert.equal(r.exitCode, 0)
-        const human = runCli(['scan', ...args], {env: {HOME: h.home}})
-        assert.ok(human.stdout.split('\n').includes(h.line), human.stdout)
+        assert.ok(r.chats.length > 0 && r.chats.every((c) => c.format === h.format), JSON.stringify(r.chats.map((c) => c.format)))
+        assert.deepEqual(finds(r, h.home), [])
+        assert.ok(!runCli(['scan', ...args], {env: {HOME: h.home}}).stdout.includes('not supported yet'))
       }
       assert.deepEqual(hashTree(h.home), before, 'read-only')
     })
   }
-
-  test('an agent that has its adapter is diagnosed, not named unsupported: the real Cline CLI home', () => {
-    const home = path.join(REALDATA, 'cline', '3.0.65', 'home')
-    for (const args of [[home], []]) {
-      const r = scanJson(args, home)
-      assert.ok(r.chats.length > 0 && r.chats.every((c) => c.format === 'cline'), JSON.stringify(r.chats.map((c) => c.format)))
-      assert.deepEqual(finds(r, home), [])
-      assert.ok(!runCli(['scan', ...args], {env: {HOME: home}}).stdout.includes('not supported yet'))
-    }
-  })
 
   test('every other agent of the list is recognised by its layout, by PATH and as the default roots, each in the one line', () => {
     const home = tempDir()
@@ -88,14 +76,10 @@ describe('agents chatdoctor does not diagnose yet', () => {
         '.continue/sessions/sessions.json',
         '.local/share/zed/threads/threads.db',
         '.open-webui/webui.db',
-        '.claude.json',
-        '.claude/backups/.claude.json.backup.1796115411707',
         '.aider.chat.history.md',
       ])
       const want = [
         'Aider chat history at ~/.aider.chat.history.md',
-        'Claude Code config backup at ~/.claude/backups/.claude.json.backup.1796115411707',
-        'Claude Code config file at ~/.claude.json',
         'Continue store at ~/.continue',
         'Cursor chat database at ~/.config/Cursor/User/globalStorage/state.vscdb',
         'Cursor store at ~/.cursor',
@@ -112,7 +96,7 @@ describe('agents chatdoctor does not diagnose yet', () => {
       const human = runCli(['scan', home], {env: {HOME: home}}).stdout.split('\n')
       const line = human.filter((l) => l.startsWith('also found: '))
       assert.equal(line.length, 1, human.join('\n'))
-      for (const name of ['1 Aider chat history', '1 Cursor store', '1 Zed store', '1 Open WebUI store', '1 Claude Code config file']) assert.ok(line[0].includes(name), `${name} in ${line[0]}`)
+      for (const name of ['1 Aider chat history', '1 Cursor store', '1 Zed store', '1 Open WebUI store']) assert.ok(line[0].includes(name), `${name} in ${line[0]}`)
       assert.ok(line[0].endsWith('(not supported yet)'))
       // The editors' workspace storage is searched only when a PATH leads there.
       const ws = scanJson([path.join(home, '.config', 'Code', 'User', 'workspaceStorage')], home)
@@ -125,9 +109,9 @@ describe('agents chatdoctor does not diagnose yet', () => {
   test('a file PATH an unsupported agent claims is named, not a usage error; a file nothing claims still is one', () => {
     const home = tempDir()
     try {
-      layout(home, ['.claude.json', 'notes.txt'])
-      const r = scanJson([path.join(home, '.claude.json')], home)
-      assert.deepEqual([r.exitCode, r.chats, finds(r, home)], [0, [], ['Claude Code config file at ~/.claude.json']])
+      layout(home, ['.aider.chat.history.md', 'notes.txt'])
+      const r = scanJson([path.join(home, '.aider.chat.history.md')], home)
+      assert.deepEqual([r.exitCode, r.chats, finds(r, home)], [0, [], ['Aider chat history at ~/.aider.chat.history.md']])
       const other = runCli(['scan', '--json', path.join(home, 'notes.txt')], {env: {HOME: home}})
       assert.equal(other.status, 16, other.stdout)
     } finally {

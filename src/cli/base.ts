@@ -13,6 +13,7 @@ import {Command, Flags} from './oclif.js'
 import {shellWord, tildify} from '../lib/fsio/paths.js'
 import {usageErrorReport} from '../lib/pipeline/report.js'
 import {writeJson} from '../lib/render/json.js'
+import {terminalText} from '../lib/render/terminal.js'
 import {stdoutWriter} from './stdout.js'
 import os from 'node:os'
 import path from 'node:path'
@@ -114,13 +115,30 @@ export abstract class BaseCommand extends Command {
     return ['chatdoctor', ...(this.id ? this.id.split(':') : []), ...this.argv].map((a) => shellWord(path.isAbsolute(a) ? tildify(a, home) : a)).join(' ')
   }
 
-  /** Writes a message line to stderr (never data). */
-  protected note(line: string): void {
-    if (line) process.stderr.write(line.endsWith('\n') ? line : line + '\n')
+  /**
+   * Prints human output, the one way it is made: `render` gets `data` passed through `forTerminal` (every
+   * control character of every string, names and messages alike, escaped as `\uNNNN`), so nothing read from
+   * the disk, an archive or the command line reaches the terminal raw. Its stderr text is written first.
+   */
+  protected async printHuman<T>(data: T, render: (safe: T) => {stdout?: string; stderr?: string}): Promise<void> {
+    const {forTerminal} = await import('../lib/render/terminal.js')
+    const {stdout, stderr} = render(forTerminal(data))
+    if (stderr) this.note(stderr)
+    if (stdout) this.out(stdout)
   }
 
-  /** Writes data to stdout. */
+  /** Writes human text to stderr (never data), through `terminalText` (control characters escaped, colour kept). */
+  protected note(line: string): void {
+    if (line) process.stderr.write(terminalText(line.endsWith('\n') ? line : line + '\n'))
+  }
+
+  /** Writes human text to stdout, through `terminalText`. */
   protected out(text: string): void {
+    if (text) process.stdout.write(terminalText(text.endsWith('\n') ? text : text + '\n'))
+  }
+
+  /** Writes machine output (JSON, SARIF, JUnit, GitHub workflow commands) to stdout exactly as given. */
+  protected outMachine(text: string): void {
     if (text) process.stdout.write(text.endsWith('\n') ? text : text + '\n')
   }
 
@@ -142,19 +160,16 @@ export abstract class BaseCommand extends Command {
     if (isUsage) {
       process.exitCode = EXIT_USAGE
       if (this.jsonEnabled()) {
-        this.out(JSON.stringify(usageErrorReport(this.id ?? 'chatdoctor', this.config.version, message), null, 2))
-      } else {
-        this.note(`chatdoctor: ${message}`)
-        this.note(`Try: chatdoctor ${this.id ?? ''} --help`.replace(/  +/g, ' '))
-      }
+        this.outMachine(JSON.stringify(usageErrorReport(this.id ?? 'chatdoctor', this.config.version, message), null, 2))
+      } else await this.printHuman({message, id: this.id ?? ''}, (d) => ({stderr: `chatdoctor: ${d.message}\n${`Try: chatdoctor ${d.id} --help`.replace(/  +/g, ' ')}`}))
       return undefined
     }
     process.exitCode = EXIT_OPERATIONAL
     if (process.env.DEBUG?.includes('chatdoctor')) this.note(err.stack ?? message)
     const text = `chatdoctor: unexpected error: ${message}. This is a bug; please report it with the command you ran (set DEBUG=chatdoctor for details).`
     if (this.jsonEnabled()) {
-      this.out(JSON.stringify({...usageErrorReport(this.id ?? 'chatdoctor', this.config.version, text), exitCode: EXIT_OPERATIONAL}, null, 2))
-    } else this.note(text)
+      this.outMachine(JSON.stringify({...usageErrorReport(this.id ?? 'chatdoctor', this.config.version, text), exitCode: EXIT_OPERATIONAL}, null, 2))
+    } else await this.printHuman({text}, (d) => ({stderr: d.text}))
     return undefined
   }
 }

@@ -16,10 +16,11 @@ export default class ChatdoctorHelp extends Help {
     } catch (e) {
       const m = /^Command (.+) not found\.$/.exec((e as Error).message ?? '')
       if (!m) throw e
-      const {unknownCommandMessage} = await import('./suggest.js')
+      const [{unknownCommandMessage}, {terminalText}] = await Promise.all([import('./suggest.js'), import('../lib/render/terminal.js')])
       const commands = this.config.commands.filter((c) => !c.hidden).map((c) => c.id)
       const {message, next} = unknownCommandMessage(m[1].split(':')[0], commands)
-      process.stderr.write(`chatdoctor: ${message} Try: ${next}\n`)
+      // The unknown word comes from the command line: its control characters are escaped like any name.
+      process.stderr.write(terminalText(`chatdoctor: ${message} Try: ${next}\n`))
       process.exitCode = 16
     }
   }

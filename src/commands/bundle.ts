@@ -100,13 +100,17 @@ error.`
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) {
       const chalk = await this.chalkFor(flags.color)
-      for (const e of errors) this.note(`${chalk.red('error')} ${e.path}: ${e.message}`)
-      if (info) {
-        if (!flags.quiet) this.out(renderChatTable(built.chats, {chalk, verbose: false, quiet: false, width: await this.width()}))
-        if (flags.verbose && !flags.quiet) this.out(renderFindings(built.chats, {chalk, verbose: true, quiet: false, width: await this.width()}).join('\n'))
-        const omitted = info.omitted > 0 ? `; ${info.omitted} file${info.omitted === 1 ? '' : 's'} left out (see chatdoctor-bundle.json)` : ''
-        this.note(`wrote ${info.file}: ${info.chats} chat${info.chats === 1 ? '' : 's'}, ${info.bytes} bytes${info.redacted ? ', redacted' : ''}${omitted}`)
-      } else this.note('nothing written')
+      const width = await this.width()
+      await this.printHuman({errors, info, chats: built.chats}, (d) => {
+        const stderr = d.errors.map((e) => `${chalk.red('error')} ${e.path}: ${e.message}`)
+        if (!d.info) return {stderr: [...stderr, 'nothing written'].join('\n')}
+        const omitted = d.info.omitted > 0 ? `; ${d.info.omitted} file${d.info.omitted === 1 ? '' : 's'} left out (see chatdoctor-bundle.json)` : ''
+        stderr.push(`wrote ${d.info.file}: ${d.info.chats} chat${d.info.chats === 1 ? '' : 's'}, ${d.info.bytes} bytes${d.info.redacted ? ', redacted' : ''}${omitted}`)
+        const stdout: string[] = []
+        if (!flags.quiet) stdout.push(renderChatTable(d.chats, {chalk, verbose: false, quiet: false, width}))
+        if (flags.verbose && !flags.quiet) stdout.push(renderFindings(d.chats, {chalk, verbose: true, quiet: false, width}).join('\n'))
+        return {stdout: stdout.filter(Boolean).join('\n'), stderr: stderr.join('\n')}
+      })
     }
     return report
   }
@@ -132,11 +136,13 @@ error.`
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) {
       const chalk = await this.chalkFor(flags.color)
-      for (const e of errors) this.note(`${chalk.red('error')} ${e.path}: ${e.message}`)
-      if (info) {
-        const left = info.omitted.length > 0 ? `; ${info.omitted.length} damaged file${info.omitted.length === 1 ? '' : 's'} left out` : ''
-        this.note(`wrote ${info.file}: session ${info.sessionId}, ${info.messages} messages, ${info.parts} parts, ${info.bytes} bytes${info.redacted ? ', redacted' : ''}${left}`)
-      } else this.note('nothing written')
+      await this.printHuman({errors, info}, (d) => {
+        const stderr = d.errors.map((e) => `${chalk.red('error')} ${e.path}: ${e.message}`)
+        if (!d.info) return {stderr: [...stderr, 'nothing written'].join('\n')}
+        const left = d.info.omitted.length > 0 ? `; ${d.info.omitted.length} damaged file${d.info.omitted.length === 1 ? '' : 's'} left out` : ''
+        stderr.push(`wrote ${d.info.file}: session ${d.info.sessionId}, ${d.info.messages} messages, ${d.info.parts} parts, ${d.info.bytes} bytes${d.info.redacted ? ', redacted' : ''}${left}`)
+        return {stderr: stderr.join('\n')}
+      })
     }
     return report
   }

@@ -13,12 +13,14 @@ export default class Check extends BaseCommand {
 
   static override description = prose`PATH: a chat dir, a folder holding chat dirs, a .tar, .tar.gz/.tgz or .zip bundle (with or without
 a chatdoctor-bundle.json manifest), or a folder of bundles. Bundles are read in memory, never extracted;
-entries that escape the archive (../, absolute paths, links pointing outside) are refused; an archive over
---max-entries or --max-bytes (uncompressed) is refused. A manifest is verified (missing, extra or changed
+entries that escape the archive (../, absolute paths, links pointing outside) are refused; an entry under a
+refused link, an in-archive symbolic link or a file is not read, and a name that occurs twice is reported
+(only its last copy is read); entries of no chat are listed as skipped; an archive over --max-entries or
+--max-bytes (uncompressed) is refused. A manifest is verified (missing, extra or changed
 files are errors) and its exact mtimes are used for ranking; then every chat gets the scan diagnosis.
 
 Exit status: the scan bitmask (2 repairable, 4 agent context lost, 8 operational error such as an
-unreadable PATH or a refused archive entry), plus 2 for any chat whose worst finding reaches --fail-on
+unreadable PATH, a refused, hidden or duplicate archive entry), plus 2 for any chat whose worst finding reaches --fail-on
 (even a healthy one); 16 usage error (e.g. no PATH).`
 
   static override examples = [
@@ -81,7 +83,7 @@ unreadable PATH or a refused archive entry), plus 2 for any chat whose worst fin
         try {
           await appendText(summary, renderGithubSummary(input))
         } catch (e) {
-          this.note(`chatdoctor: could not append to GITHUB_STEP_SUMMARY (${summary}): ${(e as Error).message}`)
+          await this.printHuman({summary, message: (e as Error).message}, (d) => ({stderr: `chatdoctor: could not append to GITHUB_STEP_SUMMARY (${d.summary}): ${d.message}`}))
           report.exitCode |= EXIT_OPERATIONAL
         }
       }
@@ -90,7 +92,7 @@ unreadable PATH or a refused archive entry), plus 2 for any chat whose worst fin
       try {
         await writeFileDurable(flags.output, text.endsWith('\n') ? text : text + '\n', {overwrite: true})
       } catch (e) {
-        this.note(`chatdoctor: could not write ${flags.output}: ${(e as Error).message}`)
+        await this.printHuman({file: flags.output, message: (e as Error).message}, (d) => ({stderr: `chatdoctor: could not write ${d.file}: ${d.message}`}))
         report.exitCode |= EXIT_OPERATIONAL
       }
     }
@@ -98,10 +100,9 @@ unreadable PATH or a refused archive entry), plus 2 for any chat whose worst fin
     if (this.jsonEnabled()) return report
     if (text === null || flags.output !== undefined) {
       const {renderHuman} = await import('../lib/render/table.js')
-      const {stdout, stderr} = renderHuman(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet, width: await this.width()})
-      this.note(stderr)
-      this.out(stdout)
-    } else this.out(text)
+      const [chalk, width] = [await this.chalkFor(flags.color), await this.width()]
+      await this.printHuman(report, (r) => renderHuman(r, {chalk, verbose: flags.verbose, quiet: flags.quiet, width}))
+    } else this.outMachine(text)
     return report
   }
 }

@@ -5,6 +5,7 @@ import type {Report} from '../lib/model/report.js'
 import {renderInspection} from '../lib/render/inspect.js'
 import {buildReport} from '../lib/pipeline/report.js'
 import {scanPaths, type ScannedChat} from '../lib/pipeline/scan.js'
+import {storeChatPath} from '../lib/pipeline/chat-path.js'
 import {EXIT_OPERATIONAL} from '../lib/model/exit-codes.js'
 import {firstOf, fromAdapters, listed, wrap} from '../cli/help.js'
 
@@ -28,10 +29,13 @@ Writes nothing, anywhere. Exit status as for scan.`
   async run(): Promise<Report & {inspection: Inspection | null}> {
     const {args, flags} = await this.parse(Inspect)
     if (flags.html !== undefined && !/\.html?$/i.test(flags.html)) throw new UsageError(`--html writes an HTML page: give a file name ending in .html (got ${flags.html})`)
-    const result = await scanPaths([args.chat_dir], {home: this.home(), env: process.env})
-    if (flags.session !== undefined) {
-      result.chats = result.chats.filter((c) => c.report.id === flags.session)
-      if (result.errors.length === 0 && result.chats.length === 0) throw new UsageError(`no chat with id ${flags.session} in ${args.chat_dir}; \`chatdoctor scan ${args.chat_dir}\` lists the ids`)
+    const {target, session} = storeChatPath(args.chat_dir, flags.session)
+    // The agents' indexes say what they hide of a session (the same verdict as scan's); an index chat itself is not inspected.
+    const result = await scanPaths([target], {home: this.home(), env: process.env, indexes: true})
+    result.chats = result.chats.filter((c) => !c.snapshot.unit.index)
+    if (session !== undefined) {
+      result.chats = result.chats.filter((c) => c.report.id === session)
+      if (result.errors.length === 0 && result.chats.length === 0) throw new UsageError(`no chat with id ${session} in ${target}; \`chatdoctor scan ${target}\` lists the ids`)
     }
     if (result.errors.length === 0 && result.chats.length !== 1) {
       const why = result.chats.length > 1 ? `${args.chat_dir} holds ${result.chats.length} chats; give one chat dir, or pick one with --session <id>` : result.skipped.length > 0 ? `nothing to inspect in ${args.chat_dir}: ${result.skipped[0].reason}` : `no chat found at ${args.chat_dir}`
@@ -42,8 +46,8 @@ Writes nothing, anywhere. Exit status as for scan.`
     if (flags.html !== undefined && inspection) await this.writeHtml(flags.html, result.chats[0], report, false)
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) {
-      for (const e of report.errors) this.note(`error ${e.path}: ${e.message}`)
-      if (inspection) this.out(renderInspection(inspection, {chalk: await this.chalkFor(flags.color), width: await this.width()}))
+      const [chalk, width] = [await this.chalkFor(flags.color), await this.width()]
+      await this.printHuman({errors: report.errors, inspection}, (d) => ({stderr: d.errors.map((e) => `error ${e.path}: ${e.message}`).join('\n'), stdout: d.inspection ? renderInspection(d.inspection, {chalk, width}) : ''}))
     }
     return {...report, inspection}
   }
@@ -54,10 +58,11 @@ Writes nothing, anywhere. Exit status as for scan.`
     const html = renderHtml({command: this.commandLine(), version: this.config.version, chats: htmlReportChats([chat], {home: this.home(), version: this.config.version})})
     try {
       await writeFileDurable(file, html, {overwrite: true})
-      if (!quiet && !this.jsonEnabled()) this.note(`HTML report written to ${file}`)
+      if (!quiet && !this.jsonEnabled()) await this.printHuman({file}, (d) => ({stderr: `HTML report written to ${d.file}`}))
     } catch (e) {
-      this.note(`chatdoctor: could not write ${file}: ${(e as Error).message}`)
+      await this.printHuman({file, message: (e as Error).message}, (d) => ({stderr: `chatdoctor: could not write ${d.file}: ${d.message}`}))
       report.exitCode |= EXIT_OPERATIONAL
     }
   }
 }
+

@@ -9,6 +9,7 @@ import {planRepairs, restorableGenerations, type ChatPlan} from '../lib/pipeline
 import {confirmationLines, renderRepair} from '../lib/render/repair.js'
 import {buildRepairReport, newRepairId, type ChatResult} from '../lib/pipeline/repair-report.js'
 import {scanPaths} from '../lib/pipeline/scan.js'
+import {isQuietIndex} from '../lib/pipeline/indexes.js'
 import {firstOf, fromAdapters, listed, paragraphs, wrap} from '../cli/help.js'
 
 /** The example chat of the examples. */
@@ -65,16 +66,20 @@ one chat, or naming no intact generation of it).`
   async run(): Promise<Report> {
     const {argv, flags} = await this.parse(Repair)
     const home = this.home()
-    const result = await scanPaths(argv as string[], {home, env: process.env, redactedSnapshots: flags['redacted-snapshots']})
+    const result = await scanPaths(argv as string[], {home, env: process.env, indexes: 'all', redactedSnapshots: flags['redacted-snapshots']})
     if (result.notChatFiles.length > 0) throw await this.notChatFileError(result.notChatFiles[0])
     const restoreFrom = flags['restore-from']
     if (restoreFrom !== undefined) {
-      if (result.chats.length !== 1) throw new UsageError(`--restore-from needs exactly one chat in scope (found ${result.chats.length}); give its chat dir as PATH`)
-      const ok = restorableGenerations(result.chats[0].report)
-      if (!ok.includes(restoreFrom)) throw new UsageError(`--restore-from: ${restoreFrom} is not an intact generation of ${result.chats[0].report.path} (intact: ${ok.length === 0 ? 'none' : ok.length <= 6 ? ok.join(', ') : `${ok.slice(0, 3).join(', ')} … ${ok.at(-1)}, ${ok.length} in all; chatdoctor inspect lists them`})`)
+      const chats = result.chats.filter((c) => !c.snapshot.unit.index)
+      if (chats.length !== 1) throw new UsageError(`--restore-from needs exactly one chat in scope (found ${chats.length}); give its chat dir as PATH`)
+      const ok = restorableGenerations(chats[0].report)
+      if (!ok.includes(restoreFrom)) throw new UsageError(`--restore-from: ${restoreFrom} is not an intact generation of ${chats[0].report.path} (intact: ${ok.length === 0 ? 'none' : ok.length <= 6 ? ok.join(', ') : `${ok.slice(0, 3).join(', ')} … ${ok.at(-1)}, ${ok.length} in all; chatdoctor inspect lists them`})`)
     }
-    const plans = planRepairs(result.chats, {salvage: flags.salvage, restoreFrom, force: flags.force})
-    const todo = plans.filter((p) => p.actions.length > 0)
+    // A quiet index (healthy, nothing to say) stays in the report only when it follows a rewrite of this run.
+    const plans = planRepairs(result.chats, {salvage: flags.salvage, restoreFrom, force: flags.force}).filter((p) => p.actions.length > 0 || p.refusal !== undefined || !isQuietIndex(p.chat))
+    // Index chats first: an index that no longer describes a session file being rewritten is harmless (the agent
+    // rebuilds it); a rewritten file its index still describes is not.
+    const todo = plans.filter((p) => p.actions.length > 0).sort((a, b) => Number(b.chat.snapshot.unit.index === true) - Number(a.chat.snapshot.unit.index === true))
     const dryRun = flags['dry-run']
     const repairId = newRepairId()
     const results = new Map<ChatPlan, ChatResult>()
@@ -110,9 +115,8 @@ one chat, or naming no intact generation of it).`
     report.roots = result.roots
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) {
-      const {stdout, stderr} = renderRepair(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet, width: await this.width()})
-      this.note(stderr)
-      this.out(stdout)
+      const [chalk, width] = [await this.chalkFor(flags.color), await this.width()]
+      await this.printHuman(report, (r) => renderRepair(r, {chalk, verbose: flags.verbose, quiet: flags.quiet, width}))
     }
     return report
   }
@@ -120,7 +124,8 @@ one chat, or naming no intact generation of it).`
   /** Lists the chats (on stderr, where the question goes) and asks once on the terminal; anything but y/yes declines. */
   private async confirm(todo: ChatPlan[]): Promise<boolean> {
     const {outputWidth} = await import('../lib/render/width.js')
-    for (const line of confirmationLines(todo.map((p) => ({chat: p.chat.report, actions: p.actions})), outputWidth(process.stderr, process.env))) this.note(line)
+    const width = outputWidth(process.stderr, process.env)
+    await this.printHuman(todo.map((p) => ({chat: p.chat.report, actions: p.actions})), (list) => ({stderr: confirmationLines(list, width).join('\n')}))
     const rl = createInterface({input: process.stdin, output: process.stderr})
     try {
       const answer = await rl.question(`Repair these ${todo.length} chats (originals kept as evidence, undo possible)? [y/N] `)

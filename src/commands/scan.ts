@@ -17,11 +17,14 @@ folders deep: a deeper folder is listed as skipped), or a file of a chat; a file
 error. Writes nothing, anywhere. The table fits the terminal (COLUMNS overrides its width); a scan with
 damage ends with the commands to run next, and one that finds nothing says where it looked.
 
---quick reads only the first 4 KiB and the last 64 KiB of each file (empty, all-NUL, BOM, NUL tail, unclosed
-end): its time does not grow with file sizes, but damage in the middle of a file is NOT detected and turns
-are not counted. On a terminal, a scan that runs over a second shows a progress bar on stderr.
+--quick reads files up to 68 KiB whole and of larger ones only the first 4 KiB and the last 64 KiB (empty,
+all-NUL, BOM, NUL tail, unclosed end): its time does not grow with file sizes, but damage in the middle of a
+larger file is NOT detected and turns are not counted. Such a file whose ends look whole is reported as
+"ends look whole" (JSON: class intact, verified false), never as verified intact, and a chat whose status rests
+on it sets exit bit 8: a quick scan exits 0 only on what it read whole, unless --trust-ends accepts ends that
+look whole. On a terminal, a scan that runs over a second shows a progress bar on stderr.
 
-Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4 agent context lost (or partly lost: degraded) in a chat, 8 a path could not be read, 16 usage error.`
+Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4 agent context lost (or partly lost: degraded) in a chat, 8 a path could not be read (with --quick, also: a chat judged by the ends of a file only, unless --trust-ends), 16 usage error.`
 
   static override examples = [
     '<%= config.bin %> scan',
@@ -35,7 +38,8 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
       quiet: 'Print only the chats that need attention: no healthy chats, no summary line.',
       verbose: 'List every finding under its chat, and each folder that was skipped with the reason.',
     }),
-    quick: Flags.boolean({description: 'Read only the ends of each file (head 4 KiB, tail 64 KiB): fast, but damage in the middle of a file is not detected.'}),
+    quick: Flags.boolean({description: 'Read files over 68 KiB only at their ends (head 4 KiB, tail 64 KiB): fast, but damage in their middle is not detected (exit bit 8 for a chat judged so, see --trust-ends).'}),
+    'trust-ends': Flags.boolean({description: 'With --quick: accept a file whose ends look whole as intact for the exit status (exit 0 possible without reading large files whole).', dependsOn: ['quick']}),
     'redacted-snapshots': Flags.boolean({description: "Rank chatdoctor's redacted snapshots too (chatdoctor snapshot --redact: not the agent's whole context, so left out by default)."}),
   }
 
@@ -53,16 +57,18 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
     const opts = {home: this.home(), env: process.env, keepData: false, onProgress: bar.update, redactedSnapshots: flags['redacted-snapshots']}
     let result: Pick<Awaited<ReturnType<typeof scanPaths>>, 'skipped' | 'errors' | 'roots' | 'notChatFiles'> & {chats: Report['chats']}
     let quick: Report['quick']
+    let quickExit: number | undefined
     // `inspect` names a chat of a store (many chats in one folder tree) by the store's folder and its id.
     const inspectArgs = new Map<ChatReport, string[]>()
     try {
       if (flags.quick) {
-        const {quickScanPaths, quickInfo} = await import('../lib/pipeline/quick.js')
+        const {quickExitCode, quickScanPaths, quickInfo} = await import('../lib/pipeline/quick.js')
         result = await quickScanPaths(paths, opts)
-        quick = quickInfo()
+        quick = quickInfo(result.chats, flags['trust-ends'])
+        quickExit = quickExitCode(result.chats, result.errors, flags['trust-ends'])
       } else {
-        const r = await scanPaths(paths, opts)
-        for (const c of r.chats) if (c.snapshot.unit.members !== undefined) inspectArgs.set(c.report, [tildify(c.snapshot.unit.dir, opts.home), '--session', c.report.id])
+        const r = await scanPaths(paths, {...opts, indexes: true})
+        for (const c of r.chats) if (c.snapshot.unit.members !== undefined && !c.snapshot.unit.index) inspectArgs.set(c.report, [tildify(c.snapshot.unit.dir, opts.home), '--session', c.report.id])
         result = {...r, chats: r.chats.map((c) => c.report)}
       }
     } finally {
@@ -75,18 +81,21 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
       chats: result.chats,
       skipped: result.skipped,
       errors: result.errors,
+      exitCode: quickExit,
     })
     if (quick) Object.assign(report, {quick})
     report.roots = result.roots
     process.exitCode = report.exitCode
     if (!json) {
-      const {renderHuman} = await import('../lib/render/table.js')
-      // The PATHs as typed, an absolute one under the home as `~/…` (output gets pasted into bug reports).
+      const {renderHuman, renderQuickNote} = await import('../lib/render/table.js')
+      const [chalk, width] = [await this.chalkFor(flags.color), await this.width()]
+      // The PATHs as typed, an absolute one under the home as `~/…` (output gets pasted into bug reports). The
+      // renderer hands `inspectArgs` the exact chat report (`exactOf`), never its escaped copy.
       const next = {paths: paths.map((p) => (path.isAbsolute(p) ? tildify(p, opts.home) : p)), inspectArgs: (c: ChatReport) => inspectArgs.get(c) ?? [c.path]}
-      const {stdout, stderr} = renderHuman(report, {chalk: await this.chalkFor(flags.color), verbose: flags.verbose, quiet: flags.quiet, width: await this.width(), next})
-      this.note(stderr)
-      if (quick) this.note(`quick mode: only the first ${quick.headBytes / 1024} KiB and last ${quick.tailBytes / 1024} KiB of each file were read; not detected: ${quick.notDetected}.`)
-      this.out(stdout)
+      await this.printHuman(report, (r) => {
+        const {stdout, stderr} = renderHuman(r, {chalk, verbose: flags.verbose, quiet: flags.quiet, width, next})
+        return {stdout, stderr: [stderr, ...(r.quick ? renderQuickNote(r.quick, width) : [])].filter(Boolean).join('\n')}
+      })
     }
     return report
   }

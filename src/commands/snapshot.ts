@@ -71,9 +71,7 @@ be read or written), 16 usage error.`
       const l = take.listSnapshots(paths, {home, env, resolve: (p) => path.resolve(p.startsWith('~/') ? path.join(home, p.slice(2)) : p)})
       process.exitCode = l.errors.length > 0 ? EXIT_OPERATIONAL : 0
       if (!this.jsonEnabled()) {
-        const {stdout, stderr} = render.renderList(l, {chalk, home})
-        this.note(stderr)
-        this.out(stdout)
+        await this.printHuman(l, (d) => render.renderList(d, {chalk, home}))
       }
       return {command: 'snapshot --list', exitCode: process.exitCode, bytes: l.bytes, snapshots: l.refs.map((r) => ({file: r.file, fileBytes: r.fileBytes, ...r.header})), errors: l.errors}
     }
@@ -82,18 +80,14 @@ be read or written), 16 usage error.`
       const p = await take.pruneSnapshots({home, env, fs, caps})
       process.exitCode = p.errors.length > 0 ? EXIT_OPERATIONAL : 0
       if (!this.jsonEnabled()) {
-        const {stdout, stderr} = render.renderPrune(p, {chalk})
-        this.note(stderr)
-        this.out(stdout)
+        await this.printHuman(p, (d) => render.renderPrune(d, {chalk}))
       }
       return {command: 'snapshot --prune', exitCode: process.exitCode, ...p}
     }
     const r = await take.takeSnapshots(paths, {home, env, fs, caps, redact: flags.redact})
     process.exitCode = r.errors.length > 0 ? EXIT_OPERATIONAL : 0
     if (!this.jsonEnabled()) {
-      const {stdout, stderr} = render.renderTake(r, {chalk, quiet: flags.quiet, verbose: flags.verbose})
-      this.note(stderr)
-      this.out(stdout)
+      await this.printHuman(r, (d) => render.renderTake(d, {chalk, quiet: flags.quiet, verbose: flags.verbose}))
     }
     return {command: 'snapshot', exitCode: process.exitCode, chats: r.chats, taken: r.taken, skipped: r.skipped, errors: r.errors}
   }

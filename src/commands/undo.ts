@@ -50,8 +50,9 @@ Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repai
       const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors: [], exitCode: 0}), repairs}
       process.exitCode = 0
       if (!this.jsonEnabled()) {
-        if (repairs.length === 0) this.out(`No repairs in ${tildify(dir, home)}.`)
-        for (const r of repairs) this.out(`${r.repairId}  ${r.time}  ${r.chats.length} chat${r.chats.length === 1 ? '' : 's'}${r.undone ? '  (undone)' : ''}\n${r.chats.map((c) => `  ${c}`).join('\n')}`)
+        await this.printHuman({repairs, dir: tildify(dir, home)}, (d) => ({
+          stdout: d.repairs.length === 0 ? `No repairs in ${d.dir}.` : d.repairs.map((r) => `${r.repairId}  ${r.time}  ${r.chats.length} chat${r.chats.length === 1 ? '' : 's'}${r.undone ? '  (undone)' : ''}\n${r.chats.map((c) => `  ${c}`).join('\n')}`).join('\n'),
+        }))
       }
       return report
     }
@@ -61,13 +62,13 @@ Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repai
       const message = `unknown repair id "${args.repairId}"; chatdoctor undo --list shows past repairs`
       process.exitCode = EXIT_USAGE
       const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors: [], exitCode: EXIT_USAGE}), error: message}
-      if (!this.jsonEnabled()) this.note(`chatdoctor: ${message}`)
+      if (!this.jsonEnabled()) await this.printHuman({message}, (d) => ({stderr: `chatdoctor: ${d.message}`}))
       return report
     }
     if (result.refusal !== null) {
       process.exitCode = EXIT_OPERATIONAL
       const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors: [{path: args.repairId, message: result.refusal}], exitCode: EXIT_OPERATIONAL}), repairId: args.repairId, undone: []}
-      if (!this.jsonEnabled()) this.note(`chatdoctor: ${tildify(result.refusal, home)}`)
+      if (!this.jsonEnabled()) await this.printHuman({refusal: tildify(result.refusal, home)}, (d) => ({stderr: `chatdoctor: ${d.refusal}`}))
       return report
     }
     const bad = result.files.filter((f) => f.outcome === 'refused' || f.outcome === 'failed')
@@ -78,17 +79,19 @@ Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repai
     process.exitCode = code
     if (!this.jsonEnabled()) {
       const words: Record<string, string> = {restored: 'restored', removed: 'removed', 'already-undone': 'already as before the repair:', refused: 'refused', failed: 'failed'}
-      for (const f of result.alreadyUndone ? [] : result.files) {
-        if (flags.quiet && f.outcome !== 'refused' && f.outcome !== 'failed') continue
-        const hash = flags.verbose ? ` sha256 ${f.sha256 ?? 'none (no file)'}` : ''
-        this.out(`${words[f.outcome]} ${tildify(`${f.chat}/${f.file}`, home)}${f.message && f.outcome !== 'refused' && f.outcome !== 'failed' ? ` (${f.message})` : ''}${hash}`)
-      }
-      for (const e of errors) this.note(`chatdoctor: ${e.path}: ${e.message}`)
-      for (const w of result.warnings) this.note(`warning: ${w}`)
-      if (!flags.quiet) for (const c of result.nothingReplaced) this.out(`nothing to undo in ${tildify(c, home)}: repair ${args.repairId} replaced nothing there`)
-      if (code !== 0) this.out(`Repair ${args.repairId} was not fully undone (exit ${code}).`)
-      else if (result.alreadyUndone) this.out(result.files.length === 0 ? `Repair ${args.repairId} replaced nothing; nothing to undo, nothing written.` : `Repair ${args.repairId} was already undone: every file is as before it; nothing written.`)
-      else this.out(`Undid repair ${args.repairId}.`)
+      const files = (result.alreadyUndone ? [] : result.files)
+        .filter((f) => !flags.quiet || f.outcome === 'refused' || f.outcome === 'failed')
+        .map((f) => ({outcome: f.outcome, path: tildify(`${f.chat}/${f.file}`, home), message: f.message, hash: flags.verbose ? ` sha256 ${f.sha256 ?? 'none (no file)'}` : ''}))
+      const last = code !== 0 ? `Repair ${args.repairId} was not fully undone (exit ${code}).` : result.alreadyUndone ? (result.files.length === 0 ? `Repair ${args.repairId} replaced nothing; nothing to undo, nothing written.` : `Repair ${args.repairId} was already undone: every file is as before it; nothing written.`) : `Undid repair ${args.repairId}.`
+      const nothingReplaced = flags.quiet ? [] : result.nothingReplaced.map((c) => tildify(c, home))
+      await this.printHuman({files, errors, warnings: result.warnings, nothingReplaced, repairId: args.repairId, last}, (d) => ({
+        stderr: [...d.errors.map((e) => `chatdoctor: ${e.path}: ${e.message}`), ...d.warnings.map((w) => `warning: ${w}`)].join('\n'),
+        stdout: [
+          ...d.files.map((f) => `${words[f.outcome]} ${f.path}${f.message && f.outcome !== 'refused' && f.outcome !== 'failed' ? ` (${f.message})` : ''}${f.hash}`),
+          ...d.nothingReplaced.map((c) => `nothing to undo in ${c}: repair ${d.repairId} replaced nothing there`),
+          d.last,
+        ].join('\n'),
+      }))
     }
     return report
   }

@@ -6,6 +6,7 @@
  */
 import type {Hook} from '@oclif/core'
 import {unknownCommandMessage} from '../cli/suggest.js'
+import {forTerminal} from '../lib/render/terminal.js'
 import {usageErrorReport} from '../lib/pipeline/report.js'
 
 const hook: Hook<'command_not_found'> = async function (opts) {
@@ -15,7 +16,7 @@ const hook: Hook<'command_not_found'> = async function (opts) {
   const word = opts.id.split(':')[0]
   const {message, next} = unknownCommandMessage(word, commands)
   if (opts.id === '--json' || opts.argv?.includes('--json')) process.stdout.write(JSON.stringify(usageErrorReport(word, opts.config.version, message), null, 2) + '\n')
-  else process.stderr.write(`chatdoctor: ${message} Try: ${next}\n`)
+  else process.stderr.write(`chatdoctor: ${forTerminal(message)} Try: ${next}\n`)
   this.exit(16)
 }
 

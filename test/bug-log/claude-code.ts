@@ -184,20 +184,6 @@ const entries: BugLogEntry[] = [
     },
   }),
   // ---- K4 a single JSON document cut -----------------------------------------------------------------------
-  entry({
-    id: 'B09',
-    title: 'a torn ~/.claude.json is named as Claude Code\'s config, not diagnosed (not supported yet)',
-    damage: '~/.claude.json (the real one the binary wrote) cut to its first 234 bytes, its real backup in ~/.claude/backups/, beside the intact session',
-    build(root) {
-      project(root)
-      const p = new LogFolder(root)
-      p.write('.claude.json', readFileSync(path.join(HOME, '.claude.json')).subarray(0, 234), T0 + 3000)
-      const backups = new LogFolder(path.join(root, '.claude', 'backups'))
-      backups.write('.claude.json.backup.1796115411707', readFileSync(path.join(HOME, '.claude', 'backups', '.claude.json.backup.1796115411707')), T0 + 1000)
-      return root
-    },
-    expect: {exitCode: 0, chats: [verdict({status: 'healthy', winner: LOG, turns: ALL_TURNS, files: {[LOG]: 'intact'}})], skipped: ['.claude.json', '.claude.json.backup.1796115411707'], repair: null},
-  }),
   // ---- K5 torn last record -------------------------------------------------------------------------------
   entry({
     id: 'B11',
@@ -598,6 +584,7 @@ const entries: BugLogEntry[] = [
 ]
 
 const noEntry: NoEntry[] = [
+  {id: 'B09', kind: 'not-covered', reason: "a torn ~/.claude.json and its backups are Claude Code's config, diagnosed as an agent index (the Agent indexes part's B09, B16, B28), not by the session-log rules"},
   {id: 'B03', kind: 'not-covered', reason: "the same line rules on Codex rollouts are the Codex part's B03 (empty logs and logs whose only line is cut); the family's classifier is shared"},
   {id: 'B10', kind: 'not-applicable', reason: 'a JSON array closed by adding its ] has no analog in a log of whole lines: a record cut before its closing brace is a torn tail (B11), dropped, never completed by invented bytes'},
   {id: 'B15', kind: 'not-covered', reason: "a cut record followed by its complete twin on the next line is the Codex part's B15; on a Claude Code log the same line rules apply (torn-interior, the twin kept)"},
@@ -613,7 +600,7 @@ const noEntry: NoEntry[] = [
   {id: 'B41', kind: 'not-covered', reason: "Claude Code's sessions-index.json is an index, diagnosed with the other indexes (the index work), not by the session-log rules; the logs it lists are diagnosed as they are"},
   {id: 'B42', kind: 'not-covered', reason: 'an index listing sessions whose logs are gone (and the prompts in ~/.claude/history.jsonl) is the index work\'s; chatdoctor finds no session to diagnose there'},
   {id: 'B43', kind: 'not-applicable', reason: "Zed's history rows; Claude Code names a session by its id in the file name: no row to lose it"},
-  {id: 'B44', kind: 'not-applicable', reason: "OpenClaude's ~/.openclaude.json is a config document rotated into its backups; a session log with NUL bytes inside is repaired in place (B06, B07), and ~/.claude.json is B09's"},
+  {id: 'B44', kind: 'not-applicable', reason: "OpenClaude's ~/.openclaude.json is a config document rotated into its backups; a session log with NUL bytes inside is repaired in place (B06, B07), and ~/.claude.json is the Agent indexes part's B09"},
   {id: 'B45', kind: 'not-applicable', reason: 'a store reset to defaults by a schema check; a session log has no schema to reset it, and chatdoctor never refreshes a copy from a poorer file'},
   {id: 'B49', kind: 'not-applicable', reason: 'Claude Code names a session by its full id: two logs never share one by their names'},
   {id: 'B50', kind: 'not-applicable', reason: "chatdoctor deletes nothing: every repair keeps the replaced log as evidence (each entry's repair checks it byte for byte)"},

@@ -273,7 +273,7 @@ const noEntry: NoEntry[] = [
   {id: 'B36', kind: 'not-applicable', reason: 'Cline keeps no current-message pointer or child links'},
   {id: 'B37', kind: 'not-applicable', reason: 'Cline messages carry no parent ids to orphan'},
   {id: 'B38', kind: 'not-covered', reason: 'an index reset to nothing: Cline rebuilds db/sessions.db from the session folders (the damage case delete-index of test/cline.test.ts: both sessions healthy, index-unreadable info)'},
-  {id: 'B40', kind: 'not-covered', reason: 'an unreadable db/sessions.db is a warning on every session (test/cline.test.ts, hostile index rows); rebuilding the index is left to Cline'},
+  {id: 'B40', kind: 'not-covered', reason: 'an unreadable db/sessions.db is a warning on every session (test/cline.test.ts, hostile index rows); the damaged index moved aside for Cline to recreate is the Cline CLI entry B40 of the Agent indexes part'},
   {id: 'B41', kind: 'not-covered', reason: 'a stale index that hides intact sessions is B39 (one row missing)'},
   {id: 'B42', kind: 'not-covered', reason: 'the index survives but the session folder is gone: the damage case delete-session-dir of test/cline.test.ts (unrecoverable, index-entry-without-files); its report has no files to bundle, which this harness requires'},
   {id: 'B43', kind: 'not-applicable', reason: 'Cline index rows are keyed by the session id, which names the session folder'},

@@ -81,6 +81,13 @@ export interface BugLogEntry {
     skipped?: string[]
     /** What plain `repair` does; null when it writes nothing (then `repair` must write nothing). */
     repair: RepairVerdict | null
+    /**
+     * When given, `bundle --redact` must refuse the tree with an error matching this (a store whose rows cannot
+     * be redacted file by file), write nothing, and plain `bundle` must take it; otherwise `bundle --redact` must succeed.
+     */
+    redactRefused?: RegExp
+    /** True when no file of the tree's chats is on disk: `bundle`, plain or redacted, writes nothing (exit 8). */
+    nothingToBundle?: boolean
   }
 }
 

@@ -140,6 +140,28 @@ export function setMtime(p: string, ms: number): void {
   utimesSync(p, ms / 1000, ms / 1000)
 }
 
+/**
+ * Copies a real tree to `dest`, writable (folders 0755, files 0644), files with distinct mtimes 1 s apart from
+ * `base` in name order, each folder's set after its files (git keeps no mtimes; reports and ranking use them).
+ */
+export function copyWithMtimes(src: string, dest: string, base: number): void {
+  cpSync(src, dest, {recursive: true})
+  let i = 0
+  const walk = (d: string) => {
+    chmodSync(d, 0o755)
+    for (const n of readdirSync(d).sort()) {
+      const p = path.join(d, n)
+      if (lstatSync(p).isDirectory()) walk(p)
+      else {
+        chmodSync(p, 0o644)
+        setMtime(p, base + i++ * 1000)
+      }
+    }
+    setMtime(d, base + 1_000_000 + i++ * 1000)
+  }
+  walk(dest)
+}
+
 export function sha256(buf: Uint8Array): string {
   return createHash('sha256').update(buf).digest('hex')
 }

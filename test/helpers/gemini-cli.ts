@@ -3,9 +3,9 @@
  * (`../shared/realdata/gemini-cli/0.61.0/`, new-agents.md §1) and its `damage/<case>/<step>/` trees, copied into a
  * temp folder with fixed, distinct mtimes (git keeps none); damage made by code on the copies.
  */
-import {chmodSync, cpSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {readFileSync, statSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {REALDATA, setMtime} from './fixtures.js'
+import {REALDATA, copyWithMtimes, setMtime} from './fixtures.js'
 
 export const GEMINI = path.join(REALDATA, 'gemini-cli', '0.61.0')
 
@@ -38,22 +38,7 @@ export function damageFile(kase: string, step: string, name: string): Buffer {
 export function copyGemini(home: string, from: {kase: string; step: string} | null = null): string {
   const src = from ? path.join(GEMINI, 'damage', from.kase, from.step, '.gemini') : path.join(GEMINI, 'home', '.gemini')
   const dest = path.join(home, '.gemini')
-  cpSync(src, dest, {recursive: true})
-  let i = 0
-  const base = Date.UTC(2026, 11, 1, 9, 50, 0)
-  const walk = (d: string) => {
-    chmodSync(d, 0o755)
-    for (const n of readdirSync(d).sort()) {
-      const p = path.join(d, n)
-      if (statSync(p).isDirectory()) walk(p)
-      else {
-        chmodSync(p, 0o644)
-        setMtime(p, base + i++ * 1000)
-      }
-    }
-    setMtime(d, base + 1_000_000 + i++ * 1000)
-  }
-  walk(dest)
+  copyWithMtimes(src, dest, Date.UTC(2026, 11, 1, 9, 50, 0))
   return path.join(home, CHATS)
 }
 

@@ -191,6 +191,33 @@ const realCases: GoldenCase[] = [
       })
     },
   },
+  {
+    name: 'realdata-kilo-7.7.7-default-roots',
+    build(root) {
+      copyTree(path.join(REALDATA, 'kilo', '7.7.7', 'home', '.local'), path.join(root, '.local'))
+      return []
+    },
+  },
+  // The damage cases of the real Kilo store whose result the binary recorded (damage/<case>/result.json), made
+  // by code on copies; one data dir each (a chat of a store is named by its session id, the same in every copy).
+  ...(
+    [
+      ['db-zero-length', (b: Buffer) => b.subarray(0, 0)],
+      ['db-nul-filled', (b: Buffer) => Buffer.alloc(b.length)],
+      ['db-truncate-mid-page', (b: Buffer) => b.subarray(0, Math.floor(b.length * 0.6))],
+      ['delete-wal-shm', null],
+      ['delete-db', null],
+    ] as const
+  ).map(([kase, cut]): GoldenCase => ({
+    name: `realdata-kilo-7.7.7-${kase}`,
+    build(root) {
+      const data = path.join(root, '.local', 'share', 'kilo')
+      copyTree(path.join(REALDATA, 'kilo', '7.7.7', 'home', '.local'), path.join(root, '.local'))
+      if (cut) damage(path.join(data, 'kilo.db'), cut)
+      for (const n of kase === 'delete-db' ? ['kilo.db', 'kilo.db-wal', 'kilo.db-shm'] : kase === 'delete-wal-shm' ? ['kilo.db-wal', 'kilo.db-shm'] : []) rmSync(path.join(data, n))
+      return [data]
+    },
+  })),
 ]
 
 const damagedCases: GoldenCase[] = [

@@ -3,7 +3,7 @@
  * `../shared/realdata/public/`, line helpers to damage them, and a minimal zstd writer (raw blocks) so tests
  * can make `.jsonl.zst` siblings without a zstd binary.
  */
-import {readFileSync} from 'node:fs'
+import {existsSync, readFileSync, readdirSync} from 'node:fs'
 import path from 'node:path'
 import {REALDATA} from './fixtures.js'
 
@@ -62,3 +62,30 @@ export const LF = Buffer.from('\n')
 
 /** A valid zstd frame holding `data` in raw blocks (the writer `bundle --redact` uses for `.jsonl.zst`). */
 export {zstdRawFrame as zstdStored} from '../../src/lib/formats/jsonl/redact.js'
+
+/**
+ * Every real Claude Code and Codex session log in shared/realdata: the public ones and those in the homes the
+ * real binaries wrote (`claude-code/<version>/home/.claude/projects/**`, `codex/<version>/home/.codex/sessions/**`),
+ * with the format each was written by. Prompt histories and request logs are not sessions and are left out.
+ */
+export function allRealSessionLogs(): Array<{file: string; format: 'claude-code' | 'codex'}> {
+  const out: Array<{file: string; format: 'claude-code' | 'codex'}> = []
+  const walk = (dir: string, format: 'claude-code' | 'codex') => {
+    for (const e of readdirSync(dir, {withFileTypes: true}).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = path.join(dir, e.name)
+      if (e.isDirectory()) walk(p, format)
+      else if (e.isFile() && e.name.endsWith('.jsonl')) out.push({file: p, format})
+    }
+  }
+  walk(path.join(PUBLIC, 'claude-code'), 'claude-code')
+  walk(path.join(PUBLIC, 'codex'), 'codex')
+  for (const v of readdirSync(path.join(REALDATA, 'claude-code')).sort()) {
+    const p = path.join(REALDATA, 'claude-code', v, 'home', '.claude', 'projects')
+    if (existsSync(p)) walk(p, 'claude-code')
+  }
+  for (const v of readdirSync(path.join(REALDATA, 'codex')).sort()) {
+    const p = path.join(REALDATA, 'codex', v, 'home', '.codex', 'sessions')
+    if (existsSync(p)) walk(p, 'codex')
+  }
+  return out
+}

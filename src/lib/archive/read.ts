@@ -9,6 +9,11 @@
  *   checked before an entry is read, actual bytes while reading); over a cap the archive is abandoned with
  *   `archive-too-large` and nothing from it is diagnosed;
  * - an archive that cannot be decoded is `archive-unreadable`;
+ * - every entry is accounted for: a member that lies under a refused link, under a symbolic link of the
+ *   archive (links are never followed) or under a file member is never given out (extracting it would put it
+ *   somewhere else, or nowhere) and is reported as `archive-member-hidden`; a name that occurs more than once
+ *   (tar and zip both allow it) is reported as `archive-duplicate-member`, and only its last copy, the one
+ *   extracting the archive leaves, is given out;
  * - a directory entry for the root itself (`./`, as `tar -C dir -cf x.tar .` writes) is passed over: the root
  *   needs no entry.
  * Only the bytes of members for which `keepData(path)` is true are held in memory; every file is hashed.
@@ -47,12 +52,12 @@ export interface ArchiveMember {
 }
 
 /** Finding ids of archive-level problems (src/lib/findings.ts). */
-export type ArchiveProblemId = 'archive-entry-escapes' | 'archive-too-large' | 'archive-unreadable'
+export type ArchiveProblemId = 'archive-entry-escapes' | 'archive-too-large' | 'archive-unreadable' | 'archive-member-hidden' | 'archive-duplicate-member'
 
 /** Something wrong with an archive or one of its entries. */
 export interface ArchiveProblem {
   id: ArchiveProblemId
-  /** The entry's name as stored (printable), or null for the archive as a whole. */
+  /** The entry's name exactly as stored (human output escapes it: `render/terminal.ts`), or null for the archive as a whole. */
   member: string | null
   message: string
 }
@@ -76,14 +81,14 @@ export function archiveKindByName(file: string): 'tar' | 'tar.gz' | 'zip' | null
 
 class CapExceeded extends Error {}
 
-function printable(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-}
-
 /** Collects members with the rules shared by both formats. */
 class Collector {
   readonly members = new Map<string, ArchiveMember>()
   readonly problems: ArchiveProblem[] = []
+  /** Normalised paths of link entries that were refused (a member below one is hidden by it). */
+  readonly refusedLinks = new Set<MemberPath>()
+  /** How many times each name that occurred more than once did (directories repeated are not counted). */
+  readonly duplicates = new Map<MemberPath, number>()
   entries = 0
   declared = 0
   actual = 0
@@ -107,7 +112,20 @@ class Collector {
   }
 
   escape(raw: string, why: string): void {
-    this.problems.push({id: 'archive-entry-escapes', member: printable(raw), message: `entry "${printable(raw)}" refused: ${why}; it was not read`})
+    this.problems.push({id: 'archive-entry-escapes', member: raw, message: `entry "${raw}" refused: ${why}; it was not read`})
+  }
+
+  /** A link entry at `path` refused for `why`: reported, and remembered so that members below it are hidden. */
+  refuseLink(path: MemberPath, raw: string, why: string): void {
+    this.refusedLinks.add(path)
+    this.escape(raw, why)
+  }
+
+  /** Adds a member; a name seen before (other than a folder repeated) is counted as a duplicate, the last copy kept. */
+  put(m: ArchiveMember): void {
+    const prior = this.members.get(m.path)
+    if (prior && !(prior.kind === 'directory' && m.kind === 'directory')) this.duplicates.set(m.path, (this.duplicates.get(m.path) ?? 1) + 1)
+    this.members.set(m.path, m)
   }
 
   async readFile(path: MemberPath, mtimeMs: number, chunks: AsyncIterable<Buffer>): Promise<void> {
@@ -123,11 +141,36 @@ class Collector {
     }
     const m: ArchiveMember = {path, kind: 'file', bytes, mtimeMs, sha256: hash.digest('hex')}
     if (keep) m.data = Buffer.concat(parts)
-    this.members.set(path, m)
+    this.put(m)
+  }
+
+  /**
+   * Why a member is hidden: the first folder above it that is a refused link, a symbolic link of the archive or
+   * a file member; null when every folder above it is a folder.
+   */
+  hiddenBy(path: MemberPath): string | null {
+    const segments = path.split('/')
+    for (let i = 1; i < segments.length; i++) {
+      const above = segments.slice(0, i).join('/')
+      if (this.refusedLinks.has(above)) return `it lies under "${above}", a link that was refused`
+      const m = this.members.get(above)
+      if (m?.kind === 'symlink') return `it lies under "${above}", a symbolic link inside the archive (links are never followed)`
+      if (m && m.kind !== 'directory') return `it lies under "${above}", which is ${m.kind === 'file' ? 'a file' : 'not a folder'} in the archive`
+    }
+    return null
   }
 
   result(format: ArchiveContents['format']): ArchiveContents {
-    const members = [...this.members.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    const given: ArchiveMember[] = []
+    for (const m of this.members.values()) {
+      const why = this.hiddenBy(m.path)
+      if (why === null) given.push(m)
+      else this.problems.push({id: 'archive-member-hidden', member: m.path, message: `entry "${m.path}" not read: ${why}; extracting the archive would not put it there`})
+    }
+    for (const [p, n] of this.duplicates) {
+      this.problems.push({id: 'archive-duplicate-member', member: p, message: `entry "${p}" occurs ${n} times in the archive; only the last copy (the one extracting it leaves) was read, the other ${n - 1 === 1 ? 'one was' : `${n - 1} were`} not`})
+    }
+    const members = given.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
     return {format, members, problems: this.problems, complete: true}
   }
 }
@@ -202,25 +245,25 @@ async function readTar(file: string, gzip: boolean, c: Collector): Promise<void>
       const p = norm.path
       switch (h.type) {
         case 'directory':
-          c.members.set(p, {path: p, kind: 'directory', bytes: 0, mtimeMs, sha256: null})
+          c.put({path: p, kind: 'directory', bytes: 0, mtimeMs, sha256: null})
           await drain(entry)
           break
         case 'symlink': {
           const t = resolveLinkTarget(p, h.linkname ?? '', 'symlink')
-          if ('refused' in t) c.escape(h.name, t.why)
-          else c.members.set(p, {path: p, kind: 'symlink', bytes: 0, mtimeMs, sha256: null})
+          if ('refused' in t) c.refuseLink(p, h.name, t.why)
+          else c.put({path: p, kind: 'symlink', bytes: 0, mtimeMs, sha256: null})
           await drain(entry)
           break
         }
         case 'link': {
           const t = resolveLinkTarget(p, h.linkname ?? '', 'hardlink')
-          if ('refused' in t) c.escape(h.name, t.why)
+          if ('refused' in t) c.refuseLink(p, h.name, t.why)
           else {
             const target = c.members.get(t.path)
             if (target && target.kind === 'file') {
               c.count(target.bytes)
-              c.members.set(p, {...target, path: p, mtimeMs})
-            } else c.members.set(p, {path: p, kind: 'other', bytes: 0, mtimeMs, sha256: null})
+              c.put({...target, path: p, mtimeMs})
+            } else c.put({path: p, kind: 'other', bytes: 0, mtimeMs, sha256: null})
           }
           await drain(entry)
           break
@@ -232,7 +275,7 @@ async function readTar(file: string, gzip: boolean, c: Collector): Promise<void>
           await c.readFile(p, mtimeMs, entry as AsyncIterable<Buffer>)
           break
         default:
-          c.members.set(p, {path: p, kind: 'other', bytes: 0, mtimeMs, sha256: null})
+          c.put({path: p, kind: 'other', bytes: 0, mtimeMs, sha256: null})
           await drain(entry)
       }
     }
@@ -270,11 +313,11 @@ async function readZip(file: string, c: Collector): Promise<void> {
       }
       const p = norm.path
       if (isDir) {
-        c.members.set(p, {path: p, kind: 'directory', bytes: 0, mtimeMs, sha256: null})
+        c.put({path: p, kind: 'directory', bytes: 0, mtimeMs, sha256: null})
         continue
       }
       if (entry.isEncrypted()) {
-        c.members.set(p, {path: p, kind: 'other', bytes: entry.uncompressedSize, mtimeMs, sha256: null})
+        c.put({path: p, kind: 'other', bytes: entry.uncompressedSize, mtimeMs, sha256: null})
         continue
       }
       const stream = await zip.openReadStreamPromise(entry)
@@ -285,8 +328,8 @@ async function readZip(file: string, c: Collector): Promise<void> {
           parts.push(chunk)
         }
         const t = resolveLinkTarget(p, Buffer.concat(parts).toString('utf8'), 'symlink')
-        if ('refused' in t) c.escape(raw, t.why)
-        else c.members.set(p, {path: p, kind: 'symlink', bytes: 0, mtimeMs, sha256: null})
+        if ('refused' in t) c.refuseLink(p, raw, t.why)
+        else c.put({path: p, kind: 'symlink', bytes: 0, mtimeMs, sha256: null})
         continue
       }
       await c.readFile(p, mtimeMs, stream as AsyncIterable<Buffer>)

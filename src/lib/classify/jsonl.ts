@@ -25,6 +25,15 @@
  * Each line gets a verdict saying what a repair may do with it (`keep` as is, `rewrite` from the records it
  * holds, `drop`), so the repair planner and the classifier cannot disagree. Uses the byte checks of
  * `bytes.ts` and the JSON scanner of `json.ts`; never throws.
+ *
+ * Two rules keep an object nested in a record from being written back as a record of its own. Structure: a
+ * record behind a cut piece is looked for only where the scanner hit an error, and the rest of the line must
+ * be complete objects, so a line that is a valid prefix of one value (a torn tail cut right after a nested
+ * object's `}`, `…"usage":{"input_tokens":3}`) stays one cut record. Format: a piece carved out of a damaged
+ * line (after a BOM or NUL run is stripped, before or after a cut record, a record spread over lines) is a
+ * record only when the format says it is a whole record of it (`JsonlClassifyOptions.isRecord`); a complete
+ * object it refuses is a piece like a cut one. A line that is one JSON object as it stands is a record whatever
+ * its keys (it is a line as the writer wrote it; keeping it never invents one).
  */
 import type {DamageLocation, FileClass, LineCounts, Reason} from '../model/report.js'
 import {asBuffer, checkUtf8, decodeUtf8Strict, hasBom, isAllNul, isBlank, isJsonWhitespace} from './bytes.js'
@@ -83,6 +92,18 @@ export interface LoneSurrogate {
   /** Path of the string (or key) holding it, e.g. `message.content` or `payload.content[0].text`. */
   path: string
 }
+
+/** What the format says about records (the classifier itself knows no format). */
+export interface JsonlClassifyOptions {
+  /**
+   * True when a parsed object is a whole record of the format (e.g. has the keys every record of it has at
+   * top level). Applied to every record carved out of a damaged line; default: any object.
+   */
+  isRecord?: (value: Record<string, unknown>) => boolean
+}
+
+/** Any JSON object counts as a record (no format known). */
+const anyObject = (): boolean => true
 
 /** The verdict on one JSONL file. */
 export interface JsonlClassification {
@@ -178,18 +199,26 @@ interface Segment {
   value?: Record<string, unknown>
 }
 
+/** The object in `bytes` when it parses and is a record of the format, else undefined. */
+function parseRecord(bytes: Uint8Array, isRecord: (v: Record<string, unknown>) => boolean): Record<string, unknown> | undefined {
+  const v = parseObject(bytes)
+  return v !== undefined && isRecord(v) ? v : undefined
+}
+
 /**
  * Splits a line's content into complete records and cut pieces. A cut record followed directly by the next
  * record is found by trying the `{` positions before the scanner's error (nearest first): the cut piece is a
- * proper prefix of a record, the rest must scan as complete records.
+ * proper prefix of a record, the rest must scan as complete objects. Where the line splits is a matter of
+ * structure; which pieces are records is the format's (`isRecord`): a complete object it does not accept is a
+ * piece like a cut one, so it is dropped while the records after it are kept.
  */
-function segments(buf: Uint8Array, start: number, end: number): Segment[] {
+function segments(buf: Uint8Array, start: number, end: number, isRecord: (v: Record<string, unknown>) => boolean): Segment[] {
   const out: Segment[] = []
   let s = skipWhitespace(buf, start, end)
   while (s < end) {
     const r = scanValue(buf, s, end)
     if (r.kind === 'complete') {
-      const value = parseObject(buf.subarray(s, r.end))
+      const value = parseRecord(buf.subarray(s, r.end), isRecord)
       out.push({start: s, end: r.end, value})
       s = skipWhitespace(buf, r.end, end)
       continue
@@ -223,8 +252,8 @@ function segments(buf: Uint8Array, start: number, end: number): Segment[] {
 }
 
 /**
- * True when `buf[from, end)` holds only whitespace and complete objects: the rest of a line after a record found
- * behind a cut piece. Without this check a value nested inside the cut record (a message inside a cut `messages`
+ * True when `buf[from, end)` holds only whitespace and complete objects: the rest of a
+ * line after a record found behind a cut piece. Without this check a value nested inside the cut record (a message inside a cut `messages`
  * array) would be taken for a record of its own.
  */
 function restIsRecords(buf: Uint8Array, from: number, end: number): boolean {
@@ -255,7 +284,7 @@ type Scratch = JsonlLine & {prefix?: boolean; nulOnly?: boolean}
  * Classifies one line's content `[start, end)` on the slow path (the fast path failed). NUL bytes at or after
  * `nulTailFrom` are the file's NUL tail (`nul-tail`), any others a `nul-run`.
  */
-function classifyLine(buf: Uint8Array, start: number, end: number, nulTailFrom: number): LineFacts {
+function classifyLine(buf: Uint8Array, start: number, end: number, nulTailFrom: number, isRecord: (v: Record<string, unknown>) => boolean): LineFacts {
   const reasons: LineReason[] = []
   let content: Uint8Array = buf.subarray(start, end)
   let base: number | null = start // file offset of content[0] while content is a view of the file
@@ -279,7 +308,7 @@ function classifyLine(buf: Uint8Array, start: number, end: number, nulTailFrom: 
     const prefix = utf8.kind === 'torn' && scanValue(content, 0, utf8.offset).kind === 'eof'
     return {kind: 'damaged', reasons, action: 'drop', records: [], prefix}
   }
-  const segs = segments(content, 0, content.length)
+  const segs = segments(content, 0, content.length, isRecord)
   const complete = segs.filter((s) => s.value !== undefined)
   if (complete.length === 1 && segs.length === 1) {
     const s = segs[0]
@@ -340,9 +369,9 @@ const BREAK_ESCAPE: Record<number, string> = {0x0a: '\\n', 0x0d: '\\r'}
  * The record that lines `i` through `k` make when joined, each raw line break between them (LF, or the CR LF the
  * line split took for a line ending) replaced by its JSON escape when it lies inside a string, and removed when
  * it lies between tokens (JSON whitespace); null when a break follows a backslash inside a string, or the join is
- * not one whole JSON object of valid UTF-8.
+ * not one JSON object of valid UTF-8 that `isRecord` takes for a whole record of the format.
  */
-function joinedRecord(buf: Uint8Array, lines: Array<{start: number; end: number; next: number}>, i: number, k: number): {value: Record<string, unknown>; bytes: Buffer} | null {
+function joinedRecord(buf: Uint8Array, lines: Array<{start: number; end: number; next: number}>, i: number, k: number, isRecord: (v: Record<string, unknown>) => boolean): {value: Record<string, unknown>; bytes: Buffer} | null {
   const parts: Buffer[] = []
   let state: StringState = 'outside'
   for (let j = i; j <= k; j++) {
@@ -358,7 +387,7 @@ function joinedRecord(buf: Uint8Array, lines: Array<{start: number; end: number;
   }
   const bytes = Buffer.concat(parts)
   if (!checkUtf8(bytes).ok) return null
-  const value = parseObject(bytes)
+  const value = parseRecord(bytes, isRecord)
   return value === undefined ? null : {value, bytes}
 }
 
@@ -388,9 +417,11 @@ function startsForeign(buf: Uint8Array): boolean {
 
 /**
  * Classifies the bytes of a JSONL file line by line. Fast path: a strict UTF-8 decode of the whole file, then
- * `JSON.parse` per line; the slow path runs only for lines that fail. Never throws.
+ * `JSON.parse` per line; the slow path runs only for lines that fail. `opts.isRecord` is the format's record
+ * rule for what the slow path carves out of damaged lines. Never throws.
  */
-export function classifyJsonlBytes(buf: Uint8Array): JsonlClassification {
+export function classifyJsonlBytes(buf: Uint8Array, opts: JsonlClassifyOptions = {}): JsonlClassification {
+  const isRecord = opts.isRecord ?? anyObject
   const emptyCounts = (): LineCounts => ({total: 0, intact: 0, blank: 0, damaged: 0, records: 0, byReason: {}, firstDamaged: []})
   if (isBlank(buf)) return {class: 'empty', reasons: [], lines: [], records: [], counts: emptyCounts(), eol: 'lf', loneSurrogates: []}
   if (isAllNul(buf)) return {class: 'zero-filled', reasons: [], lines: [], records: [], counts: emptyCounts(), damage: {offset: 0, length: buf.length}, eol: 'lf', loneSurrogates: []}
@@ -427,7 +458,7 @@ export function classifyJsonlBytes(buf: Uint8Array): JsonlClassification {
         }
       }
     }
-    const f = classifyLine(buf, start, end, tailFrom)
+    const f = classifyLine(buf, start, end, tailFrom, isRecord)
     line.kind = f.kind
     line.reasons = f.reasons
     line.action = f.action
@@ -459,7 +490,7 @@ export function classifyJsonlBytes(buf: Uint8Array): JsonlClassification {
       let joined: {k: number; value: Record<string, unknown>; bytes: Buffer} | null = null
       for (let j = i + 1; j < lines.length && j <= i + MAX_SPLIT_LINES; j++) {
         if (lines[j].kind === 'record') break
-        const r = joinedRecord(buf, raw, i, j)
+        const r = joinedRecord(buf, raw, i, j, isRecord)
         if (r) {
           joined = {k: j, ...r}
           break

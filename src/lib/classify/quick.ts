@@ -1,12 +1,15 @@
 /**
  * Quick classification (`scan --quick`): a verdict from a file's size, its first `QUICK_HEAD_BYTES` and its
- * last `QUICK_TAIL_BYTES` only, so its cost does not grow with the file (like SQLite's `quick_check`). It
- * finds: empty, all NUL (`zero-filled`), a BOM, a NUL tail, an unclosed end (a `{`/`[` document whose last
- * byte is not the matching closer). It cannot see damage in the middle of a file (a NUL run, invalid UTF-8, a
- * syntax error): a file it calls `intact` only looked intact at both ends.
+ * last `QUICK_TAIL_BYTES` only, so its cost does not grow with the file (like SQLite's `quick_check`). A file no
+ * larger than the two windows is read whole and gets the full classifier's verdict (`classifyQuick`, verified).
+ * From the ends of a larger one it finds: empty, all NUL (`zero-filled`), a BOM, a NUL tail, an unclosed end (a
+ * `{`/`[` document whose last byte is not the matching closer). It cannot see damage in the middle of such a
+ * file (a NUL run, invalid UTF-8, a syntax error, a cut that happens to end in the closer): `intact` from the
+ * ends is never verified, it only means the ends look whole.
  */
 import type {Classification, Reason} from '../model/report.js'
 import {hasBom, isBlank, isJsonWhitespace} from './bytes.js'
+import {classifyJsonBytes} from './index.js'
 
 /** Bytes read from the start of each file. */
 export const QUICK_HEAD_BYTES = 4096
@@ -23,9 +26,45 @@ export interface FileEnds {
   tail: Uint8Array
 }
 
+/** How much of each file quick mode reads. */
+export interface QuickWindow {
+  headBytes: number
+  tailBytes: number
+}
+
+/** The windows `scan --quick` reads. */
+export const QUICK_WINDOW: QuickWindow = {headBytes: QUICK_HEAD_BYTES, tailBytes: QUICK_TAIL_BYTES}
+
 /** True when `ends` holds the whole file. */
 function whole(ends: FileEnds): boolean {
   return ends.head.length === ends.size
+}
+
+/**
+ * What quick mode reads of a file whose bytes are `buf` (the same as `readEnds` reads from disk): the whole file
+ * when it is no larger than the two windows, else its head and tail.
+ */
+export function endsOf(buf: Uint8Array, window: QuickWindow = QUICK_WINDOW): FileEnds {
+  if (buf.length <= window.headBytes + window.tailBytes) return {size: buf.length, head: buf, tail: buf}
+  return {size: buf.length, head: buf.subarray(0, window.headBytes), tail: buf.subarray(buf.length - window.tailBytes)}
+}
+
+/** A quick verdict, and whether it was made from the whole file. */
+export interface QuickVerdict extends Classification {
+  /** True when the whole file was read and classified; false when only its ends were. */
+  verified: boolean
+}
+
+/**
+ * The quick verdict on one file: the full classifier's (`classifyJsonBytes`, without the parsed value) when
+ * `ends` holds the whole file, else `classifyEnds` with `verified: false`. Never throws.
+ */
+export function classifyQuick(ends: FileEnds): QuickVerdict {
+  if (whole(ends)) {
+    const {value: _value, ...c} = classifyJsonBytes(ends.head)
+    return {...c, verified: true}
+  }
+  return {...classifyEnds(ends), verified: false}
 }
 
 /**

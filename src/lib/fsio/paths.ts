@@ -1,4 +1,5 @@
 /** Path helpers for reports: the user's home written as `~` (reports get pasted into bug trackers). */
+import {realpathSync} from 'node:fs'
 import path from 'node:path'
 
 /** `/home/u/x` → `~/x` when `home` is a prefix at a path boundary; otherwise the path unchanged. */
@@ -10,18 +11,28 @@ export function tildify(p: string, home: string): string {
   return p
 }
 
+/** Control characters: C0 (U+0000–U+001F), DEL (U+007F) and C1 (U+0080–U+009F). */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+const CONTROLS = new RegExp(CONTROL.source, 'g')
+
+/**
+ * A string with every control character (C0, DEL, C1) written as `\uNNNN`, so it cannot move the cursor,
+ * clear the screen, ring the bell or forge a line on a terminal. Everything else is unchanged.
+ */
+export function escapeControls(s: string): string {
+  if (!CONTROL.test(s)) return s
+  return s.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
 /**
  * A name as it can be shown: non-UTF-8 bytes (Linux allows any bytes in names) escaped as `\xNN`, control
- * characters as `\uNNNN`.
+ * characters (C0, DEL, C1) as `\uNNNN` (`escapeControls`).
  */
 export function printableName(name: string | Buffer): string {
   const buf = typeof name === 'string' ? Buffer.from(name) : name
   let out = ''
   const s = buf.toString('utf8')
-  if (Buffer.from(s).equals(buf) && !s.includes('\ufffd')) {
-    for (const ch of s) out += ch < ' ' || ch === '\u007f' ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}` : ch
-    return out
-  }
+  if (Buffer.from(s).equals(buf) && !s.includes('\ufffd')) return escapeControls(s)
   for (const b of buf) out += b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`
   return out
 }
@@ -29,14 +40,15 @@ export function printableName(name: string | Buffer): string {
 /**
  * A path (or any argument) as one shell word that gives back exactly its text: as is when every character is
  * safe, else single-quoted with a leading `~/` kept outside the quotes (so the shell still expands it), or
- * `$'…'`-quoted when it holds control characters (which are then escaped, never printed raw).
+ * `$'…'`-quoted when it holds control characters, which are then escaped (C0 and DEL as `\xNN`, C1 as
+ * `\uNNNN`, the character's UTF-8 encoding), never printed raw.
  */
 export function shellWord(p: string): string {
   if (/^[\w@%+:,./~-][\w@%+=:,./~#-]*$/.test(p)) return p
   const home = p.startsWith('~/') ? '~/' : ''
   const rest = p.slice(home.length)
-  if (/[\u0000-\u001f\u007f]/.test(rest)) {
-    const esc = rest.replace(/[\\']/g, (c) => `\\${c}`).replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+  if (CONTROL.test(rest)) {
+    const esc = rest.replace(/[\\']/g, (c) => `\\${c}`).replace(CONTROLS, (c) => (c < '\u0080' ? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`))
     return `${home}$'${esc}'`
   }
   return `${home}'${rest.replace(/'/g, `'\\''`)}'`
@@ -45,4 +57,14 @@ export function shellWord(p: string): string {
 /** The exact command that repairs one chat with salvaged generations allowed. */
 export function salvageCommand(chatPath: string): string {
   return `chatdoctor repair --salvage ${shellWord(chatPath)}`
+}
+
+/** True when two paths name the same file (equal, or equal once links are resolved; false when either is gone). */
+export function samePath(a: string, b: string): boolean {
+  if (a === b) return true
+  try {
+    return realpathSync(a) === realpathSync(b)
+  } catch {
+    return false
+  }
 }

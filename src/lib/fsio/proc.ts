@@ -30,3 +30,14 @@ export function processEnvironment(pid: number): NodeJS.ProcessEnv | null {
     return null
   }
 }
+
+/** True when a process with this pid exists (signal 0; EPERM means it exists but belongs to another user). */
+export function isProcessRunning(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}

@@ -4,7 +4,7 @@
  */
 import type {FindingKindSpec} from './findings.js'
 import type {AgentInspection, TearLocation} from './inspect.js'
-import type {ActionType, BorrowedKeyReport, ChatReport, ChatStatus, Classification, LineChangeReport, OperationalError, Role, Skipped, TreeLossReport} from './report.js'
+import type {ActionType, BorrowedKeyReport, ChatReport, ChatStatus, Classification, Finding, LineChangeReport, OperationalError, Role, Skipped, TreeLossReport} from './report.js'
 import type {SnapshotCandidate, SnapshotCaps, SnapshotCapture, SnapshotHeader, SnapshotRef} from './snapshot.js'
 
 /** One entry directly inside a chat dir, as the inventory saw it (lstat, never following links). */
@@ -64,6 +64,8 @@ export interface ChatUnit {
    * it), and the adapter may take the format from here.
    */
   recordedFormat?: string
+  /** True for an agent's index of its chats, as its adapter's `IndexHook.read` gave it. */
+  index?: boolean
   /**
    * chatdoctor's stored snapshots of this chat (matched by the adapter's `snapshot.chatKey`), newest first: the
    * inventory decrypts them into `ChatDirSnapshot.snapshots`.
@@ -238,6 +240,11 @@ export interface FormatAdapter {
   readonly texts?: AdapterTexts
   /** (`bundle --session ID`) Writes one session of this format as a single document another install can import. */
   readonly sessionExport?: SessionExporter
+  /**
+   * (`scan`, `repair`) The agent's index or registry of its chats (a database, a config file listing sessions),
+   * read as a chat of its own and held against the session files. Without it, nothing is said of indexes.
+   */
+  readonly indexes?: IndexHook
   /** (`snapshot`, `guard`) What a snapshot of this format's chats holds, when a chat is settled, and the agent's hook. */
   readonly snapshot?: SnapshotSupport
   /** (`find`) Where this agent's chats hold their prompts and answers, and how one of its sessions is resumed. */
@@ -295,6 +302,48 @@ export interface FoundSession {
   /** The report format and the agent's name, for an adapter serving several agents (default: the adapter's). */
   format?: string
   agent?: string
+}
+
+/**
+ * An agent's index of its chats. `scan` asks each adapter for the folders that may hold its index (`storesOf`),
+ * reads each once (`read`: one chat whose files have role `index`, its `facts` what the index says of each
+ * session), diagnoses that chat with the adapter's `diagnose` like any other, then lets the adapter add what the
+ * index says to each of its session chats (`annotate`). `repair` plans the index chat with the adapter's
+ * `planRepair`, lets it follow the session files other chats of the same run rewrite (`followUp`), and applies
+ * index chats first.
+ */
+export interface IndexHook {
+  /**
+   * Folders that may hold this agent's index of the chats discovery found (its chats among `chats`), from their
+   * paths, the roots searched (absolute) and the home. Pure: no disk.
+   */
+  storesOf(chats: readonly ChatUnit[], roots: readonly string[], home: string, env: NodeJS.ProcessEnv): string[]
+  /**
+   * The index at `dir` as one chat (`members`: its files, role `index`; `facts`: plain data for `diagnose`,
+   * `annotate` and `planRepair`), or null when the folder holds no index of this agent. Read-only: listings,
+   * small reads, databases on a private copy with their `-wal`/`-shm` (never the original). Never throws.
+   */
+  read(dir: string, home: string, env: NodeJS.ProcessEnv): Promise<StoreListing | null>
+  /**
+   * What the index chats of this agent (`indexes`, diagnosed) say of one of its session chats: findings to add
+   * (naming why the session is hidden or cannot be resumed, and the agent's own command that opens it once
+   * fixed), and `repairedBy`, the path of the index chat whose repair brings the session back (the session is
+   * then `repairable`). Null when they say nothing. Pure.
+   */
+  annotate?(session: Pick<ScannedChat, 'report' | 'snapshot'>, indexes: ReadonlyArray<Pick<ScannedChat, 'report' | 'snapshot'>>): IndexAnnotation | null
+  /**
+   * (`repair`) Completes an index chat's plan for the session files the other plans of the same run rewrite
+   * (`others`): every entry describing those bytes is fixed or invalidated the way the agent accepts, or the
+   * rewrite is refused (`others[i].refusal`) when that cannot be done. Pure; may change the plans it is given.
+   */
+  followUp?(plan: ChatPlan, others: readonly ChatPlan[]): void
+}
+
+/** What an index says of one session chat. */
+export interface IndexAnnotation {
+  findings: Finding[]
+  /** The path (`ChatUnit.path`) of the index chat whose repair brings the session back; absent when none does. */
+  repairedBy?: string
 }
 
 // ---- snapshots and hooks -------------------------------------------------------------------------
@@ -384,6 +433,11 @@ export interface DocumentKind {
   looksLike(head: Uint8Array): boolean
   /** Folder names that hold the agent's own files: never searched for documents, nor is a PATH below them one. */
   readonly skipFolders: readonly string[]
+  /**
+   * True for the kind a file given as PATH is checked as when its name fits several kinds and its content none
+   * (a torn or zeroed document): the format the others refine (OpenCode's export, which Kilo's is a version of).
+   */
+  readonly fallback?: boolean
   /** The report body (without `path`) of one document; `name` is its file name. Reads nothing. */
   diagnose(name: string, data: Buffer, mtimeMs: number): Promise<Omit<ChatReport, 'path'>>
 }
@@ -494,6 +548,8 @@ export interface ScannedChat {
   adapter: FormatAdapter
   /** chatdoctor's own leftovers and interrupted repairs in the chat's folder (`pipeline/own-state.ts`), when any. */
   own?: OwnState
+  /** The path of the index chat whose repair brings this session back (`IndexAnnotation.repairedBy`), when any. */
+  repairedBy?: string
 }
 
 /** One of chatdoctor's own leftovers of a killed run, relative to the chat dir, with its size. */
@@ -587,6 +643,8 @@ export interface ChatPlan {
   settles?: string[]
   /** What the report must say besides the actions (e.g. what `--force` may lose). */
   warnings?: string[]
+  /** The plan of the index chat whose repair brings this chat back (its own actions may be none). */
+  by?: ChatPlan
 }
 
 /** What the user asked `repair` for, beyond the default. */

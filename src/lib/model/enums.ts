@@ -22,11 +22,14 @@
  * - `sibling`: another file the agent itself treats as the same session, beside the one it loads (Gemini CLI: a
  *   resume in a later minute starts a second session file with the same short id; its start-up cleanup deletes
  *   all of them together).
+ * - `index`: a file of the agent's index or registry of its chats, held against the session files (Codex's state
+ *   and thread-history databases with their `-wal`/`-shm`, Claude Code's global config with its backups): a
+ *   generation of its own, never of a session's context.
  * - `snapshot`: a copy chatdoctor stored of the chat while it was healthy and settled (`chatdoctor snapshot`,
  *   taken by the agent's hook), named `snapshot:<time>`; it lives in chatdoctor's encrypted store, not in the
  *   chat's folder.
  */
-export const ROLES = ['primary', 'backup', 'temp', 'embedded', 'transcript', 'transcript-temp', 'meta', 'other', 'message', 'part', 'database', 'compressed', 'export', 'sibling', 'snapshot'] as const
+export const ROLES = ['primary', 'backup', 'temp', 'embedded', 'transcript', 'transcript-temp', 'meta', 'other', 'message', 'part', 'database', 'compressed', 'export', 'sibling', 'index', 'snapshot'] as const
 export type Role = (typeof ROLES)[number]
 
 /** Roles whose files are generations of the agent context (candidates for the winner). */

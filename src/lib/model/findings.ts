@@ -47,9 +47,14 @@ export const CORE_FINDING_KINDS = {
   'next-start-loss': {severity: 'error', urgent: true, description: "The agent's own next start, or its opening of this chat, will destroy part of it (e.g. it deletes a session file it cannot read, or saves an empty transcript over a damaged one). Repair the chat, or bundle it, before the agent starts again."},
   'not-in-index': {severity: 'warning', description: "The chat is on disk but the agent's index of its chats does not list it, so the agent's history may not show it."},
   'index-unreadable': {severity: 'warning', description: "The agent's index of its chats cannot be read (torn, empty, not the index's shape, or unreadable), so whether it lists the chat is unknown; what the agent does with it next is in the message."},
+  'index-damaged': {severity: 'error', description: "An index, registry or config file the agent needs to start, list or resume its chats is torn, corrupt or not a database (its session files may be intact); the message says what the agent does with it and what a repair restores."},
+  'index-entry-missing': {severity: 'warning', description: "The agent's index lists a session whose file is not where the entry says (gone, or moved: the message says where it is now), so the agent fails to open it."},
+  'index-stale': {severity: 'warning', description: "An entry of the agent's index disagrees with the session file it describes (size, line count, byte offsets, title or time), so the agent reads the session wrongly or lists it wrongly."},
   'archive-entry-escapes': {severity: 'error', description: 'An archive entry names a path outside the archive (../, an absolute path, a link pointing outside); refused, never read.'},
   'archive-too-large': {severity: 'error', description: 'An archive exceeds the entry or uncompressed-size cap (--max-entries, --max-bytes); nothing in it was diagnosed.'},
   'archive-unreadable': {severity: 'error', description: 'A bundle is not a readable .tar, .tar.gz/.tgz or .zip archive.'},
+  'archive-member-hidden': {severity: 'error', description: 'An archive entry lies under a refused link, under a symbolic link of the archive, or under a file: extracting would not put it there, so it is not read.'},
+  'archive-duplicate-member': {severity: 'error', description: 'An archive holds the same entry name more than once; only the last copy (the one extraction leaves) is read.'},
   'manifest-invalid': {severity: 'error', description: "A bundle's chatdoctor-bundle.json is not valid JSON or lacks the bundle layout; the bundle is checked without it."},
   'manifest-missing-file': {severity: 'error', description: "A file or chat listed in the bundle's manifest is not in the bundle."},
   'manifest-extra-file': {severity: 'error', description: "A file in the bundle is not listed in its manifest."},
@@ -58,6 +63,7 @@ export const CORE_FINDING_KINDS = {
   'chatdoctor-leftover': {severity: 'info', description: "chatdoctor's own leftover of a killed repair or undo (its `.chatdoctor-<id>-<file>.tmp` temp, or an evidence folder without a manifest or of nothing replaced), with its size; `repair` removes it."},
   'snapshot-restores': {severity: 'error', description: "A snapshot chatdoctor stored while the chat was healthy holds more of it than what a repair of the files on disk keeps: `repair` restores the snapshot's exact bytes."},
   'repair-interrupted': {severity: 'info', description: "A chatdoctor repair of the chat was killed before it put the folder's mtime back; `repair` puts back the mtime it recorded before its first write."},
+  'unverified': {severity: 'warning', description: "`scan --quick` read only the ends of the file the chat's status rests on (it is larger than the quick windows): they look whole, the middle was not checked (exit bit 8 unless --trust-ends)."},
 } as const satisfies Record<string, FindingKindSpec>
 
 /**

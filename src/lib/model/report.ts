@@ -222,6 +222,11 @@ export const GenerationSchema = z.looseObject({
   measure: MeasureSchema.optional(),
   /** JSONL session logs only: per-line counts and reasons. */
   lines: LineCountsSchema.optional(),
+  /**
+   * (`scan --quick` only) True when the verdict was made from the whole file; false when only its ends were
+   * read (a file larger than the head and tail windows): `intact` then means only that its ends look whole.
+   */
+  verified: z.boolean().optional(),
 })
 export type Generation = Shape<typeof GenerationSchema>
 
@@ -398,6 +403,11 @@ export const ChatReportSchema = z.looseObject({
   amnesia: AmnesiaSchema.optional(),
   /** `check`: the bundle (archive) the chat was read from, home as `~`; absent for chat dirs on disk. */
   bundle: z.string().optional(),
+  /**
+   * (`scan --quick` only) False when the chat's status rests on a file read only at its ends (a `healthy`
+   * primary, or a `repairable` chat's winner, whose ends look whole); true otherwise.
+   */
+  verified: z.boolean().optional(),
 })
 export type ChatReport = Shape<typeof ChatReportSchema>
 
@@ -479,14 +489,18 @@ export const ReportSchema = z.looseObject({
   /** Present only on a usage error (exit 16). */
   error: z.string().optional(),
   /**
-   * Present only for `scan --quick`: each file was judged from its first `headBytes` and last `tailBytes`
-   * bytes, and `notDetected` says what that cannot see (damage in the middle of a file).
+   * Present only for `scan --quick`: each file larger than `headBytes` + `tailBytes` was judged from its first
+   * `headBytes` and last `tailBytes` bytes (smaller ones are read and classified whole), and `notDetected` says
+   * what that cannot see (damage in the middle of a file). `unverified`: chats whose status rests on such a file
+   * (`verified: false`); they set exit bit 8 unless `trustEnds` (`--trust-ends`).
    */
   quick: z
     .looseObject({
       headBytes: count(),
       tailBytes: count(),
       notDetected: z.string(),
+      trustEnds: z.boolean(),
+      unverified: count(),
     })
     .optional(),
   summary: SummarySchema,

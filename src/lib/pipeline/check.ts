@@ -8,6 +8,11 @@
  * manifest's exact `mtimeMs` values replace the archive's rounded ones for ranking. Without a manifest, chats
  * are found inside the archive with the same discovery rules as on disk. Then each chat is diagnosed by its
  * format adapter, exactly as `scan` does (`adapter.diagnose` over a snapshot).
+ *
+ * Every member of an archive is accounted for: read into a chat (or a chat the adapter skipped, in `skipped`
+ * with its reason), named in `errors[]` with why (refused, hidden under a link or a file, a duplicate name: see
+ * `archive/read.ts`; a manifest mismatch), or, when it is part of no chat, listed in `skipped` per folder
+ * ("not part of any chat").
  */
 import {open, readdir, readFile, realpath, stat} from 'node:fs/promises'
 import path from 'node:path'
@@ -154,7 +159,9 @@ export async function checkPaths(paths: string[], opts: CheckOptions): Promise<C
     try {
       const real = await realpath(abs)
       const st = await stat(real)
-      const kind = st.isFile() ? kinds.find((k) => k.mayBeName(path.basename(real)) && !k.skipFolders.some((f) => real.split(path.sep).includes(f))) : undefined
+      // A document given by PATH: the kind its content says, else (a torn or zeroed one) the fallback kind its name fits.
+      const named = st.isFile() ? kinds.filter((k) => k.mayBeName(path.basename(real)) && !k.skipFolders.some((f) => real.split(path.sep).includes(f))) : []
+      const kind = named.length === 0 ? undefined : (named.length > 1 ? await sniffDocument(real, named) : undefined) ?? named.find((k) => k.fallback) ?? named[0]
       if (st.isFile() && archiveKindByName(real)) archives.push(real)
       else if (kind) {
         if (!exports.has(real)) exports.set(real, kind)
@@ -256,6 +263,8 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
   const tree = treeOf(contents.members)
   const base = bundleRoot(tree)
   const manifestPath = base === '' ? MANIFEST_NAME : `${base}/${MANIFEST_NAME}`
+  /** Member paths read into a chat (or into a chat the adapter skipped): the rest is listed as not part of any. */
+  const used = new Set<string>([manifestPath])
   const manifestMember = contents.members.find((m) => m.path === manifestPath && m.kind === 'file')
   let manifest: Manifest | null = null
   if (manifestMember) {
@@ -265,6 +274,21 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
       else err('manifest-invalid', manifestPath, `the manifest does not have the chatdoctor-bundle layout (${parsed.error.issues[0]?.path.join('.') || 'root'}: ${parsed.error.issues[0]?.message}); the bundle is checked without it`)
     } catch {
       err('manifest-invalid', manifestPath, 'the manifest is not valid JSON; the bundle is checked without it')
+    }
+  }
+  /** Members read into no chat, one `skipped` entry per folder (what they are, so none is dropped unseen). */
+  const listUnused = () => {
+    const byFolder = new Map<string, string[]>()
+    for (const m of contents.members) {
+      if (m.kind === 'directory' || used.has(m.path)) continue
+      const folder = m.path.includes('/') ? m.path.slice(0, m.path.lastIndexOf('/')) : ''
+      const names = byFolder.get(folder) ?? []
+      names.push(m.path.slice(folder === '' ? 0 : folder.length + 1))
+      byFolder.set(folder, names)
+    }
+    for (const [folder, names] of byFolder) {
+      const shown = names.length <= 5 ? names.join(', ') : `${names.slice(0, 4).join(', ')} and ${names.length - 4} more`
+      result.skipped.push({path: tildify(folder === '' ? file : `${file}/${folder}`, opts.home), reason: `${names.length} archive entr${names.length === 1 ? 'y' : 'ies'} not part of any chat, not diagnosed: ${shown}`})
     }
   }
   const diagnose = (adapter: FormatAdapter, dirPath: string, unitFiles: string[] | undefined, extra: Finding[], mtimes: Map<string, number>, unitPath?: string, recordedFormat?: string) => {
@@ -279,6 +303,7 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
       if (wanted && !wanted.has(name)) continue
       const rel = dirPath === '' ? name : `${dirPath}/${name}`
       const mtimeMs = mtimes.get(rel) ?? ('mtimeMs' in m ? m.mtimeMs : 0)
+      used.add(rel)
       const entry: FileEntry = {name, kind: m.kind, bytes: 'bytes' in m ? m.bytes : 0, mtimeMs}
       if (m.kind === 'file' && adapter.wantsContent(name) && 'data' in m && m.data) entry.data = m.data
       files.push(entry)
@@ -306,7 +331,7 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
     const prefix = dirPath === '' ? '' : `${dirPath}/`
     const location = dirPath === '' ? file : `${file}/${dirPath}`
     const files = contents.members
-      .filter((m) => m.kind === 'file' && m.data !== undefined && m.path.startsWith(prefix) && m.path !== MANIFEST_NAME)
+      .filter((m) => m.kind === 'file' && m.data !== undefined && m.path.startsWith(prefix) && m.path !== manifestPath)
       .map((m) => ({rel: m.path.slice(prefix.length), data: m.data!, mtimeMs: mtimes.get(m.path) ?? m.mtimeMs}))
     let kept = 0
     try {
@@ -315,6 +340,7 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
         const listed = await adapter.listStore!(tmp)
         for (const e of listed.errors) err('unreadable', inArchive(e.path).slice(file.length + 1), e.message)
         for (const unit of listed.chats) {
+          for (const rel of unit.members ?? []) used.add(`${prefix}${path.relative(tmp, path.join(unit.dir, rel)).split(path.sep).join('/')}`)
           const snapshot = readChatSync(unit, adapter)
           const d = adapter.diagnose(snapshot)
           const loc = inArchive(unit.path)
@@ -343,6 +369,7 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
       const kind = m.kind === 'file' && 'data' in m && m.data ? documentFor(documentKinds(adapters), name, m.data) : undefined
       if (!kind || m.kind !== 'file' || !('data' in m) || !m.data) continue
       const rel = dirPath === '' ? name : `${dirPath}/${name}`
+      used.add(rel)
       const loc = `${file}/${rel}`
       const folder = dirPath === '' ? file : `${file}/${dirPath}`
       const mtimeMs = mtimes.get(rel) ?? m.mtimeMs
@@ -398,7 +425,9 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
     for (const m of contents.members) {
       if (claimed.has(m.path) || m.kind === 'directory') continue
       err('manifest-extra-file', m.path, `${m.path} is in the bundle but belongs to no chat of its manifest`)
+      used.add(m.path)
     }
+    listUnused()
     return
   }
 
@@ -425,6 +454,7 @@ async function checkArchive(file: string, opts: CheckOptions, adapters: readonly
     }
   }
   await walk('', 0)
+  listUnused()
 }
 
 /**

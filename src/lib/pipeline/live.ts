@@ -12,7 +12,7 @@
  */
 import {readdirSync, readFileSync, readlinkSync, realpathSync} from 'node:fs'
 import path from 'node:path'
-import {processCommandLine} from '../fsio/proc.js'
+import {isProcessRunning, processCommandLine} from '../fsio/proc.js'
 
 export {processCommandLine}
 
@@ -20,17 +20,6 @@ export {processCommandLine}
 export function isAgentProcess(pid: number, agent: RegExp): boolean {
   const argv = processCommandLine(pid)
   return argv !== null && argv.some((a) => agent.test(a))
-}
-
-/** True when a process with this pid exists (signal 0; EPERM means it exists but belongs to another user). */
-export function isProcessRunning(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 /** Clock ticks per second of `/proc/<pid>/stat` times (USER_HZ; 100 on every mainstream Linux build). */

@@ -87,7 +87,22 @@ function addOwnState(plan: ChatPlan): void {
   }
 }
 
-/** Plans every chat of a scan, in the scan's order. */
+/**
+ * Plans every chat of a scan, in the scan's order. An index chat then follows the session files the other plans
+ * rewrite (`IndexHook.followUp`), and a chat its index hides gets the index chat's plan as the one that brings it
+ * back (`by`).
+ */
 export function planRepairs(chats: ScannedChat[], opts: PlanOptions = {}): ChatPlan[] {
-  return chats.map((c) => planChat(c, opts))
+  const plans = chats.map((c) => planChat(c, opts))
+  const indexes = plans.filter((p) => p.chat.snapshot.unit.index === true)
+  for (const ip of indexes) {
+    const follow = ip.chat.adapter.indexes?.followUp
+    if (follow && !ip.refusal && !ip.problem) follow(ip, plans.filter((p) => p !== ip && !p.chat.snapshot.unit.index))
+  }
+  for (const p of plans) {
+    if (p.chat.repairedBy === undefined) continue
+    const by = indexes.find((i) => i.chat.snapshot.unit.path === p.chat.repairedBy)
+    if (by && by.actions.length > 0) p.by = by
+  }
+  return plans
 }

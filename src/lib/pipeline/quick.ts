@@ -1,35 +1,50 @@
 /**
  * `scan --quick`: the same discovery as a full scan, then for each chat only `lstat` and the two ends of each
- * file (`classify/quick.ts`), so the time per chat does not depend on file sizes. No parsing, so no turns, no
- * ranking by content: a chat is `healthy` when its primary looks intact at both ends, `repairable` when it
- * does not but a backup or temp does (the newest by mtime is named winner), `unrecoverable` otherwise.
- * Damage in the middle of a file is not detected: the report says so (`quick.notDetected`).
+ * file (`classify/quick.ts`), so the time per chat does not depend on file sizes. A file no larger than the two
+ * windows is read whole and classified exactly; a larger one only from its ends (`verified: false`). No
+ * measuring, so no turns, no ranking by content: a chat is `healthy` when its primary is intact (or, read at
+ * its ends only, looks whole there), `repairable` when it is not but a backup or temp is (the newest by mtime
+ * is named winner), `unrecoverable` otherwise. Damage in the middle of a file read at its ends is not detected:
+ * the report says so (`quick.notDetected`), and a chat whose status rests on such a file is `verified: false`
+ * and sets exit bit 8 unless the user accepts ends that look whole (`--trust-ends`, `quickExitCode`).
  */
 import {closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync} from 'node:fs'
 import path from 'node:path'
-import {QUICK_HEAD_BYTES, QUICK_TAIL_BYTES, classifyEnds, type FileEnds} from '../classify/quick.js'
+import {QUICK_WINDOW, classifyQuick, type FileEnds, type QuickWindow} from '../classify/quick.js'
 import {discover, searchedOf, type Discovery} from './discover.js'
+import {EXIT_OPERATIONAL} from '../model/exit-codes.js'
 import {finding} from '../model/findings.js'
 import type {FormatAdapter} from '../model/adapter.js'
 import {ADAPTERS, UNSUPPORTED_AGENTS} from '../formats/index.js'
 import type {ChatReport, Finding, Generation, OperationalError, Role, Skipped} from '../model/report.js'
 import {tildify} from '../fsio/paths.js'
+import {scanExitCode} from './report.js'
 import type {ScanOptions} from './scan.js'
 
 /** What a quick scan reports it could not see, for the report's `quick` field. */
-export const QUICK_NOT_DETECTED = 'damage in the middle of a file (NUL runs, invalid UTF-8, syntax errors, a wrong shape) and which generation holds more turns'
+export const QUICK_NOT_DETECTED = 'damage in the middle of a file larger than the head and tail windows (NUL runs, invalid UTF-8, syntax errors, a cut that happens to end in a closing brace, a wrong shape) and which generation holds more turns'
 
-/** The report's `quick` field: how much of each file was read and what that cannot detect. */
-export function quickInfo(): {headBytes: number; tailBytes: number; notDetected: string} {
-  return {headBytes: QUICK_HEAD_BYTES, tailBytes: QUICK_TAIL_BYTES, notDetected: QUICK_NOT_DETECTED}
+/** The report's `quick` field: how much of each file was read, what that cannot detect, and the exit rule. */
+export function quickInfo(chats: ChatReport[] = [], trustEnds = false): {headBytes: number; tailBytes: number; notDetected: string; trustEnds: boolean; unverified: number} {
+  return {headBytes: QUICK_WINDOW.headBytes, tailBytes: QUICK_WINDOW.tailBytes, notDetected: QUICK_NOT_DETECTED, trustEnds, unverified: chats.filter((c) => c.verified === false).length}
+}
+
+/**
+ * The exit status of a quick scan: the `scan` bitmask, plus bit 8 when a chat's status rests on a file read
+ * only at its ends (`verified: false`), unless `trustEnds`: quick mode never exits 0 on what it did not read.
+ */
+export function quickExitCode(chats: ChatReport[], errors: OperationalError[], trustEnds: boolean): number {
+  const code = scanExitCode(chats, errors)
+  return !trustEnds && chats.some((c) => c.verified === false) ? code | EXIT_OPERATIONAL : code
 }
 
 /** Reads a file's size and ends: the whole file when it is at most head + tail bytes. Throws on I/O errors. */
-export function readEnds(file: string): FileEnds {
+export function readEnds(file: string, window: QuickWindow = QUICK_WINDOW): FileEnds {
+  const {headBytes, tailBytes} = window
   const fd = openSync(file, 'r')
   try {
     const size = fstatSync(fd).size
-    if (size <= QUICK_HEAD_BYTES + QUICK_TAIL_BYTES) {
+    if (size <= headBytes + tailBytes) {
       const all = Buffer.allocUnsafe(size)
       let got = 0
       while (got < size) {
@@ -40,10 +55,10 @@ export function readEnds(file: string): FileEnds {
       const b = all.subarray(0, got)
       return {size: got, head: b, tail: b}
     }
-    const head = Buffer.allocUnsafe(QUICK_HEAD_BYTES)
-    const tail = Buffer.allocUnsafe(QUICK_TAIL_BYTES)
-    const h = readSync(fd, head, 0, QUICK_HEAD_BYTES, 0)
-    const t = readSync(fd, tail, 0, QUICK_TAIL_BYTES, size - QUICK_TAIL_BYTES)
+    const head = Buffer.allocUnsafe(headBytes)
+    const tail = Buffer.allocUnsafe(tailBytes)
+    const h = readSync(fd, head, 0, headBytes, 0)
+    const t = readSync(fd, tail, 0, tailBytes, size - tailBytes)
     return {size, head: head.subarray(0, h), tail: tail.subarray(0, t)}
   } finally {
     closeSync(fd)
@@ -52,14 +67,81 @@ export function readEnds(file: string): FileEnds {
 
 const STATE_ROLES: readonly Role[] = ['primary', 'backup', 'temp']
 
-/** Quick diagnosis of one chat dir's files. Returns null when the folder holds no file of a known role. */
-function quickChat(dir: string, files: string[] | undefined, adapter: FormatAdapter, home: string, errors: OperationalError[]): ChatReport | null {
+/** One entry of a chat dir as quick mode saw it: lstat facts, and the ends of a file it classifies. */
+export interface QuickEntry {
+  name: string
+  isFile: boolean
+  size: number
+  mtimeMs: number
+  /** The file's ends, for a file of a known role the adapter reads; absent otherwise. */
+  ends?: FileEnds
+  /** Why the file could not be read, when it could not. */
+  readError?: string
+}
+
+/**
+ * Quick diagnosis of one chat from its entries (pure; `quickChat` reads them). Returns null when the chat holds
+ * no file of a known role. `path` and `id` are the chat dir's; the caller names it.
+ */
+export function quickDiagnose(dir: string, entries: QuickEntry[], adapter: FormatAdapter): {report: ChatReport; unreadable: Array<{name: string; message: string}>} | null {
   const roleOf = adapter.quick?.roleOf
+  const generations: Generation[] = []
+  const findings: Finding[] = []
+  const unreadable: Array<{name: string; message: string}> = []
+  for (const e of entries) {
+    const role: Role = roleOf && e.isFile ? roleOf(e.name) : 'other'
+    const g: Generation = {file: e.name, role, class: null, reasons: [], bytes: e.size, mtimeMs: e.mtimeMs, sha256: null, turns: null}
+    if (role !== 'other' && adapter.wantsContent(e.name)) {
+      if (e.ends) {
+        const c = classifyQuick(e.ends)
+        g.class = c.class
+        g.reasons = c.reasons
+        if (c.damage) g.damage = c.damage
+        g.verified = c.verified
+      } else {
+        g.class = 'corrupt'
+        g.reasons = ['unreadable']
+        unreadable.push({name: e.name, message: e.readError ?? 'could not be read'})
+        findings.push(finding('unreadable', e.name, `could not read ${e.name}`))
+      }
+    }
+    generations.push(g)
+  }
+  const known = generations.filter((g) => g.role !== 'other')
+  if (known.length === 0) return null
+  const atEnds = (g: Generation) => (g.verified === false ? ' at its ends' : '')
+  let primary = generations.find((g) => g.role === 'primary')
+  if (!primary) {
+    primary = {file: adapter.quick?.primary ?? 'primary', role: 'primary', class: 'missing', reasons: [], bytes: 0, mtimeMs: null, sha256: null, turns: null}
+    generations.unshift(primary)
+    findings.push(finding('primary-missing', primary.file, `${primary.file} is missing`))
+  } else if (primary.class !== 'intact') findings.push(finding('primary-damaged', primary.file, `${primary.file} is ${primary.class}${primary.reasons.length ? ` (${primary.reasons.join(', ')})` : ''}${atEnds(primary)}`))
+  for (const g of generations) {
+    if (g.role === 'backup' && g.class !== 'intact') findings.push(finding('backup-damaged', g.file, `backup is ${g.class}${atEnds(g)}`))
+    if (g.role === 'temp') findings.push(g.class === 'intact' ? finding('temp-leftover', g.file, g.verified === false ? 'leftover temp, its ends look whole' : 'leftover temp, intact') : finding('temp-damaged', g.file, `leftover temp is ${g.class}${atEnds(g)}`))
+    if (g.role === 'transcript' && g.class !== 'intact') findings.push(finding('transcript-damaged', g.file, `transcript is ${g.class}${atEnds(g)}`))
+  }
+  const usable = generations.filter((g) => STATE_ROLES.includes(g.role) && g.class === 'intact' && g !== primary)
+  usable.sort((a, b) => (b.mtimeMs ?? 0) - (a.mtimeMs ?? 0))
+  const status = primary.class === 'intact' ? 'healthy' : usable.length > 0 ? 'repairable' : 'unrecoverable'
+  const winner = primary.class === 'intact' ? primary.file : usable[0]?.file ?? null
+  if (status === 'unrecoverable') findings.push(finding('context-lost', null, 'no generation of the agent context is intact or looks whole at its ends'))
+  // What the status rests on: the primary of a healthy chat, the winner of a repairable one.
+  const basis = status === 'healthy' ? primary : status === 'repairable' ? usable[0] : undefined
+  const verified = basis?.verified !== false
+  if (!verified) findings.push(finding('unverified', basis!.file, `${basis!.file} was read only at its ends (${basis!.bytes} bytes, more than the quick windows): they look whole, the middle was not checked; a full scan verifies it`))
+  return {
+    report: {path: dir, format: adapter.name, id: path.basename(dir), status, winner, transcriptTurns: null, contextTurns: null, findings, generations, ranking: [], verified},
+    unreadable,
+  }
+}
+
+/** Quick diagnosis of one chat dir's files (reads them, then `quickDiagnose`). Null when no file has a known role. */
+function quickChat(dir: string, files: string[] | undefined, adapter: FormatAdapter, home: string, errors: OperationalError[]): ChatReport | null {
   let names = readdirSync(dir)
   if (files !== undefined) names = names.filter((n) => files.includes(n))
   names.sort()
-  const generations: Generation[] = []
-  const findings: Finding[] = []
+  const entries: QuickEntry[] = []
   for (const name of names) {
     const p = path.join(dir, name)
     let st
@@ -68,53 +150,22 @@ function quickChat(dir: string, files: string[] | undefined, adapter: FormatAdap
     } catch {
       continue
     }
+    const e: QuickEntry = {name, isFile: st.isFile(), size: st.size, mtimeMs: st.mtimeMs}
+    const roleOf = adapter.quick?.roleOf
     const role: Role = roleOf && st.isFile() ? roleOf(name) : 'other'
-    const g: Generation = {file: name, role, class: null, reasons: [], bytes: st.size, mtimeMs: st.mtimeMs, sha256: null, turns: null}
     if (role !== 'other' && adapter.wantsContent(name)) {
       try {
-        const c = classifyEnds(readEnds(p))
-        g.class = c.class
-        g.reasons = c.reasons
-        if (c.damage) g.damage = c.damage
-      } catch (e) {
-        g.class = 'corrupt'
-        g.reasons = ['unreadable']
-        errors.push({path: tildify(p, home), message: (e as Error).message})
-        findings.push(finding('unreadable', name, `could not read ${name}`))
+        e.ends = readEnds(p)
+      } catch (err) {
+        e.readError = (err as Error).message
       }
     }
-    generations.push(g)
+    entries.push(e)
   }
-  const known = generations.filter((g) => g.role !== 'other')
-  if (known.length === 0) return null
-  let primary = generations.find((g) => g.role === 'primary')
-  if (!primary) {
-    primary = {file: adapter.quick?.primary ?? 'primary', role: 'primary', class: 'missing', reasons: [], bytes: 0, mtimeMs: null, sha256: null, turns: null}
-    generations.unshift(primary)
-    findings.push(finding('primary-missing', primary.file, `${primary.file} is missing`))
-  } else if (primary.class !== 'intact') findings.push(finding('primary-damaged', primary.file, `${primary.file} is ${primary.class}${primary.reasons.length ? ` (${primary.reasons.join(', ')})` : ''} at its ends`))
-  for (const g of generations) {
-    if (g.role === 'backup' && g.class !== 'intact') findings.push(finding('backup-damaged', g.file, `backup is ${g.class} at its ends`))
-    if (g.role === 'temp') findings.push(g.class === 'intact' ? finding('temp-leftover', g.file, 'leftover temp, intact at its ends') : finding('temp-damaged', g.file, `leftover temp is ${g.class} at its ends`))
-    if (g.role === 'transcript' && g.class !== 'intact') findings.push(finding('transcript-damaged', g.file, `transcript is ${g.class} at its ends`))
-  }
-  const usable = generations.filter((g) => STATE_ROLES.includes(g.role) && g.class === 'intact' && g !== primary)
-  usable.sort((a, b) => (b.mtimeMs ?? 0) - (a.mtimeMs ?? 0))
-  const status = primary.class === 'intact' ? 'healthy' : usable.length > 0 ? 'repairable' : 'unrecoverable'
-  const winner = primary.class === 'intact' ? primary.file : usable[0]?.file ?? null
-  if (status === 'unrecoverable') findings.push(finding('context-lost', null, 'no generation of the agent context looks intact at its ends'))
-  return {
-    path: tildify(dir, home),
-    format: adapter.name,
-    id: path.basename(dir),
-    status,
-    winner,
-    transcriptTurns: null,
-    contextTurns: null,
-    findings,
-    generations,
-    ranking: [],
-  }
+  const d = quickDiagnose(tildify(dir, home), entries, adapter)
+  if (!d) return null
+  for (const u of d.unreadable) errors.push({path: tildify(path.join(dir, u.name), home), message: u.message})
+  return d.report
 }
 
 /** Runs discovery and the quick diagnosis over PATHs. Same result shape as a full scan, without snapshots. */
@@ -134,7 +185,7 @@ export async function quickScanPaths(paths: string[], opts: ScanOptions): Promis
         chats.push(r)
         for (const g of r.generations) if (g.class !== null && g.class !== 'missing') {
           progress.filesRead++
-          progress.bytesRead += Math.min(g.bytes, QUICK_HEAD_BYTES + QUICK_TAIL_BYTES)
+          progress.bytesRead += Math.min(g.bytes, QUICK_WINDOW.headBytes + QUICK_WINDOW.tailBytes)
         }
       } else skipped.push({path: tildify(unit.path, opts.home), reason: 'no file of a known role'})
     } catch (e) {

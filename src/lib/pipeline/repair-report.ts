@@ -85,7 +85,13 @@ export function buildRepairReport(args: {
     else if (plan.manual) repair = {outcome: 'manual', message: plan.manual, evidence: null, undo: null, warnings: []}
     else if (plan.actions.length === 0 && report.status === 'unrecoverable') repair = {outcome: 'not-repairable', message: plan.advice ?? 'no usable generation of the agent context: nothing to restore, nothing written', evidence: null, undo: null, warnings: []}
     else if (plan.actions.length === 0 && report.status === 'degraded') repair = {outcome: 'left-untouched', message: plan.advice ?? 'the generation asked for is already the primary; nothing written', evidence: null, undo: null, warnings: []}
-    else if (plan.actions.length === 0 && report.status === 'repairable') repair = {outcome: 'failed', message: `no repair can be planned for this ${report.format} chat yet; nothing written`, evidence: null, undo: null, warnings: []}
+    else if (plan.actions.length === 0 && plan.by) {
+      const byRes = args.results.get(plan.by)
+      const byWhat = `through the repair of its index ${t(plan.by.chat.snapshot.unit.path)}`
+      if (byRes === undefined || byRes === 'planned') repair = {outcome: args.dryRun ? 'planned' : 'not-attempted', message: `brought back ${byWhat}`, evidence: null, undo: null, warnings: []}
+      else if (byRes === 'not-attempted') repair = {outcome: 'not-attempted', message: `its index ${t(plan.by.chat.snapshot.unit.path)} was not repaired; nothing written`, evidence: null, undo: null, warnings: []}
+      else repair = {outcome: byRes.outcome, message: byRes.outcome === 'repaired' ? `brought back ${byWhat}` : byRes.message, evidence: t(byRes.evidenceDir), undo: byRes.evidenceDir !== null ? `chatdoctor undo ${args.repairId}` : null, warnings: []}
+    } else if (plan.actions.length === 0 && report.status === 'repairable') repair = {outcome: 'failed', message: `no repair can be planned for this ${report.format} chat yet; nothing written`, evidence: null, undo: null, warnings: []}
     else if (plan.actions.length === 0) repair = {outcome: 'not-needed', message: null, evidence: null, undo: null, warnings: []}
     else if (res === undefined || res === 'planned') repair = {outcome: args.dryRun ? 'planned' : 'not-attempted', message: null, evidence: null, undo: null, warnings: []}
     else if (res === 'not-attempted') repair = {outcome: 'not-attempted', message: args.interrupted ? 'stopped (Ctrl-C or a termination signal) before this chat; nothing written' : 'not confirmed; nothing written', evidence: null, undo: null, warnings: []}

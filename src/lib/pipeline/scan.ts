@@ -14,6 +14,8 @@ import {tildify} from '../fsio/paths.js'
 import {addOwnState} from './own-state.js'
 import {attachSnapshots, decryptAll, snapshotError, type SnapshotKeyring} from './snapshot/attach.js'
 import {availableParallelism} from 'node:os'
+import path from 'node:path'
+import {annotateSessions, findIndexChats, isQuietIndex} from './indexes.js'
 
 /** Options of a scan. `home` is used for default roots and to write paths as `~`. */
 export interface ScanOptions {
@@ -48,6 +50,13 @@ export interface ScanOptions {
   onProgress?: (progress: ScanProgress) => void
   /** chatdoctor's state folder (its repair log and snapshot store), default `stateDir(home, env)`. */
   stateDir?: string
+  /**
+   * Also read the agents' indexes of their chats (`FormatAdapter.indexes`) as chats of their own and hold them
+   * against the session files (`indexes.ts`): `true` keeps the index chats that have something to say (`scan`),
+   * `'all'` every one (`repair`: a quiet index may still have to follow a session file the run rewrites).
+   * Default false.
+   */
+  indexes?: boolean | 'all'
   /** Rank chatdoctor's stored snapshots of each chat as generations (default true). */
   snapshots?: boolean
   /** Redacted snapshots are candidates too (they are not the agent's whole context). */
@@ -96,6 +105,12 @@ export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: str
 export async function scanPaths(paths: string[], opts: ScanOptions): Promise<ScanResult> {
   const adapters = opts.adapters ?? ADAPTERS
   const found = await discover(paths, adapters, opts.home, opts.env, opts.unsupported ?? UNSUPPORTED_AGENTS)
+  if (opts.indexes) {
+    const roots = paths.length > 0 ? paths.filter((p) => p.trim() !== '').map((p) => path.resolve(p)) : adapters.flatMap((a) => a.defaultRoots(opts.home, opts.env))
+    const idx = await findIndexChats(found.chats, adapters, roots, opts.home, opts.env)
+    found.chats.push(...idx.chats)
+    found.errors.push(...idx.errors)
+  }
   const result: ScanResult = {
     chats: [],
     skipped: found.skipped.map((s) => ({...s, path: tildify(s.path, opts.home)})),
@@ -120,6 +135,10 @@ export async function scanPaths(paths: string[], opts: ScanOptions): Promise<Sca
       for (const f of r.snapshot.files) if (f.readError) result.errors.push({path: tildify(`${dir}/${f.name}`, opts.home), message: f.readError})
       for (const c of r.snapshot.snapshots ?? []) if (c.error !== undefined) result.errors.push(snapshotError(c, r.snapshot.unit.path, (p) => tildify(p, opts.home)))
     }
+  }
+  if (opts.indexes) {
+    annotateSessions(result.chats)
+    if (opts.indexes !== 'all') result.chats = result.chats.filter((c) => !isQuietIndex(c))
   }
   if (result.chats.length > 0) addOwnState(result.chats, readLog(state))
   const byPath = (a: {path: string}, b: {path: string}) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)

@@ -13,6 +13,7 @@ import type {Inspection, TearLocation, TimelineEntry} from '../model/inspect.js'
 import {CONTEXT_ROLES} from '../model/enums.js'
 import type {ChatReport, Summary} from '../model/report.js'
 import {isoTime} from '../model/time-text.js'
+import {escapeControls} from '../fsio/paths.js'
 import type {HtmlChat} from '../pipeline/html-report.js'
 import {outcomeLines, repairLines} from './repair.js'
 import {makeChalk} from './style.js'
@@ -47,25 +48,15 @@ const FOREIGN: ReadonlySet<string> = new Set(['trailing-garbage', 'concatenated'
 /** At most this many byte maps per chat (the JSON lists every damaged file). */
 export const MAX_BYTE_MAPS = 40
 
-/** Text for HTML: markup characters as entities, control characters as `\uNNNN`. */
+/**
+ * Text for HTML: control characters (C0, DEL, C1) as `\uNNNN`, the one escaping every human output uses
+ * (`escapeControls`), then markup characters as entities.
+ */
 export function escapeHtml(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f&<>"']/g, (ch) => {
-    switch (ch) {
-      case '&':
-        return '&amp;'
-      case '<':
-        return '&lt;'
-      case '>':
-        return '&gt;'
-      case '"':
-        return '&quot;'
-      case "'":
-        return '&#39;'
-      default:
-        return `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`
-    }
-  })
+  return escapeControls(s).replace(/[&<>"']/g, (ch) => HTML_ENTITIES[ch]!)
 }
+
+const HTML_ENTITIES: Readonly<Record<string, string>> = {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'}
 
 const e = escapeHtml
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`

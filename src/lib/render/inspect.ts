@@ -1,14 +1,15 @@
 /**
  * Human rendering of `inspect`: header, timeline table, tears, ranking, salvage, transcript and amnesia
- * notes, findings and the plain-language account. Counts, sizes, offsets, ids, times and hashes only.
+ * notes, findings and the plain-language account. Counts, sizes, offsets, ids, times and hashes only. Names
+ * arrive escaped (`printHuman`, `terminal.ts`); the salvage command names the exact chat (`exactOf`).
  */
 import type {ChalkInstance} from 'chalk'
 import type {Inspection} from '../pipeline/inspect.js'
 import {adapterByName} from '../formats/index.js'
-import {printableName} from '../fsio/paths.js'
 import {isoTime} from '../model/time-text.js'
 import {fitTable} from './fit-table.js'
 import {commandLines} from './next-steps.js'
+import {exactOf} from './terminal.js'
 import {UNLIMITED, shortenMiddle, wrapLine} from './width.js'
 
 function time(ms: number | null): string {
@@ -24,9 +25,8 @@ export function renderInspection(x: Inspection, opts: {chalk: ChalkInstance; wid
   const push = (...lines: string[]) => {
     for (const l of lines) out.push(...wrapLine(l, width))
   }
-  const name = (f: string) => printableName(f)
-  out.push(c.bold(shortenMiddle(printableName(x.path), width, printableName(x.id))))
-  push(`format ${x.format} · status ${x.status} · winner ${x.winner === null ? 'none' : name(x.winner)} · turns ${x.contextTurns ?? '–'}/${x.transcriptTurns ?? '–'}`)
+  out.push(c.bold(shortenMiddle(x.path, width, x.id)))
+  push(`format ${x.format} · status ${x.status} · winner ${x.winner === null ? 'none' : x.winner} · turns ${x.contextTurns ?? '–'}/${x.transcriptTurns ?? '–'}`)
 
   push('', c.bold('Timeline') + c.dim(' (oldest first)'))
   // Times of one day show the day once, in the header.
@@ -37,7 +37,7 @@ export function renderInspection(x: Inspection, opts: {chalk: ChalkInstance; wid
     cells: [
       when(e.mtimeMs),
       // Shortened, an embedded copy (`<file>#<id>`) keeps its id, a file in a subfolder its own name.
-      {text: name(e.file), keep: e.file.includes('#') ? name(e.file.slice(e.file.lastIndexOf('#'))) : e.file.includes('/') ? name(e.file.slice(e.file.lastIndexOf('/') + 1)) : undefined},
+      {text: e.file, keep: e.file.includes('#') ? e.file.slice(e.file.lastIndexOf('#')) : e.file.includes('/') ? e.file.slice(e.file.lastIndexOf('/') + 1) : undefined},
       e.role,
       e.class ?? '–',
       e.reasons.join(', '),
@@ -84,7 +84,7 @@ export function renderInspection(x: Inspection, opts: {chalk: ChalkInstance; wid
     for (const tr of x.tears) {
       const block = tr.blockAligned ? 'on a 4096-byte boundary' : `${tr.offsetInBlock} bytes into a 4096-byte block`
       const where = tr.length === 0 ? `cut at byte ${tr.offset}, the end of the file` : `damage from byte ${tr.offset} of ${tr.bytes} (${tr.length} bytes)`
-      push(`  ${name(tr.file)}: ${tr.class}${tr.reasons.length ? ` (${tr.reasons.join(', ')})` : ''}, ${where}, ${block}`)
+      push(`  ${tr.file}: ${tr.class}${tr.reasons.length ? ` (${tr.reasons.join(', ')})` : ''}, ${where}, ${block}`)
       if (tr.nulRuns.length > 0) push(`    NUL runs: ${tr.nulRuns.map((r) => `${r.length} at ${r.offset}`).join(', ')}${tr.nulRuns.length >= 20 ? ', …' : ''}`)
     }
   }
@@ -92,7 +92,7 @@ export function renderInspection(x: Inspection, opts: {chalk: ChalkInstance; wid
   if (x.damagedLines && x.damagedLines.length > 0) {
     push('', c.bold('Damaged lines'))
     const shown = x.damagedLines.slice(0, 50)
-    for (const d of shown) push(`  ${name(d.file)}:${d.line} byte ${d.offset} (${d.length} bytes): ${d.reasons.join(', ')} → ${d.action}${d.recordsKept > 0 ? `, ${d.recordsKept} record${d.recordsKept === 1 ? '' : 's'} kept` : ''}`)
+    for (const d of shown) push(`  ${d.file}:${d.line} byte ${d.offset} (${d.length} bytes): ${d.reasons.join(', ')} → ${d.action}${d.recordsKept > 0 ? `, ${d.recordsKept} record${d.recordsKept === 1 ? '' : 's'} kept` : ''}`)
     if (x.damagedLines.length > shown.length) push(`  … ${x.damagedLines.length - shown.length} more (--json lists them all)`)
   }
 
@@ -100,7 +100,7 @@ export function renderInspection(x: Inspection, opts: {chalk: ChalkInstance; wid
     push('', c.bold('Planned byte changes') + c.dim(' (what repair would write; every other line byte-identical)'))
     for (const p of x.plans) {
       if (p.changes === 0) continue
-      push(`  ${name(p.file)}: ${p.changes} change${p.changes === 1 ? '' : 's'}, ${p.bytesBefore} → ${p.bytesAfter} bytes, ${p.accepted ? 'accepted by the agent' : `not accepted: ${p.problems.join('; ')}`}`)
+      push(`  ${p.file}: ${p.changes} change${p.changes === 1 ? '' : 's'}, ${p.bytesBefore} → ${p.bytesAfter} bytes, ${p.accepted ? 'accepted by the agent' : `not accepted: ${p.problems.join('; ')}`}`)
       for (const ch of (x.plannedChanges ?? []).filter((k) => k.file === p.file).slice(0, 50)) {
         const what = ch.relink ? ` ${adapterByName(x.format)?.texts?.parentKey ?? 'parent'} ${ch.relink.from} → ${ch.relink.to}` : ` ${ch.bytesRemoved} bytes removed`
         push(`    ${ch.kind} line ${ch.line} (byte ${ch.offset}, ${ch.length} bytes):${what}`)
@@ -110,24 +110,24 @@ export function renderInspection(x: Inspection, opts: {chalk: ChalkInstance; wid
 
   if (x.ranking.length > 0) {
     push('', c.bold('Ranking'))
-    for (const r of x.ranking) push(`  ${r.rank}. ${name(r.file)} (turn ${r.turns})${r.lostBecause ? c.dim(` lost: ${r.lostBecause}`) : ' wins'}`)
+    for (const r of x.ranking) push(`  ${r.rank}. ${r.file} (turn ${r.turns})${r.lostBecause ? c.dim(` lost: ${r.lostBecause}`) : ' wins'}`)
   }
 
   if (x.salvage.length > 0) {
     push('', c.bold('Salvage'))
     for (const s of x.salvage) {
-      push(`  ${name(s.file)}: keeps ${s.messages} messages${s.turns !== null ? ` (turn ${s.turns})` : ''}, bytes [0, ${s.bytesKept}) kept, ${s.bytesDropped} dropped${s.tornElementDropped ? ', a torn message dropped' : ''}; result ${s.bytes} bytes sha256 ${s.sha256.slice(0, 12)}…; ${s.candidate ? 'usable' : 'not usable'}`)
-      for (const k of s.keysBorrowed) push(`    ${k.key} borrowed from ${name(k.from)}`)
+      push(`  ${s.file}: keeps ${s.messages} messages${s.turns !== null ? ` (turn ${s.turns})` : ''}, bytes [0, ${s.bytesKept}) kept, ${s.bytesDropped} dropped${s.tornElementDropped ? ', a torn message dropped' : ''}; result ${s.bytes} bytes sha256 ${s.sha256.slice(0, 12)}…; ${s.candidate ? 'usable' : 'not usable'}`)
+      for (const k of s.keysBorrowed) push(`    ${k.key} borrowed from ${k.from}`)
       for (const k of s.keysMissing) push(`    ${k} missing: no generation holds it`)
       for (const k of s.keysDropped) push(`    ${k} dropped`)
     }
   }
 
-  if (x.transcriptRestore) push('', `${c.bold('Transcript')}: ${name(x.transcriptRestore.to)} would be restored from ${name(x.transcriptRestore.from)} (${x.transcriptRestore.turns} turns, ${x.transcriptRestore.messages} messages)`)
+  if (x.transcriptRestore) push('', `${c.bold('Transcript')}: ${x.transcriptRestore.to} would be restored from ${x.transcriptRestore.from} (${x.transcriptRestore.turns} turns, ${x.transcriptRestore.messages} messages)`)
 
   if (x.findings.length > 0) {
     push('', c.bold('Findings'))
-    for (const f of x.findings) push(`  ${f.severity} ${f.id}${f.file ? ` ${name(f.file)}` : ''}: ${f.message}`)
+    for (const f of x.findings) push(`  ${f.severity} ${f.id}${f.file ? ` ${f.file}` : ''}: ${f.message}`)
   }
 
   push('', c.bold('What most likely happened'))
@@ -137,7 +137,7 @@ export function renderInspection(x: Inspection, opts: {chalk: ChalkInstance; wid
   const more = hint ? x.findings.find((f) => f.id === hint) : undefined
   if (more) {
     push('', 'To reach more turns with borrowed values:')
-    out.push(...commandLines(['repair', '--salvage', x.path], width, '  '))
+    out.push(...commandLines(['repair', '--salvage', exactOf(x).path], width, '  '))
   }
   return out.join('\n')
 }

@@ -4,12 +4,15 @@
  * `MAX_INSPECT_STEPS`, then `scan --verbose`), `repair --salvage` of each chat whose salvage reaches more turns only
  * with borrowed values. A command wider than the terminal is continued on the next line
  * with a backslash, so it stays exact (a word cut in two is continued at the start of the line, where the
- * shell joins it back; a quoted one is closed and opened again around the cut).
+ * shell joins it back; a quoted one is closed and opened again around the cut). A command names the exact
+ * files (`exactOf` the escaped data the renderers get): `shellWord` writes a control character as `$'\x1b'`,
+ * so the command is pasteable and still nothing reaches the terminal raw.
  */
 import type {ChatReport, Report} from '../model/report.js'
 import {shellWord} from '../fsio/paths.js'
 import {UNLIMITED, textWidth, wrapLine} from './width.js'
 import {adapterByName} from '../formats/index.js'
+import {exactOf} from './terminal.js'
 
 /** One suggestion: why, and the arguments after `chatdoctor`. */
 export interface NextStep {
@@ -37,14 +40,14 @@ export function nextSteps(report: Report, ctx: NextContext): NextStep[] {
   const look = report.chats.filter((c) => c.status === 'unrecoverable' || c.status === 'degraded')
   for (const chat of look.slice(0, MAX_INSPECT_STEPS)) {
     const why = chat.status === 'unrecoverable' ? `Why ${chat.id} lost its agent context, and what survives:` : `Which turns ${chat.id} is missing, and which copy holds them:`
-    steps.push({why, argv: ['inspect', ...(ctx.inspectArgs ? ctx.inspectArgs(chat) : [chat.path])]})
+    steps.push({why, argv: ['inspect', ...(ctx.inspectArgs ? ctx.inspectArgs(exactOf(chat)) : [exactOf(chat).path])]})
   }
   // More turns reachable only with values borrowed from other generations: the exact command that uses them.
   const salvageable = report.chats.filter((c) => {
     const hint = adapterByName(c.format)?.texts?.salvageHint
     return hint !== undefined && c.findings.some((f) => f.id === hint)
   })
-  for (const chat of salvageable.slice(0, MAX_INSPECT_STEPS)) steps.push({why: `A salvage of ${chat.id} reaches more turns, with values borrowed from other generations (add --dry-run to preview):`, argv: ['repair', '--salvage', chat.path]})
+  for (const chat of salvageable.slice(0, MAX_INSPECT_STEPS)) steps.push({why: `A salvage of ${chat.id} reaches more turns, with values borrowed from other generations (add --dry-run to preview):`, argv: ['repair', '--salvage', exactOf(chat).path]})
   if (look.length > MAX_INSPECT_STEPS) steps.push({why: `Every finding of the ${plural(look.length - MAX_INSPECT_STEPS, 'other chat')} whose context is lost or incomplete:`, argv: ['scan', '--verbose', ...ctx.paths]})
   return steps
 }
@@ -59,7 +62,7 @@ function cutWord(word: string, firstRoom: number, room: number): string[] {
   const close = quoted ? "'" : ''
   const start = quoted ? (quoted[1] ?? '') + open : ''
   // Units that must stay together: a quote or an escape inside the quotes, or one character.
-  const units = quoted ? (quoted[3].match(/'\\''|\\x[0-9a-f]{2}|\\.|[^\\]/gsu) ?? []) : Array.from(word)
+  const units = quoted ? (quoted[3].match(/'\\''|\\x[0-9a-f]{2}|\\u[0-9a-f]{4}|\\.|[^\\]/gsu) ?? []) : Array.from(word)
   const pieces: string[] = []
   let cur = start
   let fresh = true

@@ -5,9 +5,9 @@
  */
 import type {ChalkInstance} from 'chalk'
 import type {ActionReport, ChatReport, LineChangeReport, Report} from '../model/report.js'
-import {printableName} from '../fsio/paths.js'
 import {renderFindings, renderRoots, unsupportedLine} from './table.js'
 import {commandLines} from './next-steps.js'
+import {exactOf} from './terminal.js'
 import {UNLIMITED, shortenMiddle, textWidth, wrapLine} from './width.js'
 import {isUrgent} from '../model/findings.js'
 import {adapterByName, findingKinds} from '../formats/index.js'
@@ -22,7 +22,7 @@ export interface RepairRenderOptions {
 
 /** `label path`, the path shortened in the middle (keeping the chat id) to fit `width`. */
 export function chatHeading(label: string, chat: Pick<ChatReport, 'path' | 'id'>, width: number = UNLIMITED): string {
-  return `${label} ${shortenMiddle(printableName(chat.path), width - textWidth(label) - 1, printableName(chat.id))}`
+  return `${label} ${shortenMiddle(chat.path, width - textWidth(label) - 1, chat.id)}`
 }
 
 /** "turns 1–9 of 10", "turn 1 of 1", "3 prompts (no usable transcript to count turns against)". */
@@ -191,7 +191,7 @@ export function repairLines(chat: ChatReport, c: ChalkInstance, verbose = false,
   // More turns reachable only with borrowed values: said unless this run already restored a salvage.
   const more = texts?.salvageHint ? chat.findings.find((x) => x.id === texts.salvageHint) : undefined
   const usedSalvage = (chat.actions ?? []).some((a) => a.type === 'restore' && a.from !== null && a.from.startsWith('salvage:') && (a.keysBorrowed ?? []).length > 0)
-  if (more && !usedSalvage) lines.push(`  ${c.yellow('note')} ${more.message}:`, ...commandLines(['repair', '--salvage', chat.path], width, '    '))
+  if (more && !usedSalvage) lines.push(`  ${c.yellow('note')} ${more.message}:`, ...commandLines(['repair', '--salvage', exactOf(chat).path], width, '    '))
   return lines
 }
 
@@ -202,8 +202,8 @@ export const CONFIRM_LIST_MAX = 10
 export function actionsInBrief(actions: ReadonlyArray<Pick<ActionReport, 'type' | 'from' | 'to' | 'changes'>>): string {
   const parts: string[] = []
   for (const a of actions) {
-    if (a.type === 'restore') parts.push(`restore ${printableName(a.to)} from ${printableName(a.from ?? '?')}`)
-    if (a.type === 'rewrite') parts.push(`rewrite ${printableName(a.to)} (${(a.changes ?? []).length} line change${(a.changes ?? []).length === 1 ? '' : 's'})`)
+    if (a.type === 'restore') parts.push(`restore ${a.to} from ${a.from ?? '?'}`)
+    if (a.type === 'rewrite') parts.push(`rewrite ${a.to} (${(a.changes ?? []).length} line change${(a.changes ?? []).length === 1 ? '' : 's'})`)
   }
   const moves = actions.filter((a) => a.type === 'move').length
   if (moves > 0) parts.push(`move ${moves} damaged file${moves === 1 ? '' : 's'} out of the tree`)
@@ -264,8 +264,8 @@ export function renderRepair(report: Report, opts: RepairRenderOptions): {stdout
     const urgent = report.chats.filter((ch) => ch.repair?.outcome !== 'repaired' && ch.repair?.outcome !== 'left-untouched').map((ch) => ({...ch, findings: ch.findings.filter((f) => isUrgent(f, kinds))})).filter((ch) => ch.findings.length > 0)
     if (urgent.length > 0) out.push(...renderFindings(urgent, {chalk: c, verbose: false, quiet: false, width}))
   }
-  if (opts.verbose) for (const s of report.skipped) out.push(...wrap(c.dim(`skipped ${printableName(s.path)}: ${s.reason}`)))
-  for (const e of report.errors) err.push(...wrap(`${c.red('error')} ${printableName(e.path)}: ${e.message}`))
+  if (opts.verbose) for (const s of report.skipped) out.push(...wrap(c.dim(`skipped ${s.path}: ${s.reason}`)))
+  for (const e of report.errors) err.push(...wrap(`${c.red('error')} ${e.path}: ${e.message}`))
   if (!opts.quiet) {
     if (report.chats.length === 0 && report.errors.length === 0) out.push('No chats found.', ...renderRoots(report, {chalk: c, verbose: false, quiet: false, width}))
     else if (out.length === 0) out.push('Nothing to repair.')

@@ -6,8 +6,7 @@
  * only (reports get pasted into bug trackers). Control characters in names are shown escaped.
  */
 import type {ChalkInstance} from 'chalk'
-import type {ChatReport, ChatStatus, Report, Severity} from '../model/report.js'
-import {printableName} from '../fsio/paths.js'
+import type {ChatReport, ChatStatus, Generation, Report, Severity} from '../model/report.js'
 import {isUrgent} from '../model/findings.js'
 import {adapterByName, findingKinds} from '../formats/index.js'
 import {fitTable, type FitGroup, type FitRow} from './fit-table.js'
@@ -43,6 +42,12 @@ function severityText(s: Severity, c: ChalkInstance): string {
   return s === 'error' ? c.red(s) : s === 'warning' ? c.yellow(s) : c.dim(s)
 }
 
+/** A generation's class in words: `ends look whole` for `intact` judged from the ends of the file only (`--quick`). */
+export function classText(g: Pick<Generation, 'class' | 'verified'>): string {
+  if (g.class === 'intact' && g.verified === false) return 'ends look whole'
+  return g.class ?? '–'
+}
+
 /** "N/M", "N/–" when the transcript is unusable, "–" when no context survives. */
 export function turnsText(chat: Pick<ChatReport, 'contextTurns' | 'transcriptTurns'>): string {
   if (chat.contextTurns === null) return `–/${chat.transcriptTurns ?? '–'}`
@@ -53,6 +58,8 @@ export function turnsText(chat: Pick<ChatReport, 'contextTurns' | 'transcriptTur
 export function summaryLine(report: Report): string {
   const s = report.summary
   const parts = [`${s.chats} chat${s.chats === 1 ? '' : 's'}: ${s.healthy} healthy, ${s.repairable} repairable, ${s.unrecoverable} unrecoverable${s.degraded > 0 ? `, ${s.degraded} degraded` : ''}`]
+  const unverified = report.chats.filter((ch) => ch.verified === false).length
+  if (unverified > 0) parts.push(`${unverified} unverified (judged by the ends of a file only)`)
   if (s.skipped > 0) parts.push(`${s.skipped} skipped`)
   if (report.errors.length > 0) parts.push(`${report.errors.length} error${report.errors.length === 1 ? '' : 's'}`)
   return parts.join('; ') + ` (exit ${report.exitCode})`
@@ -84,11 +91,10 @@ export function unsupportedLine(skipped: ReadonlyArray<{agent?: string; what?: s
   return `also found: ${[...counts.values()].map((c) => `${c.n} ${c.agent} ${c.n === 1 ? c.what : pluralOf(c.what)}`).join(', ')} (not supported yet)`
 }
 
-/** A chat's path split into its folder (ending in `/`) and its own name, control characters escaped. */
+/** A chat's path split into its folder (ending in `/`) and its own name. */
 export function splitChatPath(p: string): {folder: string; name: string} {
-  const shown = printableName(p)
-  const cut = shown.lastIndexOf('/')
-  return {folder: shown.slice(0, cut + 1), name: shown.slice(cut + 1)}
+  const cut = p.lastIndexOf('/')
+  return {folder: p.slice(0, cut + 1), name: p.slice(cut + 1)}
 }
 
 /**
@@ -98,7 +104,7 @@ export function splitChatPath(p: string): {folder: string; name: string} {
 export function winnerText(chat: Pick<ChatReport, 'path' | 'winner'>): string | null {
   if (chat.winner === null) return null
   if (chat.path.endsWith(`/${chat.winner}`)) return 'itself'
-  return printableName(chat.winner)
+  return chat.winner
 }
 
 /** Renders the chats table (empty string when there is nothing to show). */
@@ -116,11 +122,13 @@ export function renderChatTable(chats: ChatReport[], opts: TableOptions): string
     // The file the agent loads: the primary, or an export file's own class.
     const primary = chat.generations.find((g) => g.role === 'primary') ?? chat.generations.find((g) => g.role === 'export')
     const winner = winnerText(chat)
+    // A chat judged by the ends of a file only (`--quick`) says so in its status.
+    const unverified = chat.verified === false
     items.push({
       cells: [
-        {text: split.name, keep: printableName(chat.id)},
-        {text: chat.status, style: (t) => statusText(chat.status, c, t)},
-        primary?.class ?? '–',
+        {text: split.name, keep: chat.id},
+        {text: unverified ? `${chat.status}, unverified` : chat.status, style: (t) => (unverified ? c.yellow(t) : statusText(chat.status, c, t))},
+        primary ? classText(primary) : '–',
         winner === null ? {text: 'none', style: c.red} : winner,
         turnsText(chat),
       ],
@@ -142,10 +150,18 @@ export function renderFindings(chats: ChatReport[], opts: TableOptions): string[
   const lines: string[] = []
   for (const chat of chats) {
     if (chat.findings.length === 0 || (opts.quiet && chat.status === 'healthy')) continue
-    lines.push('', c.bold(shortenMiddle(printableName(chat.path), width, printableName(chat.id))))
-    for (const f of chat.findings) lines.push(...wrapLine(`  ${severityText(f.severity, c)} ${f.id}${f.file ? ` ${c.dim(printableName(f.file))}` : ''}: ${f.message}`, width, '      '))
+    lines.push('', c.bold(shortenMiddle(chat.path, width, chat.id)))
+    for (const f of chat.findings) lines.push(...wrapLine(`  ${severityText(f.severity, c)} ${f.id}${f.file ? ` ${c.dim(f.file)}` : ''}: ${f.message}`, width, '      '))
   }
   return lines
+}
+
+/** The stderr note of `scan --quick`: what was read, what that cannot see, and the exit rule for unverified chats. */
+export function renderQuickNote(quick: NonNullable<Report['quick']>, width: number = UNLIMITED): string[] {
+  const lines = [`quick mode: files over ${(quick.headBytes + quick.tailBytes) / 1024} KiB were read only at their ends (first ${quick.headBytes / 1024} KiB, last ${quick.tailBytes / 1024} KiB); not detected: ${quick.notDetected}.`]
+  const n = quick.unverified
+  if (n > 0) lines.push(`quick mode: ${n} chat${n === 1 ? "'s status rests" : "s' statuses rest"} on a file read only at its ends (they look whole): ${quick.trustEnds ? 'accepted (--trust-ends)' : 'exit bit 8; a full scan verifies them, --trust-ends accepts ends that look whole'}.`)
+  return lines.flatMap((l) => wrapLine(l, width))
 }
 
 /** At most this many of one agent's default folders are named when none of them is there; the rest are counted. */
@@ -160,12 +176,12 @@ export function renderRoots(report: Report, opts: TableOptions): string[] {
   if (roots.length === 0) return []
   const width = opts.width ?? UNLIMITED
   const wrap = (l: string) => wrapLine(l, width, '      ')
-  if (roots.every((r) => r.format === null)) return ['Searched:', ...roots.flatMap((r) => wrap(`  ${printableName(r.path)}: ${r.present ? 'no chat in it' : 'not there'}`))]
+  if (roots.every((r) => r.format === null)) return ['Searched:', ...roots.flatMap((r) => wrap(`  ${r.path}: ${r.present ? 'no chat in it' : 'not there'}`))]
   const out: string[] = []
   const present = roots.filter((r) => r.present)
-  if (present.length > 0) out.push("Searched the agents' default folders that are there (no chat in them):", ...present.flatMap((r) => wrap(`  ${printableName(r.path)} (${adapterByName(r.format ?? '')?.displayName ?? r.format})`)))
+  if (present.length > 0) out.push("Searched the agents' default folders that are there (no chat in them):", ...present.flatMap((r) => wrap(`  ${r.path} (${adapterByName(r.format ?? '')?.displayName ?? r.format})`)))
   const absent = new Map<string, string[]>()
-  for (const r of roots) if (!r.present) absent.set(r.format ?? '', [...(absent.get(r.format ?? '') ?? []), printableName(r.path)])
+  for (const r of roots) if (!r.present) absent.set(r.format ?? '', [...(absent.get(r.format ?? '') ?? []), r.path])
   if (absent.size > 0) out.push(present.length > 0 ? 'Not there:' : "None of the agents' default folders is there:")
   for (const [format, paths] of absent) {
     const named = paths.length <= ROOTS_NAMED + 1 ? paths : [...paths.slice(0, ROOTS_NAMED), `and ${paths.length - ROOTS_NAMED} more`]
@@ -192,8 +208,8 @@ export function renderHuman(report: Report, opts: TableOptions): {stdout: string
     const urgent = report.chats.map((chat) => ({...chat, findings: chat.findings.filter((f) => isUrgent(f, kinds))})).filter((chat) => chat.findings.length > 0)
     out.push(...renderFindings(urgent, {...opts, quiet: false}))
   }
-  if (opts.verbose || (empty && !opts.quiet)) for (const s of report.skipped) out.push(...wrap(c.dim(`skipped ${printableName(s.path)}: ${s.reason}`)))
-  for (const e of report.errors) err.push(...wrap(`${c.red('error')} ${printableName(e.path)}: ${e.message}`))
+  if (opts.verbose || (empty && !opts.quiet)) for (const s of report.skipped) out.push(...wrap(c.dim(`skipped ${s.path}: ${s.reason}`)))
+  for (const e of report.errors) err.push(...wrap(`${c.red('error')} ${e.path}: ${e.message}`))
   if (!opts.quiet) {
     if (empty) out.push('No chats found.', ...renderRoots(report, opts))
     const also = unsupportedLine(report.skipped)

@@ -4,6 +4,7 @@
  * `*.jsonl` file no other member of the JSON-lines family claims by name is offered here too and told apart
  * by content (`formats/jsonl/session.ts`), so a session copied anywhere is still found. Source: peer-formats.md §2.1.
  */
+import path from 'node:path'
 import type {FormatAdapter} from '../../model/adapter.js'
 import {claudeRoots} from './roots.js'
 import {claudeHook} from './hook.js'
@@ -15,6 +16,8 @@ import {inspectSession} from '../jsonl/inspect.js'
 import {redactSessionFiles} from '../jsonl/redact.js'
 import {CLAUDE_FINDING_KINDS} from './findings.js'
 import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'
+import {annotateClaudeSession, configFactsOf, diagnoseClaudeConfig, planClaudeConfig} from './config-chat.js'
+import {CONFIG, CONFIG_GENERATION, claudeStoresOf, readClaudeConfig} from './config-store.js'
 import {claudeFinder} from './find.js'
 
 export {claudeRoots}
@@ -23,15 +26,23 @@ export {claudeRoots}
 export const claudeCode: FormatAdapter = {
   name: 'claude-code',
   findingKinds: {...SESSION_FINDING_KINDS, ...CLAUDE_FINDING_KINDS},
-  vocabulary: ['claude', 'parentUuid', 'isSidechain', 'compact_boundary', 'CLAUDE_CONFIG_DIR', '.claude'],
+  vocabulary: ['claude', 'parentUuid', 'isSidechain', 'compact_boundary', 'CLAUDE_CONFIG_DIR', '.claude', '.claude.json', 'sessions-index.json', 'numStartups', 'mcpServers'],
   displayName: 'Claude Code',
   defaultRoots: claudeRoots,
   chatsIn: (dir, names) => sessionChatsIn(dir, names, claudeDialect),
-  wantsContent: isSessionName,
-  diagnose: (snapshot) => diagnoseSession(snapshot, claudeDialect),
-  planRepair: planSessionRepair,
-  inspect: inspectSession,
-  redact: redactSessionFiles,
+  wantsContent: (name) => isSessionName(name) || name === CONFIG || CONFIG_GENERATION.test(path.basename(name)),
+  diagnose: (snapshot) => {
+    const f = configFactsOf(snapshot)
+    return f ? diagnoseClaudeConfig(snapshot, f) : diagnoseSession(snapshot, claudeDialect)
+  },
+  planRepair: (chat, opts) => (configFactsOf(chat.snapshot) ? planClaudeConfig(chat) : planSessionRepair(chat, opts)),
+  inspect: (chat) => (configFactsOf(chat.snapshot) ? {account: "Claude Code's global config and its backups: what each holds and what a repair restores are in the findings."} : inspectSession(chat)),
+  redact: (files, report, r) => (report.id === 'config' && files.some((f) => f.rel.endsWith(CONFIG)) ? {refused: "Claude Code's global config is not redacted (it holds API-key suffixes, ids and paths); bundle the session logs"} : redactSessionFiles(files, report, r)),
+  indexes: {
+    storesOf: claudeStoresOf,
+    read: readClaudeConfig,
+    annotate: annotateClaudeSession,
+  },
   find: claudeFinder,
   discoveryPaths: ['.claude'],
   texts: {parentKey: 'parentUuid'},

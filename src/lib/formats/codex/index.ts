@@ -14,6 +14,8 @@ import {inspectSession} from '../jsonl/inspect.js'
 import {redactSessionFiles} from '../jsonl/redact.js'
 import {CODEX_FINDING_KINDS} from './findings.js'
 import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'
+import {annotateCodexSession, diagnoseCodexIndex, followCodexIndex, indexFactsOf, planCodexIndex} from './index-chat.js'
+import {codexStoresOf, readCodexIndex} from './index-store.js'
 import {codexFinder} from './find.js'
 
 export {isCodexName} from './session.js'
@@ -24,15 +26,24 @@ export {codexRoots}
 export const codex: FormatAdapter = {
   name: 'codex',
   findingKinds: {...SESSION_FINDING_KINDS, ...CODEX_FINDING_KINDS},
-  vocabulary: ['codex', 'rollout-', 'session_meta', 'turn_context', 'response_item', 'CODEX_HOME', '.codex', '.jsonl.zst'],
+  vocabulary: ['codex', 'rollout-', 'session_meta', 'turn_context', 'response_item', 'CODEX_HOME', '.codex', '.jsonl.zst', 'state_5', 'thread_history', 'rollout_path', 'backfill_state'],
   displayName: 'Codex',
   defaultRoots: codexRoots,
   chatsIn: (dir, names) => sessionChatsIn(dir, names, codexDialect),
   wantsContent: isSessionName,
-  diagnose: (snapshot) => diagnoseSession(snapshot, codexDialect),
-  planRepair: planSessionRepair,
-  inspect: inspectSession,
-  redact: redactSessionFiles,
+  diagnose: (snapshot) => {
+    const f = indexFactsOf(snapshot)
+    return f ? diagnoseCodexIndex(snapshot, f) : diagnoseSession(snapshot, codexDialect)
+  },
+  planRepair: (chat, opts) => (indexFactsOf(chat.snapshot) ? planCodexIndex(chat) : planSessionRepair(chat, opts)),
+  inspect: (chat) => (indexFactsOf(chat.snapshot) ? {account: "Codex's index of its threads: its databases and what they say of the rollouts are in the findings."} : inspectSession(chat)),
+  redact: (files, report, r) => (report.id === 'index' && files.some((f) => /\.sqlite/.test(f.rel)) ? {refused: "Codex's index databases are not redacted (they hold prompts and paths); bundle the rollouts"} : redactSessionFiles(files, report, r)),
+  indexes: {
+    storesOf: (chats, roots) => codexStoresOf(chats, roots),
+    read: (dir) => readCodexIndex(dir),
+    annotate: annotateCodexSession,
+    followUp: followCodexIndex,
+  },
   find: codexFinder,
   discoveryPaths: ['.codex'],
   snapshot: {capture: captureSession, redact: redactSession, hook: codexHook},

@@ -31,6 +31,31 @@ export function isCodexRecord(v: Record<string, unknown>): boolean {
   return isLegacyHeader(v)
 }
 
+/**
+ * The record rule of a rollout in the `{timestamp, type, payload}` format: every line Codex writes has those
+ * three keys at top level (the `RolloutLine` it deserialises; a line without them is skipped by Codex's own
+ * reader). A payload, a content block or a token count nested in a line has not all three.
+ */
+export function isRolloutRecordShape(v: Record<string, unknown>): boolean {
+  return typeof v.timestamp === 'string' && typeof v.type === 'string' && 'payload' in v
+}
+
+/**
+ * The record rule of a rollout in the pre-`session_meta` format: the `{id, timestamp, …}` header, a
+ * `{record_type: "state"}` line, or a bare response item (`message`, `reasoning`, a call or its output). Content
+ * blocks nested in an item (`input_text`, `output_text`, `summary_text`) are none of these.
+ */
+export function isLegacyRecordShape(v: Record<string, unknown>): boolean {
+  if (v.record_type === 'state') return true
+  if (typeof v.type === 'string') return LEGACY_ITEM_TYPES.has(v.type) && !('payload' in v) && !('sessionId' in v)
+  return isLegacyHeader(v)
+}
+
+/** True when a rollout's records are in the pre-`session_meta` format (the legacy header first, or state lines). */
+export function isLegacyRollout(records: Array<Record<string, unknown>>): boolean {
+  return records.length > 0 && (isLegacyHeader(records[0]) || records.some((v) => v.record_type === 'state'))
+}
+
 /** The pre-`session_meta` header: `{id, timestamp, instructions?, git?}` with no `type`. */
 export function isLegacyHeader(v: Record<string, unknown>): boolean {
   return v.type === undefined && typeof v.id === 'string' && typeof v.timestamp === 'string'
@@ -241,7 +266,7 @@ export interface CodexAnalysis {
 export function analyzeCodex(fileName: string, cls: JsonlClassification): CodexAnalysis {
   const all = cls.records.map((r) => r.value)
   const clean = cls.records.filter((r) => cls.lines[r.line].kind === 'record').map((r) => r.value)
-  const legacy = all.length > 0 && (isLegacyHeader(all[0]) || all.some((v) => v.record_type === 'state'))
+  const legacy = isLegacyRollout(all)
   const findings: Finding[] = []
   const written = count(all)
   let refused: string | null = null
@@ -286,7 +311,7 @@ export function analyzeCodex(fileName: string, cls: JsonlClassification): CodexA
     records: all.length,
     reachableRecords: refused === null ? clean.length : 0,
   }
-  return {legacy, measure, transcriptTurns: written.userTurns, threadId, findings, rules: {accept: codexAcceptance, amend: amendOrdinals}, refused, manual}
+  return {legacy, measure, transcriptTurns: written.userTurns, threadId, findings, rules: {accept: codexAcceptance, amend: amendOrdinals, isRecord: legacy ? isLegacyRecordShape : isRolloutRecordShape}, refused, manual}
 }
 
 /** The start of a user input item (a rollout's `response_item` payload or the old layout's bare item) and its text. */
@@ -375,6 +400,7 @@ export function redactCodexRecord(v: Record<string, unknown>): Record<string, un
 export const codexDialect: SessionDialect = {
   name: 'codex',
   isRecord: isCodexRecord,
+  recordRule: (clean) => (clean === undefined ? (v) => isRolloutRecordShape(v) || isLegacyRecordShape(v) : isLegacyRollout(clean) ? isLegacyRecordShape : isRolloutRecordShape),
   settle: settleCodex,
   redactRecord: redactCodexRecord,
   analyze(fileName, cls) {

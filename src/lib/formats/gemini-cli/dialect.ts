@@ -23,6 +23,9 @@ export function promptInFragment(text: string): boolean {
 export const geminiDialect: SessionDialect = {
   name: 'gemini-cli',
   isRecord: isGeminiRecord,
+  // The family classifies a log with any member's record rule before it knows the member; Gemini CLI's own
+  // diagnosis classifies its logs itself.
+  recordRule: () => isGeminiRecord,
   claimsName: (dir, name) => isGeminiName(dir, name),
   ownDiagnosis: 'a Gemini CLI session log under another name; point chatdoctor at it under its own name (session-<date>T<HH-MM>-<id8>.jsonl) or at its chats folder',
   analyze(_fileName, cls) {

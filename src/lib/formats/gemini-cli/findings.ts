@@ -1,5 +1,6 @@
 /**
- * Gemini CLI's finding kinds, beside the core's and the JSON-lines family's.
+ * Gemini CLI's finding kinds, beside the core's and the JSON-lines family's. What its next start deletes is the
+ * core's `next-start-loss` (urgent: shown in the default output).
  */
 import {CORE_FINDING_KINDS, findingMaker, type FindingKindSpec} from '../../model/findings.js'
 import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'

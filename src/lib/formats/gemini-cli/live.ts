@@ -5,7 +5,9 @@
  * Node bundle, and the child it relaunches itself as) whose working folder is the project's root, which the
  * chats folder's parent names in `.project_root`. Linux `/proc` only; read-only.
  */
-import {closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, realpathSync} from 'node:fs'
+import {closeSync, constants, fstatSync, openSync, readlinkSync, readSync} from 'node:fs'
+import {matchingPids} from '../../fsio/agent-processes.js'
+import {samePath} from '../../fsio/paths.js'
 import path from 'node:path'
 import type {ChatDirSnapshot} from '../../model/adapter.js'
 import {AGENT_PROCESS, isChatsDir} from './layout.js'
@@ -30,16 +32,6 @@ export function projectRootOf(chatsDir: string): string | null {
   }
 }
 
-/** The argv of a running process (`/proc/<pid>/cmdline`), or null when it is gone or unreadable. */
-function commandLine(pid: number): string[] | null {
-  try {
-    const raw = readFileSync(`/proc/${pid}/cmdline`)
-    return raw.length === 0 ? null : raw.toString('utf8').split('\0').filter((a) => a !== '')
-  } catch {
-    return null
-  }
-}
-
 /** A running process of the CLI, with the folder it works in (null when that cannot be read). */
 export interface GeminiProcess {
   pid: number
@@ -48,37 +40,17 @@ export interface GeminiProcess {
 
 /** The running Gemini CLI processes (from `/proc/<pid>/cmdline`); none where `/proc` is absent. */
 export function geminiProcesses(pattern: RegExp = AGENT_PROCESS): GeminiProcess[] {
-  let pids: string[]
-  try {
-    pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n))
-  } catch {
-    return []
-  }
-  const out: GeminiProcess[] = []
-  for (const p of pids) {
-    const pid = Number(p)
-    if (pid === process.pid) continue
-    const argv = commandLine(pid)
-    if (!argv || !argv.slice(0, 3).some((a) => pattern.test(a))) continue
+  return matchingPids(pattern).map((pid) => {
     let cwd: string | null
     try {
       cwd = readlinkSync(`/proc/${pid}/cwd`)
     } catch {
       cwd = null
     }
-    out.push({pid, cwd})
-  }
-  return out
+    return {pid, cwd}
+  })
 }
 
-function same(a: string, b: string): boolean {
-  if (a === b) return true
-  try {
-    return realpathSync(a) === realpathSync(b)
-  } catch {
-    return false
-  }
-}
 
 /**
  * Why a Gemini CLI chat is live right now: a running CLI process in the chat's project (or one whose folder
@@ -91,7 +63,7 @@ export function geminiLiveReasons(snapshot: ChatDirSnapshot, processes: GeminiPr
   for (const p of processes) {
     if (p.cwd === null) reasons.push(`Gemini CLI is running (pid ${p.pid}; its working folder cannot be read, so it may be this project's)`)
     else if (root === null) reasons.push(`Gemini CLI is running (pid ${p.pid} in ${p.cwd}) and this chats folder names no project root`)
-    else if (same(p.cwd, root)) reasons.push(`Gemini CLI is running in this chat's project (pid ${p.pid} in ${root})`)
+    else if (samePath(p.cwd, root)) reasons.push(`Gemini CLI is running in this chat's project (pid ${p.pid} in ${root})`)
   }
   return reasons
 }

@@ -30,6 +30,13 @@ export interface SessionDialect {
   readonly name: string
   /** Whether a complete record is one this agent writes (the family's formats are told apart by content). */
   isRecord(value: Record<string, unknown>): boolean
+  /**
+   * The record rule for what the line classifier carves out of a damaged line (`JsonlClassifyOptions.isRecord`):
+   * true when an object has the keys every record of this agent has at top level, so that an object nested in a
+   * record that closes right before a cut is not taken for one. `clean` are the log's records on clean lines: a
+   * dialect with several layouts gives the rule of the layout they are in; without them, the rule of any layout.
+   */
+  recordRule(clean?: Array<Record<string, unknown>>): (value: Record<string, unknown>) => boolean
   /** Measures one log and finds its structural problems, by the agent's loader rules. */
   analyze(fileName: string, cls: JsonlClassification): SessionAnalysis
   /**

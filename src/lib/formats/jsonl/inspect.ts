@@ -6,9 +6,9 @@
  *
  * Pure: works on the scan's report and the bytes in its snapshot; never prints message text or file contents.
  */
-import {classifyJsonlBytes, type JsonlClassification, type LineReason} from '../../classify/jsonl.js'
+import type {JsonlClassification, LineReason} from '../../classify/jsonl.js'
 import {dialectByName, SESSION_DIALECTS} from './dialects.js'
-import {decodeZstd} from './session.js'
+import {decodeZstd, sessionRules} from './session.js'
 import {planJsonlRepair} from './repair.js'
 import type {ChatReport, Generation} from '../../model/report.js'
 import type {ScannedChat} from '../../model/adapter.js'
@@ -36,13 +36,12 @@ export function inspectSession(scanned: Pick<ScannedChat, 'report' | 'snapshot'>
     if (g.role !== 'primary' && g.role !== 'compressed') continue
     const bytes = logBytes(scanned, g)
     if (!bytes) continue
-    const cls = classifyJsonlBytes(bytes)
+    const {cls, rules} = sessionRules(dialectByName(r.format) ?? SESSION_DIALECTS[0], g.file, bytes)
     classes.set(g.file, cls)
     for (const l of cls.lines) {
       if (l.kind !== 'damaged') continue
       damagedLines.push({file: g.file, line: l.index + 1, offset: l.start, length: l.next - l.start, reasons: [...l.reasons], action: l.action === 'rewrite' ? 'rewrite' : 'drop', recordsKept: l.records.length})
     }
-    const rules = (dialectByName(r.format) ?? SESSION_DIALECTS[0]).analyze(g.file, cls).rules
     const plan = planJsonlRepair(bytes, rules)
     for (const c of plan.changes) plannedChanges.push({file: g.file, kind: c.kind, line: c.line, offset: c.offset, length: c.length, bytesRemoved: c.bytesRemoved, reasons: c.reasons, ...(c.relink ? {relink: c.relink} : {})})
     plans.push({file: g.file, changes: plan.changes.length, bytesBefore: bytes.length, bytesAfter: plan.bytes.length, accepted: plan.accepted, problems: plan.problems})

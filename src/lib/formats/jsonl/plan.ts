@@ -1,7 +1,7 @@
 /**
  * The repair plan of a JSONL session log (Claude Code, Codex). Pure: from the scanned chat to the
  * actions `pipeline/apply.ts` executes. The repaired bytes come from `planJsonlRepair` (`repair.ts`), made with the
- * agent's own rules (its dialect's `analyze(...).rules`, `dialects.ts`) over the winner's bytes as the scan
+ * agent's own rules (`sessionRules`: its dialect's record rule and `analyze(...).rules`, `dialects.ts`) over the winner's bytes as the scan
  * read them: only the byte changes the session-log rules allow (drop a torn tail, strip NUL runs and a BOM, split an
  * interleaved line, drop an unrecoverable line and re-link the `parentUuid` after it); every other line stays
  * byte-identical. Each change is reported (`changes`).
@@ -27,13 +27,12 @@
  */
 import {createHash} from 'node:crypto'
 import path from 'node:path'
-import {classifyJsonlBytes} from '../../classify/jsonl.js'
 import {planJsonlRepair, type JsonlChange} from './repair.js'
 import type {LineChangeReport} from '../../model/report.js'
 import type {ChatPlan, FileEntry, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
 import type {SnapshotCandidate} from '../../model/snapshot.js'
 import {dialectByName, SESSION_DIALECTS} from './dialects.js'
-import {decodeZstd, sessionNameOf} from './session.js'
+import {decodeZstd, sessionNameOf, sessionRules} from './session.js'
 
 function sha256(b: Uint8Array): string {
   return createHash('sha256').update(b).digest('hex')
@@ -113,10 +112,9 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
     }
     bytes = d.bytes
   }
-  const cls = classifyJsonlBytes(bytes)
   const dialect = dialectByName(report.format) ?? SESSION_DIALECTS[0]
-  const analysis = dialect.analyze(winner.name, cls)
-  const jp = planJsonlRepair(bytes, analysis.rules)
+  const {analysis, rules} = sessionRules(dialect, winner.name, bytes)
+  const jp = planJsonlRepair(bytes, rules)
   if (!jp.accepted) {
     const after = jp.changes.length === 0 ? analysis : dialect.analyze(winner.name, jp.after)
     if (after.manual !== null) {

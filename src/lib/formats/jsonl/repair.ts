@@ -83,6 +83,11 @@ export interface JsonlRepairRules {
   accept?(records: Array<Record<string, unknown>>): string[]
   /** The agent's amendments to the records the repair keeps (e.g. Codex's missing ordinals); none by default. */
   amend?(records: ReadonlyArray<{value: Record<string, unknown>; bytes: Uint8Array}>): RecordAmendment[]
+  /**
+   * The format's record rule (`JsonlClassifyOptions.isRecord`): only objects it accepts are kept out of a
+   * damaged line, so a nested object closing right before a cut is never written back as a line.
+   */
+  isRecord?(value: Record<string, unknown>): boolean
 }
 
 /** A planned repair. */
@@ -171,7 +176,8 @@ function changeKindFor(line: JsonlLine): JsonlChangeKind {
  */
 export function planJsonlRepair(input: Uint8Array, rules: JsonlRepairRules = {}): JsonlRepairPlan {
   const buf = Buffer.from(input.buffer, input.byteOffset, input.byteLength)
-  const before = classifyJsonlBytes(buf)
+  const classify = (b: Uint8Array) => classifyJsonlBytes(b, {isRecord: rules.isRecord})
+  const before = classify(buf)
   const changes: JsonlChange[] = []
   const out: Out[] = []
   let dropped = false
@@ -226,7 +232,7 @@ export function planJsonlRepair(input: Uint8Array, rules: JsonlRepairRules = {})
   if (rules.finalNewline) addFinalNewline(out, changes, before.eol)
 
   const bytes = changes.length === 0 ? Buffer.from(buf) : Buffer.concat(out.flatMap((o) => [o.bytes, o.eol]))
-  const after = changes.length === 0 ? before : classifyJsonlBytes(bytes)
+  const after = changes.length === 0 ? before : classify(bytes)
   const problems: string[] = []
   if (after.class !== 'intact') problems.push(`the result is ${after.class} (${after.reasons.join(', ') || 'no complete record'})`)
   if (after.records.length === 0 && after.class === 'intact') problems.push('the result holds no complete record')

@@ -15,7 +15,7 @@ import path from 'node:path'
 import {decompress} from 'fzstd'
 import {classifyJsonlBytes, type JsonlClassification, type JsonlLine} from '../../classify/jsonl.js'
 import {finding} from './findings.js'
-import {planJsonlRepair, type JsonlRepairPlan} from './repair.js'
+import {planJsonlRepair, type JsonlRepairPlan, type JsonlRepairRules} from './repair.js'
 import type {ChatStatus, Finding, Generation} from '../../model/report.js'
 import {rankCandidates, type Candidate} from '../../rank/index.js'
 import type {ChatDirSnapshot, ChatUnit, Diagnosis, FileEntry, FolderChats} from '../../model/adapter.js'
@@ -110,6 +110,69 @@ export function sniffFormat(cls: JsonlClassification): SessionDialect | null {
   return best < 0 ? null : SESSION_DIALECTS[best]
 }
 
+/** A record of any member of the family, in any of its layouts (the rule before the format is known). */
+function isAnySessionRecord(v: Record<string, unknown>): boolean {
+  return SESSION_DIALECTS.some((d) => d.recordRule()(v))
+}
+
+/**
+ * The record rule of a dialect for one log (`JsonlClassifyOptions.isRecord`), its layout read from the log's
+ * clean lines only (a nested object carved out of a damaged line must not decide it: a Codex `session_meta`
+ * payload has the shape of the older layout's header).
+ */
+function recordRule(format: SessionDialect, cls: JsonlClassification): (v: Record<string, unknown>) => boolean {
+  return format.recordRule(cls.records.filter((r) => cls.lines[r.line].kind === 'record').map((r) => r.value))
+}
+
+/** A log classified with any member's record rule, and the carved-out objects that rule took for records. */
+interface FirstPass {
+  cls: JsonlClassification
+  accepted: Array<Record<string, unknown>>
+}
+
+function firstPass(bytes: Uint8Array): FirstPass {
+  const accepted: Array<Record<string, unknown>> = []
+  const cls = classifyJsonlBytes(bytes, {
+    isRecord: (v) => {
+      if (!isAnySessionRecord(v)) return false
+      accepted.push(v)
+      return true
+    },
+  })
+  return {cls, accepted}
+}
+
+/**
+ * The first pass's classification when the format's own rule accepts every object the first pass took for a
+ * record (the rule is consulted at the same points, so the result would be the same); else the log classified
+ * again with the format's rule. A log with no damaged line never consults the rule.
+ */
+function narrowed(format: SessionDialect, bytes: Uint8Array, first: FirstPass): JsonlClassification {
+  const rule = recordRule(format, first.cls)
+  return first.accepted.every(rule) ? first.cls : classifyJsonlBytes(bytes, {isRecord: rule})
+}
+
+/**
+ * The line classification of a session log by its format's record rule: first with any member's rule (enough
+ * to tell the formats apart), then narrowed to the rule of `format`, or of the format its records show
+ * (`narrowed`). `format` is null when the records are no member's.
+ */
+export function classifySession(bytes: Uint8Array, format?: SessionDialect): {cls: JsonlClassification; format: SessionDialect | null} {
+  const first = firstPass(bytes)
+  const fmt = format ?? sniffFormat(first.cls)
+  return {cls: fmt === null ? first.cls : narrowed(fmt, bytes, first), format: fmt}
+}
+
+/**
+ * A session log classified by its format's record rule, with the agent's analysis and its rules for planning its repair (what
+ * `diagnoseSession` made of it, for `repair` and `inspect` to plan from the same bytes).
+ */
+export function sessionRules(format: SessionDialect, name: string, bytes: Uint8Array): {cls: JsonlClassification; analysis: SessionAnalysis; rules: JsonlRepairRules} {
+  const {cls} = classifySession(bytes, format)
+  const analysis = format.analyze(name, cls)
+  return {cls, analysis, rules: analysis.rules}
+}
+
 /** The bytes of a generation: the file's own, or the decoded log of a `.zst`. */
 type Decoded = {ok: true; bytes: Buffer} | {ok: false; why: 'unexpected-end' | 'syntax-error'; message: string}
 
@@ -143,6 +206,8 @@ interface GenState {
   repaired: SessionAnalysis | null
   /** The log's bytes (decoded for a `.zst`). */
   bytes: Buffer | null
+  /** The first pass over the log's lines (`firstPass`), until the format is known. */
+  first: FirstPass | null
 }
 
 /** Counts of a plan's changes by kind, as words ("drop 1 line, strip NULs from 1"). */
@@ -220,7 +285,7 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
   for (const entry of snapshot.files) {
     const role = sessionNameOf(entry.name)?.role ?? 'primary'
     const gen: Generation = {file: entry.name, role, class: null, reasons: [], bytes: entry.bytes, mtimeMs: entry.mtimeMs, sha256: null, turns: null}
-    const st: GenState = {gen, entry, cls: null, analysis: null, plan: null, repaired: null, bytes: null}
+    const st: GenState = {gen, entry, cls: null, analysis: null, plan: null, repaired: null, bytes: null, first: null}
     states.push(st)
     if (entry.kind !== 'file') continue
     if (entry.data === undefined) {
@@ -244,7 +309,8 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
       bytes = d.bytes
     }
     st.bytes = bytes
-    st.cls = classifyJsonlBytes(bytes)
+    st.first = firstPass(bytes)
+    st.cls = st.first.cls
     if (undecided && role !== 'backup' && role !== 'temp') {
       const f = sniffFormat(st.cls)
       if (f !== null) {
@@ -258,8 +324,10 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
     if (snap.data === undefined || snap.header.kind !== 'generation') continue
     const mtimeMs = Date.parse(snap.header.time)
     const gen: Generation = {file: snap.name, role: 'snapshot', class: null, reasons: [], bytes: snap.data.length, mtimeMs, sha256: snap.header.sha256, turns: null}
-    const cls = classifyJsonlBytes(snap.data)
-    states.push({gen, entry: {name: snap.name, kind: 'file', bytes: snap.data.length, mtimeMs, data: snap.data}, cls, analysis: null, plan: null, repaired: null, bytes: snap.data})
+    // Classified like the logs: any member's record rule first, narrowed to the format's once it is known.
+    const first = firstPass(snap.data)
+    const cls = first.cls
+    states.push({gen, entry: {name: snap.name, kind: 'file', bytes: snap.data.length, mtimeMs, data: snap.data}, cls, analysis: null, plan: null, repaired: null, bytes: snap.data, first})
     if (undecided) {
       const f = sniffFormat(cls)
       if (f !== null) {
@@ -286,6 +354,8 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
 
   for (const st of states) {
     if (!st.cls || !st.bytes) continue
+    if (st.first) st.cls = narrowed(fmt, st.bytes, st.first)
+    st.first = null
     const cls = st.cls
     st.analysis = fmt.analyze(st.entry.name, cls)
     st.plan = planJsonlRepair(st.bytes, st.analysis.rules)

@@ -4,73 +4,47 @@
  * ≤ 1.1.x), or over rows of `opencode.db` (≥ 1.2.0). `chatsIn` recognises the data dir, `listStore` lists its
  * sessions (store.ts), `diagnose` judges one session (tree.ts for the tree, here for the database).
  */
-import {finding} from './findings.js'
-import type {ChatStatus, Finding, Generation} from '../../model/report.js'
+import type {Role} from '../../model/report.js'
 import type {ChatDirSnapshot, Diagnosis, FormatAdapter} from '../../model/adapter.js'
-import {EXPORT_SIZE_CAP_BYTES, STORAGE, defaultRoots, isDatabaseName, isDataDir, treeFileOf} from './layout.js'
-import {emptyContext} from './measure.js'
-import {listStore, type DatabaseSessionFacts, type OpenCodeFacts} from './store.js'
-import {diagnoseTreeSession, issueFindings} from './tree.js'
+import {diagnoseDatabaseSession} from '../opencode-family/database.js'
+import {EXPORT_SNIFF_BYTES, exportVersionOf, looksLikeExport, mayBeExportName} from '../opencode-family/export-sniff.js'
+import {EXPORT_SIZE_CAP_BYTES, OPENCODE, STORAGE, defaultRoots, isDatabaseName, isDataDir, treeFileOf} from './layout.js'
+import {listStore, type OpenCodeFacts} from './store.js'
+import {diagnoseTreeSession} from './tree.js'
 import {planOpenCodeRepair} from './repair.js'
 import {inspectSession} from './inspect.js'
 import {redactSessionFiles} from './redact.js'
-import {EXPORT_SNIFF_BYTES, looksLikeExport, mayBeExportName} from './export-sniff.js'
-import {OPENCODE_FINDING_KINDS} from './findings.js'
+import {OPENCODE_FINDING_KINDS, finding} from './findings.js'
+import {annotateOpenCodeSession, diagnoseProjects, planProjects, projectFactsOf} from './projects-chat.js'
+import {readProjects} from './projects.js'
 import {opencodeFinder} from './find.js'
 import {captureOpenCode, judgeSnapshots, openCodeChatKey} from './snapshot.js'
 import {openCodeHook} from './hook.js'
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 
-function statGenerations(snapshot: ChatDirSnapshot): Generation[] {
-  return snapshot.files.map((f) => ({
-    file: f.name,
-    role: isDatabaseName(f.name.replace(/-(?:wal|shm)$/, '')) ? 'database' : treeFileOf(f.name).kind === 'session' ? 'backup' : 'other',
-    class: null,
-    reasons: [],
-    bytes: f.bytes,
-    mtimeMs: f.mtimeMs,
-    sha256: null,
-    turns: null,
-  }))
+/** The role of a file of a database chat: the database files, or the tree's session file (an older generation). */
+function roleOf(name: string): Role {
+  return isDatabaseName(name.replace(/-(?:wal|shm)$/, '')) ? 'database' : treeFileOf(name).kind === 'session' ? 'backup' : 'other'
 }
 
 /**
- * Diagnoses one session of the database (or the database as a whole when it could not be read).
- * Status: `unrecoverable` when the database cannot be read; `repairable` when it fails its integrity check
- * (the rows still readable can be exported and imported into a fresh store) or holds unreadable rows;
- * `degraded` when parts have no message or the structure loses context; else `healthy`.
+ * True for an export OpenCode wrote: the export's shape, and its session's `version` (when its first bytes hold
+ * it) one OpenCode has released, 0.x or 1.x; a later one is a fork's, whose adapter takes it.
  */
-export function diagnoseDatabaseSession(snapshot: ChatDirSnapshot, facts: DatabaseSessionFacts): Diagnosis {
-  const generations = statGenerations(snapshot)
-  const findings: Finding[] = []
-  const s = facts.session
-  if (s === null) {
-    findings.push(finding('database-unreadable', facts.file, `could not read ${facts.file} (on a private copy): ${facts.error ?? 'unknown error'}`))
-    return {kind: 'chat', report: {format: 'opencode', id: facts.file, status: 'unrecoverable', winner: null, transcriptTurns: null, contextTurns: null, findings, generations, ranking: [], context: emptyContext()}}
-  }
-  const integrityOk = facts.integrity.length === 1 && facts.integrity[0] === 'ok'
-  if (!integrityOk) findings.push(finding('database-damaged', facts.file, `integrity check failed: ${facts.integrity.slice(0, 3).join('; ')}${facts.integrity.length > 3 ? ` (+${facts.integrity.length - 3} more)` : ''}`))
-  for (const q of facts.queryErrors) findings.push(finding('database-damaged', facts.file, `reading a table stopped part-way: ${q}; the counts of ${s.id} are incomplete`))
-  if (s.unreadableRows > 0) findings.push(finding('database-damaged', facts.file, `${plural(s.unreadableRows, 'row')} of ${s.id} whose data is not a JSON object`))
-  if (s.orphanParts > 0) findings.push(finding('orphan-parts', facts.file, `${plural(s.orphanParts, 'part row')} of ${s.id} whose message row is gone`))
-  // With a table read cut short, missing parts are the damage already reported, not separate losses.
-  if (facts.queryErrors.length === 0) findings.push(...issueFindings(s.issues, () => facts.file))
-  let status: ChatStatus
-  if (!integrityOk || s.unreadableRows > 0 || facts.queryErrors.length > 0) status = 'repairable'
-  else if (s.orphanParts > 0 || s.issues.length > 0) status = 'degraded'
-  else status = 'healthy'
-  return {
-    kind: 'chat',
-    report: {format: 'opencode', id: s.id, status, winner: facts.file, transcriptTurns: null, contextTurns: s.context.userTurns, findings, generations, ranking: [], context: s.context},
-  }
+export function isOpenCodeExport(head: Uint8Array): boolean {
+  if (!looksLikeExport(head)) return false
+  const v = exportVersionOf(head)
+  return v === null || (Number.parseInt(v, 10) || 0) < 2
 }
 
 /** Diagnoses one OpenCode chat from its snapshot and the facts `listStore` gathered. Never throws. */
 export function diagnoseOpenCode(snapshot: ChatDirSnapshot): Diagnosis {
+  const projects = projectFactsOf(snapshot)
+  if (projects) return diagnoseProjects(snapshot, projects)
   const facts = snapshot.unit.facts as OpenCodeFacts | undefined
   if (!facts) return {kind: 'skipped', reason: 'not listed by the OpenCode store listing'}
-  if (facts.kind === 'database') return diagnoseDatabaseSession(snapshot, facts)
+  if (facts.kind === 'database') return diagnoseDatabaseSession(OPENCODE, snapshot, facts, roleOf)
   const report = diagnoseTreeSession(snapshot.files, facts)
   if (facts.sessionId === null || !snapshot.snapshots?.length) return {kind: 'chat', report}
   // chatdoctor's stored snapshots: generations of the session, and the winner when the files on disk are worse.
@@ -95,8 +69,13 @@ export const opencode: FormatAdapter = {
   diagnose: diagnoseOpenCode,
   listStore,
   find: opencodeFinder,
-  planRepair: planOpenCodeRepair,
-  inspect: (chat) => inspectSession(chat.report),
+  planRepair: (chat, opts) => (projectFactsOf(chat.snapshot) ? planProjects(chat) : planOpenCodeRepair(chat, opts)),
+  indexes: {
+    storesOf: (chats) => [...new Set(chats.map((c) => c.dir))],
+    read: (dir) => readProjects(dir),
+    annotate: annotateOpenCodeSession,
+  },
+  inspect: (chat) => (projectFactsOf(chat.snapshot) ? {account: "OpenCode's projects: the sessions filed under another project than their directory's are in the findings."} : inspectSession(chat.report)),
   redact: redactSessionFiles,
   // The export checker (and zod, its schema) loads only when an export is checked or written.
   sessionExport: {
@@ -108,8 +87,9 @@ export const opencode: FormatAdapter = {
   documents: {
     mayBeName: mayBeExportName,
     sniffBytes: EXPORT_SNIFF_BYTES,
-    looksLike: looksLikeExport,
+    looksLike: isOpenCodeExport,
     skipFolders: [STORAGE],
+    fallback: true,
     diagnose: async (name, data, mtimeMs) => (await import('./export-chat.js')).diagnoseExportFile(name, data, mtimeMs),
   },
   // Export files and tree files are JSON (told apart by content); a store's database files are needed whole.

@@ -4,6 +4,7 @@
  */
 import type {AgentInspection} from '../../model/inspect.js'
 import type {ChatReport, Generation} from '../../model/report.js'
+import {databaseSentence, exportSentence, lossSentence, walSentences} from '../opencode-family/account.js'
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 
@@ -28,12 +29,12 @@ function fileStory(g: Generation): string {
 
 function openCodeAccount(r: ChatReport): string {
   const s: string[] = []
-  const exp = r.generations.find((g) => g.role === 'export')
-  if (exp) {
-    s.push(exp.class === 'intact' ? `The export file ${exp.file} is whole${r.contextTurns !== null ? ` (${plural(r.contextTurns, 'user turn')})` : ''}.` : `The export file is damaged: ${fileStory(exp)}.`)
-  } else if (r.generations.some((g) => g.role === 'database')) {
-    const dmg = r.findings.filter((f) => f.id === 'database-damaged' || f.id === 'database-unreadable')
-    s.push(dmg.length === 0 ? `The session lives in the database ${r.winner ?? ''}, which passes its integrity check (read on a private copy).` : `The session's database is damaged: ${dmg[0].message}.`)
+  const exp = exportSentence(r, fileStory)
+  const db = exp === null ? databaseSentence(r) : null
+  if (exp !== null) s.push(exp)
+  else if (db !== null) {
+    s.push(db)
+    s.push(...walSentences(r))
   } else {
     const session = r.generations.find((g) => g.role === 'primary')
     const messages = r.generations.filter((g) => g.role === 'message')
@@ -45,8 +46,8 @@ function openCodeAccount(r: ChatReport): string {
     if (bad.some((g) => g.role === 'primary')) s.push('OpenCode stops listing sessions at a damaged session file, so every session of the store disappears from its list.')
     else if (bad.length > 0) s.push('OpenCode fails to open the session until the damaged files are moved out of the tree (what `repair` does, keeping them as evidence).')
   }
-  const lost = r.findings.filter((f) => f.id === 'tool-output-missing' || f.id === 'message-without-parts' || f.id === 'parent-missing' || f.id === 'orphan-parts')
-  if (lost.length > 0) s.push(`The structure loses context: ${lost.map((f) => f.message).join('; ')}.`)
+  const lost = lossSentence(r)
+  if (lost !== null) s.push(lost)
   if (r.findings.some((f) => f.id === 'not-in-database')) s.push('The session exists only in the legacy JSON tree; OpenCode 1.16 and later will not import it.')
   if (r.status === 'healthy' && s.length <= 1) s.push('Nothing was lost.')
   return s.join(' ')

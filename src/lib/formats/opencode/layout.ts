@@ -4,6 +4,10 @@
  * `id/id.ts`), checked against the stores OpenCode 1.1.65 and 1.18.33 wrote in `shared/realdata/opencode/`.
  */
 import path from 'node:path'
+import type {StoreMember} from '../opencode-family/member.js'
+
+/** OpenCode as a member of the store family. */
+export const OPENCODE: StoreMember = {format: 'opencode', displayName: 'OpenCode', aDisplayName: 'an OpenCode', command: 'opencode', tempPrefix: 'chatdoctor-opencode-db-'}
 
 /** The JSON tree's root inside the data dir (OpenCode ≤ 1.1.x; left beside the database by 1.2–1.15). */
 export const STORAGE = 'storage'

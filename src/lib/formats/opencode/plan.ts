@@ -9,7 +9,7 @@
  */
 import type {ChatStatus, SessionContext} from '../../model/report.js'
 import type {FileEntry} from '../../model/adapter.js'
-import {measureSession, type SessionMessage} from './measure.js'
+import {measureSession, type SessionMessage} from '../opencode-family/measure.js'
 import {readTreeSession, sessionMessages, usable, type TreeSession} from './tree.js'
 
 /** One file to move out of the tree, relative to the data dir (the same relative path under the evidence folder). */

@@ -21,6 +21,8 @@
  * beside the tree (the fix is an import, which OpenCode itself must write).
  */
 import type {ChatPlan, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
+import {manualDatabaseSteps} from '../opencode-family/database.js'
+import {OPENCODE} from './layout.js'
 import {planTreeRepair} from './plan.js'
 import {planSnapshotRestore} from './snapshot.js'
 import type {OpenCodeFacts} from './store.js'
@@ -36,10 +38,7 @@ export function planOpenCodeRepair(chat: ScannedChat, opts: PlanOptions): ChatPl
   const facts = snapshot.unit.facts as OpenCodeFacts | undefined
   if (!facts) return plan
   if (facts.kind === 'database') {
-    if (report.status === 'repairable') {
-      const db = facts.file
-      plan.manual = `not repairable by chatdoctor: ${db} is damaged (its pages are not files chatdoctor can put back); quit OpenCode, copy ${db}, ${db}-wal and ${db}-shm aside, then run sqlite3 ${db} ".recover" | sqlite3 recovered.db and check the sessions with opencode export <sessionID> before replacing ${db} with recovered.db`
-    }
+    if (report.status === 'repairable') plan.manual = manualDatabaseSteps(OPENCODE, facts.file)
     return plan
   }
   if (report.winner?.startsWith('snapshot:') && facts.sessionId !== null) return planSnapshotRestore(chat, plan, facts.sessionId)

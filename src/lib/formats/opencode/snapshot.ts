@@ -15,7 +15,7 @@ import type {ChatPlan, ChatUnit, FileEntry, PlannedAction, ScannedChat, WatchedF
 import type {Generation, RankEntry, SessionContext} from '../../model/report.js'
 import {decodeFiles, encodeFiles, type SnapshotCandidate, type SnapshotCaps, type SnapshotCapture} from '../../model/snapshot.js'
 import {missingSessionFile, treeFileOf} from './layout.js'
-import {measureSession} from './measure.js'
+import {measureSession} from '../opencode-family/measure.js'
 import {planTreeRepair} from './plan.js'
 import type {OpenCodeFacts} from './store.js'
 import {readTreeSession, sessionMessages, usable} from './tree.js'

@@ -13,8 +13,9 @@ import {lstat, readdir, readFile} from 'node:fs/promises'
 import path from 'node:path'
 import type {OperationalError} from '../../model/report.js'
 import type {ChatUnit, StoreListing} from '../../model/adapter.js'
-import {DATABASE, STORAGE, isDatabaseName, messageFile, partFile, sessionFile} from './layout.js'
-import {readDatabase, type DatabaseFacts, type DbSession} from './sqlite.js'
+import {databaseUnits, presentStoreFiles, type DatabaseSessionFacts as StoreSessionFacts} from '../opencode-family/database.js'
+import {readDatabase, type DatabaseFacts} from '../opencode-family/sqlite.js'
+import {DATABASE, OPENCODE, STORAGE, isDatabaseName, messageFile, partFile, sessionFile} from './layout.js'
 
 /** Facts handed to `diagnose` for a session of the JSON tree. */
 export interface TreeFacts {
@@ -28,15 +29,7 @@ export interface TreeFacts {
 }
 
 /** Facts handed to `diagnose` for a session of the database (or for a database that could not be read). */
-export interface DatabaseSessionFacts {
-  kind: 'database'
-  file: string
-  error: string | null
-  integrity: string[]
-  /** Reads of the message/part tables that failed part-way (the session's counts are then incomplete). */
-  queryErrors: string[]
-  /** Null when the database could not be read at all (the chat then stands for the whole file). */
-  session: DbSession | null
+export interface DatabaseSessionFacts extends StoreSessionFacts {
   /** Relative path of the same session's file in the legacy tree (an older generation), when there is one. */
   treeSessionFile: string | null
 }
@@ -114,7 +107,7 @@ export async function listStore(dataDir: string): Promise<StoreListing> {
   // The database first: sessions it holds are its chats.
   const dbName = entries.includes(DATABASE) ? DATABASE : entries.find(isDatabaseName)
   let db: DatabaseFacts | null = null
-  if (dbName) db = await readDatabase(dataDir, dbName)
+  if (dbName) db = await readDatabase(dataDir, dbName, {tempPrefix: OPENCODE.tempPrefix})
   const dbIds = new Set(db && db.error === null ? db.sessions.map((s) => s.id) : [])
 
   const idx = entries.includes(STORAGE) ? await indexTree(dataDir, errors) : null
@@ -141,19 +134,13 @@ export async function listStore(dataDir: string): Promise<StoreListing> {
     }
   }
 
-  const dbFiles = dbName ? [dbName, `${dbName}-wal`, `${dbName}-shm`].filter((n) => entries.includes(n)) : []
-  if (db && db.error !== null) {
-    chats.push({dir: dataDir, path: path.join(dataDir, db.file), members: dbFiles, facts: {kind: 'database', file: db.file, error: db.error, integrity: db.integrity, queryErrors: db.queryErrors, session: null, treeSessionFile: null} satisfies DatabaseSessionFacts})
-  } else if (db) {
-    for (const s of db.sessions) {
-      const project = idx?.sessionFiles.get(s.id)
-      const treeSessionFile = project !== undefined ? sessionFile(project, s.id) : null
-      chats.push({
-        dir: dataDir,
-        path: `${path.join(dataDir, db.file)}#${s.id}`,
-        members: treeSessionFile ? [...dbFiles, treeSessionFile] : dbFiles,
-        facts: {kind: 'database', file: db.file, error: null, integrity: db.integrity, queryErrors: db.queryErrors, session: s, treeSessionFile} satisfies DatabaseSessionFacts,
-      })
+  const dbFiles = dbName ? presentStoreFiles(dbName, entries) : []
+  if (db) {
+    for (const unit of databaseUnits(dataDir, db, dbFiles)) {
+      const s = unit.facts.session
+      const project = s ? idx?.sessionFiles.get(s.id) : undefined
+      const treeSessionFile = s && project !== undefined ? sessionFile(project, s.id) : null
+      chats.push({...unit, members: treeSessionFile ? [...dbFiles, treeSessionFile] : dbFiles, facts: {...unit.facts, treeSessionFile} satisfies DatabaseSessionFacts})
     }
   }
   for (const [sid, rel] of members) {

@@ -9,7 +9,8 @@ import {finding} from './findings.js'
 import type {ChatStatus, Classification, Finding, Generation, Role} from '../../model/report.js'
 import type {FileEntry} from '../../model/adapter.js'
 import {missingSessionFile, treeFileOf} from './layout.js'
-import {measureSession, type ContextIssue, type SessionMessage} from './measure.js'
+import {measureSession, type SessionMessage} from '../opencode-family/measure.js'
+import {issueFindings} from '../opencode-family/findings.js'
 import type {TreeFacts} from './store.js'
 
 /** One classified file of the tree. `value` only for usable files. */
@@ -110,15 +111,6 @@ function describe(g: Generation): string {
 }
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
-
-/** Findings for the structural losses `measureSession` found. */
-export function issueFindings(issues: ContextIssue[], fileOf: (messageId: string, partId?: string) => string | null): Finding[] {
-  return issues.map((i) => {
-    if (i.kind === 'tool-output-missing') return finding('tool-output-missing', fileOf(i.messageId, i.partId), `completed tool call ${i.partId} of ${i.messageId} has no output`)
-    if (i.kind === 'message-without-parts') return finding('message-without-parts', fileOf(i.messageId), `message ${i.messageId} has no readable part`)
-    return finding('parent-missing', fileOf(i.messageId), `assistant message ${i.messageId} answers ${i.parentId}, which is not a user message of the session`)
-  })
-}
 
 /** What `diagnoseTreeSession` returns: the report body without `path`. */
 export type TreeDiagnosis = {

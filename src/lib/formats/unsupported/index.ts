@@ -5,12 +5,10 @@
  */
 import type {UnsupportedAgent} from '../../model/adapter.js'
 import {aider} from './aider.js'
-import {claudeConfig} from './claude-config.js'
 import {continueDev} from './continue.js'
 import {copilot} from './copilot.js'
 import {cursor} from './cursor.js'
-import {kiloCli} from './kilo.js'
 import {openWebui} from './open-webui.js'
 import {zed} from './zed.js'
 
-export const UNSUPPORTED_AGENTS: readonly UnsupportedAgent[] = [kiloCli, cursor, copilot, continueDev, zed, openWebui, aider, claudeConfig]
+export const UNSUPPORTED_AGENTS: readonly UnsupportedAgent[] = [cursor, copilot, continueDev, zed, openWebui, aider]

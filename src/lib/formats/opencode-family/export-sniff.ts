@@ -24,3 +24,14 @@ export function mayBeExportName(name: string): boolean {
   if (!name.toLowerCase().endsWith('.json')) return false
   return !/^(?:run-state\.json|chat-messages\.json|chat-meta\.json|chatdoctor-bundle\.json)/.test(name)
 }
+
+/**
+ * The `version` of the session in an export's first bytes (the agent version that created the session: the
+ * `info` object comes first, before `messages`), or null when those bytes do not hold it.
+ */
+export function exportVersionOf(head: Uint8Array): string | null {
+  const text = Buffer.from(head.subarray(0, EXPORT_SNIFF_BYTES)).toString('latin1')
+  const end = text.indexOf('"messages"')
+  const m = /"version"\s*:\s*"([0-9][0-9A-Za-z.+-]*)"/.exec(end >= 0 ? text.slice(0, end) : text)
+  return m ? m[1] : null
+}

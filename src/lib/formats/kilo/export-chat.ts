@@ -1,0 +1,12 @@
+/**
+ * A `kilo export` file as a chat of `check` (the store family's diagnosis with Kilo's names). Loaded only when an
+ * export is checked: it loads the export checker, and zod with it.
+ */
+import type {ChatReport} from '../../model/report.js'
+import {diagnoseExportFile as diagnoseStoreExport} from '../opencode-family/export-chat.js'
+import {KILO} from './layout.js'
+
+/** The report body (without `path`) of one `kilo export` file. */
+export function diagnoseExportFile(name: string, data: Buffer, mtimeMs: number): Omit<ChatReport, 'path'> {
+  return diagnoseStoreExport(KILO, name, data, mtimeMs)
+}

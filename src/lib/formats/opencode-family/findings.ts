@@ -1,0 +1,37 @@
+/**
+ * The finding kinds of OpenCode's store format (a session's rows in a SQLite database, an export document),
+ * shared by every member of the family, and the findings of the context losses `measureSession` finds.
+ */
+import {CORE_FINDING_KINDS, findingMaker, type FindingKindSpec} from '../../model/findings.js'
+import type {Finding} from '../../model/report.js'
+import type {ContextIssue} from './measure.js'
+
+/** The finding kinds the family reports (each member joins them into its own list, unchanged). */
+export const STORE_FINDING_KINDS = {
+  'orphan-parts': {severity: 'warning', description: 'Parts whose message is gone: the agent never reads them, so their context is lost.'},
+  'tool-output-missing': {severity: 'warning', description: 'A completed tool call has no output: the model will not see what the tool returned.'},
+  'message-without-parts': {severity: 'warning', description: 'A message has no parts left: its content is lost.'},
+  'parent-missing': {severity: 'warning', description: "An assistant message's parentID names no user message of the session."},
+  'database-damaged': {severity: 'error', description: "The database fails SQLite's integrity check (e.g. \"database disk image is malformed\")."},
+  'database-unreadable': {severity: 'error', description: 'The database could not be opened or queried (on a private copy): its sessions cannot be listed.'},
+  'export-damaged': {severity: 'error', description: 'An export file is truncated, empty, zero-filled or corrupt JSON.'},
+  'export-invalid': {severity: 'error', description: 'An export file parses but does not have the shape of an export document of the agent.'},
+  'duplicate-id': {severity: 'error', description: 'A message or part id occurs more than once in a session.'},
+  'role-order': {severity: 'error', description: 'Messages are out of id order, or the session does not start with a user message.'},
+  'part-link': {severity: 'error', description: "A part's messageID or sessionID, or a message's sessionID, does not name the record that holds it."},
+  'turn-rolled-back': {severity: 'error', description: "The database's write-ahead log lost commits it had (cut or torn): SQLite silently rolls the store back to the last whole commit, and the session's last turn is left unfinished (an answer without its text or its step's end)."},
+  'wal-torn': {severity: 'warning', description: 'The write-ahead log ends in writes SQLite ignores (a frame cut short or torn, a transaction that never committed, or commits its index records that are gone): whatever they wrote is rolled back.'},
+  'turn-unfinished': {severity: 'warning', description: "The session's last answer never finished (no completion time, a model step without its end, a tool call still running, or no answer to the last prompt), though the write-ahead log is whole: the agent stopped mid-turn, or is answering right now."},
+} as const satisfies Record<string, FindingKindSpec>
+
+/** Makes a finding of a core kind or of the family's. */
+export const finding = findingMaker({...CORE_FINDING_KINDS, ...STORE_FINDING_KINDS})
+
+/** Findings for the structural losses `measureSession` found. */
+export function issueFindings(issues: ContextIssue[], fileOf: (messageId: string, partId?: string) => string | null): Finding[] {
+  return issues.map((i) => {
+    if (i.kind === 'tool-output-missing') return finding('tool-output-missing', fileOf(i.messageId, i.partId), `completed tool call ${i.partId} of ${i.messageId} has no output`)
+    if (i.kind === 'message-without-parts') return finding('message-without-parts', fileOf(i.messageId), `message ${i.messageId} has no readable part`)
+    return finding('parent-missing', fileOf(i.messageId), `assistant message ${i.messageId} answers ${i.parentId}, which is not a user message of the session`)
+  })
+}
