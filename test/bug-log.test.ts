@@ -78,10 +78,10 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   const untouched = hashTree(root)
   const isIndex = (c: ReportChat) => c.generations.length > 0 && c.generations.every((g) => g.role === 'index')
   const chatDirOf = (c: ReportChat) => c.path.replace(/^~/, root)
-  // A chat named by a file (Claude Code's config, a Codex rollout): the folder its repair writes in holds that file.
+  // A chat is a folder (Codebuff) or a file of one (a session log, an OpenCode session file), or a file that is
+  // gone (a store's missing database): the files its repair writes are that folder's.
   const writeDirOf = (c: ReportChat) => {
     const p = chatDirOf(c)
-    // A chat named by a file (a session's conversation), or by a file that is gone (a store's missing database), has its files in that file's folder.
     return existsSync(p) && lstatSync(p).isDirectory() ? p : path.dirname(p)
   }
 
@@ -115,11 +115,18 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     if (want.amnesia !== undefined) assert.deepEqual(c.amnesia?.patterns ?? [], want.amnesia, 'amnesia patterns')
 
     // inspect --json: the same verdict, and the account states the facts (an agent's index is not inspected).
-    // A chat named by a file that is gone (a store's missing database) is inspected in its folder, by its id.
+    // A chat is inspected by its path; a chat named by a file that is gone (a store's missing database) in its
+    // folder, by its id; a chat of a store the path does not name (an OpenCode data dir) by the PATH and its id.
     if (isIndex(c)) continue
-    const one = existsSync(chatDirOf(c)) ? [chatDirOf(c)] : ['--session', c.id, path.dirname(chatDirOf(c))]
-    const ins = await runCliAsync(['inspect', '--json', ...one], {env})
-    const x = (JSON.parse(ins.stdout) as {inspection: {status: string; winner: string | null; account: string}}).inspection
+    type Inspected = {inspection?: {status: string; winner: string | null; account: string}}
+    let insArgs = existsSync(chatDirOf(c)) ? [chatDirOf(c)] : ['--session', c.id, path.dirname(chatDirOf(c))]
+    let ins = await runCliAsync(['inspect', '--json', ...insArgs], {env})
+    if ((JSON.parse(ins.stdout) as Inspected).inspection == null) {
+      insArgs = [target, '--session', c.id]
+      ins = await runCliAsync(['inspect', '--json', ...insArgs], {env})
+    }
+    const x = (JSON.parse(ins.stdout) as Inspected).inspection!
+    assert.ok(x, `inspect ${insArgs.join(' ')}: ${ins.stdout.slice(0, 300)}`)
     assert.equal(x.status, want.status, 'inspect status')
     assert.equal(x.winner, want.winner, 'inspect winner')
     for (const re of want.account ?? []) assert.match(x.account, re)
@@ -129,7 +136,7 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     const degraded = c.findings.filter((f) => (f.id === 'context-amnesia' || f.id === 'compaction-wipe') && c.status === 'degraded')
     const more = ids.includes('salvage-more-turns')
     const damaged = Object.values(want.files).some((v) => !/^(intact|other|missing)$/.test(v))
-    const human = damaged || more ? await runCliAsync(['inspect', ...one], {env}) : null
+    const human = damaged || more ? await runCliAsync(['inspect', ...insArgs], {env}) : null
     if (human) assert.doesNotMatch(human.stdout, /from byte (\d+) of \1 \(0 bytes\)/, 'inspect never says "from byte X of X (0 bytes)"')
     if (degraded.length > 0 || more) {
       const scanned = await runCliAsync(['scan', chatDirOf(c)], {env})
@@ -145,18 +152,21 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   }
   assert.deepEqual(hashTree(root), untouched, 'inspect changed the tree')
 
-  // bundle --redact: the redacted chats diagnose the same (bundle checks it and refuses otherwise).
+  // bundle --redact: the redacted chats diagnose the same (bundle checks it and refuses otherwise). Chats that
+  // live in a database (an OpenCode SQLite store) cannot be redacted file by file: refused, and bundled as they are.
   const out = tempDir(`chatdoctor-${e.id}-bundle-`)
   roots.push(out)
   // An agent's index is not bundled: a tree holding nothing else has nothing to bundle, and says so.
+  const inDatabase = report.chats.length > 0 && report.chats.every((c) => /\.db#/.test(c.path))
+  const refused = e.expect.redactRefused ?? (inDatabase ? /cannot be redacted file by file/ : undefined)
   const b = await runCliAsync(['bundle', '--redact', target, '-o', path.join(out, 'redacted.tar.gz')], {env})
   if (e.expect.nothingToBundle || report.chats.every(isIndex)) {
     assert.equal(b.status, 8, 'nothing to bundle')
     assert.match(b.stdout + b.stderr, /nothing bundled/)
     assert.ok(!existsSync(path.join(out, 'redacted.tar.gz')), 'an empty bundle is not written')
-  } else if (e.expect.redactRefused) {
+  } else if (refused) {
     assert.equal(b.status, 8, 'bundle --redact refuses the store')
-    assert.match(b.stderr, e.expect.redactRefused)
+    assert.match(b.stderr, refused, 'bundle --redact says why')
     assert.ok(!existsSync(path.join(out, 'redacted.tar.gz')), 'a refused bundle writes nothing')
     const plain = await runCliAsync(['bundle', target, '-o', path.join(out, 'plain.tar.gz')], {env})
     assert.equal(plain.status, 0, `plain bundle takes the store: ${plain.stderr}`)
@@ -173,8 +183,20 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     return
   }
   const pc = planned(rv.chat)
+  if (rv.outcome !== 'repaired') {
+    // A repair that writes nothing on purpose (left for a person, left untouched): its outcome, no action, nothing written.
+    assert.equal(pc.repair?.outcome, rv.outcome, 'dry-run outcome')
+    assert.deepEqual(pc.actions ?? [], [], 'no action planned')
+    const rep = await json(['repair', '-y', '--json', target], env)
+    assert.equal(rep.report.exitCode, rv.exitCode, 'repair exit code')
+    assert.equal(rep.report.chats.find((c) => c.id === rv.chat)?.repair?.outcome, rv.outcome, 'repair outcome')
+    assert.deepEqual(hashTree(root), untouched, 'the repair wrote nothing')
+    return
+  }
   assert.equal(pc.repair?.outcome, 'planned', 'dry-run outcome')
-  const restores = (c: ReportChat) => (c.actions ?? []).filter((a) => a.type === 'restore').map((a) => ({to: a.to, from: a.from}))
+  // A restore writes a generation's bytes; a rewrite a session log's (repaired, or a copy's as they are).
+  const writes = (a: {type: string}) => a.type === 'restore' || a.type === 'rewrite'
+  const restores = (c: ReportChat) => (c.actions ?? []).filter(writes).map((a) => ({to: a.to, from: a.from}))
 
   // A session brought back through its index's repair plans nothing itself: the index chat carries the writes.
   const carrierOf = (r: Report, c: ReportChat) => ((c.actions ?? []).length > 0 ? c : r.chats.find((x) => isIndex(x) && (x.actions ?? []).length > 0) ?? c)
@@ -200,7 +222,7 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   const now = filesOf(dir)
   for (const r of rv.restores) {
     const written = now.get(r.to)!
-    const action = rw.actions!.find((a) => a.type === 'restore' && a.to === r.to)!
+    const action = rw.actions!.find((a) => writes(a) && a.to === r.to)!
     assert.equal(sha256(written), action.sha256, `${r.to}: the bytes the plan named`)
     if (r.bytes) assert.equal(Buffer.compare(written, r.bytes(read)), 0, `${r.to}: the exact bytes of ${r.from}`)
   }
@@ -208,14 +230,16 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     if (a.type !== 'preserve' && a.type !== 'move') continue
     const kept = path.join(a.evidence!.replace(/^~/, root))
     assert.ok(existsSync(kept), `evidence ${kept}`)
-    if (a.type === 'move') assert.ok(!existsSync(path.join(dir, a.from!)), `${a.from} moved away`)
-    const want = a.sha256 ?? sha256(read(a.from!))
+    const name = path.basename(a.from!)
+    if (a.type === 'move') assert.ok(!existsSync(path.join(dir, name)), `${a.from} moved away`)
+    const want = a.sha256 ?? sha256(read(name))
     assert.equal(sha256(readFileSync(kept)), want, `evidence of ${a.from} byte for byte`)
-    assert.equal(sha256(read(a.from!)), want, `the evidence is what ${a.from} held`)
+    // A file moved from elsewhere in the store (an OpenCode part's folder) is checked by the sha256 the plan named.
+    if (a.type === 'preserve' || before.has(name)) assert.equal(sha256(read(name)), want, `the evidence is what ${a.from} held`)
   }
-  // A file the repair moves into the evidence folder (a store set aside before the agent's next start) is gone
-  // from the dir, and its evidence holds it byte for byte (checked above).
-  const targets = new Set([...rv.restores.map((r) => r.to), ...(rw.actions ?? []).filter((a) => a.type === 'move' && a.from !== null).map((a) => a.from!)])
+  // A file the repair moves into the evidence folder (an OpenCode session file, a store set aside before the
+  // agent's next start) is gone from the dir, and its evidence holds it byte for byte (checked above).
+  const targets = new Set([...rv.restores.map((r) => r.to), ...(rw.actions ?? []).filter((a) => a.type === 'move' && a.from !== null).map((a) => path.basename(a.from!))])
   for (const [name, bytes] of before) if (!targets.has(name)) assert.equal(Buffer.compare(now.get(name) ?? Buffer.alloc(0), bytes), 0, `${name} untouched by the repair`)
 
   // The scan after the repair.

@@ -1,21 +1,22 @@
 /**
  * The core names no agent: no file under src/ outside src/lib/formats/ (the registry, formats/index.ts,
  * excepted) spells an agent's name, file name or record key in its code (identifiers, strings, templates,
- * regular expressions; comments may explain). The forbidden words are each adapter's `vocabulary` plus the
- * names of the agents chatdoctor is to learn next.
+ * regular expressions; comments may explain). The forbidden words are each adapter's `vocabulary`, each
+ * recognised-but-unsupported agent's (`formats/unsupported/`) and the names of the agents chatdoctor is to learn next.
  */
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
-import {ADAPTERS} from '../src/lib/formats/index.js'
+import {ADAPTERS, UNSUPPORTED_AGENTS} from '../src/lib/formats/index.js'
 import {REPO_ROOT} from './helpers/fixtures.js'
 import {codeTokens, holds, nameHits, sourceFiles, wordsOf} from './helpers/core-names.js'
 
 /** Agents chatdoctor is to learn next: their names are kept out of the core before they arrive. */
 const NEXT_AGENTS = ['gemini', 'cline', 'roo', 'kilo']
 
-const vocabulary = [...new Set([...ADAPTERS.flatMap((a) => [a.name, ...a.vocabulary]), ...NEXT_AGENTS])]
+const vocabulary = [...new Set([...ADAPTERS.flatMap((a) => [a.name, ...a.vocabulary]), ...UNSUPPORTED_AGENTS.flatMap((a) => a.vocabulary), ...NEXT_AGENTS])]
 
 test('every adapter declares its vocabulary: its name, file names and record keys', () => {
+  for (const a of UNSUPPORTED_AGENTS) assert.ok(a.vocabulary.length >= 1 && a.vocabulary.every((w) => w.trim() === w && w !== ''), `${a.name} declares its words`)
   for (const a of ADAPTERS) {
     assert.ok(a.vocabulary.length >= 3, `${a.name} declares its words`)
     // Each word must be one the check can see: a whole word, or a name or key as written.

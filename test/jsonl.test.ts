@@ -6,6 +6,8 @@ import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 import {classifyJsonlBytes} from '../src/lib/classify/jsonl.js'
 import {planJsonlRepair, topLevelValueSpan} from '../src/lib/formats/jsonl/repair.js'
+import {redactJsonlBytes} from '../src/lib/formats/jsonl/redact.js'
+import {makeRedactor} from '../src/lib/json/redact.js'
 import {analyzeClaude} from '../src/lib/formats/claude-code/session.js'
 import {analyzeCodex, codexAcceptance} from '../src/lib/formats/codex/session.js'
 import {classifySession, sessionRules} from '../src/lib/formats/jsonl/session.js'
@@ -105,14 +107,34 @@ describe('damage, classification and planned repair', () => {
     assert.equal(plan.accepted, true)
   })
 
-  test('torn last line padded with NULs (delayed allocation): truncated, torn-tail + nul-run', () => {
+  test('torn last line padded with NULs (delayed allocation): truncated, torn-tail + nul-tail', () => {
     const buf = join([...S.slice(0, 14), body(S[14]).subarray(0, 300), Buffer.alloc(700)])
     const c = classifyJsonlBytes(buf)
     assert.equal(c.class, 'truncated')
-    assert.deepEqual(c.reasons, ['nul-run', 'torn-tail'])
+    assert.deepEqual(c.reasons, ['nul-tail', 'torn-tail'])
     const plan = planJsonlRepair(buf, claudeRules)
     assert.deepEqual(plan.changes.map((x) => x.kind), ['drop-torn-tail'])
     assertLines(plan.bytes, S.slice(0, 14))
+  })
+
+  test('NULs after the last complete line (B08): nul-tail, no record cut; the repair strips them and the log is whole again', () => {
+    for (const tail of [Buffer.alloc(1728), join([Buffer.alloc(100), LF, Buffer.alloc(50)]), join([Buffer.alloc(100), LF])]) {
+      const buf = join([short, tail])
+      const c = classifyJsonlBytes(buf)
+      assert.deepEqual([c.class, c.reasons, c.counts.records], ['corrupt', ['nul-tail'], 15])
+      assert.ok(c.lines.filter((l) => l.kind === 'damaged').every((l) => l.reasons.join() === 'nul-tail' && l.action === 'drop'))
+      const plan = planJsonlRepair(buf, claudeRules)
+      assert.ok(plan.changes.every((x) => x.kind === 'strip-nul'))
+      assert.ok(plan.bytes.equals(short))
+    }
+    // A complete last record without its LF, then NULs: the record is kept, the NULs stripped.
+    const noLf = join([short.subarray(0, short.length - 1), Buffer.alloc(64)])
+    const c = classifyJsonlBytes(noLf)
+    assert.deepEqual([c.class, c.reasons, c.counts.records], ['corrupt', ['nul-tail'], 15])
+    assert.ok(planJsonlRepair(noLf, claudeRules).bytes.equals(short.subarray(0, short.length - 1)))
+    // NULs inside the log are a nul-run, those at its end a nul-tail.
+    const both = classifyJsonlBytes(join([...S.slice(0, 6), Buffer.alloc(512), LF, ...S.slice(6), Buffer.alloc(512)]))
+    assert.deepEqual([both.class, both.reasons], ['corrupt', ['nul-run', 'nul-tail']])
   })
 
   test('last line cut inside a multi-byte character: truncated, torn-utf8 + torn-tail', () => {
@@ -259,26 +281,53 @@ describe('damage, classification and planned repair', () => {
     assert.equal(parentOf(linesOf(plan.bytes)[6]), uuidOf(S[5]))
   })
 
-  test('a record spread over lines by raw line breaks: split-record on each piece; dropped together', () => {
+  test('a record spread over lines by raw line breaks (B22): split-record on each piece; rejoined with the breaks escaped', () => {
     const line = body(S[6]).toString()
     const at = line.indexOf('"text":"') + 12
-    const buf = join([...S.slice(0, 6), Buffer.from(line.slice(0, at) + '\n' + line.slice(at) + '\n'), ...S.slice(7)])
+    const buf = join([...S.slice(0, 6), Buffer.from(line.slice(0, at) + '\n' + line.slice(at, at + 5) + '\r\n' + line.slice(at + 5) + '\n'), ...S.slice(7)])
     const c = classifyJsonlBytes(buf)
-    assert.deepEqual([c.class, c.reasons, c.counts.damaged, c.counts.records], ['corrupt', ['split-record'], 2, 14])
+    assert.deepEqual([c.class, c.reasons, c.counts.damaged, c.counts.records], ['corrupt', ['split-record'], 3, 15])
+    assert.deepEqual(c.lines.slice(6, 9).map((l) => [l.action, l.partOf]), [['rewrite', 6], ['drop', 6], ['drop', 6]])
     const plan = planJsonlRepair(buf, claudeRules)
-    assert.deepEqual(plan.changes.map((x) => [x.kind, x.line]), [['drop-line', 7], ['drop-line', 8], ['relink-parent', 9]])
+    assert.deepEqual(plan.changes.map((x) => [x.kind, x.line, x.linesJoined, x.bytesRemoved, x.bytesAdded]), [['rejoin-lines', 7, 3, 3, 6]])
+    assertLines(plan.bytes, [...S.slice(0, 6), Buffer.from(line.slice(0, at) + '\\n' + line.slice(at, at + 5) + '\\r\\n' + line.slice(at + 5) + '\n'), ...S.slice(7)])
+    assert.equal(plan.accepted, true)
+    // A break between tokens is JSON whitespace: rejoined without it, the original line again.
+    const between = line.indexOf(',"uuid"') + 1
+    const outside = join([...S.slice(0, 6), Buffer.from(line.slice(0, between) + '\n' + line.slice(between) + '\n'), ...S.slice(7)])
+    assert.deepEqual(classifyJsonlBytes(outside).reasons, ['split-record'])
+    const p2 = planJsonlRepair(outside, claudeRules)
+    assert.deepEqual(p2.changes.map((x) => [x.kind, x.bytesRemoved, x.bytesAdded]), [['rejoin-lines', 1, 0]])
+    assert.ok(p2.bytes.equals(short))
+    // Redacted, the record stays spread over the same lines, its keys kept and none of its text.
+    const red = redactJsonlBytes(buf, makeRedactor())
+    const rc = classifyJsonlBytes(red)
+    assert.deepEqual([rc.class, rc.reasons, rc.counts.damaged, rc.counts.records], ['corrupt', ['split-record'], 3, 15])
+    assert.equal(linesOf(red).length, linesOf(buf).length)
+    const text = (JSON.parse(body(S[6]).toString()) as {message: {content: Array<{text: string}>}}).message.content[0].text
+    const redJoined = red.toString().split('\n').slice(6, 9).join('')
+    assert.ok(redJoined.includes('"text":"') && redJoined.includes('"uuid"'), 'the keys are kept')
+    for (const w of text.split(/\s+/).filter((x) => x.length > 4)) assert.ok(!red.toString().includes(w), `redacted: ${w}`)
   })
 
-  test('a lone surrogate escape (B20): JSON.parse accepts it, the classifier does not; the line is dropped and re-linked', () => {
+  test('a lone surrogate escape (B20): JSON.parse and the agents accept it; the record is kept, listed as a warning, never damage', () => {
     const line = body(S[6]).toString()
     const at = line.indexOf('"text":"') + 8
     const buf = join([...S.slice(0, 6), Buffer.from(line.slice(0, at) + '\\ud83c' + line.slice(at) + '\n'), ...S.slice(7)])
     const c = classifyJsonlBytes(buf)
-    assert.deepEqual([c.class, c.reasons, c.counts.records], ['corrupt', ['lone-surrogate'], 14])
-    const plan = planJsonlRepair(buf, claudeRules)
-    assert.deepEqual(plan.changes.map((x) => [x.kind, x.line]), [['drop-line', 7], ['relink-parent', 8]])
-    // A proper pair is not damage.
-    assert.equal(classifyJsonlBytes(join([...S.slice(0, 6), Buffer.from(line.slice(0, at) + '\\ud83c\\udf89' + line.slice(at) + '\n')])).class, 'intact')
+    assert.deepEqual([c.class, c.reasons, c.counts.records], ['intact', [], 15])
+    assert.deepEqual(c.loneSurrogates, [{line: 6, path: 'message.content[0].text'}])
+    assert.deepEqual(planJsonlRepair(buf, claudeRules).changes, [])
+    // A proper pair is nothing to report.
+    assert.deepEqual(classifyJsonlBytes(join([...S.slice(0, 6), Buffer.from(line.slice(0, at) + '\\ud83c\\udf89' + line.slice(at) + '\n')])).loneSurrogates, [])
+  })
+
+  test('other content from the first byte (B27): foreign-content, not a log torn line after line', () => {
+    const js = Buffer.from('/*! highlight.js v11 */\nvar hljs=function(){"use strict";return{name:"x"}}();\n'.repeat(40))
+    const c = classifyJsonlBytes(js)
+    assert.deepEqual([c.class, c.reasons, c.counts.records, c.counts.damaged], ['corrupt', ['foreign-content'], 0, 80])
+    // A first record torn (the file starts like a record) stays a tear.
+    assert.deepEqual(classifyJsonlBytes(body(S[0]).subarray(0, 40)).reasons, ['torn-tail'])
   })
 
   test('an invalid byte inside a record: invalid-utf8; dropped (Node would silently read it as U+FFFD)', () => {

@@ -27,6 +27,8 @@ interface Change {
   kind: string
   line: number
   bytesRemoved: number
+  bytesAdded?: number
+  linesJoined?: number
   relink?: {from: string; to: string}
 }
 interface Action {
@@ -138,14 +140,16 @@ test('Claude Code, Codex and OpenCode: every reported damage kind repaired, dry 
       'nulrun.jsonl': {bytes: join([...S.slice(0, 6), Buffer.alloc(300), ...S.slice(6)]), expected: join(S), kinds: ['strip-nul']},
       'interleaved.jsonl': {bytes: join([...S.slice(0, 6), body(S[6]).subarray(0, 70), ...S.slice(7)]), expected: expectedRepair(S, new Set([6]), new Set([uuidOf(S[6])])), kinds: ['drop-line']},
       'multibyte.jsonl': {bytes: join([...J.slice(0, 5), mb.subarray(0, cutAt), LF, ...J.slice(6)]), expected: expectedRepair(J, new Set([5]), new Set([uuidOf(J[5])])), kinds: ['drop-line']},
-      'surrogate.jsonl': {bytes: join([...S.slice(0, 6), Buffer.from(S[6].toString().replace('"text":"', '"text":"\\udc9f')), ...S.slice(7)]), expected: expectedRepair(S, new Set([6]), new Set([uuidOf(S[6])])), kinds: ['drop-line']},
+      'split.jsonl': {bytes: join([...S.slice(0, 6), Buffer.from(S[6].toString().replace('"text":"', '"text":"\n')), ...S.slice(7)]), expected: join([...S.slice(0, 6), Buffer.from(S[6].toString().replace('"text":"', '"text":"\\n')), ...S.slice(7)]), kinds: ['rejoin-lines']},
       'chain.jsonl': {bytes: join([...S.slice(0, 12), ...S.slice(13)]), expected: expectedRepair(S, new Set([12]), new Set([uuidOf(S[12])])), kinds: ['relink-parent']},
     }
     // The interleaved line keeps the complete record after the cut one: the planner reports it as a split.
     claude['interleaved.jsonl'].kinds = ['split-line', 'relink-parent']
     claude['multibyte.jsonl'].kinds = ['drop-line', 'relink-parent']
-    claude['surrogate.jsonl'].kinds = ['drop-line', 'relink-parent']
     for (const [n, c] of Object.entries(claude)) writeFileSync(path.join(proj, n), c.bytes)
+    // A lone surrogate escape is no damage: JSON.parse and the agent read the record; repair leaves it.
+    const surrogate = join([...S.slice(0, 6), Buffer.from(S[6].toString().replace('"text":"', '"text":"\\udc9f')), ...S.slice(7)])
+    writeFileSync(path.join(proj, 'surrogate.jsonl'), surrogate)
     // --- Codex: a BOM before the header; a plain log without its header beside an intact .zst; a .zst alone whose log is torn.
     const day = path.join(root, 'home', '.codex', 'sessions', '2026', '06', '05')
     mkdirSync(day, {recursive: true})
@@ -201,6 +205,9 @@ test('Claude Code, Codex and OpenCode: every reported damage kind repaired, dry 
       assert.equal(chat.repair.statusAfter, 'healthy')
     }
     for (const ch of r['chain.jsonl'].actions[1].changes!) assert.deepEqual(ch.relink, {from: uuidOf(S[12]), to: uuidOf(S[11])})
+    assert.deepEqual(r['split.jsonl'].actions[1].changes!.map((x) => [x.kind, x.line, x.linesJoined, x.bytesRemoved, x.bytesAdded]), [['rejoin-lines', 7, 2, 1, 2]])
+    assert.deepEqual([r['surrogate.jsonl'].status, r['surrogate.jsonl'].repair.outcome, r['surrogate.jsonl'].actions.length], ['healthy', 'not-needed', 0])
+    assert.ok(readFileSync(path.join(proj, 'surrogate.jsonl')).equals(surrogate), 'the record with a lone surrogate is left as it is')
     // Codex: BOM stripped (the original bytes back); the .zst winner written as the plain log Codex reads.
     assert.ok(readFileSync(path.join(day, bomName)).equals(full))
     assert.deepEqual(r[bomName].actions[1].changes!.map((x) => x.kind), ['strip-bom'])

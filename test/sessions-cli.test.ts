@@ -105,12 +105,14 @@ describe('damaged sessions through the CLI', () => {
       }
       assert.deepEqual(row('torn.jsonl'), ['claude-code', 'repairable', 'truncated', ['torn-tail'], 1, 1, 1, ['session-truncated']])
       assert.deepEqual(row('nul.jsonl'), ['claude-code', 'repairable', 'corrupt', ['nul-run'], 1, 1, 1, ['session-corrupt']])
-      assert.deepEqual(row('interleaved.jsonl'), ['claude-code', 'repairable', 'corrupt', ['interleaved-line'], 1, 0, 1, ['session-corrupt', 'dangling-parent']])
-      assert.deepEqual(row('chain.jsonl'), ['claude-code', 'repairable', 'intact', [], 0, 0, 1, ['dangling-parent']])
-      // The API rejects the record with the lone surrogate, so the chain counts as cut there.
-      assert.deepEqual(row('surrogate.jsonl'), ['claude-code', 'repairable', 'corrupt', ['lone-surrogate'], 1, 0, 1, ['session-corrupt', 'dangling-parent']])
-      assert.deepEqual(row(`rollout-bom-${CODEX_NAME.slice(8)}`), ['codex', 'repairable', 'corrupt', ['bom'], 1, 0, 1, ['session-corrupt', 'loader-refuses']])
-      assert.deepEqual(row(`rollout-noheader-${CODEX_NAME.slice(8)}`), ['codex', 'unrecoverable', 'intact', [], 0, 0, 1, ['missing-header', 'context-lost']])
+      // N is the winner's after the repair (the chain re-linked across the dropped stub), M every prompt of the log.
+      assert.deepEqual(row('interleaved.jsonl'), ['claude-code', 'repairable', 'corrupt', ['interleaved-line'], 1, 1, 1, ['session-corrupt', 'dangling-parent']])
+      assert.deepEqual(row('chain.jsonl'), ['claude-code', 'repairable', 'intact', [], 0, 1, 1, ['dangling-parent']])
+      // A lone surrogate escape: JSON.parse and the agent read the record; a warning, the file intact.
+      assert.deepEqual(row('surrogate.jsonl'), ['claude-code', 'healthy', 'intact', [], 0, 1, 1, ['lone-surrogate']])
+      assert.deepEqual(row(`rollout-bom-${CODEX_NAME.slice(8)}`), ['codex', 'repairable', 'corrupt', ['bom'], 1, 1, 1, ['session-corrupt', 'loader-refuses']])
+      // Every record intact but the header gone: a repair only a person can make (N 0: Codex reads none of it).
+      assert.deepEqual(row(`rollout-noheader-${CODEX_NAME.slice(8)}`), ['codex', 'repairable', 'intact', [], 0, 0, 1, ['missing-header']])
       assert.deepEqual(row('zero.jsonl'), ['claude-code', 'unrecoverable', 'zero-filled', [], 0, null, null, ['session-corrupt', 'context-lost']].map((x, i) => (i === 5 || i === 6 ? by['zero.jsonl'][i === 5 ? 'contextTurns' : 'transcriptTurns'] : x)))
       assert.equal(by['interleaved.jsonl'].generations[0].lines!.records, 14)
       assert.equal(report.exitCode, 2 | 4)

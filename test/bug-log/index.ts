@@ -3,10 +3,13 @@
  * exporting a `BugLogPart` (see `types.ts` and `codebuff.ts`), add one line below, then run `npm run verdicts`
  * to regenerate `docs/bug-log-verdicts.md`.
  */
+import {claudeCodePart} from './claude-code.js'
 import {clinePart} from './cline.js'
 import {codebuffPart} from './codebuff.js'
+import {codexPart} from './codex.js'
 import {indexesPart} from './indexes.js'
 import {kiloPart} from './kilo.js'
+import {opencodePart} from './opencode.js'
 import type {BugLogPart} from './types.js'
 
-export const BUG_LOG_PARTS: readonly BugLogPart[] = [codebuffPart, clinePart, kiloPart, indexesPart]
+export const BUG_LOG_PARTS: readonly BugLogPart[] = [codebuffPart, clinePart, kiloPart, indexesPart, claudeCodePart, codexPart, opencodePart]

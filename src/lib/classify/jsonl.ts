@@ -2,15 +2,25 @@
  * Line-level classification of a JSONL log (one JSON object per line), format-independent. The agents' own
  * record rules (headers, parent links, tool calls) are the format adapters' business and come after this.
  *
- * Rules (README "Session logs"):
+ * Rules (docs/diagnosis.md "Session logs"):
  * - Lines are split on LF; a single CR before the LF is part of the line ending (older Codex files use CRLF).
  *   The empty piece after a final LF is not a line.
  * - The file is `intact` when every line is a complete record (a whitespace-only line is skipped by every
  *   reader and counts as blank, not damage; a complete final record without its LF is intact), `truncated`
- *   when only the final line is damaged and that damage is a tear (`torn-tail`, maybe `torn-utf8`, `nul-run`),
- *   `corrupt` otherwise. 0 bytes or whitespace only is `empty`; every byte NUL is `zero-filled`.
- * - Per line reasons: `bom`, `nul-run`, `invalid-utf8`, `torn-utf8`, `torn-tail`, `torn-interior`,
- *   `interleaved-line`, `split-record`, `lone-surrogate`.
+ *   when only the final line is damaged and that damage is a tear (`torn-tail`, maybe `torn-utf8`, NULs after
+ *   it), `corrupt` otherwise. 0 bytes or whitespace only is `empty`; every byte NUL is `zero-filled`.
+ * - Per line reasons: `bom`, `nul-run`, `nul-tail`, `invalid-utf8`, `torn-utf8`, `torn-tail`, `torn-interior`,
+ *   `interleaved-line`, `split-record`, `foreign-content`.
+ * - NUL bytes from where the file's trailing run of NULs and line breaks starts to its end are a `nul-tail`
+ *   (the unwritten end of an append: no record was cut there unless the content before them is a cut record,
+ *   `torn-tail`); NULs anywhere else are a `nul-run`.
+ * - A record spread over several lines by raw line breaks (`split-record`) is rejoined: the fragments whose
+ *   join, each raw line break inside a string replaced by its JSON escape (one between tokens removed), is one
+ *   whole record become that record (a byte change the repair reports).
+ * - A file holding no record at all whose first byte is not a record's `{` is other content (`foreign-content`),
+ *   not a log torn line after line.
+ * - A record holding a lone surrogate escape (`\ud83c` without its other half) is a record: `JSON.parse` and the
+ *   agents accept it. It is listed in `loneSurrogates` (a warning: the model API rejects such text), never damage.
  *
  * Each line gets a verdict saying what a repair may do with it (`keep` as is, `rewrite` from the records it
  * holds, `drop`), so the repair planner and the classifier cannot disagree. Uses the byte checks of
@@ -26,18 +36,19 @@
  * its keys (it is a line as the writer wrote it; keeping it never invents one).
  */
 import type {DamageLocation, FileClass, LineCounts, Reason} from '../model/report.js'
-import {checkUtf8, decodeUtf8Strict, hasBom, isAllNul, isBlank} from './bytes.js'
+import {asBuffer, checkUtf8, decodeUtf8Strict, hasBom, isAllNul, isBlank, isJsonWhitespace} from './bytes.js'
 import {scanValue, skipWhitespace} from './json.js'
 
 /** The line-level reason codes (a subset of the model's REASONS). */
-export type LineReason = Extract<Reason, 'torn-tail' | 'torn-interior' | 'nul-run' | 'interleaved-line' | 'bom' | 'invalid-utf8' | 'torn-utf8' | 'lone-surrogate' | 'split-record'>
+export type LineReason = Extract<Reason, 'torn-tail' | 'torn-interior' | 'nul-run' | 'nul-tail' | 'interleaved-line' | 'bom' | 'invalid-utf8' | 'torn-utf8' | 'split-record' | 'foreign-content'>
 
 /**
  * What a repair may do with a line:
  * - `keep`: byte-identical (a clean record, or a blank line);
  * - `rewrite`: replace the line by the records it holds (`records[].bytes`, one per line): strips a BOM or NUL
- *   runs, drops the cut record of an interleaved line, splits two records run together;
- * - `drop`: remove the line and its line ending (torn, fragment, bad encoding, lone surrogate, NUL only).
+ *   runs, drops the cut record of an interleaved line, splits two records run together; for the first line of
+ *   a split record, its record rejoined from this line and the next ones (`partOf`), which are `drop`;
+ * - `drop`: remove the line and its line ending (torn, fragment, bad encoding, NUL only).
  */
 export type LineAction = 'keep' | 'rewrite' | 'drop'
 
@@ -70,6 +81,16 @@ export interface JsonlLine {
   records: JsonlRecord[]
   /** For `split-record`: the index of the first line of the spread record. */
   partOf?: number
+  /** For the first line of a rejoined `split-record`: the index of its last line. */
+  joinedThrough?: number
+}
+
+/** A record that holds a lone surrogate escape: where, and the path of the first string holding one. */
+export interface LoneSurrogate {
+  /** 0-based index of the line. */
+  line: number
+  /** Path of the string (or key) holding it, e.g. `message.content` or `payload.content[0].text`. */
+  path: string
 }
 
 /** What the format says about records (the classifier itself knows no format). */
@@ -97,9 +118,11 @@ export interface JsonlClassification {
   damage?: DamageLocation
   /** The file's dominant line ending (what a split inserts). */
   eol: 'lf' | 'crlf'
+  /** Records holding a lone surrogate escape (kept; a warning), in file order. */
+  loneSurrogates: LoneSurrogate[]
 }
 
-const REASON_ORDER: LineReason[] = ['bom', 'nul-run', 'invalid-utf8', 'torn-utf8', 'torn-tail', 'torn-interior', 'interleaved-line', 'split-record', 'lone-surrogate']
+const REASON_ORDER: LineReason[] = ['bom', 'nul-run', 'nul-tail', 'invalid-utf8', 'torn-utf8', 'torn-tail', 'torn-interior', 'interleaved-line', 'split-record', 'foreign-content']
 /** How many `{` positions are tried when looking for a complete record inside a damaged line. */
 const MAX_SUFFIX_TRIES = 64
 /** How many following lines a split record may span. */
@@ -109,7 +132,14 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
-const LONE_SURROGATE_HINT = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/
+/**
+ * True when the bytes may hold a surrogate escape (`\ud800`–`\udfff`, either case): a native search, so the value
+ * is walked only for the rare record that holds one.
+ */
+function mayHoldSurrogateEscape(bytes: Uint8Array): boolean {
+  const b = asBuffer(bytes)
+  return b.indexOf('\\ud') >= 0 || b.indexOf('\\uD') >= 0
+}
 
 /** True when some string (or key) in the value holds an unpaired UTF-16 surrogate. */
 export function hasLoneSurrogate(value: unknown): boolean {
@@ -127,6 +157,29 @@ export function hasLoneSurrogate(value: unknown): boolean {
     }
   }
   return false
+}
+
+/** The path of the first string (or key) in the value holding an unpaired surrogate, or null. */
+export function loneSurrogatePath(value: unknown): string | null {
+  const stack: Array<{v: unknown; path: string}> = [{v: value, path: ''}]
+  const wellFormed = (s: string) => (s as string & {isWellFormed(): boolean}).isWellFormed()
+  while (stack.length > 0) {
+    const {v, path} = stack.pop()!
+    if (typeof v === 'string') {
+      if (!wellFormed(v)) return path
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({v: v[i], path: `${path}[${i}]`})
+    } else if (isPlainObject(v)) {
+      const entries = Object.entries(v)
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, x] = entries[i]
+        const p = path === '' ? k : `${path}.${k}`
+        if (!wellFormed(k)) return p
+        stack.push({v: x, path: p})
+      }
+    }
+  }
+  return null
 }
 
 /** Parses bytes that are known to be valid UTF-8 as one JSON object, or returns undefined. */
@@ -227,8 +280,11 @@ interface LineFacts {
 /** A line with the classifier's working flags (removed before returning). */
 type Scratch = JsonlLine & {prefix?: boolean; nulOnly?: boolean}
 
-/** Classifies one line's content `[start, end)` on the slow path (the fast path failed). */
-function classifyLine(buf: Uint8Array, start: number, end: number, isRecord: (v: Record<string, unknown>) => boolean): LineFacts {
+/**
+ * Classifies one line's content `[start, end)` on the slow path (the fast path failed). NUL bytes at or after
+ * `nulTailFrom` are the file's NUL tail (`nul-tail`), any others a `nul-run`.
+ */
+function classifyLine(buf: Uint8Array, start: number, end: number, nulTailFrom: number, isRecord: (v: Record<string, unknown>) => boolean): LineFacts {
   const reasons: LineReason[] = []
   let content: Uint8Array = buf.subarray(start, end)
   let base: number | null = start // file offset of content[0] while content is a view of the file
@@ -237,8 +293,9 @@ function classifyLine(buf: Uint8Array, start: number, end: number, isRecord: (v:
     content = content.subarray(3)
     base = start + 3
   }
-  if (content.includes(0)) {
-    reasons.push('nul-run')
+  const firstNul = content.indexOf(0)
+  if (firstNul >= 0) {
+    reasons.push((base ?? start) + firstNul >= nulTailFrom ? 'nul-tail' : 'nul-run')
     content = Uint8Array.from(content.filter((b) => b !== 0))
     base = null
     if (isBlank(content)) return {kind: 'damaged', reasons, action: 'drop', records: [], prefix: false, nulOnly: true}
@@ -257,10 +314,6 @@ function classifyLine(buf: Uint8Array, start: number, end: number, isRecord: (v:
     const s = segs[0]
     const value = s.value!
     const bytes = content.subarray(s.start, s.end)
-    if (LONE_SURROGATE_HINT.test(decodeUtf8Strict(bytes)) && hasLoneSurrogate(value)) {
-      reasons.push('lone-surrogate')
-      return {kind: 'damaged', reasons, action: 'drop', records: [], prefix: false}
-    }
     const whole = s.start === 0 && s.end === content.length
     if (reasons.length === 0 && whole) return {kind: 'record', reasons, action: 'keep', records: [{value, bytes, offset: start}], prefix: false}
     return {kind: 'damaged', reasons, action: 'rewrite', records: [{value, bytes, offset: base === null ? null : base + s.start}], prefix: false}
@@ -271,16 +324,8 @@ function classifyLine(buf: Uint8Array, start: number, end: number, isRecord: (v:
   }
   // Several pieces: records run together, maybe with cut ones between them.
   reasons.push('interleaved-line')
-  const records: LineFacts['records'] = []
-  for (const s of complete) {
-    const bytes = content.subarray(s.start, s.end)
-    if (LONE_SURROGATE_HINT.test(decodeUtf8Strict(bytes)) && hasLoneSurrogate(s.value)) {
-      if (!reasons.includes('lone-surrogate')) reasons.push('lone-surrogate')
-      continue
-    }
-    records.push({value: s.value!, bytes, offset: base === null ? null : base + s.start})
-  }
-  return {kind: 'damaged', reasons, action: records.length > 0 ? 'rewrite' : 'drop', records, prefix: false}
+  const records: LineFacts['records'] = complete.map((s) => ({value: s.value!, bytes: content.subarray(s.start, s.end), offset: base === null ? null : base + s.start}))
+  return {kind: 'damaged', reasons, action: 'rewrite', records, prefix: false}
 }
 
 /** Splits a buffer into physical lines: `[start, end)` content, `next` after the line ending. */
@@ -300,12 +345,74 @@ export function splitLines(buf: Uint8Array): Array<{start: number; end: number; 
   return out
 }
 
-/** True when the bytes from line `i` through `k` (raw line breaks taken as spaces) are one complete record. */
-function joinsAsRecord(buf: Uint8Array, lines: Array<{start: number; end: number}>, i: number, k: number, isRecord: (v: Record<string, unknown>) => boolean): boolean {
-  const joined = Uint8Array.from(buf.subarray(lines[i].start, lines[k].end))
-  for (let j = 0; j < joined.length; j++) if (joined[j] === 0x0a || joined[j] === 0x0d) joined[j] = 0x20
-  if (!checkUtf8(joined).ok) return false
-  return parseRecord(joined, isRecord) !== undefined
+/** Where a JSON text's scan stands at the end of a piece: outside strings, inside one, or right after a backslash in one. */
+type StringState = 'outside' | 'inside' | 'escape'
+
+/** The string state after scanning `buf[start, end)` from `state` (quotes and backslashes only). */
+function stringStateAfter(buf: Uint8Array, start: number, end: number, state: StringState): StringState {
+  let st = state
+  for (let i = start; i < end; i++) {
+    const b = buf[i]
+    if (st === 'escape') st = 'inside'
+    else if (st === 'inside') {
+      if (b === 0x5c) st = 'escape'
+      else if (b === 0x22) st = 'outside'
+    } else if (b === 0x22) st = 'inside'
+  }
+  return st
+}
+
+/** JSON escapes of the raw line-break bytes a split record's fragments lost between them. */
+const BREAK_ESCAPE: Record<number, string> = {0x0a: '\\n', 0x0d: '\\r'}
+
+/**
+ * The record that lines `i` through `k` make when joined, each raw line break between them (LF, or the CR LF the
+ * line split took for a line ending) replaced by its JSON escape when it lies inside a string, and removed when
+ * it lies between tokens (JSON whitespace); null when a break follows a backslash inside a string, or the join is
+ * not one JSON object of valid UTF-8 that `isRecord` takes for a whole record of the format.
+ */
+function joinedRecord(buf: Uint8Array, lines: Array<{start: number; end: number; next: number}>, i: number, k: number, isRecord: (v: Record<string, unknown>) => boolean): {value: Record<string, unknown>; bytes: Buffer} | null {
+  const parts: Buffer[] = []
+  let state: StringState = 'outside'
+  for (let j = i; j <= k; j++) {
+    const l = lines[j]
+    parts.push(Buffer.from(buf.buffer, buf.byteOffset + l.start, l.end - l.start))
+    state = stringStateAfter(buf, l.start, l.end, state)
+    if (j === k) break
+    if (state === 'escape') return null
+    // Inside a string the break becomes its escape; between tokens it is JSON whitespace, and goes.
+    let esc = ''
+    if (state === 'inside') for (let b = l.end; b < l.next; b++) esc += BREAK_ESCAPE[buf[b]] ?? ''
+    parts.push(Buffer.from(esc, 'latin1'))
+  }
+  const bytes = Buffer.concat(parts)
+  if (!checkUtf8(bytes).ok) return null
+  const value = parseRecord(bytes, isRecord)
+  return value === undefined ? null : {value, bytes}
+}
+
+/**
+ * Offset where the file's trailing run of NUL bytes and JSON whitespace starts when that run holds a NUL (the
+ * unwritten end of an append), else the file's size.
+ */
+function nulTailFrom(buf: Uint8Array): number {
+  let i = buf.length
+  let nul = false
+  while (i > 0 && (buf[i - 1] === 0 || isJsonWhitespace(buf[i - 1]))) {
+    if (buf[i - 1] === 0) nul = true
+    i--
+  }
+  if (!nul) return buf.length
+  // The run starts at its first NUL: line breaks before it end the last line, they are not part of the tail.
+  while (buf[i] !== 0) i++
+  return i
+}
+
+/** True when the file's first byte of content (after a BOM and whitespace) is not a record's `{` nor a NUL. */
+function startsForeign(buf: Uint8Array): boolean {
+  let i = hasBom(buf) ? 3 : 0
+  while (i < buf.length && isJsonWhitespace(buf[i])) i++
+  return i < buf.length && buf[i] !== 0x7b && buf[i] !== 0
 }
 
 /**
@@ -316,10 +423,11 @@ function joinsAsRecord(buf: Uint8Array, lines: Array<{start: number; end: number
 export function classifyJsonlBytes(buf: Uint8Array, opts: JsonlClassifyOptions = {}): JsonlClassification {
   const isRecord = opts.isRecord ?? anyObject
   const emptyCounts = (): LineCounts => ({total: 0, intact: 0, blank: 0, damaged: 0, records: 0, byReason: {}, firstDamaged: []})
-  if (isBlank(buf)) return {class: 'empty', reasons: [], lines: [], records: [], counts: emptyCounts(), eol: 'lf'}
-  if (isAllNul(buf)) return {class: 'zero-filled', reasons: [], lines: [], records: [], counts: emptyCounts(), damage: {offset: 0, length: buf.length}, eol: 'lf'}
+  if (isBlank(buf)) return {class: 'empty', reasons: [], lines: [], records: [], counts: emptyCounts(), eol: 'lf', loneSurrogates: []}
+  if (isAllNul(buf)) return {class: 'zero-filled', reasons: [], lines: [], records: [], counts: emptyCounts(), damage: {offset: 0, length: buf.length}, eol: 'lf', loneSurrogates: []}
 
   const raw = splitLines(buf)
+  const tailFrom = nulTailFrom(buf)
   let text: string[] | null = null
   try {
     // One native pass; LF is never part of a multi-byte sequence, so string and byte lines correspond.
@@ -340,7 +448,7 @@ export function classifyJsonlBytes(buf: Uint8Array, opts: JsonlClassifyOptions =
       if (s.length > 0 && !s.includes('\u0000')) {
         try {
           const v: unknown = JSON.parse(s)
-          if (isPlainObject(v) && !(LONE_SURROGATE_HINT.test(s) && hasLoneSurrogate(v))) {
+          if (isPlainObject(v)) {
             line.records = [{line: i, value: v, bytes: buf.subarray(start, end), offset: start}]
             lines.push(line)
             continue
@@ -350,7 +458,7 @@ export function classifyJsonlBytes(buf: Uint8Array, opts: JsonlClassifyOptions =
         }
       }
     }
-    const f = classifyLine(buf, start, end, isRecord)
+    const f = classifyLine(buf, start, end, tailFrom, isRecord)
     line.kind = f.kind
     line.reasons = f.reasons
     line.action = f.action
@@ -360,17 +468,17 @@ export function classifyJsonlBytes(buf: Uint8Array, opts: JsonlClassifyOptions =
     lines.push(line)
   }
 
-  // The final line is the last one that is not blank.
+  // The final line is the last one that is neither blank nor only the NULs of the tail.
   let last = lines.length - 1
-  while (last >= 0 && lines[last].kind === 'blank') last--
+  while (last >= 0 && (lines[last].kind === 'blank' || ((lines[last] as Scratch).nulOnly && lines[last].reasons.includes('nul-tail')))) last--
 
   // Cut records: a torn tail at the end, a record spread over lines, or a torn interior line.
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] as Scratch
     if (line.kind !== 'damaged' || line.action !== 'drop') continue
-    const tearOnly = line.reasons.every((r) => r === 'torn-utf8' || r === 'nul-run')
+    const tearOnly = line.reasons.every((r) => r === 'torn-utf8' || r === 'nul-run' || r === 'nul-tail')
     if (line.nulOnly) {
-      if (i === last) line.reasons.push('torn-tail')
+      // A line of NULs inside the log, or part of its NUL tail: no record was cut there.
       continue
     }
     if (i === last && line.prefix && tearOnly) {
@@ -379,37 +487,48 @@ export function classifyJsonlBytes(buf: Uint8Array, opts: JsonlClassifyOptions =
     }
     if (i !== last && line.prefix && line.reasons.length === 0) {
       // A record spread over several lines by raw line breaks?
-      let k = -1
+      let joined: {k: number; value: Record<string, unknown>; bytes: Buffer} | null = null
       for (let j = i + 1; j < lines.length && j <= i + MAX_SPLIT_LINES; j++) {
         if (lines[j].kind === 'record') break
-        if (joinsAsRecord(buf, raw, i, j, isRecord)) {
-          k = j
+        const r = joinedRecord(buf, raw, i, j, isRecord)
+        if (r) {
+          joined = {k: j, ...r}
           break
         }
       }
-      if (k > 0) {
-        for (let j = i; j <= k; j++) {
+      if (joined) {
+        for (let j = i; j <= joined.k; j++) {
           const l = lines[j]
           l.kind = 'damaged'
-          l.action = 'drop'
-          l.records = []
+          l.action = j === i ? 'rewrite' : 'drop'
+          l.records = j === i ? [{line: i, value: joined.value, bytes: joined.bytes, offset: null}] : []
           l.reasons = ['split-record']
           l.partOf = i
+          delete (l as Scratch).prefix
         }
-        i = k
+        line.joinedThrough = joined.k
+        i = joined.k
         continue
       }
     }
-    if (!line.reasons.includes('invalid-utf8') && !line.reasons.includes('lone-surrogate')) line.reasons.push('torn-interior')
+    if (!line.reasons.includes('invalid-utf8')) line.reasons.push('torn-interior')
   }
   for (const l of lines) {
     delete (l as Scratch).prefix
     delete (l as Scratch).nulOnly
   }
 
-  const counts = emptyCounts()
   const records: JsonlRecord[] = []
+  for (const l of lines) records.push(...l.records)
+
+  // Not a log at all: no record anywhere, and the first byte is not where a record would start.
+  if (records.length === 0 && startsForeign(buf)) {
+    for (const l of lines) if (l.kind === 'damaged') l.reasons = ['foreign-content']
+  }
+
+  const counts = emptyCounts()
   const reasons = new Set<LineReason>()
+  const loneSurrogates: LoneSurrogate[] = []
   for (const l of lines) {
     counts.total++
     if (l.kind === 'blank') counts.blank++
@@ -422,13 +541,19 @@ export function classifyJsonlBytes(buf: Uint8Array, opts: JsonlClassifyOptions =
       }
       if (counts.firstDamaged.length < 20) counts.firstDamaged.push({line: l.index + 1, offset: l.start, length: l.next - l.start, reasons: [...l.reasons]})
     }
-    records.push(...l.records)
+    for (const r of l.records) {
+      if (!mayHoldSurrogateEscape(r.bytes)) continue
+      const at = loneSurrogatePath(r.value)
+      if (at !== null) loneSurrogates.push({line: l.index, path: at})
+    }
   }
   counts.records = records.length
   const damaged = lines.filter((l) => l.kind === 'damaged')
   let cls: JsonlClassification['class'] = 'intact'
   if (damaged.length > 0) {
-    const onlyTail = damaged.length === 1 && damaged[0].index === last && damaged[0].reasons.includes('torn-tail') && damaged[0].reasons.every((r) => r === 'torn-tail' || r === 'torn-utf8' || r === 'nul-run')
+    // Truncated: the only cut is the final record's, and nothing but the NUL tail follows it.
+    const torn = damaged.filter((l) => l.reasons.includes('torn-tail'))
+    const onlyTail = torn.length === 1 && torn[0].index === last && damaged.every((l) => l === torn[0] ? l.reasons.every((r) => r === 'torn-tail' || r === 'torn-utf8' || r === 'nul-tail') : l.index > last && l.reasons.every((r) => r === 'nul-tail'))
     cls = onlyTail ? 'truncated' : 'corrupt'
   }
   const first = damaged[0]
@@ -440,5 +565,6 @@ export function classifyJsonlBytes(buf: Uint8Array, opts: JsonlClassifyOptions =
     counts,
     damage: first ? {offset: first.start, length: first.next - first.start} : undefined,
     eol: crlf > 0 && crlf * 2 >= raw.filter((l) => l.eol !== 'none').length ? 'crlf' : 'lf',
+    loneSurrogates,
   }
 }

@@ -15,6 +15,9 @@ import {VSCODE_TASK_ADAPTERS} from './vscode-tasks/index.js'
 
 export const ADAPTERS: readonly FormatAdapter[] = [codebuff, kilo, opencode, geminiCli, cline, claudeCode, codex, ...VSCODE_TASK_ADAPTERS]
 
+/** The agents chatdoctor recognises but does not diagnose yet (`unsupported/`). */
+export {UNSUPPORTED_AGENTS} from './unsupported/index.js'
+
 /** The adapter with this format id (its name, or one of the formats its reports carry), or undefined. */
 export function adapterByName(name: string): FormatAdapter | undefined {
   return ADAPTERS.find((a) => a.name === name) ?? ADAPTERS.find((a) => a.formats?.includes(name))

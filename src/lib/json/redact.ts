@@ -58,6 +58,12 @@ export interface RedactProfile {
    * byte: JSONL readers strip NUL runs from a line and read the record around them (classify/jsonl.ts).
    */
   nulIsPadding?: boolean
+  /**
+   * A raw line break (LF, CR) inside a string is kept where it is and is no damage: the string's text on each side
+   * of it is redacted on its own. JSONL readers split on LF, so a record spread over lines by raw breaks inside its
+   * strings (classify/jsonl.ts `split-record`) stays the same record over the same lines, its keys kept.
+   */
+  lineBreaksInStrings?: boolean
 }
 
 // ---- the byte-level lexer ------------------------------------------------------------------------------
@@ -297,11 +303,25 @@ export function redactJsonBytes(buf: Buffer, r: Redactor, profile: RedactProfile
     }
     if (b === Q) {
       const {pieces, next, closed} = lexString(buf, i + 1, end)
-      const damaged = !closed || pieces.some((p) => !p.clean)
+      const isBreak = (p: Piece) => !p.clean && profile.lineBreaksInStrings === true && p.raw.length === 1 && (p.raw[0] === 0x0a || p.raw[0] === 0x0d)
+      const damaged = !closed || pieces.some((p) => !p.clean && !isBreak(p))
       if (damaged) strict = true
       const isKey = Boolean(top && top.kind === 'object' && top.expectKey)
       emit('"')
-      if (damaged || strict) {
+      if (!damaged && !strict && !isKey && pieces.some(isBreak)) {
+        // A string holding raw line breaks: the breaks kept, the text between them redacted piece by piece.
+        const key = top ? (top.kind === 'object' ? top.lastKey : top.key) : null
+        let first = true
+        for (const p of pieces) {
+          if (isBreak(p)) {
+            emitRaw(p.raw)
+            continue
+          }
+          const v = decodeClean(p.raw)
+          emit(encode(keepLoneSurrogate(v, first ? redactValue(v, key, profile, r, stack.length) : r.placeholder(v))))
+          first = false
+        }
+      } else if (damaged || strict) {
         for (const p of pieces) {
           if (p.clean) {
             const v = decodeClean(p.raw)

@@ -127,6 +127,37 @@ export interface ChatDirSnapshot {
 /** What an adapter says of a chat dir: a diagnosis, or a reason it holds nothing to diagnose. */
 export type Diagnosis = {kind: 'chat'; report: Omit<ChatReport, 'path'>} | {kind: 'skipped'; reason: string}
 
+/**
+ * What the recognition of an agent chatdoctor does not diagnose yet found in a folder: the thing, in words (`store`,
+ * `chats folder`, `config file`), and what of the folder it is: the whole folder (nothing in it is searched
+ * further, no adapter looks at it), or some of its entries by name (the rest of the folder is searched as usual).
+ */
+export interface UnsupportedFind {
+  what: string
+  claims: 'folder' | readonly string[]
+  /** The agent's name when it is not the recognizer's own (one recognizer for several agents' shared layout). */
+  agent?: string
+}
+
+/**
+ * An agent chatdoctor finds but does not diagnose yet (`formats/unsupported/`): how its store is recognised, so
+ * that a scan says what it found instead of nothing, and never takes its files for another agent's.
+ */
+export interface UnsupportedAgent {
+  /** Id, e.g. `gemini-cli`. */
+  readonly name: string
+  /** The agent's name as people write it (`Gemini CLI`). */
+  readonly displayName: string
+  /** Its words, kept out of the core as an adapter's are (`FormatAdapter.vocabulary`). */
+  readonly vocabulary: readonly string[]
+  /** Where its stores live for a home dir and environment (folders or files); a default-roots scan looks at those that exist. */
+  defaultRoots(home: string, env: NodeJS.ProcessEnv): string[]
+  /** Home-relative paths through dot-folders to its stores, as `FormatAdapter.discoveryPaths`. */
+  readonly discoveryPaths?: readonly string[]
+  /** What of this agent a folder holds, from its path and its entries' names; null for nothing. Must not touch the disk. */
+  recognize(dir: string, names: readonly string[]): UnsupportedFind | null
+}
+
 /** An agent's on-disk format. */
 export interface FormatAdapter {
   /** Format id as it appears in the JSON report (`format`), e.g. `codebuff`. */

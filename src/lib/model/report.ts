@@ -241,22 +241,28 @@ export type RankEntry = Shape<typeof RankEntrySchema>
 
 /** One byte change of a JSONL repair: where, what kind, how many bytes. Never content. */
 const LineChangeSchema = z.looseObject({
-  /** `drop-torn-tail`, `strip-nul`, `strip-bom`, `split-line`, `drop-line`, `relink-parent`, `add-newline`, `drop-trailing`. */
+  /** `drop-torn-tail`, `strip-nul`, `strip-bom`, `split-line`, `rejoin-lines`, `drop-line`, `relink-parent`, `set-ordinal`, `add-newline`, `drop-trailing`. */
   kind: z.string(),
   /** 1-based line number in the original file. */
   line: z.number().int().positive(),
   /** Byte offset of the line in the original file. */
   offset: count(),
-  /** Bytes of the original line (with its line ending). */
+  /** Bytes of the original line (with its line ending); for `rejoin-lines`, of every line joined. */
   length: count(),
   reasons: z.array(z.string()),
   bytesRemoved: count(),
+  /** Bytes added (`rejoin-lines`: the JSON escapes of the raw line breaks; `set-ordinal`: the member inserted). */
+  bytesAdded: count().optional(),
+  /** (`rejoin-lines`) How many physical lines became one record again. */
+  linesJoined: z.number().int().positive().optional(),
   /** Complete records the line still holds after the change. */
   recordsKept: count(),
   /** sha256 of the original line's bytes (kept in the evidence folder). */
   sha256: sha256(),
   /** (`relink-parent`) The old and new parent ids (ids only). */
   relink: z.looseObject({from: z.string(), to: z.string()}).optional(),
+  /** (`set-ordinal`) The `ordinal` given to a paginated Codex rollout's record that lacked it. */
+  ordinal: count().optional(),
 })
 export type LineChangeReport = Shape<typeof LineChangeSchema>
 
@@ -442,7 +448,14 @@ const OperationalErrorSchema = z.looseObject({
 export type OperationalError = Shape<typeof OperationalErrorSchema>
 
 /** A folder that looked like a chat dir but holds nothing to diagnose. */
-const SkippedSchema = z.looseObject({path: z.string(), reason: z.string()})
+const SkippedSchema = z.looseObject({
+  path: z.string(),
+  reason: z.string(),
+  /** The agent whose store, folder or file this is, when chatdoctor recognises it but does not diagnose it yet. */
+  agent: z.string().optional(),
+  /** (with `agent`) What was found, in words: `store`, `chats folder`, `task folder`, `config file`. */
+  what: z.string().optional(),
+})
 export type Skipped = Shape<typeof SkippedSchema>
 
 /** (`find`) One matching prompt or answer. */

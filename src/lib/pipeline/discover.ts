@@ -6,11 +6,16 @@
  * way to the agents' own roots (each adapter's `discoveryPaths`) and `node_modules`. A chat
  * reached twice (same real path) is reported once; a folder deeper than `MAX_DEPTH` is a `skipped` entry
  * (`TOO_DEEP`). Read-only: only `readdir`, `lstat`, `realpath`.
+ *
+ * Agents chatdoctor does not diagnose yet (`unsupported`) are recognised first in every folder: what one of them
+ * claims is a `skipped` entry naming the agent (`agent`, `what`, "not supported yet"); a folder it claims whole is
+ * neither offered to the adapters nor searched further, entries it claims by name are kept from the adapters. A
+ * scan of the default roots looks at their roots too.
  */
 import {lstatSync, readdirSync} from 'node:fs'
 import {realpath, stat} from 'node:fs/promises'
 import path from 'node:path'
-import type {ChatUnit, FormatAdapter} from '../model/adapter.js'
+import type {ChatUnit, FormatAdapter, UnsupportedAgent} from '../model/adapter.js'
 import type {OperationalError, Skipped} from '../model/report.js'
 import {printableName, tildify} from '../fsio/paths.js'
 import {nonUtf8Names} from '../fsio/raw-names.js'
@@ -63,7 +68,7 @@ function stepMatches(step: string, name: string): boolean {
  * dot-folder, only the next step of such a path; a dot-folder elsewhere only when it is the first step of a
  * discovery path; anything else.
  */
-export function mayEnter(parent: string, name: string, adapters: readonly FormatAdapter[]): boolean {
+export function mayEnter(parent: string, name: string, adapters: ReadonlyArray<Pick<FormatAdapter, 'discoveryPaths'>>): boolean {
   if (name === 'node_modules') return false
   const paths = adapters.flatMap((a) => a.discoveryPaths ?? []).map((p) => p.split('/')).filter((p) => p[0].startsWith('.'))
   const tail = parent.split(path.sep)
@@ -93,18 +98,24 @@ function errMessage(e: unknown): string {
  * a file stands for the chats of its folder that hold that file (for a chat-dir format, the chat dir it is in);
  * a file no chat holds is listed in `notChatFiles`. Never throws: unreadable paths become `errors`.
  */
-export async function discover(paths: string[], adapters: readonly FormatAdapter[], home: string, env: NodeJS.ProcessEnv): Promise<Discovery> {
+export async function discover(paths: string[], adapters: readonly FormatAdapter[], home: string, env: NodeJS.ProcessEnv, unsupported: readonly UnsupportedAgent[] = []): Promise<Discovery> {
   const result: Discovery = {chats: [], errors: [], skipped: [], roots: [], notChatFiles: []}
   const seen = new Set<string>()
-  let roots: Array<{p: string; explicit: boolean; format: string | null}>
-  if (paths.length === 0) roots = adapters.flatMap((a) => a.defaultRoots(home, env).map((p) => ({p, explicit: false, format: a.name})))
-  else {
+  let roots: Array<{p: string; explicit: boolean; format: string | null; listed?: boolean}>
+  if (paths.length === 0) {
+    roots = [
+      ...adapters.flatMap((a) => a.defaultRoots(home, env).map((p) => ({p, explicit: false, format: a.name}))),
+      // The roots of agents not diagnosed yet are searched (their finds are `skipped` entries) but not listed in
+      // `roots`, which says where chats were looked for.
+      ...unsupported.flatMap((a) => a.defaultRoots(home, env).map((p) => ({p, explicit: false, format: null, listed: false}))),
+    ]
+  } else {
     // An empty PATH (a shell variable that expanded to nothing) would resolve to the working directory.
     for (const p of paths) if (p.trim() === '') result.errors.push({path: JSON.stringify(p), message: 'an empty PATH names nothing (did a shell variable expand to nothing?)'})
     roots = paths.filter((p) => p.trim() !== '').map((p) => ({p: path.resolve(p), explicit: true, format: null}))
   }
 
-  for (const {p, explicit, format} of roots) {
+  for (const {p, explicit, format, listed} of roots) {
     let real: string
     let onlyFile: string | undefined
     try {
@@ -115,22 +126,67 @@ export async function discover(paths: string[], adapters: readonly FormatAdapter
         real = path.dirname(real)
       }
     } catch (e) {
-      result.roots.push({path: p, format, present: false})
+      if (listed !== false) result.roots.push({path: p, format, present: false})
       if (explicit) result.errors.push({path: p, message: errMessage(e)})
       continue
     }
-    result.roots.push({path: p, format, present: true})
-    const matched = await walk(real, 0, adapters, result, seen, onlyFile)
-    if (onlyFile !== undefined && matched === 0) result.notChatFiles.push(p)
+    if (listed !== false) result.roots.push({path: p, format, present: true})
+    const matched = await walk(real, 0, {adapters, unsupported, out: result, seen, noted: new Set()}, onlyFile)
+    if (explicit && onlyFile !== undefined && matched === 0) result.notChatFiles.push(p)
   }
   return result
 }
 
+/** What a walk carries from folder to folder. */
+interface Walk {
+  adapters: readonly FormatAdapter[]
+  unsupported: readonly UnsupportedAgent[]
+  out: Discovery
+  /** Chats found, by path. */
+  seen: Set<string>
+  /** Unsupported finds reported, by path. */
+  noted: Set<string>
+}
+
+/**
+ * The agents chatdoctor does not diagnose yet that claim something of `dir`: their finds become `skipped` entries
+ * (each path once); returns whether the folder is claimed whole and the names kept from the adapters.
+ */
+function noteUnsupported(dir: string, names: string[], w: Walk, onlyFile?: string): {whole: boolean; claimed: Set<string>} {
+  const claimed = new Set<string>()
+  let whole = false
+  for (const agent of w.unsupported) {
+    // A file PATH: what the agent says of that file alone, else of its folder (a file in a folder it claims whole
+    // is its file too).
+    let f = onlyFile === undefined ? null : agent.recognize(dir, [onlyFile])
+    if (f && f.claims !== 'folder' && !f.claims.includes(onlyFile!)) f = null
+    if (!f) {
+      const g = agent.recognize(dir, names)
+      if (g && onlyFile !== undefined) f = g.claims === 'folder' || g.claims.includes(onlyFile) ? {...g, what: 'file', claims: [onlyFile]} : null
+      else f = g
+    }
+    if (!f) continue
+    const own = f.claims === 'folder' ? null : f.claims.filter((n) => onlyFile === undefined || n === onlyFile)
+    if (own !== null && own.length === 0) continue
+    if (own === null) whole = true
+    else for (const n of own) claimed.add(n)
+    const at = own === null || own.length > 1 ? dir : path.join(dir, own[0])
+    if (w.noted.has(at)) continue
+    w.noted.add(at)
+    const name = f.agent ?? agent.displayName
+    w.out.skipped.push({path: at, reason: `${name} ${f.what} (not supported yet): chatdoctor does not diagnose it`, agent: name, what: f.what})
+    if (whole) break
+  }
+  return {whole, claimed}
+}
+
 /**
  * Searches `dir` and (unless `onlyFile` is given: then only the chats holding that file) the folders below it.
- * Returns how many chats of `dir` itself matched, counting those already seen.
+ * Returns how many chats of `dir` itself matched, counting those already seen (a file PATH an unsupported agent
+ * claims counts: its `skipped` entry says what it is).
  */
-async function walk(dir: string, depth: number, adapters: readonly FormatAdapter[], out: Discovery, seen: Set<string>, onlyFile?: string): Promise<number> {
+async function walk(dir: string, depth: number, w: Walk, onlyFile?: string): Promise<number> {
+  const {adapters, out, seen} = w
   let matched = 0
   let entries
   try {
@@ -145,7 +201,11 @@ async function walk(dir: string, depth: number, adapters: readonly FormatAdapter
   // skipped, shown escaped (a file so named is the inventory's business).
   const lossy = new Map<string, Buffer[]>()
   for (const raw of nonUtf8Names(dir, entries.map((e) => e.name))) lossy.set(raw.toString('utf8'), [...(lossy.get(raw.toString('utf8')) ?? []), raw])
-  const names = entries.map((e) => e.name)
+  const all = entries.map((e) => e.name)
+  const {whole, claimed} = noteUnsupported(dir, all, w, onlyFile)
+  if (whole) return onlyFile === undefined ? 0 : 1
+  if (onlyFile !== undefined && claimed.has(onlyFile)) matched++
+  const names = claimed.size === 0 ? all : all.filter((n) => !claimed.has(n))
   let descend = true
   for (const adapter of adapters) {
     const found = adapter.chatsIn(dir, names)
@@ -178,7 +238,7 @@ async function walk(dir: string, depth: number, adapters: readonly FormatAdapter
       continue
     }
     if (e.isSymbolicLink()) {
-      if (!mayEnter(dir, e.name, adapters)) continue
+      if (!mayEnter(dir, e.name, [...adapters, ...w.unsupported])) continue
       try {
         if ((await stat(child)).isDirectory() && lstatSync(child).isSymbolicLink()) out.skipped.push({path: child, reason: 'symbolic link to a folder: not followed'})
       } catch {
@@ -186,9 +246,9 @@ async function walk(dir: string, depth: number, adapters: readonly FormatAdapter
       }
       continue
     }
-    if (!e.isDirectory() || !mayEnter(dir, e.name, adapters)) continue
+    if (!e.isDirectory() || !mayEnter(dir, e.name, [...adapters, ...w.unsupported])) continue
     if (depth >= MAX_DEPTH) out.skipped.push({path: child, reason: TOO_DEEP})
-    else await walk(child, depth + 1, adapters, out, seen)
+    else await walk(child, depth + 1, w)
   }
   return matched
 }

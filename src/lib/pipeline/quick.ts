@@ -15,7 +15,7 @@ import {discover, searchedOf, type Discovery} from './discover.js'
 import {EXIT_OPERATIONAL} from '../model/exit-codes.js'
 import {finding} from '../model/findings.js'
 import type {FormatAdapter} from '../model/adapter.js'
-import {ADAPTERS} from '../formats/index.js'
+import {ADAPTERS, UNSUPPORTED_AGENTS} from '../formats/index.js'
 import type {ChatReport, Finding, Generation, OperationalError, Role, Skipped} from '../model/report.js'
 import {tildify} from '../fsio/paths.js'
 import {scanExitCode} from './report.js'
@@ -171,7 +171,7 @@ function quickChat(dir: string, files: string[] | undefined, adapter: FormatAdap
 /** Runs discovery and the quick diagnosis over PATHs. Same result shape as a full scan, without snapshots. */
 export async function quickScanPaths(paths: string[], opts: ScanOptions): Promise<{chats: ChatReport[]; skipped: Skipped[]; errors: OperationalError[]} & Pick<Discovery, 'roots' | 'notChatFiles'>> {
   const adapters = opts.adapters ?? ADAPTERS
-  const found = await discover(paths, adapters, opts.home, opts.env)
+  const found = await discover(paths, adapters, opts.home, opts.env, opts.unsupported ?? UNSUPPORTED_AGENTS)
   const errors: OperationalError[] = found.errors.map((e) => ({...e, path: tildify(e.path, opts.home)}))
   const skipped: Skipped[] = found.skipped.map((s) => ({...s, path: tildify(s.path, opts.home)}))
   const chats: ChatReport[] = []

@@ -3,10 +3,10 @@
  * `check` and `inspect` all go through `scanPaths`, so they agree on every verdict. Read-only.
  */
 import {discover, searchedOf, type Discovery, type SearchedRoot} from './discover.js'
-import type {ChatDirSnapshot, ChatUnit, FormatAdapter, ScannedChat} from '../model/adapter.js'
+import type {ChatDirSnapshot, ChatUnit, FormatAdapter, ScannedChat, UnsupportedAgent} from '../model/adapter.js'
 
 export type {ScannedChat} from '../model/adapter.js'
-import {ADAPTERS} from '../formats/index.js'
+import {ADAPTERS, UNSUPPORTED_AGENTS} from '../formats/index.js'
 import {readChat, ReadArena} from './inventory.js'
 import {readLog, stateDir} from '../fsio/repair-log.js'
 import type {OperationalError, Skipped} from '../model/report.js'
@@ -22,6 +22,8 @@ export interface ScanOptions {
   home: string
   env: NodeJS.ProcessEnv
   adapters?: readonly FormatAdapter[]
+  /** The agents recognised but not diagnosed (default: the registry's, `UNSUPPORTED_AGENTS`). */
+  unsupported?: readonly UnsupportedAgent[]
   /**
    * Keep the bytes read (`snapshot.files[].data`) in the result. Default true (`repair` writes the exact bytes
    * of a generation). `scan` passes false: each chat's bytes are dropped once it is diagnosed, so memory stays
@@ -121,7 +123,7 @@ export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: str
 /** Runs discovery and diagnosis over PATHs (or the default roots when `paths` is empty). */
 export async function scanPaths(paths: string[], opts: ScanOptions): Promise<ScanResult> {
   const adapters = opts.adapters ?? ADAPTERS
-  const found = await discover(paths, adapters, opts.home, opts.env)
+  const found = await discover(paths, adapters, opts.home, opts.env, opts.unsupported ?? UNSUPPORTED_AGENTS)
   if (opts.indexes) {
     const roots = paths.length > 0 ? paths.filter((p) => p.trim() !== '').map((p) => path.resolve(p)) : adapters.flatMap((a) => a.defaultRoots(opts.home, opts.env))
     const idx = await findIndexChats(found.chats, adapters, roots, opts.home, opts.env)

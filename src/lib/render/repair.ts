@@ -5,7 +5,7 @@
  */
 import type {ChalkInstance} from 'chalk'
 import type {ActionReport, ChatReport, LineChangeReport, Report} from '../model/report.js'
-import {renderFindings, renderRoots} from './table.js'
+import {renderFindings, renderRoots, unsupportedLine} from './table.js'
 import {commandLines} from './next-steps.js'
 import {exactOf} from './terminal.js'
 import {UNLIMITED, shortenMiddle, textWidth, wrapLine} from './width.js'
@@ -73,7 +73,12 @@ function restoredTurns(chat: ChatReport, from: string | null): number | null {
  * (interleaved-line)"); `parentKey` names the record key a `relink-parent` rewrites (the adapter's).
  */
 export function changeText(ch: LineChangeReport, parentKey = 'parent'): string {
-  const what = ch.kind === 'relink-parent' && ch.relink ? `relink-parent, ${parentKey} ${ch.relink.from} → ${ch.relink.to}` : `${ch.kind}, ${ch.bytesRemoved} byte${ch.bytesRemoved === 1 ? '' : 's'} removed${ch.recordsKept > 0 ? `, ${ch.recordsKept} record${ch.recordsKept === 1 ? '' : 's'} kept` : ''}`
+  const bytes = (n: number) => `${n} byte${n === 1 ? '' : 's'}`
+  let what: string
+  if (ch.kind === 'relink-parent' && ch.relink) what = `relink-parent, ${parentKey} ${ch.relink.from} → ${ch.relink.to}`
+  else if (ch.kind === 'rejoin-lines') what = `rejoin-lines, ${ch.linesJoined ?? 2} lines made one record again: ${bytes(ch.bytesRemoved)} of raw line breaks replaced by ${bytes(ch.bytesAdded ?? 0)} of their escapes`
+  else if (ch.kind === 'set-ordinal') what = `set-ordinal, ordinal ${ch.ordinal ?? '?'} given (${bytes(ch.bytesAdded ?? 0)} added)`
+  else what = `${ch.kind}, ${bytes(ch.bytesRemoved)} removed${ch.recordsKept > 0 ? `, ${ch.recordsKept} record${ch.recordsKept === 1 ? '' : 's'} kept` : ''}`
   return `line ${ch.line} (byte ${ch.offset}): ${what}${ch.reasons.length > 0 ? ` (${ch.reasons.join(', ')})` : ''}`
 }
 
@@ -266,6 +271,8 @@ export function renderRepair(report: Report, opts: RepairRenderOptions): {stdout
     else if (out.length === 0) out.push('Nothing to repair.')
     if (out.length > 0) out.push('')
     const tail = [repairSummaryLine(report)]
+    const also = unsupportedLine(report.skipped)
+    if (also) tail.unshift(also)
     if (report.repairId) tail.push(`To undo this repair: chatdoctor undo ${report.repairId}`)
     if (report.dryRun && report.chats.some((ch) => ch.repair?.outcome === 'planned')) tail.push('Run without --dry-run to repair.')
     if (report.interrupted) tail.push('Stopped (Ctrl-C or a termination signal) between chats: every chat above is either fully repaired or untouched.')

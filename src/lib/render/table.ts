@@ -65,6 +65,32 @@ export function summaryLine(report: Report): string {
   return parts.join('; ') + ` (exit ${report.exitCode})`
 }
 
+/** A noun phrase in the plural ("store" → "stores", "chat history" → "chat histories"). */
+function pluralOf(what: string): string {
+  if (what.endsWith('s')) return what
+  if (/[^aeiou]y$/.test(what)) return `${what.slice(0, -1)}ies`
+  const of = what.indexOf(' of ')
+  if (of > 0) return `${pluralOf(what.slice(0, of))}${what.slice(of)}`
+  return `${what}s`
+}
+
+/**
+ * The one line that names what a scan found of agents chatdoctor does not diagnose yet ("also found: 1 Gemini CLI
+ * store (not supported yet)"), or null when it found none.
+ */
+export function unsupportedLine(skipped: ReadonlyArray<{agent?: string; what?: string}>): string | null {
+  const counts = new Map<string, {agent: string; what: string; n: number}>()
+  for (const s of skipped) {
+    if (s.agent === undefined || s.what === undefined) continue
+    const key = `${s.agent}\u0000${s.what}`
+    const c = counts.get(key) ?? {agent: s.agent, what: s.what, n: 0}
+    c.n++
+    counts.set(key, c)
+  }
+  if (counts.size === 0) return null
+  return `also found: ${[...counts.values()].map((c) => `${c.n} ${c.agent} ${c.n === 1 ? c.what : pluralOf(c.what)}`).join(', ')} (not supported yet)`
+}
+
 /** A chat's path split into its folder (ending in `/`) and its own name. */
 export function splitChatPath(p: string): {folder: string; name: string} {
   const cut = p.lastIndexOf('/')
@@ -186,6 +212,8 @@ export function renderHuman(report: Report, opts: TableOptions): {stdout: string
   for (const e of report.errors) err.push(...wrap(`${c.red('error')} ${e.path}: ${e.message}`))
   if (!opts.quiet) {
     if (empty) out.push('No chats found.', ...renderRoots(report, opts))
+    const also = unsupportedLine(report.skipped)
+    if (also) out.push(...wrap(also))
     out.push(...wrap(summaryLine(report)))
     if (opts.next) out.push(...renderNextSteps(nextSteps(report, opts.next), width))
   }

@@ -190,7 +190,10 @@ export function analyzeClaude(fileName: string, cls: JsonlClassification): Claud
   } else if (dangling > 0 || lostOnChain) {
     const inner = dangling - danglingFirst
     if (inner > 0 || lostOnChain) {
-      findings.push(finding('dangling-parent', null, `${Math.max(inner, 1)} record${inner === 1 ? '' : 's'} link${inner === 1 ? 's' : ''} to a parent that is not in the file; the chain walk from the last record stops there and reaches ${turns} of ${transcriptTurns} user turns`, lostOnChain ? 'error' : 'warning'))
+      const n = Math.max(inner, 1)
+      const onDamagedLine = breakAt !== null && allUuids.has(breakAt.parent)
+      const why = onDamagedLine ? `the parent the chain walk needs next (${breakAt!.parent}) is a record on a damaged line the agent cannot read` : `${n} record${n === 1 ? '' : 's'} link${n === 1 ? 's' : ''} to a parent that is not in the file`
+      findings.push(finding('dangling-parent', null, `${why}; the chain walk from the last record stops there and reaches ${turns} of ${transcriptTurns} user turns`, lostOnChain ? 'error' : 'warning'))
     } else {
       findings.push(finding('dangling-parent', null, "the first record's parent is not in the file (the session continues another one); the rest of the chain is whole", 'info'))
     }
@@ -221,6 +224,23 @@ export function analyzeClaude(fileName: string, cls: JsonlClassification): Claud
     reachableRecords: reachable,
   }
   return {sidechain, measure, transcriptTurns, findings, rules: {relink: sidechain ? 'sidechain' : 'main', isRecord: isClaudeRecordShape}, refused: null}
+}
+
+/**
+ * The start of a user record's prompt as Claude Code writes it (`"type":"user","message":{"role":"user",
+ * "content":…`: a string, or a first text block) and the prompt's text, as far as the fragment holds it.
+ */
+const PROMPT_START = /"type":"user","message":\{"role":"user","content":(?:"((?:[^"\\]|\\.)*)|\[\{"type":"text","text":"((?:[^"\\]|\\.)*))/
+
+/**
+ * Whether a damaged line's fragment still shows the start of a user prompt (by `isUserTurn`'s rules: not meta,
+ * not a compaction summary, not an interrupt note or a local-command echo, not an injected reminder).
+ */
+export function promptInFragment(text: string): boolean {
+  const m = PROMPT_START.exec(text)
+  if (m === null || /"isMeta":true|"isCompactSummary":true/.test(text)) return false
+  const start = (m[1] ?? m[2] ?? '').replace(/^(?:\\[nrt]|\s)+/, '')
+  return !NOT_A_PROMPT.test(start) && !start.startsWith('<system-reminder>')
 }
 
 /**
@@ -288,6 +308,7 @@ export const claudeDialect: SessionDialect = {
   analyze(fileName, cls) {
     const a = analyzeClaude(fileName, cls)
     const withId = cls.records.find((r) => typeof r.value.sessionId === 'string')
-    return {...a, id: withId ? (withId.value.sessionId as string) : null}
+    return {...a, id: withId ? (withId.value.sessionId as string) : null, manual: null}
   },
+  promptInFragment,
 }

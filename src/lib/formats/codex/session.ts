@@ -10,7 +10,7 @@ import type {JsonlClassification} from '../../classify/jsonl.js'
 import {finding} from './findings.js'
 import type {ContextMeasure, Finding} from '../../model/report.js'
 import type {SessionDialect} from '../jsonl/dialect.js'
-import type {JsonlRepairRules} from '../jsonl/repair.js'
+import {topLevelValueSpan, type JsonlRepairRules, type RecordAmendment} from '../jsonl/repair.js'
 
 /** Line `type`s of the `{timestamp, type, payload}` rollout format (peer-formats §3.2). */
 export const ROLLOUT_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'compacted', 'event_msg', 'world_state'])
@@ -87,32 +87,29 @@ function timeOf(v: Record<string, unknown>): number | null {
   return Number.isNaN(t) ? null : t
 }
 
-/** Counts over a list of records (the file as written, or what the loader reads). */
+/** A user input item the model sees: a user `message` item whose text is not injected context. */
+function isPrompt(item: Record<string, unknown> | null): boolean {
+  return item !== null && item.type === 'message' && item.role === 'user' && !isInjected(firstText(item))
+}
+
+/**
+ * Counts over a list of records (the file as written, or what the loader reads). User turns are the user input
+ * items the model sees (`response_item` messages of role user, or the old layout's bare items), not the UI's
+ * `user_message` events: a prompt whose item is damaged is lost to the model even when its event survives.
+ */
 function count(records: Array<Record<string, unknown>>) {
   const events = records.filter((v) => v.type === 'event_msg' && isObj(v.payload))
   const eventType = (v: Record<string, unknown>) => (v.payload as {type?: unknown}).type
-  let userTurns: number
   let assistantMessages: number
   let newestPromptAt: number | null = null
   const items = records.map(itemOf)
-  if (events.some((e) => eventType(e) === 'user_message')) {
-    const prompts = events.filter((e) => eventType(e) === 'user_message')
-    userTurns = prompts.length
-    for (const p of prompts) {
-      const t = timeOf(p)
-      if (t !== null && (newestPromptAt === null || t > newestPromptAt)) newestPromptAt = t
-    }
-  } else {
-    userTurns = 0
-    records.forEach((v, i) => {
-      const it = items[i]
-      if (it && it.type === 'message' && it.role === 'user' && !isInjected(firstText(it))) {
-        userTurns++
-        const t = timeOf(v)
-        if (t !== null && (newestPromptAt === null || t > newestPromptAt)) newestPromptAt = t
-      }
-    })
-  }
+  let userTurns = 0
+  records.forEach((v, i) => {
+    if (!isPrompt(items[i])) return
+    userTurns++
+    const t = timeOf(v)
+    if (t !== null && (newestPromptAt === null || t > newestPromptAt)) newestPromptAt = t
+  })
   if (events.length > 0) assistantMessages = events.filter((e) => eventType(e) === 'agent_message').length
   else assistantMessages = items.filter((it) => it && it.type === 'message' && it.role === 'assistant').length
   const calls = new Map<string, number>()
@@ -143,18 +140,107 @@ function count(records: Array<Record<string, unknown>>) {
   return {userTurns, assistantMessages, newestPromptAt, calls: calls.size, open, openAtEnd, lastActivityAt, compactions}
 }
 
-/** The acceptance rules of Codex's loader on a list of records (empty: accepted). */
-export function codexAcceptance(records: Array<Record<string, unknown>>): string[] {
+/** True when the rollout's header says it is paginated (every line carries an `ordinal`). */
+function isPaginated(records: ReadonlyArray<Record<string, unknown>>): boolean {
+  const first = records[0]
+  return first !== undefined && first.type === 'session_meta' && isObj(first.payload) && first.payload.history_mode === 'paginated'
+}
+
+const ordinalOf = (v: Record<string, unknown>): number | null => (typeof v.ordinal === 'number' && Number.isInteger(v.ordinal) && v.ordinal >= 0 ? v.ordinal : null)
+
+/**
+ * The acceptance rules of Codex's loader on a list of records (empty: accepted): `session_meta` first (or the old
+ * layout's header); in a paginated rollout, the last record carries an `ordinal` (the writer resumes from it,
+ * `rollout/src/ordinal.rs`), and every record carries one, each one more than the record before it (the thread
+ * history projection refuses a record without one and a gap no skipped line covers; a repaired log skips none).
+ * `skippedBefore[i]`: the lines Codex skips (damaged ones) between record `i - 1` and record `i` of the log as it is.
+ */
+export function codexAcceptance(records: Array<Record<string, unknown>>, skippedBefore?: readonly number[]): string[] {
   const problems: string[] = []
   if (records.length === 0) return ['no record']
   const first = records[0]
   if (isLegacyHeader(first)) return problems
   if (first.type !== 'session_meta' || !isObj(first.payload)) problems.push('the first record is not the session_meta header')
-  else if ((first.payload as {history_mode?: unknown}).history_mode === 'paginated') {
+  else if (isPaginated(records)) {
     const last = records[records.length - 1]
-    if (typeof last.ordinal !== 'number') problems.push('the last record of a paginated rollout has no ordinal')
+    if (ordinalOf(last) === null) problems.push('the last record of a paginated rollout has no ordinal')
+    let prev: number | null = null
+    for (let i = 0; i < records.length; i++) {
+      const o = ordinalOf(records[i])
+      if (o === null) {
+        if (i < records.length - 1) {
+          problems.push(`record ${i + 1} of a paginated rollout has no ordinal`)
+          break
+        }
+        continue
+      }
+      if (prev !== null && (o <= prev || o > prev + 1 + (skippedBefore?.[i] ?? 0))) {
+        problems.push(`record ${i + 1} of a paginated rollout has ordinal ${o} after ${prev} (Codex refuses a repeat, and a gap no skipped line covers)`)
+        break
+      }
+      prev = o
+    }
   }
   return problems
+}
+
+/**
+ * The `ordinal`s a paginated rollout's last records lack, given as Codex's writer would have: one more than the
+ * record before each (`rollout/src/ordinal.rs` resumes from the last record's). Inserted after the record's
+ * `timestamp` member, where Codex writes it; nothing else of the record changes. Only a run of records at the
+ * end without one is amended (one inside the log cannot be numbered without renumbering others).
+ */
+export function amendOrdinals(records: ReadonlyArray<{value: Record<string, unknown>; bytes: Uint8Array}>): RecordAmendment[] {
+  if (!isPaginated(records.map((r) => r.value))) return []
+  let k = records.length
+  while (k > 0 && ordinalOf(records[k - 1].value) === null) k--
+  if (k === records.length || k === 0) return []
+  const base = ordinalOf(records[k - 1].value)!
+  const out: RecordAmendment[] = []
+  for (let i = k; i < records.length; i++) {
+    const ordinal = base + (i - k) + 1
+    const bytes = Buffer.from(records[i].bytes)
+    const ts = topLevelValueSpan(bytes, 'timestamp')
+    const insert = ts ? {at: ts.end, text: `,"ordinal":${ordinal}`} : {at: bytes.indexOf(0x7b) + 1, text: `"ordinal":${ordinal},`}
+    if (insert.at <= 0) return []
+    out.push({index: i, bytes: Buffer.concat([bytes.subarray(0, insert.at), Buffer.from(insert.text), bytes.subarray(insert.at)]), value: {...records[i].value, ordinal}, kind: 'set-ordinal', note: {ordinal}})
+  }
+  return out
+}
+
+/** The thread id and local start time a rollout's file name still tells (`rollout-<YYYY-MM-DDThh-mm-ss>-<id>.jsonl`). */
+export function rolloutNameFacts(fileName: string): {threadId: string; startedAt: string} | null {
+  const m = /^rollout-(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl/i.exec(path.basename(fileName))
+  return m ? {threadId: m[5], startedAt: `${m[1]} ${m[2]}:${m[3]}:${m[4]}`} : null
+}
+
+/** What Codex does with a rollout whose first record is not its header, what the name still tells, what to do. */
+function missingHeaderAccount(fileName: string, records: number, turns: number): string {
+  const facts = rolloutNameFacts(fileName)
+  const told = facts ? `The file name still tells its thread id ${facts.threadId} and its start time ${facts.startedAt} (local time of the machine that wrote it). ` : 'The file name does not tell the thread id (not a rollout-<time>-<id>.jsonl name). '
+  return (
+    `its first record is not the session_meta header, though its ${plural(records, 'record')} ${records === 1 ? 'is' : 'are'} intact (${plural(turns, 'user turn')}). ${told}` +
+    `Codex leaves this rollout out of codex resume and its thread list, and resuming it${facts ? ` (codex resume ${facts.threadId})` : ''} fails: "does not start with session metadata". ` +
+    'To use it again, put its session_meta line back from a copy of it (a backup of the Codex home, or the .jsonl.zst beside it); chatdoctor does not invent a header'
+  )
+}
+
+function plural(n: number, w: string): string {
+  return `${n} ${w}${n === 1 ? '' : 's'}`
+}
+
+/** For each clean record of a log, how many damaged lines (which Codex's reader skips) lie just before it. */
+function skippedLinesBefore(cls: JsonlClassification): number[] {
+  const out: number[] = []
+  let pending = 0
+  for (const l of cls.lines) {
+    if (l.kind === 'damaged') pending++
+    else if (l.kind === 'record') {
+      out.push(pending)
+      pending = 0
+    }
+  }
+  return out
 }
 
 /** What the analysis of one Codex rollout found. */
@@ -167,6 +253,8 @@ export interface CodexAnalysis {
   findings: Finding[]
   rules: JsonlRepairRules
   refused: string | null
+  /** What a person must do when the header is missing (see `SessionAnalysis.manual`); null otherwise. */
+  manual: string | null
 }
 
 /**
@@ -175,7 +263,7 @@ export interface CodexAnalysis {
  * openai/codex#36802), on a BOM or anything but `session_meta` first (#28139, #38341), and on a paginated
  * rollout whose last record has no `ordinal` (#45150).
  */
-export function analyzeCodex(_fileName: string, cls: JsonlClassification): CodexAnalysis {
+export function analyzeCodex(fileName: string, cls: JsonlClassification): CodexAnalysis {
   const all = cls.records.map((r) => r.value)
   const clean = cls.records.filter((r) => cls.lines[r.line].kind === 'record').map((r) => r.value)
   const legacy = isLegacyRollout(all)
@@ -185,12 +273,16 @@ export function analyzeCodex(_fileName: string, cls: JsonlClassification): Codex
   if (cls.reasons.includes('invalid-utf8') || cls.reasons.includes('torn-utf8')) refused = 'the file holds invalid UTF-8, so the whole rollout fails to decode'
   else if (cls.lines.length > 0 && cls.lines[0].reasons.includes('bom')) refused = 'a BOM stands before the session_meta header'
   else {
-    const problems = codexAcceptance(clean)
+    const problems = codexAcceptance(clean, skippedLinesBefore(cls))
     if (problems.length > 0) refused = problems.join('; ')
   }
   const header = all[0]
   const hasHeader = header !== undefined && (isLegacyHeader(header) || (header.type === 'session_meta' && isObj(header.payload)))
-  if (all.length > 0 && !hasHeader) findings.push(finding('missing-header', null, 'the first record is not the session_meta header; Codex will not list or resume this rollout'))
+  let manual: string | null = null
+  if (all.length > 0 && !hasHeader) {
+    manual = missingHeaderAccount(fileName, all.length, written.userTurns)
+    findings.push(finding('missing-header', null, manual))
+  }
   if (refused !== null && hasHeader) findings.push(finding('loader-refuses', null, `Codex refuses this rollout as it is: ${refused}`))
   const reach = refused === null ? count(clean) : null
   if (written.open > 0) {
@@ -219,7 +311,16 @@ export function analyzeCodex(_fileName: string, cls: JsonlClassification): Codex
     records: all.length,
     reachableRecords: refused === null ? clean.length : 0,
   }
-  return {legacy, measure, transcriptTurns: written.userTurns, threadId, findings, rules: {accept: codexAcceptance, isRecord: legacy ? isLegacyRecordShape : isRolloutRecordShape}, refused}
+  return {legacy, measure, transcriptTurns: written.userTurns, threadId, findings, rules: {accept: codexAcceptance, amend: amendOrdinals, isRecord: legacy ? isLegacyRecordShape : isRolloutRecordShape}, refused, manual}
+}
+
+/** The start of a user input item (a rollout's `response_item` payload or the old layout's bare item) and its text. */
+const PROMPT_START = /"type":"message",(?:"id":"[^"\\]*",)?"role":"user","content":\[\{"type":"input_text","text":"((?:[^"\\]|\\.)*)/
+
+/** Whether a damaged line's fragment still shows the start of a user input item that is not injected context. */
+export function promptInFragment(text: string): boolean {
+  const m = PROMPT_START.exec(text)
+  return m !== null && !isInjected(m[1].replace(/^(?:\\[nrt]|\s)+/, ''))
 }
 
 /**
@@ -307,4 +408,5 @@ export const codexDialect: SessionDialect = {
     return {...a, id: a.threadId}
   },
   claimsName: (dir, name, compressedSibling) => isCodexName(dir, name) || compressedSibling,
+  promptInFragment,
 }

@@ -22,16 +22,18 @@ function story(reason: LineReason, at: string): string {
       return `a record was cut at ${at} and later appends went on after it on their own lines`
     case 'nul-run':
       return `NUL bytes sit in the file from ${at}: blocks of an append never reached the disk (typical after a power loss)`
+    case 'nul-tail':
+      return `the file ends in NUL bytes from ${at}: its last append never reached the disk (typical after a power loss); no record was cut`
     case 'split-record':
-      return `a record is spread over several lines from ${at} by raw line breaks (an editor or a tool re-saved the file)`
+      return `a record is spread over several lines from ${at} by raw line breaks (an editor or a tool re-saved the file); rejoined with the breaks escaped it is whole again`
+    case 'foreign-content':
+      return `the file holds no record at all and is other content from its first byte (written over by another program)`
     case 'bom':
       return `a byte-order mark stands in front of the record at ${at} (a tool re-saved the file); the CLI's loader skips that line`
     case 'invalid-utf8':
       return `the line at ${at} holds bytes that are not UTF-8`
     case 'torn-utf8':
       return `a multi-byte character is cut at ${at}`
-    case 'lone-surrogate':
-      return `the record at ${at} holds a lone surrogate escape`
   }
 }
 

@@ -8,8 +8,17 @@
 import type {SessionDialect} from '../jsonl/dialect.js'
 import {finding} from './findings.js'
 import {isGeminiName} from './layout.js'
-import {isGeminiRecord} from './records.js'
+import {isGeminiRecord, isIgnoredUserText} from './records.js'
 import {analyzeJsonl, GEMINI_RULES} from './session.js'
+
+/** The start of a user message as the CLI writes it (`"type":"user","content":[{"text":"…`) and its text so far. */
+const PROMPT_START = /"type":"user","content":\[\{"text":"((?:[^"\\]|\\.)*)/
+
+/** Whether a damaged line's fragment still shows the start of a prompt (a user message that is not ignored). */
+export function promptInFragment(text: string): boolean {
+  const m = PROMPT_START.exec(text)
+  return m !== null && !text.includes('"functionResponse"') && !isIgnoredUserText(m[1].replace(/^(?:\\[nrt]|\s)+/, ''))
+}
 
 export const geminiDialect: SessionDialect = {
   name: 'gemini-cli',
@@ -22,6 +31,7 @@ export const geminiDialect: SessionDialect = {
   analyze(_fileName, cls) {
     const a = analyzeJsonl(cls, true)
     const findings = cls.records.length > 0 && !a.replay.loads ? [finding('missing-header', null, 'no metadata line (sessionId, projectHash) survives: Gemini CLI cannot load or resume it')] : []
-    return {measure: a.measure, transcriptTurns: a.promptsWritten, findings, rules: GEMINI_RULES, refused: a.replay.loads ? null : 'no metadata line with sessionId and projectHash', id: a.sessionId}
+    return {measure: a.measure, transcriptTurns: a.promptsWritten, findings, rules: GEMINI_RULES, refused: a.replay.loads ? null : 'no metadata line with sessionId and projectHash', id: a.sessionId, manual: null}
   },
+  promptInFragment,
 }

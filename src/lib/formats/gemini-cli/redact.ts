@@ -20,6 +20,7 @@ export const GEMINI_PROFILE: RedactProfile = {
   structuralKeys: new Set(['sessionId', 'projectHash', 'startTime', 'lastUpdated', 'kind', 'id', 'timestamp', 'type', '$rewindTo', 'model', 'status', 'name', 'displayName', 'mimeType']),
   value: keepLeading(MARKER),
   nulIsPadding: true,
+  lineBreaksInStrings: true,
 }
 
 /** Redacts one file of a Gemini CLI session, by its name. Never throws. */

@@ -17,6 +17,12 @@ export interface SessionAnalysis {
   refused: string | null
   /** The session id the records carry, null when none does. */
   id: string | null
+  /**
+   * When the loader refuses a log whose records are all intact for a reason only a person can fix (Codex: the
+   * `session_meta` header is missing): what the file still tells, what the agent does with it and what to do,
+   * in words. Null otherwise.
+   */
+  manual: string | null
 }
 
 export interface SessionDialect {
@@ -33,6 +39,11 @@ export interface SessionDialect {
   recordRule(clean?: Array<Record<string, unknown>>): (value: Record<string, unknown>) => boolean
   /** Measures one log and finds its structural problems, by the agent's loader rules. */
   analyze(fileName: string, cls: JsonlClassification): SessionAnalysis
+  /**
+   * Whether the text of a damaged line's fragment (the bytes of a cut record) still shows the start of a user
+   * prompt of this agent: such prompts count in the log's turns M, so the report shows what a repair drops.
+   */
+  promptInFragment(text: string): boolean
   /**
    * Whether this agent claims a (plain) session file by its name or place (`compressedSibling`: a
    * `<name>.zst` lies beside it). Without it, the dialect takes the names no other dialect claims.

@@ -58,18 +58,20 @@ function reasonStory(reason: LineReason, at: string): string {
       return `a record was cut at ${at} and later appends went on after it (a crash mid-append, then the session was resumed)`
     case 'nul-run':
       return `NUL bytes sit in the log from ${at}: blocks of an append never reached the disk (the agents append without fsync; typical after a power loss)`
+    case 'nul-tail':
+      return `the log ends in NUL bytes from ${at}: the file grew but the bytes of its last append never reached the disk (typical after a power loss); no record was cut, every record before them is whole`
     case 'interleaved-line':
       return `a cut record and the next record share the line at ${at}: an append was cut and the next one went on the same line`
     case 'split-record':
-      return `a record is spread over several lines from ${at} by raw line breaks`
+      return `a record is spread over several lines from ${at} by raw line breaks inside its text (a writer that did not escape them): no byte is missing, and rejoined with the breaks escaped it is one whole record again`
+    case 'foreign-content':
+      return `the file holds no record at all and is other content from its first byte (another program's text or data written over the log, not a crash mid-append)`
     case 'bom':
       return `a byte-order mark stands in front of the record at ${at} (a tool re-saved the file); Codex refuses a BOM before its header`
     case 'invalid-utf8':
       return `the line at ${at} holds bytes that are not UTF-8 (a strict reader rejects the whole log)`
     case 'torn-utf8':
       return `a multi-byte character is cut at ${at}`
-    case 'lone-surrogate':
-      return `the record at ${at} holds a lone surrogate escape (text cut inside an emoji or other astral character)`
   }
 }
 

@@ -11,7 +11,9 @@
  * --continue` opens the most recently modified session of the project dir (peer-formats.md §2.4), so a
  * repaired session must not jump ahead of the one the user last used.
  *
- * Which file is written: the plain `<name>.jsonl`, always. Codex loads the plain file when both the plain and
+ * Which file is written: the plain `<name>.jsonl`, always. A copy beside it that wins (`<name>.jsonl.bak` and the
+ * like, a temp) is written there byte for byte, repaired first when it needs it; the copy itself is never touched.
+ * Codex loads the plain file when both the plain and
  * the compressed `<name>.jsonl.zst` exist ("plain wins", peer-formats.md §3.3), so when the winner is the
  * `.zst` (the plain log is damaged beyond it, or absent and the `.zst` itself needs a repair), its decoded bytes
  * (repaired when needed) are written as the plain log: that is what Codex reads next. The `.zst` is never
@@ -30,7 +32,7 @@ import type {LineChangeReport} from '../../model/report.js'
 import type {ChatPlan, FileEntry, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
 import type {SnapshotCandidate} from '../../model/snapshot.js'
 import {dialectByName, SESSION_DIALECTS} from './dialects.js'
-import {decodeZstd, sessionRules} from './session.js'
+import {decodeZstd, sessionNameOf, sessionRules} from './session.js'
 
 function sha256(b: Uint8Array): string {
   return createHash('sha256').update(b).digest('hex')
@@ -62,7 +64,20 @@ export function startSessionPlan(chat: ScannedChat, opts: PlanOptions, agent = '
 
 /** The report form of a JSON-lines repair's byte changes (ids only, never content). */
 export function lineChangeReports(changes: readonly JsonlChange[]): LineChangeReport[] {
-  return changes.map((c) => ({kind: c.kind, line: c.line, offset: c.offset, length: c.length, reasons: [...c.reasons], bytesRemoved: c.bytesRemoved, recordsKept: c.recordsKept, sha256: c.sha256, ...(c.relink ? {relink: {...c.relink}} : {})}))
+  return changes.map((c) => ({
+    kind: c.kind,
+    line: c.line,
+    offset: c.offset,
+    length: c.length,
+    reasons: [...c.reasons],
+    bytesRemoved: c.bytesRemoved,
+    recordsKept: c.recordsKept,
+    sha256: c.sha256,
+    ...(c.bytesAdded !== undefined ? {bytesAdded: c.bytesAdded} : {}),
+    ...(c.linesJoined !== undefined ? {linesJoined: c.linesJoined} : {}),
+    ...(c.relink ? {relink: {...c.relink}} : {}),
+    ...(c.ordinal !== undefined ? {ordinal: c.ordinal} : {}),
+  }))
 }
 
 /** A stored snapshot as the entry of a generation: its decrypted bytes, its time as mtime. */
@@ -73,7 +88,10 @@ function snapshotEntry(s: SnapshotCandidate): FileEntry {
 export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPlan {
   const {report, snapshot} = chat
   const {plan, done} = startSessionPlan(chat, opts)
-  if (done) return plan
+  if (done) {
+    if (report.status === 'degraded' && !plan.problem) plan.advice = 'the agent loads this session without its damaged lines, and no repair of it is one the agent accepts (see the findings); nothing written'
+    return plan
+  }
   const stored = snapshot.snapshots?.find((s) => s.name === report.winner)
   const winner = stored ? snapshotEntry(stored) : snapshot.files.find((f) => f.name === report.winner && f.kind === 'file')
   if (!winner?.data) {
@@ -94,13 +112,19 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
     }
     bytes = d.bytes
   }
-  const {rules} = sessionRules(dialectByName(report.format) ?? SESSION_DIALECTS[0], winner.name, bytes)
+  const dialect = dialectByName(report.format) ?? SESSION_DIALECTS[0]
+  const {analysis, rules} = sessionRules(dialect, winner.name, bytes)
   const jp = planJsonlRepair(bytes, rules)
   if (!jp.accepted) {
+    const after = jp.changes.length === 0 ? analysis : dialect.analyze(winner.name, jp.after)
+    if (after.manual !== null) {
+      plan.manual = `${winner.name}: ${after.manual}`
+      return plan
+    }
     plan.refusal = `refused: the repaired log would not be accepted by ${report.format} (${jp.problems.join('; ')}); nothing written`
     return plan
   }
-  const target = stored ? (stored.header.target ?? path.basename(snapshot.unit.path)) : winner.name.endsWith('.zst') ? winner.name.slice(0, -4) : winner.name
+  const target = stored ? (stored.header.target ?? path.basename(snapshot.unit.path)) : (sessionNameOf(winner.name)?.plain ?? winner.name)
   const current = snapshot.files.find((f) => f.name === target && f.kind === 'file')
   const data = jp.bytes
   const hash = sha256(data)
@@ -117,7 +141,7 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
     source: {kind: 'bytes', label: winner.name, data},
     data,
     changes,
-    // The log's own mtime goes back to what the agent last left (the `.zst`'s when the plain log is new).
+    // The log's own mtime goes back to what the agent last left (the winner's when the plain log is new).
     mtimeMs: (current ?? winner).mtimeMs,
   })
   actions.push({type: 'restore-mtime', from: null, to: '.', sha256: null, mtimeMs: snapshot.dirMtimeMs})

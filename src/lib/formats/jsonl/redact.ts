@@ -32,6 +32,7 @@ export const JSONL_PROFILE: RedactProfile = {
   ]),
   value: keepLeading(MARKER),
   nulIsPadding: true,
+  lineBreaksInStrings: true,
 }
 
 /**
@@ -55,6 +56,7 @@ export function keepLeading(marker: RegExp): NonNullable<RedactProfile['value']>
 export function redactJsonlBytes(buf: Buffer, r: Redactor, profile: RedactProfile = JSONL_PROFILE): Buffer {
   const cls = classifyJsonlBytes(buf)
   if (cls.lines.length === 0) return Buffer.from(buf) // empty or zero-filled: nothing to redact
+  if (cls.reasons.includes('foreign-content')) return redactForeign(buf)
   const red = (from: number, to: number) => (to > from ? redactJsonBytes(buf.subarray(from, to), r, profile) : Buffer.alloc(0))
   const out: Buffer[] = []
   for (let i = 0; i < cls.lines.length; i++) {
@@ -80,6 +82,20 @@ export function redactJsonlBytes(buf: Buffer, r: Redactor, profile: RedactProfil
     out.push(buf.subarray(line.end, line.next))
   }
   return Buffer.concat(out)
+}
+
+/**
+ * Other content than a log (`foreign-content`: no record anywhere) redacted: every byte but NULs, line breaks and
+ * JSON whitespace becomes `x`, so nothing of it is kept and it diagnoses the same (the same lines, none a record,
+ * the first byte no `{`).
+ */
+function redactForeign(buf: Buffer): Buffer {
+  const out = Buffer.from(buf)
+  for (let i = 0; i < out.length; i++) {
+    const b = out[i]
+    if (b !== 0x00 && b !== 0x09 && b !== 0x0a && b !== 0x0d && b !== 0x20) out[i] = 0x78
+  }
+  return out
 }
 
 /**
@@ -111,12 +127,13 @@ export function zstdRawFrame(data: Buffer): Buffer {
 }
 
 /**
- * The `redact` hook of the family's adapters: the log (`primary`) line by line, a compressed generation
+ * The `redact` hook of the family's adapters: the log (`primary`) and the copies beside it (`backup`, `temp`)
+ * line by line, a compressed generation
  * decoded, redacted and framed again; anything else is left out.
  */
 export function redactSessionFiles(files: readonly BundleFile[], report: ChatReport, r: Redactor): RedactedFiles {
   return redactByRole(files, report, (f, role) => {
-    if (role === 'primary') return redactJsonlBytes(f.data, r)
+    if (role === 'primary' || role === 'backup' || role === 'temp') return redactJsonlBytes(f.data, r)
     if (role !== 'compressed') return {omit: 'content cannot be redacted structurally'}
     return redactZstdJsonl(f.data, r) ?? {omit: 'a compressed generation that cannot be decoded cannot be redacted'}
   })

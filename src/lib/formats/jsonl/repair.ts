@@ -8,10 +8,13 @@
  * - `strip-bom`: remove a UTF-8 BOM in front of a record (Codex refuses a BOM before its header; peer-formats §3.6);
  * - `split-line`: a line holding a cut record and the next record keeps the complete record(s), each on its
  *   own line, and drops the cut bytes;
- * - `drop-line`: remove an unrecoverable line (a cut interior record, a fragment of a record spread over
- *   lines, bad UTF-8, a lone surrogate escape);
+ * - `rejoin-lines`: a record spread over several lines by raw line breaks inside its strings becomes one line
+ *   again, each raw line break replaced by its JSON escape (`\n`, `\r`): the only bytes added, `bytesAdded`;
+ * - `drop-line`: remove an unrecoverable line (a cut interior record, bad UTF-8, other content);
  * - `relink-parent` (Claude Code): the record after a dropped one gets the `parentUuid` of the record before it,
  *   so the agent's chain walk crosses the gap (the value bytes of that one key change, nothing else);
+ * - `set-ordinal` (Codex): a paginated rollout's last records that lack their `ordinal` get the one Codex's
+ *   writer would have given them (one member inserted, nothing else); see `rules.amend`.
  * - `add-newline` (agents that append a record without first checking that the file ends in a line end, e.g.
  *   Gemini CLI): a complete final record without its line end gets one, so the next append starts a new line
  *   instead of running onto the record;
@@ -25,7 +28,7 @@ import {classifyJsonlBytes, type JsonlClassification, type JsonlLine, type LineR
 import {scanValue, skipWhitespace} from '../../classify/json.js'
 
 /** Kinds of byte change a JSONL repair may make. */
-export type JsonlChangeKind = 'drop-torn-tail' | 'strip-nul' | 'strip-bom' | 'split-line' | 'drop-line' | 'relink-parent' | 'add-newline' | 'drop-trailing'
+export type JsonlChangeKind = 'drop-torn-tail' | 'strip-nul' | 'strip-bom' | 'split-line' | 'rejoin-lines' | 'drop-line' | 'relink-parent' | 'set-ordinal' | 'add-newline' | 'drop-trailing'
 
 /** One change of a planned repair. Offsets are into the original file. */
 export interface JsonlChange {
@@ -34,17 +37,33 @@ export interface JsonlChange {
   line: number
   /** Byte offset of the line in the original file. */
   offset: number
-  /** Bytes of the original line (with its line ending). */
+  /** Bytes of the original line (with its line ending); for `rejoin-lines`, of all the lines joined. */
   length: number
   reasons: LineReason[]
   /** Bytes removed by this change (0 for `relink-parent` when the ids are of equal length, and for `add-newline`). */
   bytesRemoved: number
+  /** Bytes added by this change (`rejoin-lines`: the escapes of the raw line breaks; `relink-parent`: a longer id). */
+  bytesAdded?: number
+  /** (`rejoin-lines`) How many physical lines became one. */
+  linesJoined?: number
   /** Complete records the line still holds after the change. */
   recordsKept: number
   /** sha256 of the original line's bytes (for `relink-parent`: of the record's bytes before the change); evidence. */
   sha256: string
   /** For `relink-parent`: the old and new parent ids (ids only, never content). */
   relink?: {from: string; to: string}
+  /** For `set-ordinal`: the ordinal given. */
+  ordinal?: number
+}
+
+/** One record the agent's rules amend after the line changes: its new bytes and value, the change to report. */
+export interface RecordAmendment {
+  /** Index of the record among the records the repair keeps, in file order. */
+  index: number
+  bytes: Uint8Array
+  value: Record<string, unknown>
+  kind: Extract<JsonlChangeKind, 'set-ordinal'>
+  note: {ordinal: number}
 }
 
 /** The agent's rules a plan is made and checked with. */
@@ -62,6 +81,8 @@ export interface JsonlRepairRules {
   finalNewline?: boolean
   /** The agent's acceptance rules over the repaired records, in order: problems found (empty: accepted). */
   accept?(records: Array<Record<string, unknown>>): string[]
+  /** The agent's amendments to the records the repair keeps (e.g. Codex's missing ordinals); none by default. */
+  amend?(records: ReadonlyArray<{value: Record<string, unknown>; bytes: Uint8Array}>): RecordAmendment[]
   /**
    * The format's record rule (`JsonlClassifyOptions.isRecord`): only objects it accepts are kept out of a
    * damaged line, so a nested object closing right before a cut is never written back as a line.
@@ -138,11 +159,14 @@ interface Out {
   afterDrop: boolean
 }
 
+const isNul = (r: LineReason) => r === 'nul-run' || r === 'nul-tail'
+
 function changeKindFor(line: JsonlLine): JsonlChangeKind {
   if (line.reasons.includes('torn-tail')) return 'drop-torn-tail'
-  if (line.action === 'drop') return line.reasons.every((r) => r === 'nul-run') ? 'strip-nul' : 'drop-line'
+  if (line.joinedThrough !== undefined) return 'rejoin-lines'
+  if (line.action === 'drop') return line.reasons.every(isNul) ? 'strip-nul' : 'drop-line'
   if (line.reasons.includes('interleaved-line')) return 'split-line'
-  if (line.reasons.includes('nul-run')) return 'strip-nul'
+  if (line.reasons.some(isNul)) return 'strip-nul'
   return 'strip-bom'
 }
 
@@ -159,7 +183,9 @@ export function planJsonlRepair(input: Uint8Array, rules: JsonlRepairRules = {})
   let dropped = false
   const droppedText: string[] = []
   for (const line of before.lines) {
-    const whole = buf.subarray(line.start, line.next)
+    if (line.partOf !== undefined && line.partOf !== line.index) continue // a later piece of a rejoined record
+    const lastLine = line.joinedThrough !== undefined ? before.lines[line.joinedThrough] : line
+    const whole = buf.subarray(line.start, lastLine.next)
     if (line.action === 'keep') {
       if (line.kind === 'record') out.push({line, value: line.records[0].value, bytes: buf.subarray(line.start, line.end), eol: EOL[line.eol], afterDrop: dropped})
       else out.push({line, bytes: buf.subarray(line.start, line.end), eol: EOL[line.eol], afterDrop: false})
@@ -171,7 +197,7 @@ export function planJsonlRepair(input: Uint8Array, rules: JsonlRepairRules = {})
     if (line.action === 'rewrite') {
       line.records.forEach((r, j) => {
         const last = j === line.records.length - 1
-        const eol = last ? EOL[line.eol] : EOL[line.eol === 'none' ? before.eol : line.eol]
+        const eol = last ? EOL[lastLine.eol] : EOL[line.eol === 'none' ? before.eol : line.eol]
         out.push({line, value: r.value, bytes: r.bytes, eol, afterDrop: dropped || line.reasons.includes('interleaved-line')})
         keptBytes += r.bytes.length + eol.length
         dropped = false
@@ -180,19 +206,29 @@ export function planJsonlRepair(input: Uint8Array, rules: JsonlRepairRules = {})
       dropped = true
       droppedText.push(whole.toString('latin1'))
     }
-    changes.push({
+    const change: JsonlChange = {
       kind: changeKindFor(line),
       line: line.index + 1,
       offset: line.start,
       length: whole.length,
       reasons: [...line.reasons],
-      bytesRemoved: whole.length - keptBytes,
+      bytesRemoved: Math.max(0, whole.length - keptBytes),
       recordsKept: kept,
       sha256: sha256(whole),
-    })
+    }
+    if (line.joinedThrough !== undefined) {
+      // The raw line breaks between the pieces go, their escapes come in: nothing else changes.
+      let breaks = 0
+      for (let j = line.index; j < line.joinedThrough; j++) breaks += before.lines[j].next - before.lines[j].end
+      change.bytesRemoved = breaks
+      change.bytesAdded = keptBytes - (whole.length - breaks)
+      change.linesJoined = line.joinedThrough - line.index + 1
+    }
+    changes.push(change)
   }
 
   if (rules.relink) relinkParents(out, changes, rules.relink, droppedText.join('\n'))
+  if (rules.amend) amendRecords(out, changes, rules.amend)
   if (rules.finalNewline) addFinalNewline(out, changes, before.eol)
 
   const bytes = changes.length === 0 ? Buffer.from(buf) : Buffer.concat(out.flatMap((o) => [o.bytes, o.eol]))
@@ -202,6 +238,32 @@ export function planJsonlRepair(input: Uint8Array, rules: JsonlRepairRules = {})
   if (after.records.length === 0 && after.class === 'intact') problems.push('the result holds no complete record')
   if (rules.accept && after.records.length > 0) problems.push(...rules.accept(after.records.map((r) => r.value)))
   return {bytes, changes, before, after, accepted: problems.length === 0, problems}
+}
+
+/** Applies the agent's amendments to the kept records (`rules.amend`), each reported as a change of its line. */
+function amendRecords(out: Out[], changes: JsonlChange[], amend: NonNullable<JsonlRepairRules['amend']>): void {
+  const kept = out.filter((o) => o.value !== undefined)
+  for (const a of amend(kept.map((o) => ({value: o.value!, bytes: o.bytes})))) {
+    const o = kept[a.index]
+    if (!o) continue
+    const original = Buffer.from(o.bytes)
+    o.bytes = a.bytes
+    o.value = a.value
+    const line = o.line
+    changes.push({
+      kind: a.kind,
+      line: line.index + 1,
+      offset: line.start,
+      length: line.next - line.start,
+      reasons: [...line.reasons],
+      bytesRemoved: 0,
+      bytesAdded: Math.max(0, a.bytes.length - original.length),
+      recordsKept: 1,
+      sha256: sha256(original),
+      ordinal: a.note.ordinal,
+    })
+  }
+  changes.sort((x, y) => x.line - y.line)
 }
 
 /** Gives the last piece its line ending when it has none (the file ends mid-line after a complete record). */

@@ -3,14 +3,17 @@
  * found by name, told apart by content, diagnosed line by line (`classify/jsonl.ts`), measured by the
  * agent's own rules (its dialect, `dialects.ts`) and planned for repair (`repair.ts`).
  *
- * A session's generations: the log itself (`primary`) and, for Codex, the same rollout compressed beside it
- * (`<name>.jsonl.zst`, role `compressed`; Codex loads the plain file when both exist, peer-formats §3.3), and
- * chatdoctor's stored snapshots of it (`snapshot:<time>`, role `snapshot`, from `ChatDirSnapshot.snapshots`).
+ * A session's generations: the log itself (`primary`); for Codex, the same rollout compressed beside it
+ * (`<name>.jsonl.zst`, role `compressed`; Codex loads the plain file when both exist, peer-formats §3.3); the
+ * copies people and tools leave beside a log (`<name>.jsonl.bak`, `.orig`, `.old`, `.backup.<n>`, `.<n>`, `~`:
+ * role `backup`; `<name>.jsonl.tmp`, `.tmp.<x>`: role `temp`), each a candidate ranked by the records and turns
+ * it holds like the log itself; and chatdoctor's stored snapshots of it (`snapshot:<time>`, role `snapshot`, from
+ * `ChatDirSnapshot.snapshots`).
  */
 import {createHash} from 'node:crypto'
 import path from 'node:path'
 import {decompress} from 'fzstd'
-import {classifyJsonlBytes, type JsonlClassification} from '../../classify/jsonl.js'
+import {classifyJsonlBytes, type JsonlClassification, type JsonlLine} from '../../classify/jsonl.js'
 import {finding} from './findings.js'
 import {planJsonlRepair, type JsonlRepairPlan, type JsonlRepairRules} from './repair.js'
 import type {ChatStatus, Finding, Generation} from '../../model/report.js'
@@ -25,10 +28,38 @@ const NOT_SESSIONS = new Set(['history.jsonl', 'session_index.jsonl', 'log.jsonl
 /** The zstd frame magic (RFC 8878 §3.1.1), little-endian 0xFD2FB528. */
 const ZSTD_MAGIC = Buffer.from([0x28, 0xb5, 0x2f, 0xfd])
 
-/** True for a name that may be a session log (`*.jsonl`, `*.jsonl.zst`), not a known non-session file. */
+/** Suffixes after `.jsonl` that name a copy of the log someone kept (a backup), or a temp of a rewrite. */
+const BACKUP_SUFFIX = /^\.(?:bak|backup|old|orig|prev|save|saved|copy)(?:[.\-_].*)?$|^\.\d+$|^~$/i
+const TEMP_SUFFIX = /^\.tmp(?:[.\-_].*)?$/i
+
+/** A session file's name split into the plain log's name and the role the name gives it. */
+export interface SessionName {
+  /** The plain log's name, `<x>.jsonl`. */
+  plain: string
+  role: 'primary' | 'compressed' | 'backup' | 'temp'
+}
+
+/**
+ * What a name is in the family: the plain log `<x>.jsonl` (`primary`), its compressed copy `<x>.jsonl.zst`, a
+ * backup or a temp beside it; null for any other name, for dot-files and for the known non-session logs.
+ */
+export function sessionNameOf(name: string): SessionName | null {
+  if (name.startsWith('.')) return null
+  const at = name.lastIndexOf('.jsonl')
+  if (at <= 0) return null
+  const plain = name.slice(0, at + 6)
+  if (NOT_SESSIONS.has(plain)) return null
+  const rest = name.slice(at + 6)
+  if (rest === '') return {plain, role: 'primary'}
+  if (rest === '.zst') return {plain, role: 'compressed'}
+  if (BACKUP_SUFFIX.test(rest)) return {plain, role: 'backup'}
+  if (TEMP_SUFFIX.test(rest)) return {plain, role: 'temp'}
+  return null
+}
+
+/** True for a name that may be a session log or a generation of one (see `sessionNameOf`). */
 export function isSessionName(name: string): boolean {
-  if (NOT_SESSIONS.has(name) || name.startsWith('.')) return false
-  return name.endsWith('.jsonl') || name.endsWith('.jsonl.zst')
+  return sessionNameOf(name) !== null
 }
 
 /** A Codebuff chat dir holds JSONL logs that are not sessions (log.jsonl, trace.jsonl). */
@@ -48,17 +79,17 @@ export function sessionChatsIn(dir: string, names: string[], me: SessionDialect)
   const claim = me.claimsName ? (name: string) => claimedBy(me, name) : (name: string) => !SESSION_DIALECTS.some((d) => d !== me && claimedBy(d, name))
   const groups = new Map<string, string[]>()
   for (const n of names) {
-    if (!isSessionName(n)) continue
-    const plain = n.endsWith('.zst') ? n.slice(0, -4) : n
-    if (!claim(plain)) continue
-    const g = groups.get(plain) ?? []
+    const s = sessionNameOf(n)
+    if (s === null || !claim(s.plain)) continue
+    const g = groups.get(s.plain) ?? []
     g.push(n)
-    groups.set(plain, g)
+    groups.set(s.plain, g)
   }
   if (groups.size === 0) return {chats: [], descend: true}
   const chats: ChatUnit[] = []
   for (const [plain, files] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const named = files.includes(plain) ? plain : files[0]
+    // Named by the plain log, else its compressed copy, else the first other generation.
+    const named = files.includes(plain) ? plain : (files.find((f) => f === `${plain}.zst`) ?? files.sort()[0])
     chats.push({dir, path: path.join(dir, named), files: files.sort()})
   }
   return {chats, descend: true}
@@ -133,12 +164,13 @@ export function classifySession(bytes: Uint8Array, format?: SessionDialect): {cl
 }
 
 /**
- * A session log classified by its format's record rule, with the agent's rules for planning its repair (what
+ * A session log classified by its format's record rule, with the agent's analysis and its rules for planning its repair (what
  * `diagnoseSession` made of it, for `repair` and `inspect` to plan from the same bytes).
  */
-export function sessionRules(format: SessionDialect, name: string, bytes: Uint8Array): {cls: JsonlClassification; rules: JsonlRepairRules} {
+export function sessionRules(format: SessionDialect, name: string, bytes: Uint8Array): {cls: JsonlClassification; analysis: SessionAnalysis; rules: JsonlRepairRules} {
   const {cls} = classifySession(bytes, format)
-  return {cls, rules: format.analyze(name, cls).rules}
+  const analysis = format.analyze(name, cls)
+  return {cls, analysis, rules: analysis.rules}
 }
 
 /** The bytes of a generation: the file's own, or the decoded log of a `.zst`. */
@@ -194,9 +226,56 @@ export function describeLines(cls: JsonlClassification): string {
   return `${plural(cls.counts.damaged, 'damaged line')} of ${cls.counts.total} (${rs})${first ? `, first at line ${first.line}, byte ${first.offset}` : ''}`
 }
 
+/** What a file's line classification says, in words, for its finding. */
+function describeClassification(cls: JsonlClassification): string {
+  if (cls.class === 'empty' || cls.class === 'zero-filled') return cls.class
+  if (cls.reasons.includes('foreign-content')) return `${cls.class}: no record in any of its ${plural(cls.counts.total, 'line')}; other content from its first byte (foreign-content), not a log torn line after line`
+  const what = `${cls.class}: ${describeLines(cls)}`
+  if (cls.reasons.includes('nul-tail') && !cls.reasons.includes('torn-tail')) return `${what}; the NUL bytes at its end are an append that never reached the disk, no record was cut`
+  return what
+}
+
+/**
+ * The bytes of a damaged line that are no complete record (a dropped line whole; the pieces of an interleaved
+ * line around the records it keeps), as text; nothing for a line whose pieces were rejoined into a record.
+ */
+function fragmentsOf(buf: Buffer, line: JsonlLine): string[] {
+  if (line.kind !== 'damaged' || line.partOf !== undefined) return []
+  if (line.action === 'drop') return [buf.toString('utf8', line.start, line.end)]
+  const spans = line.records.map((r) => r.offset)
+  if (spans.some((o) => o === null)) return []
+  const out: string[] = []
+  let at = line.start
+  line.records.forEach((r) => {
+    if (r.offset! > at) out.push(buf.toString('utf8', at, r.offset!))
+    at = r.offset! + r.bytes.length
+  })
+  if (line.end > at) out.push(buf.toString('utf8', at, line.end))
+  return out
+}
+
+/** User prompts whose start a damaged line of the log still shows (each cut record counted once). */
+export function promptsInDamagedLines(buf: Buffer, cls: JsonlClassification, dialect: SessionDialect): number {
+  let n = 0
+  for (const l of cls.lines) for (const f of fragmentsOf(buf, l)) if (dialect.promptInFragment(f)) n++
+  return n
+}
+
+/** Lines (1-based) and paths of the records holding a lone surrogate escape, in words. */
+function describeLoneSurrogates(cls: JsonlClassification): string {
+  const at = cls.loneSurrogates.slice(0, 5).map((x) => `line ${x.line + 1} (${x.path})`)
+  const more = cls.loneSurrogates.length > 5 ? ` and ${cls.loneSurrogates.length - 5} more` : ''
+  return `${at.join(', ')}${more}`
+}
+
 /**
  * Diagnoses one JSONL session (the log and its siblings). `hint` is the format discovery guessed from the
  * name; the content decides (a file whose records are neither agent's is skipped). Pure; never throws.
+ *
+ * N (`contextTurns`) is the winner's: the user turns the agent reaches in the log a repair leaves (the log as it
+ * is when it needs none); null when no generation gives a log the agent accepts. M (`transcriptTurns`) is every
+ * prompt the session is known to have held: the most any of its generations holds, prompts whose start a damaged
+ * line still shows included, so N < M shows what a repair drops.
  */
 export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect): Diagnosis {
   const states: GenState[] = []
@@ -204,7 +283,7 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
   let format: SessionDialect | null = null
   let undecided = true
   for (const entry of snapshot.files) {
-    const role = entry.name.endsWith('.zst') ? 'compressed' : 'primary'
+    const role = sessionNameOf(entry.name)?.role ?? 'primary'
     const gen: Generation = {file: entry.name, role, class: null, reasons: [], bytes: entry.bytes, mtimeMs: entry.mtimeMs, sha256: null, turns: null}
     const st: GenState = {gen, entry, cls: null, analysis: null, plan: null, repaired: null, bytes: null, first: null}
     states.push(st)
@@ -232,7 +311,7 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
     st.bytes = bytes
     st.first = firstPass(bytes)
     st.cls = st.first.cls
-    if (undecided) {
+    if (undecided && role !== 'backup' && role !== 'temp') {
       const f = sniffFormat(st.cls)
       if (f !== null) {
         format = f
@@ -255,6 +334,14 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
         format = f
         undecided = false
       }
+    }
+  }
+  if (format === null) {
+    // The log and its compressed copy hold no record: a copy beside them may still tell whose session it is.
+    for (const st of states) {
+      if (!st.cls || (st.gen.role !== 'backup' && st.gen.role !== 'temp')) continue
+      format = sniffFormat(st.cls)
+      if (format !== null) break
     }
   }
   const anyRecords = states.some((s) => s.cls !== null && s.cls.records.length > 0)
@@ -284,11 +371,21 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
 
   // The generation the agent loads: the plain log when it exists (Codex: "plain wins").
   const loaded = states.find((s) => s.gen.role === 'primary' && s.entry.kind === 'file') ?? states.find((s) => s.gen.role === 'compressed')
-  // Usable candidates: a repair (or nothing) gives an intact log the agent accepts.
-  const candidates: Array<Candidate & {st: GenState}> = []
-  for (const st of states) {
-    if (!st.plan || !st.repaired || !st.plan.accepted) continue
-    candidates.push({file: st.gen.file, measure: {...st.repaired.measure}, mtimeMs: st.gen.mtimeMs, st})
+  // Usable candidates: a repair (or nothing) gives an intact log the agent accepts. Failing those, a log whose
+  // records are all intact but which only a person can make acceptable (`manual`).
+  const candidatesOf = (ok: (st: GenState) => boolean): Array<Candidate & {st: GenState}> =>
+    states.filter((st) => st.plan && st.repaired && ok(st)).map((st) => ({file: st.gen.file, measure: {...st.repaired!.measure}, mtimeMs: st.gen.mtimeMs, st}))
+  let candidates = candidatesOf((st) => st.plan!.accepted)
+  let manual = false
+  let asIs = false
+  if (candidates.length === 0) {
+    candidates = candidatesOf((st) => st.repaired!.manual !== null && st.plan!.after.class === 'intact' && st.plan!.after.records.length > 0)
+    manual = candidates.length > 0
+  }
+  if (candidates.length === 0 && loaded?.analysis && loaded.cls && loaded.analysis.refused === null && loaded.analysis.measure.turns > 0) {
+    // No repair the agent accepts, but the agent loads the log as it is, without its damaged lines.
+    candidates = [{file: loaded.gen.file, measure: {...loaded.analysis.measure}, mtimeMs: loaded.gen.mtimeMs, st: loaded}]
+    asIs = true
   }
   const keep = loaded && candidates.some((c) => c.st === loaded) ? loaded.gen.file : undefined
   const {order, entries: ranking} = rankCandidates(candidates, keep)
@@ -296,7 +393,8 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
 
   let status: ChatStatus
   if (!best) status = 'unrecoverable'
-  else if (best.st !== loaded || best.st.plan!.changes.length > 0) status = 'repairable'
+  else if (asIs) status = 'degraded'
+  else if (manual || best.st !== loaded || best.st.plan!.changes.length > 0) status = 'repairable'
   else status = 'healthy'
 
   // Findings: line damage of each generation, then the agent's structural findings for the loaded one.
@@ -304,32 +402,43 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
     const cls = st.cls
     if (!cls || st.gen.role === 'snapshot') continue
     const repairWords = st.plan && st.plan.changes.length > 0 ? `; a repair would ${st.plan.accepted ? '' : 'not be accepted: '}${st.plan.accepted ? describeChanges(st.plan) : st.plan.problems.join('; ')}` : ''
-    const what = cls.class === 'empty' || cls.class === 'zero-filled' ? `${cls.class}` : `${cls.class}: ${describeLines(cls)}`
+    const what = describeClassification(cls)
     if (st.gen.role === 'compressed') {
       if (cls.class !== 'intact') findings.push(finding('compressed-damaged', st.gen.file, `the decoded log is ${what}${repairWords}`))
+      continue
+    }
+    if (st.gen.role === 'backup' || st.gen.role === 'temp') {
+      if (cls.class !== 'intact') findings.push(finding(st.gen.role === 'backup' ? 'backup-damaged' : 'temp-damaged', st.gen.file, `this ${st.gen.role === 'backup' ? 'copy' : 'temp'} of the log is ${what}`))
       continue
     }
     if (cls.class === 'truncated') findings.push(finding('session-truncated', st.gen.file, `${what}${repairWords}`))
     else if (cls.class !== 'intact') findings.push(finding('session-corrupt', st.gen.file, `${what}${repairWords}`))
   }
-  const main = loaded ?? states[0]
+  const main = loaded ?? states.find((s) => s.analysis !== null) ?? states[0]
   if (main?.analysis) for (const f of main.analysis.findings) findings.push({...f, file: main.gen.file})
-  if (best && loaded && best.st !== loaded && loaded.repaired) {
-    findings.push(finding('primary-behind', loaded.gen.file, `${loaded.gen.file} reaches ${loaded.repaired.measure.turns} user turns even after repair; ${best.file} reaches ${best.measure.turns}`))
+  if (main?.cls && main.cls.loneSurrogates.length > 0) {
+    findings.push(
+      finding(
+        'lone-surrogate',
+        main.gen.file,
+        `${plural(main.cls.loneSurrogates.length, 'record')} hold${main.cls.loneSurrogates.length === 1 ? 's' : ''} a lone surrogate escape (a \\uD800–\\uDFFF without its other half, e.g. text cut between the halves of an emoji): ${describeLoneSurrogates(main.cls)}. JSON.parse and the agent accept it, but the model API rejects a request holding it ("no low surrogate in string"); chatdoctor keeps the records as they are`,
+      ),
+    )
   }
+  if (best && loaded && best.st !== loaded && loaded.repaired) {
+    findings.push(finding('primary-behind', loaded.gen.file, `${loaded.gen.file} reaches ${loaded.plan?.accepted || loaded.repaired.manual !== null ? loaded.repaired.measure.turns : 0} user turns even after repair; ${best.file} reaches ${best.measure.turns}`))
+  }
+  if (best && !loaded) findings.push(finding('primary-missing', null, `the log the agent reads is missing; ${best.file} holds ${plural(best.measure.turns, 'user turn')}`))
   if (status === 'unrecoverable') {
     const why = main?.plan && main.plan.problems.length > 0 ? main.plan.problems.join('; ') : 'no complete record survives'
     findings.push(finding('context-lost', null, `no generation gives a log the agent accepts (${why})`))
   }
 
-  let transcriptTurns = main?.analysis ? main.analysis.transcriptTurns : null
-  let contextTurns = main?.analysis ? main.analysis.measure.turns : null
-  // A snapshot that wins holds what the log no longer does: its turns are the chat's.
-  if (best && best.st.gen.role === 'snapshot' && best.st.analysis) {
-    contextTurns = best.measure.turns
-    transcriptTurns = Math.max(transcriptTurns ?? 0, best.st.analysis.transcriptTurns)
-  }
-  const id = main?.analysis?.id ?? idFromName(main?.gen.file ?? path.basename(snapshot.unit.path))
+  // M: the prompts the session is known to have held, the most any generation holds (damaged lines included).
+  const held = states.flatMap((st) => (st.analysis && st.bytes && st.cls ? [st.analysis.transcriptTurns + promptsInDamagedLines(st.bytes, st.cls, fmt)] : []))
+  const transcriptTurns = held.length > 0 ? Math.max(...held) : null
+  const contextTurns = best ? best.measure.turns : null
+  const id = main?.analysis?.id ?? idFromName(sessionNameOf(main?.gen.file ?? '')?.plain ?? path.basename(snapshot.unit.path))
   return {
     kind: 'chat',
     report: {
