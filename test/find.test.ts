@@ -10,10 +10,11 @@ import {execFileSync} from 'node:child_process'
 import {mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {Ajv2020} from 'ajv/dist/2020.js'
-import {REALDATA, REAL_CHATS, REPO_ROOT, cleanup, copyRealChat, copyWritable, cutAt, nulTailAt, runCli, tempDir} from './helpers/fixtures.js'
+import {REALDATA, REAL_CHATS, REPO_ROOT, assertSameTree, cleanup, copyRealChat, copyWritable, cutAt, hashTree, nulTailAt, runCli, tempDir} from './helpers/fixtures.js'
 import {copyGemini, ID_A as GEMINI_A} from './helpers/gemini-cli.js'
 import {SESSION_A as CLINE_A, copyClineHome} from './helpers/cline.js'
 import {buildTask, realTurns, storageDir, taskId, writeStore} from './helpers/vscode-tasks.js'
+import {SESSION_A as KILO_A, SESSION_B as KILO_B, copyKiloHome} from './helpers/kilo.js'
 import {prefilterOf, readableStrings, snippetAt} from '../src/lib/pipeline/find.js'
 
 const CLAUDE_PRINT = '3306629b-a8aa-4dc1-8716-233d3cbaea4c'
@@ -107,6 +108,52 @@ test('find locates a session by a phrase from its middle in every agent, with th
       assert.match(s.lastTime ?? '', /^\d{4}-\d\d-\d\dT/)
       assert.deepEqual(s.damaged, [])
     }
+  } finally {
+    cleanup(home)
+  }
+})
+
+test('find searches the sessions of a Kilo kilo.db and an OpenCode opencode.db on private copies, with kilo --session and opencode --session', () => {
+  const home = tempDir('chatdoctor-find-db-')
+  try {
+    copyKiloHome(home)
+    copyWritable(path.join(REALDATA, 'opencode', '1.18.33', 'data', 'opencode'), path.join(home, '.local', 'share', 'opencode'))
+    const before = hashTree(path.join(home, '.local', 'share'))
+    // Answers and a prompt from the middle of Kilo's session A (neither its first nor its last turn).
+    for (const c of [
+      {phrase: 'nothing else uses it yet', role: 'answer'},
+      {phrase: 'WHERE IS todostore USED', role: 'prompt'},
+      {phrase: 'it filters the item out of the private array', role: 'answer'},
+    ]) {
+      const {status, sessions, report} = findJson(home, [c.phrase])
+      assert.equal(status, 0, c.phrase)
+      assert.ok(validate(report), JSON.stringify(validate.errors))
+      const kilo = sessions.filter((s) => s.format === 'kilo')
+      assert.deepEqual(kilo.map((s) => s.sessionId), [KILO_A], c.phrase)
+      const s = kilo[0]
+      assert.equal(s.agent, 'Kilo')
+      assert.equal(s.path, `~/.local/share/kilo/kilo.db#${KILO_A}`)
+      assert.deepEqual(s.resume?.argv, ['kilo', '--session', KILO_A])
+      assert.equal(s.resume?.cwd, '/home/dev/demo-app')
+      assert.equal(s.project, '/home/dev/demo-app')
+      assert.match(s.lastTime ?? '', /^2026-12-01T/)
+      assert.ok(s.matches.some((m) => m.role === c.role && m.file === 'kilo.db' && m.text.toLowerCase().includes(c.phrase.toLowerCase())), JSON.stringify(s.matches))
+      assert.deepEqual(s.damaged, [])
+    }
+    // Session B's last prompt is found in B, not in A.
+    const b = findJson(home, ['Thanks, that is all']).sessions.filter((s) => s.format === 'kilo')
+    assert.deepEqual(b.map((s) => s.sessionId), [KILO_B])
+    // OpenCode ≥ 1.2: a session of opencode.db, by an answer from its middle.
+    const oc = findJson(home, ['it returns false when the id is unknown']).sessions.filter((s) => s.format === 'opencode')
+    assert.ok(oc.length > 0, 'no OpenCode database session found')
+    for (const s of oc) {
+      assert.match(s.path, /opencode\.db#ses_/)
+      assert.deepEqual(s.resume?.argv, ['opencode', '--session', s.sessionId])
+      assert.equal(s.project, '/home/dev/demo-app')
+      assert.ok(s.matches.some((m) => m.role === 'answer'), JSON.stringify(s.matches))
+    }
+    // Read-only: the stores (databases, WALs, indexes) are byte for byte as they were.
+    assertSameTree(before, hashTree(path.join(home, '.local', 'share')), 'find wrote into a store')
   } finally {
     cleanup(home)
   }

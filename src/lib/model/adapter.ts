@@ -282,13 +282,22 @@ export interface SessionFinder {
    * first record that matched (null when the match came from a damaged part), `mtimeMs` the source's mtime.
    */
   session(unit: ChatUnit, source: FindSource, ctx: {head: Buffer; hit: unknown; mtimeMs: number}): FoundSession
+  /**
+   * The records of a `rows` source (rows of a database, read on a private copy with its `-wal` and `-shm`,
+   * never in place), each handed to `texts` as a parsed record. Needed when a source is `rows`; may throw (the
+   * search reports the error and goes on).
+   */
+  rows?(unit: ChatUnit, source: FindSource): Promise<Iterable<unknown>>
 }
 
-/** One file `find` searches: `lines` (a record per line: JSON lines) or `document` (the whole file one JSON value). */
+/**
+ * One source `find` searches: a file of `lines` (a record per line: JSON lines) or one `document` (the whole
+ * file one JSON value), or `rows` the finder reads itself (a database's rows: `rows`).
+ */
 export interface FindSource {
   /** Relative to the chat's `dir`, possibly in subfolders. */
   name: string
-  records: 'lines' | 'document'
+  records: 'lines' | 'document' | 'rows'
 }
 
 /** A prompt (what the user wrote) or an answer (what the agent wrote back), as decoded text. */

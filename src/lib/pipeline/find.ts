@@ -215,6 +215,15 @@ async function searchChat({unit, adapter}: FoundChat, query: FindQuery, pre: Reg
         else s.more++
       }
     }
+    if (source.records === 'rows') {
+      try {
+        if (!finder.rows) throw new Error('no reader of its rows')
+        for (const record of await finder.rows(unit, source)) onRecord(record, null, null)
+      } catch (e) {
+        errors.push({path: file, message: `not searched: ${String((e as Error)?.message ?? e).split('\n')[0]}`})
+      }
+      continue
+    }
     try {
       // Never through a symbolic link (it may point anywhere), and never blocking on a FIFO.
       const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)

@@ -8,11 +8,12 @@
  * `opencode export` files. Sources: layout.ts.
  */
 import type {FormatAdapter} from '../../model/adapter.js'
+import {databaseFinder} from '../opencode-family/find.js'
 import {EXPORT_SNIFF_BYTES, exportVersionOf, looksLikeExport, mayBeExportName} from '../opencode-family/export-sniff.js'
 import {inspectKilo} from './account.js'
 import {diagnoseKilo} from './diagnose.js'
 import {KILO_FINDING_KINDS} from './findings.js'
-import {AGENT_PROCESS, STORAGE, defaultRoots, isDataDir, isStoreFile} from './layout.js'
+import {AGENT_PROCESS, KILO, STORAGE, defaultRoots, isDataDir, isStoreFile} from './layout.js'
 import {kiloLiveReasons} from './live.js'
 import {planKiloRepair} from './plan.js'
 import {redactKiloFiles} from './redact.js'
@@ -47,6 +48,7 @@ export const kilo: FormatAdapter = {
   liveReasons: (snapshot) => kiloLiveReasons(snapshot),
   inspect: (chat) => inspectKilo(chat),
   redact: redactKiloFiles,
+  find: databaseFinder(KILO),
   documents: {
     mayBeName: mayBeExportName,
     sniffBytes: EXPORT_SNIFF_BYTES,
@@ -62,6 +64,7 @@ export const kilo: FormatAdapter = {
     inspect: 'A Kilo session lists the database, its WAL and index with their classes, what the WAL holds and lost, and what Kilo\'s next start would do.',
     bundle: 'Kilo sessions go in as the database files (kilo.db, -wal, -shm) and cannot be redacted.',
     process: 'kilo',
+    find: 'Kilo: kilo --session <id> from its project folder (kilo.db read on a private copy)',
     store: {dir: 'a Kilo data dir', sessionId: 'a Kilo session id'},
   },
 }

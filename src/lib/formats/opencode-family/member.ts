@@ -4,7 +4,7 @@
  * documents of one session (`{info, messages: [{info, parts}]}`). This folder holds what the members share:
  * reading a database on a private copy (`sqlite.ts`, with its write-ahead log, `wal.ts`), diagnosing one of its
  * sessions (`database.ts`), measuring a session (`measure.ts`), checking an export (`export.ts`), the account
- * `inspect` gives (`account.ts`) and the redaction profile (`redact.ts`). Each member passes its `StoreMember`:
+ * `inspect` gives (`account.ts`), the redaction profile (`redact.ts`) and `find` in a database (`find.ts`). Each member passes its `StoreMember`:
  * the family never imports a member.
  */
 

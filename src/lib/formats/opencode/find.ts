@@ -3,12 +3,13 @@
  * one document each; `synthetic` parts the CLI adds left out) is a prompt or an answer by its message's
  * `role` (`storage/message/<session>/<message>.json`). The session file gives the project (`directory`) and
  * the time (`time.updated`). `opencode --session <id>` opens it from its project folder. Sessions kept in
- * `opencode.db` (≥ 1.2.0) are not searched yet.
+ * `opencode.db` (≥ 1.2.0) are searched by the store family's finder (`opencode-family/find.ts`).
  */
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import type {ChatUnit, FoundText, SessionFinder} from '../../model/adapter.js'
-import {STORAGE} from './layout.js'
+import {databaseFinder} from '../opencode-family/find.js'
+import {OPENCODE, STORAGE} from './layout.js'
 import type {OpenCodeFacts} from './store.js'
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -31,7 +32,8 @@ function roleOf(unit: ChatUnit, part: Record<string, unknown>): FoundText['role'
   return m?.role === 'user' ? 'prompt' : m?.role === 'assistant' ? 'answer' : null
 }
 
-export const opencodeFinder: SessionFinder = {
+/** The JSON tree's sessions. */
+const treeFinder: SessionFinder = {
   sources: (unit) => {
     const facts = unit.facts as OpenCodeFacts | undefined
     if (facts?.kind !== 'tree' || facts.sessionId === null) return []
@@ -51,4 +53,15 @@ export const opencodeFinder: SessionFinder = {
     const time = isObject(s?.time) && typeof s.time.updated === 'number' ? s.time.updated : mtimeMs
     return {id, project, timeMs: time, resume: {argv: ['opencode', '--session', id], cwd: project}, hidden: null}
   },
+}
+
+const dbFinder = databaseFinder(OPENCODE)
+const isDatabase = (unit: ChatUnit) => (unit.facts as OpenCodeFacts | undefined)?.kind === 'database'
+
+/** OpenCode's sessions: those of the JSON tree, and those of `opencode.db` (by the store family). */
+export const opencodeFinder: SessionFinder = {
+  sources: (unit) => (isDatabase(unit) ? dbFinder : treeFinder).sources(unit),
+  rows: (unit, source) => dbFinder.rows!(unit, source),
+  texts: (record, source, unit) => (isDatabase(unit) ? dbFinder : treeFinder).texts(record, source, unit),
+  session: (unit, source, ctx) => (isDatabase(unit) ? dbFinder : treeFinder).session(unit, source, ctx),
 }

@@ -98,7 +98,7 @@ export const opencode: FormatAdapter = {
   texts: {sessionUnlisted: 'OpenCode still cannot list this session, but the other sessions of the store are listed again'},
   help: {
     roots: "OpenCode's data dir ($XDG_DATA_HOME/opencode, default ~/.local/share/opencode; its database is read on a private copy, never opened in place)",
-    find: 'OpenCode: opencode --session <id> from its project folder (sessions of the JSON tree; not yet those of opencode.db)',
+    find: 'OpenCode: opencode --session <id> from its project folder (sessions of the JSON tree and of opencode.db, read on a private copy)',
     repair: 'OpenCode JSON-tree sessions: damaged files move out of storage/ into <data dir>/.chatdoctor/<repairId>/ and the report says what each session lost; a damaged OpenCode database is left for a manual repair (next steps given).',
     inspect: 'An OpenCode session lists its session, message and part files with their classes.',
     bundle: 'OpenCode: a session of the JSON tree goes in with its session, message and part files (its data dir as CHAT_DIR); sessions of the 1.2+ database go in as the database files and cannot be redacted.',
