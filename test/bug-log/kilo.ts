@@ -6,8 +6,9 @@
  * never finished; a damaged index on a page of the database. Each damage is built by code on a copy of the real
  * store `@kilocode/cli@7.7.7` wrote (`shared/realdata/kilo/7.7.7/home`), with the last turn of session B put back
  * into the WAL where the damage needs it (`withTurnInWal`). A session of the store is a chat (`kilo.db#<id>`); a
- * store SQLite cannot read is one chat named by its database. A Kilo store cannot be redacted file by file, so
- * `bundle --redact` is refused for it (and plain `bundle` takes it whole).
+ * store SQLite cannot read is one chat named by its database. `bundle --redact` redacts a session on a private
+ * copy of the store; it is refused (and plain `bundle` takes the store whole) where the redacted copy could not
+ * keep the verdict: a store SQLite cannot read, a damaged database, a WAL that lost writes.
  */
 import {rmSync, statSync, truncateSync, writeFileSync} from 'node:fs'
 import {SESSION_A, SESSION_B, copyKiloHome, cutWalInside, damage, nulPage, rootPage, withTurnInWal} from '../helpers/kilo.js'
@@ -16,11 +17,14 @@ import type {BugLogEntry, BugLogPart, ChatVerdict, NoEntry, RepairVerdict} from 
 const DB = 'kilo.db'
 const WAL = 'kilo.db-wal'
 const SHM = 'kilo.db-shm'
-/** `bundle --redact` on a Kilo store: refused, naming `kilo export`. */
+/**
+ * `bundle --redact` on a Kilo store: redacted on a private copy when the store keeps its verdict that way;
+ * refused, with why, for a store SQLite cannot read, a damaged database, and a WAL that lost writes.
+ */
 const REDACT_REFUSED = /cannot be redacted/
 
-/** An entry of this part (agent and format filled in, the redaction refusal expected). */
-const entry = (e: Omit<BugLogEntry, 'agent' | 'format'>): BugLogEntry => ({agent: 'Kilo Code CLI', format: 'kilo', ...e, expect: {redactRefused: REDACT_REFUSED, ...e.expect}})
+/** An entry of this part (agent and format filled in). */
+const entry = (e: Omit<BugLogEntry, 'agent' | 'format'>): BugLogEntry => ({agent: 'Kilo Code CLI', format: 'kilo', ...e})
 
 /** A copy of the real home under `root` (the run's HOME) with `fn` applied to its data dir; the PATH is the data dir. */
 function store(root: string, fn: (data: string) => void): string {
@@ -55,6 +59,7 @@ const entries: BugLogEntry[] = [
     damage: 'kilo.db truncated to 0 bytes, its -wal and -shm as Kilo left them (the realdata damage/db-zero-length)',
     build: (root) => store(root, (d) => damage(d, DB, (p) => truncateSync(p, 0))),
     expect: {
+      redactRefused: REDACT_REFUSED,
       exitCode: 4,
       chats: [brokenStore({status: 'unrecoverable', winner: null, turns: [null, null], files: {[DB]: 'empty', [WAL]: 'intact', [SHM]: 'other'}, findings: ['database-unreadable', 'next-start-loss'], account: [/Before Kilo starts again: kilo\.db is empty \(0 bytes\)/]})],
       repair: setAside(DB),
@@ -66,6 +71,7 @@ const entries: BugLogEntry[] = [
     damage: 'kilo.db cut at 60 % of its size, mid-page (the realdata damage/db-truncate-mid-page); the WAL whole',
     build: (root) => store(root, (d) => damage(d, DB, (p) => truncateSync(p, Math.floor(statSync(p).size * 0.6)))),
     expect: {
+      redactRefused: REDACT_REFUSED,
       exitCode: 2,
       chats: [SESSION_A, SESSION_B].map((id) => session(id, {status: 'repairable', winner: DB, turns: [0, null], db: 'truncated unexpected-end', shm: 'other', findings: ['database-damaged'], absent: ['next-start-loss']})),
       repair: null,
@@ -77,6 +83,7 @@ const entries: BugLogEntry[] = [
     damage: 'every byte of kilo.db NUL, its size kept (the realdata damage/db-nul-filled); the WAL whole',
     build: (root) => store(root, (d) => damage(d, DB, (p) => writeFileSync(p, Buffer.alloc(statSync(p).size)))),
     expect: {
+      redactRefused: REDACT_REFUSED,
       exitCode: 4,
       chats: [brokenStore({status: 'unrecoverable', winner: null, turns: [null, null], files: {[DB]: 'zero-filled', [WAL]: 'intact', [SHM]: 'other'}, findings: ['database-unreadable', 'next-start-loss'], account: [/Before Kilo starts again: SQLite cannot read kilo\.db/]})],
       repair: setAside(DB),
@@ -92,6 +99,7 @@ const entries: BugLogEntry[] = [
         cutWalInside(d, t.commits.at(-1)!.frame, t.pageSize)
       }),
     expect: {
+      redactRefused: REDACT_REFUSED,
       exitCode: 4,
       chats: [
         session(SESSION_B, {status: 'degraded', winner: DB, turns: [2, null], wal: 'truncated unexpected-end', shm: 'other', findings: ['wal-torn']}),
@@ -110,6 +118,7 @@ const entries: BugLogEntry[] = [
         cutWalInside(d, t.commits.find((c) => c.seq === 36)!.frame + 1, t.pageSize)
       }),
     expect: {
+      redactRefused: REDACT_REFUSED,
       exitCode: 4,
       chats: [
         session(SESSION_B, {status: 'degraded', winner: DB, turns: [2, null], wal: 'truncated unexpected-end', shm: 'other', findings: ['turn-rolled-back'], account: [/SQLite rolled the session back without a word: the last turn/]}),
@@ -144,6 +153,7 @@ const entries: BugLogEntry[] = [
     damage: 'the root page of the part table in kilo.db overwritten by 4096 NUL bytes; the WAL whole',
     build: (root) => store(root, (d) => nulPage(d, rootPage(d, 'part'))),
     expect: {
+      redactRefused: REDACT_REFUSED,
       exitCode: 2,
       chats: [
         session(SESSION_A, {status: 'repairable', winner: DB, turns: [5, null], db: 'corrupt', shm: 'other', findings: ['database-damaged']}),
@@ -158,6 +168,7 @@ const entries: BugLogEntry[] = [
     damage: 'kilo.db, -wal and -shm deleted; storage/session_diff/ left (the realdata damage/delete-db)',
     build: (root) => store(root, (d) => [DB, WAL, SHM].forEach((n) => damage(d, n, (p) => rmSync(p)))),
     expect: {
+      redactRefused: REDACT_REFUSED,
       exitCode: 4,
       chats: [brokenStore({status: 'unrecoverable', winner: null, turns: [null, null], files: {[DB]: 'missing'}, findings: ['database-missing'], absent: ['next-start-loss'], account: [/ses_dcf0012bdffeL2kaPUHfqjpaDl/]})],
       repair: null,
@@ -170,6 +181,7 @@ const entries: BugLogEntry[] = [
     damage: 'kilo.db deleted, its -wal and -shm left (the start creates an empty store, and the start-up clean-up deletes the one file that still holds the sessions)',
     build: (root) => store(root, (d) => damage(d, DB, (p) => rmSync(p))),
     expect: {
+      redactRefused: REDACT_REFUSED,
       exitCode: 4,
       chats: [brokenStore({status: 'unrecoverable', winner: null, turns: [null, null], files: {[DB]: 'missing', [WAL]: 'other', [SHM]: 'other'}, findings: ['database-missing', 'next-start-loss']})],
       repair: setAside(DB),
@@ -181,6 +193,7 @@ const entries: BugLogEntry[] = [
     damage: 'kilo.db cut at 50 bytes, inside its 100-byte header; the WAL whole',
     build: (root) => store(root, (d) => damage(d, DB, (p) => truncateSync(p, 50))),
     expect: {
+      redactRefused: REDACT_REFUSED,
       exitCode: 4,
       chats: [brokenStore({status: 'unrecoverable', winner: null, turns: [null, null], files: {[DB]: 'corrupt', [WAL]: 'intact', [SHM]: 'other'}, findings: ['database-unreadable', 'next-start-loss']})],
       repair: setAside(DB),
@@ -236,7 +249,7 @@ const noEntry: NoEntry[] = [
 export const kiloPart: BugLogPart = {
   agent: 'Kilo Code CLI',
   intro:
-    'Kilo Code CLI keeps its sessions in a SQLite store in WAL mode (`kilo.db`, `kilo.db-wal`, `kilo.db-shm`). The analog of a report is its damage shape on that store: an empty, NUL-filled or cut file on `kilo.db`, a torn last write on the WAL. Each entry damages a copy of the store `@kilocode/cli@7.7.7` wrote (`shared/realdata/kilo/7.7.7/home`: session A with 5 turns, session B with 2), with session B\'s last turn committed only to the WAL where the damage needs it. N/M: a session\'s user turns (a store keeps no separate transcript). `bundle --redact` is refused for a Kilo store (its rows cannot be redacted file by file; plain `bundle` takes it whole).',
+    'Kilo Code CLI keeps its sessions in a SQLite store in WAL mode (`kilo.db`, `kilo.db-wal`, `kilo.db-shm`). The analog of a report is its damage shape on that store: an empty, NUL-filled or cut file on `kilo.db`, a torn last write on the WAL. Each entry damages a copy of the store `@kilocode/cli@7.7.7` wrote (`shared/realdata/kilo/7.7.7/home`: session A with 5 turns, session B with 2), with session B\'s last turn committed only to the WAL where the damage needs it. N/M: a session\'s user turns (a store keeps no separate transcript). `bundle --redact` redacts each session on a private copy of the store; it is refused (plain `bundle` takes the store whole) for a store SQLite cannot read, a damaged database and a WAL that lost writes, whose verdict a redacted copy could not keep.',
   entries,
   noEntry,
   complete: true,

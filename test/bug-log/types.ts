@@ -82,8 +82,8 @@ export interface BugLogEntry {
     /** What plain `repair` does; null when it writes nothing (then `repair` must write nothing). */
     repair: RepairVerdict | null
     /**
-     * When given, `bundle --redact` must refuse the tree with an error matching this (a store whose rows cannot
-     * be redacted file by file), write nothing, and plain `bundle` must take it; otherwise `bundle --redact` must succeed.
+     * When given, `bundle --redact` must refuse the tree with an error matching this (a store whose redacted
+     * copy could not keep its verdict), write nothing, and plain `bundle` must take it; otherwise `bundle --redact` must succeed.
      */
     redactRefused?: RegExp
     /** True when no file of the tree's chats is on disk: `bundle`, plain or redacted, writes nothing (exit 8). */

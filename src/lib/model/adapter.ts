@@ -235,10 +235,13 @@ export interface FormatAdapter {
   /**
    * (`bundle --redact`) The chat's files with their content replaced by keyed-hash placeholders (`r`), damage
    * kept where it is, so the redacted chat diagnoses the same (the bundle checks that). Files that cannot be
-   * redacted structurally are left out with why; `refused` when the chat cannot be redacted at all. Pure.
-   * Without it, chats of this format cannot be redacted.
+   * redacted structurally are left out with why; `refused` when the chat cannot be redacted at all. Pure, but
+   * for a database rewritten on a private copy in its own temp folder.
+   * Without it, chats of this format cannot be redacted. `relist`: the redacted files are diagnosed again by
+   * listing them as a store (`listStore` in a private folder), as `check` does, because the chat's diagnosis
+   * comes from what the listing read rather than from its files' bytes.
    */
-  redact?(files: readonly BundleFile[], report: ChatReport, r: Redactor): {files: BundleFile[]; omitted: Array<{path: string; reason: string}>} | {refused: string}
+  redact?(files: readonly BundleFile[], report: ChatReport, r: Redactor): {files: BundleFile[]; omitted: Array<{path: string; reason: string}>; relist?: boolean} | {refused: string}
   /**
    * (`check`) Single-file documents of this format (e.g. an export of one session), found by name and content
    * in folders and archives, each diagnosed as a chat.

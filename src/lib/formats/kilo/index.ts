@@ -62,7 +62,7 @@ export const kilo: FormatAdapter = {
     repair:
       "Kilo stores: when Kilo's next start would destroy the WAL beside a database SQLite cannot read (an empty kilo.db is taken for a new store and its WAL reset; a NUL-filled or headless one makes the start delete kilo.db-wal and -shm), kilo.db, its -wal and -shm move together into <data dir>/.chatdoctor/<repairId>/ first, so Kilo starts a new, empty store and chatdoctor undo can put them back; a damaged database SQLite still opens is left for a manual repair (next steps given). Refused while a kilo process uses the store or holds one of its locks.",
     inspect: 'A Kilo session lists the database, its WAL and index with their classes, what the WAL holds and lost, and what Kilo\'s next start would do.',
-    bundle: 'Kilo sessions go in as the database files (kilo.db, -wal, -shm) and cannot be redacted.',
+    bundle: "Kilo sessions go in as the database files (kilo.db, -wal, -shm); with --redact, a private copy holding only that session's rows, its text replaced (refused for a store SQLite cannot read, a damaged database, or a WAL that lost writes).",
     process: 'kilo',
     find: 'Kilo: kilo --session <id> from its project folder (kilo.db read on a private copy)',
     store: {dir: 'a Kilo data dir', sessionId: 'a Kilo session id'},

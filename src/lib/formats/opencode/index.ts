@@ -101,7 +101,7 @@ export const opencode: FormatAdapter = {
     find: 'OpenCode: opencode --session <id> from its project folder (sessions of the JSON tree and of opencode.db, read on a private copy)',
     repair: 'OpenCode JSON-tree sessions: damaged files move out of storage/ into <data dir>/.chatdoctor/<repairId>/ and the report says what each session lost; a damaged OpenCode database is left for a manual repair (next steps given).',
     inspect: 'An OpenCode session lists its session, message and part files with their classes.',
-    bundle: 'OpenCode: a session of the JSON tree goes in with its session, message and part files (its data dir as CHAT_DIR); sessions of the 1.2+ database go in as the database files and cannot be redacted.',
+    bundle: 'OpenCode: a session of the JSON tree goes in with its session, message and part files (its data dir as CHAT_DIR); sessions of the 1.2+ database go in as the database files; with --redact, a private copy holding only that session\'s rows, its text replaced.',
     store: {dir: 'an OpenCode data dir', sessionId: 'an OpenCode session id'},
     sessionExport: {
       paragraph: `--session ID -o FILE.json writes one OpenCode JSON-tree session as an \`opencode export\` document instead (the same JSON OpenCode's own export prints, for \`opencode import\` into OpenCode 1.2+), searching CHAT_DIR (an OpenCode data dir) or the default data dir. Sessions whose files exceed --max-session-bytes (default ${EXPORT_SIZE_CAP_BYTES} bytes, 256 MiB) are refused; damaged message and part files are left out and counted. --redact applies (ids, roles, counts and times kept; the result still passes \`check\`).`,

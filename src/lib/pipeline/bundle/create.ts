@@ -10,7 +10,9 @@ import {lstat, readdir, readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {createHash} from 'node:crypto'
 import type {ArchiveInput} from '../../archive/write.js'
-import type {BundleFile, FileEntry} from '../../model/adapter.js'
+import type {BundleFile, Diagnosis, FileEntry} from '../../model/adapter.js'
+import {withExtracted} from '../../archive/extract.js'
+import {readChatSync} from '../inventory.js'
 import type {ChatReport, OperationalError, Skipped} from '../../model/report.js'
 import {scanPaths, type ScannedChat} from '../scan.js'
 import {BUNDLE_SCHEMA_VERSION, MANIFEST_NAME, verdictDifference, verdictOf, type Manifest, type ManifestChat} from './manifest.js'
@@ -74,6 +76,21 @@ async function chatFiles(chat: ScannedChat): Promise<{files: ChatFile[]; omitted
 }
 
 /**
+ * The diagnosis of a store chat's redacted files as `check` makes it: laid out in a private temp folder, listed
+ * by the adapter, and the chat with the same id diagnosed (skipped when the listing has none).
+ */
+async function relisted(chat: ScannedChat, files: BundleFile[]): Promise<Diagnosis> {
+  return withExtracted(files, async (tmp) => {
+    const listed = await chat.adapter.listStore!(tmp)
+    for (const unit of listed.chats) {
+      const d = chat.adapter.diagnose(readChatSync(unit, chat.adapter))
+      if (d.kind === 'chat' && d.report.id === chat.report.id) return d
+    }
+    return {kind: 'skipped', reason: listed.errors[0]?.message ?? 'the redacted store lists no such chat'}
+  })
+}
+
+/**
  * Scans `paths` (chat dirs or folders above them), then builds the bundle's members. With `redact`, every
  * chat's redacted files are diagnosed again and must give the same verdict (`verdictDifference`); a chat whose
  * verdict would change is an error and nothing is bundled. Two chats with the same id are an error (their
@@ -116,7 +133,7 @@ export async function buildBundle(paths: string[], opts: BundleOptions): Promise
       // Store formats name files by their path below the store (`storage/part/…`); others by name in the dir.
       const top = chat.snapshot.unit.members !== undefined ? files : files.filter((f) => !f.rel.includes('/'))
       const snapshot = {...chat.snapshot, files: top.map((f): FileEntry => ({name: f.rel, kind: 'file', bytes: f.data.length, mtimeMs: f.mtimeMs, data: f.data}))}
-      const again = chat.adapter.diagnose(snapshot)
+      const again = red.relist && chat.adapter.listStore ? await relisted(chat, files) : chat.adapter.diagnose(snapshot)
       const diff = again.kind === 'chat' ? verdictDifference(verdictOf(chat.report), verdictOf(again.report)) : 'the redacted chat would be skipped'
       if (diff !== null) {
         errors.push({path: chat.report.path, message: `redaction would change the diagnosis (${diff}); not bundled. Please report this with \`chatdoctor scan --json\` of the chat`})
