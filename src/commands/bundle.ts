@@ -28,13 +28,19 @@ exact mtime and sha256, and the scan verdict of each chat at export. Never inclu
 placeholders (random key, not stored): equal values stay equal, the bundle diagnoses the same (same
 classes, reasons, turns and winner, checked before writing), damage stays where it is. Files that cannot
 be redacted structurally (log.jsonl, trace.jsonl, unknown files) are left out and listed as omitted.
+--redact reads each file it redacts whole: a file over about 512 MiB refuses its chat (bundle it without
+--redact).
+
+Files of any size are streamed from disk into the archive (memory stays bounded) and hashed as they go;
+the manifest is the archive's last member. A file that changes while it is read is an error for its chat,
+and nothing is written.
 
 ${paragraphs((h) => h.bundle)}
 
 ${paragraphs((h) => h.sessionExport?.paragraph)}
 
 Reads the chat dirs only; writes only FILE (durably; an existing FILE is kept unless --force).
-Exit status: 0 written, 8 nothing written (a chat could not be read, no chats found, FILE exists,
+Exit status: 0 written, 8 nothing written (a chat could not be read or changed while read, no chats found, FILE exists,
 redaction would change a verdict, a --session not found, in a database or over the size cap), 16 usage
 error.`
 

@@ -16,8 +16,8 @@ a chatdoctor-bundle.json manifest), or a folder of bundles. Bundles are read in 
 entries that escape the archive (../, absolute paths, links pointing outside) are refused; an entry under a
 refused link, an in-archive symbolic link or a file is not read, and a name that occurs twice is reported
 (only its last copy is read); entries of no chat are listed as skipped; an archive over --max-entries,
---max-bytes (uncompressed, in all) or --max-member-bytes (one entry) is refused, the caps checked before
-any entry's bytes are held. A manifest is verified (missing, extra or changed
+--max-bytes (uncompressed, in all) or --max-member-bytes (one entry a diagnosis reads) is refused, the
+caps checked before any entry's bytes are held. A manifest is verified (missing, extra or changed
 files are errors) and its exact mtimes are used for ranking; then every chat gets the scan diagnosis.
 
 Exit status: the scan bitmask (2 repairable, 4 agent context lost, 8 operational error such as an
@@ -47,7 +47,7 @@ unreadable PATH, a refused, hidden or duplicate archive entry), plus 2 for any c
     'fail-on': Flags.string({description: 'Least severe finding that fails a chat (adds exit bit 2).', options: ['error', 'warning', 'info'], default: 'error'}),
     'max-bytes': Flags.integer({description: 'Cap on the uncompressed bytes of one archive.', min: 1, default: DEFAULT_LIMITS.maxBytes}),
     'max-entries': Flags.integer({description: 'Cap on the entries of one archive.', min: 1, default: DEFAULT_LIMITS.maxEntries}),
-    'max-member-bytes': Flags.integer({description: 'Cap on the uncompressed bytes of one archive entry.', min: 1, default: DEFAULT_LIMITS.maxMemberBytes}),
+    'max-member-bytes': Flags.integer({description: 'Cap on the uncompressed bytes of one archive entry read into memory (what a diagnosis reads).', min: 1, default: DEFAULT_LIMITS.maxMemberBytes}),
   }
 
   async run(): Promise<Report> {

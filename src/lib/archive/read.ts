@@ -6,7 +6,7 @@
  * - entries whose names escape the archive root (`../`, absolute paths) and symbolic or hard links pointing
  *   outside it are refused (never looked at further) and reported as `archive-entry-escapes`;
  * - caps stop archive bombs: at most `maxEntries` entries, `maxBytes` uncompressed bytes in all and
- *   `maxMemberBytes` in one member. They are enforced before any member's bytes are held: a zip's central
+ *   `maxMemberBytes` in one member whose bytes are held. They are enforced before any member's bytes are held: a zip's central
  *   directory (sizes yauzl then holds each entry to) is summed first; a tar is streamed through once holding
  *   nothing (headers counted, data passed over, the inflated stream itself bounded) and read only when it
  *   passes, with the caps checked again while reading. Over a cap the archive is abandoned with
@@ -38,7 +38,10 @@ import {isRootName, normalizeMemberPath, resolveLinkTarget, type MemberPath} fro
  */
 export const DEFAULT_LIMITS: ArchiveLimits = {maxBytes: 1024 ** 3, maxEntries: 100_000, maxMemberBytes: 512 * 1024 ** 2}
 
-/** Caps on one archive. `maxBytes` counts uncompressed member bytes; `maxMemberBytes` those of one member. */
+/**
+ * Caps on one archive. `maxBytes` counts uncompressed member bytes; `maxMemberBytes` those of one member whose
+ * bytes are held (what a diagnosis reads); other members are only hashed, in chunks.
+ */
 export interface ArchiveLimits {
   maxBytes: number
   maxEntries: number
@@ -107,7 +110,7 @@ class Collector {
 
   /** Counts one entry and its declared size; throws CapExceeded over a cap. */
   admit(declaredBytes: number, raw: string): void {
-    admitEntry(this.limits, this, declaredBytes, raw)
+    admitEntry(this.limits, this, declaredBytes, raw, this.kept(raw))
   }
 
   /** Counts bytes actually read; throws CapExceeded over the cap. */
@@ -133,6 +136,12 @@ class Collector {
     this.members.set(m.path, m)
   }
 
+  /** Whether the member stored as `raw` would have its bytes held (`keepData`); refused names never are. */
+  kept(raw: string): boolean {
+    const norm = normalizeMemberPath(raw)
+    return !('refused' in norm) && this.keepData(norm.path)
+  }
+
   /**
    * Reads one file member of `declared` bytes (its header's size, which the caps already took), hashing it;
    * its bytes go into one buffer of that size when kept (never a list of chunks joined after: no second copy).
@@ -145,7 +154,7 @@ class Collector {
     let bytes = 0
     for await (const chunk of chunks) {
       this.count(chunk.length)
-      if (bytes + chunk.length > Math.max(declared, 0) || bytes + chunk.length > this.limits.maxMemberBytes) throw new CapExceeded(tooBigMember(this.limits, raw))
+      if (bytes + chunk.length > Math.max(declared, 0) || (keep && bytes + chunk.length > this.limits.maxMemberBytes)) throw new CapExceeded(tooBigMember(this.limits, raw))
       if (data) chunk.copy(data, bytes)
       bytes += chunk.length
       hash.update(chunk)
@@ -189,11 +198,14 @@ class Collector {
 const tooManyBytes = (l: ArchiveLimits) => `more than ${l.maxBytes} uncompressed bytes (raise --max-bytes to read it)`
 const tooBigMember = (l: ArchiveLimits, raw: string) => `entry "${raw}" holds more than ${l.maxMemberBytes} uncompressed bytes (raise --max-member-bytes to read it)`
 
-/** Counts one entry and its declared bytes into `tally` under `limits`; throws CapExceeded over a cap. */
-function admitEntry(limits: ArchiveLimits, tally: {entries: number; declared: number}, declaredBytes: number, raw: string): void {
+/**
+ * Counts one entry and its declared bytes into `tally` under `limits`; throws CapExceeded over a cap. The
+ * per-member cap applies to members whose bytes would be held (`held`); the others are only hashed.
+ */
+function admitEntry(limits: ArchiveLimits, tally: {entries: number; declared: number}, declaredBytes: number, raw: string, held: boolean): void {
   tally.entries++
   if (tally.entries > limits.maxEntries) throw new CapExceeded(`more than ${limits.maxEntries} entries (raise --max-entries to read it)`)
-  if (declaredBytes > limits.maxMemberBytes) throw new CapExceeded(tooBigMember(limits, raw))
+  if (held && declaredBytes > limits.maxMemberBytes) throw new CapExceeded(tooBigMember(limits, raw))
   tally.declared += declaredBytes
   if (tally.declared > limits.maxBytes) throw new CapExceeded(tooManyBytes(limits))
 }
@@ -268,17 +280,17 @@ async function eachTarEntry(file: string, gzip: boolean, limits: ArchiveLimits, 
 }
 
 /** The first pass over a tar: every cap checked on headers and the inflated stream, no member's bytes held. */
-async function tarWithinCaps(file: string, gzip: boolean, limits: ArchiveLimits): Promise<void> {
+async function tarWithinCaps(file: string, gzip: boolean, limits: ArchiveLimits, kept: (raw: string) => boolean): Promise<void> {
   const tally = {entries: 0, declared: 0}
   await eachTarEntry(file, gzip, limits, async (entry) => {
     const h = entry.header
-    admitEntry(limits, tally, isFileType(h.type) ? (h.size ?? 0) : 0, h.name)
+    admitEntry(limits, tally, isFileType(h.type) ? (h.size ?? 0) : 0, h.name, kept(h.name))
     await drain(entry)
   })
 }
 
 async function readTar(file: string, gzip: boolean, c: Collector): Promise<void> {
-  await tarWithinCaps(file, gzip, c.limits)
+  await tarWithinCaps(file, gzip, c.limits, (raw) => c.kept(raw))
   await eachTarEntry(file, gzip, c.limits, async (entry) => {
     const h = entry.header
     const size = h.size ?? 0
@@ -333,7 +345,7 @@ async function readZip(file: string, c: Collector): Promise<void> {
   const zip = await yauzl.openPromise(file, {lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false})
   try {
     if (zip.entryCount > c.limits.maxEntries) throw new CapExceeded(`${zip.entryCount} entries, more than ${c.limits.maxEntries} (raise --max-entries to read it)`)
-    await zipWithinCaps(file, c.limits)
+    await zipWithinCaps(file, c.limits, (raw) => c.kept(raw))
     const entries = (zip as unknown as {eachEntry(): AsyncIterable<yauzl.Entry>}).eachEntry()
     for await (const entry of entries) {
       const raw = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileName as unknown as Buffer, entry.extraFields, false)
@@ -359,13 +371,15 @@ async function readZip(file: string, c: Collector): Promise<void> {
       }
       const stream = await zip.openReadStreamPromise(entry)
       if (isLink) {
+        // A link's target is a path: at most PATH_MAX (4096) bytes are held; a longer one is refused.
         const parts: Buffer[] = []
+        let n = 0
         for await (const chunk of stream as AsyncIterable<Buffer>) {
           c.count(chunk.length)
-          if (chunk.length > c.limits.maxMemberBytes) throw new CapExceeded(tooBigMember(c.limits, raw))
-          parts.push(chunk)
+          n += chunk.length
+          if (n <= 4096) parts.push(chunk)
         }
-        const t = resolveLinkTarget(p, Buffer.concat(parts).toString('utf8'), 'symlink')
+        const t = n > 4096 ? {refused: true as const, why: `its target is ${n} bytes long, longer than any path`} : resolveLinkTarget(p, Buffer.concat(parts).toString('utf8'), 'symlink')
         if ('refused' in t) c.refuseLink(p, raw, t.why)
         else c.put({path: p, kind: 'symlink', bytes: 0, mtimeMs, sha256: null})
         continue
@@ -381,13 +395,13 @@ async function readZip(file: string, c: Collector): Promise<void> {
  * The first pass over a zip: the central directory's sizes against every cap, before any entry is inflated
  * (yauzl then holds each entry to its size: `validateEntrySizes`).
  */
-async function zipWithinCaps(file: string, limits: ArchiveLimits): Promise<void> {
+async function zipWithinCaps(file: string, limits: ArchiveLimits, kept: (raw: string) => boolean): Promise<void> {
   const zip = await yauzl.openPromise(file, {lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false})
   try {
     const tally = {entries: 0, declared: 0}
     for await (const entry of (zip as unknown as {eachEntry(): AsyncIterable<yauzl.Entry>}).eachEntry()) {
       const raw = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileName as unknown as Buffer, entry.extraFields, false)
-      admitEntry(limits, tally, raw.endsWith('/') ? 0 : entry.uncompressedSize, raw)
+      admitEntry(limits, tally, raw.endsWith('/') ? 0 : entry.uncompressedSize, raw, kept(raw))
     }
   } finally {
     zip.close()
