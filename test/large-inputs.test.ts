@@ -5,10 +5,12 @@
  * `CHATDOCTOR_LARGE=1` (its sparse file costs no disk, but reading it takes a while); the rest always runs.
  */
 import assert from 'node:assert/strict'
-import {appendFileSync, cpSync, existsSync, readdirSync, statSync, truncateSync, writeFileSync} from 'node:fs'
+import {appendFileSync, cpSync, existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 import {archiveStream, SourceChangedError} from '../src/lib/archive/write.js'
+import {RecordingFileSystem, nodeFileSystem} from '../src/lib/fsio/fs.js'
+import {writeStreamDurable} from '../src/lib/fsio/output.js'
 import {writeZeroBomb} from './helpers/archives.js'
 import {REALDATA, REAL_CHATS, cleanup, tempDir} from './helpers/fixtures.js'
 import {runCliPeakRss} from './helpers/peak-rss.js'
@@ -140,6 +142,33 @@ test('a file that changes while it is streamed into a bundle is an error naming 
       writeFileSync(file, '{"a":1}\n'.repeat(1000))
       Object.assign(st, statSync(file))
     }
+  } finally {
+    cleanup(root)
+  }
+})
+
+test('writeStreamDurable: chunks go through the write seam (temp, fsync, rename, fsync dir); a failing source or ENOSPC leaves the target as it was, no temp', async () => {
+  const root = tempDir('chatdoctor-stream-write-')
+  try {
+    const target = path.join(root, 'out.tar.gz')
+    async function* chunks(n: number, failAt = -1): AsyncGenerator<Buffer> {
+      for (let i = 0; i < n; i++) {
+        if (i === failAt) throw new Error('the archive could not be made')
+        yield Buffer.alloc(1000, i)
+      }
+    }
+    const rec = new RecordingFileSystem(nodeFileSystem())
+    const w = await writeStreamDurable(target, chunks(5), {overwrite: false}, rec)
+    assert.equal(w.bytes, 5000)
+    assert.equal(statSync(target).size, 5000)
+    const ops = rec.mutations().map((t) => t.op)
+    assert.deepEqual(ops, ['mkdir', 'open', 'write', 'write', 'write', 'write', 'write', 'fsync', 'close', 'rename', 'fsyncDir'])
+    const before = readFileSync(target)
+    await assert.rejects(writeStreamDurable(target, chunks(5, 3), {overwrite: true}), /could not be made/)
+    await assert.rejects(writeStreamDurable(target, chunks(5), {overwrite: true}, new RecordingFileSystem(nodeFileSystem(), [{op: 'write', code: 'ENOSPC', times: 1}])), /ENOSPC/)
+    await assert.rejects(writeStreamDurable(target, chunks(5), {overwrite: false}), /already exists.*--force/)
+    assert.deepEqual(readFileSync(target), before)
+    assert.deepEqual(readdirSync(root), ['out.tar.gz'])
   } finally {
     cleanup(root)
   }
