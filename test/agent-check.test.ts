@@ -201,7 +201,7 @@ test('check on a folder of Claude Code and Codex sessions and an OpenCode store,
     damageSessions(sessions)
     const data = copyTree(home)
     writeFileSync(path.join(data, 'storage', 'part', 'msg_01a22a125192fixture000003', 'prt_01a22a125194fixture000005.json'), '') // 0-byte part (B01)
-    const scan = json(['scan', home])
+    const scan = json(['scan', '--verbose', home]) // check measures every candidate, as scan --verbose does
     assert.deepEqual([...new Set(scan.chats.map((c) => c.format))].sort(), ['claude-code', 'codex', 'opencode'])
     const statuses = new Map(scan.chats.map((c) => [`${c.format} ${path.basename(c.path)}`, c.status]))
     assert.equal(statuses.get('claude-code marot-spotter__short.jsonl'), 'repairable')
@@ -275,7 +275,7 @@ test("bundle --session writes OpenCode's own export of a 1.1.65 tree session; ov
       assert.equal(r.bundle?.sessionId, sid)
       // check agrees with scan on the session it came from.
       const c = json(['check', out])
-      const s = json(['scan', TREE]).chats.find((x) => x.id === sid)!
+      const s = json(['scan', '--verbose', TREE]).chats.find((x) => x.id === sid)!
       assert.equal(c.chats[0].status, s.status)
       assert.equal(c.chats[0].contextTurns, s.contextTurns)
     }
@@ -344,7 +344,7 @@ test('bundle --redact of Claude Code and Codex sessions (healthy and damaged) an
       const out = path.join(dir, `${path.basename(src)}.tar.gz`)
       const b = runCli(['bundle', '--redact', src, '-o', out])
       assert.equal(b.status, 0, b.stderr)
-      const scan = json(['scan', src])
+      const scan = json(['scan', '--verbose', src])
       const red = json(['check', out])
       assert.deepEqual(byId(red.chats), byId(scan.chats), src)
       assert.equal(red.exitCode, scan.exitCode)

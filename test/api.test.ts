@@ -64,9 +64,9 @@ describe('the same verdicts as the CLI', () => {
       ])
     }))
 
-  test('diagnoseChatDir: the chat of scan --json; a Claude Code session by its file; errors say what is wrong', () =>
+  test('diagnoseChatDir: the chat of scan --verbose --json (every generation measured); a Claude Code session by its file; errors say what is wrong', () =>
     withHome(async (h) => {
-      const cli = JSON.parse(runCli(['scan', '--json'], {env: h.env}).stdout) as api.Report
+      const cli = JSON.parse(runCli(['scan', '--verbose', '--json'], {env: h.env}).stdout) as api.Report
       for (const dir of Object.values(h.dirs)) {
         const chat = await api.diagnoseChatDir(dir, opts(h))
         assert.deepEqual(chat.report, cli.chats.find((c) => c.path === `~${dir.slice(h.root.length)}`))

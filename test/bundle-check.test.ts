@@ -96,7 +96,7 @@ for (const [name, damage] of DAMAGES) {
     const root = tempDir()
     try {
       const chats = makeChats(root, damage)
-      const scan = json(['scan', chats])
+      const scan = json(['scan', '--verbose', chats]) // check measures every candidate, as scan --verbose does
       assert.equal(scan.chats.length, 2)
       for (const out of ['b.tar.gz', 'b.zip']) {
         const file = path.join(root, out)
@@ -126,7 +126,7 @@ test('redacted bundles diagnose the same (classes, reasons, turns, winner), also
     for (const [name, damage] of DAMAGES) {
       const dir = path.join(root, name.replace(/\W+/g, '-'))
       const chats = makeChats(dir, damage)
-      const scan = json(['scan', chats])
+      const scan = json(['scan', '--verbose', chats]) // check measures every candidate, as scan --verbose does
       const file = path.join(dir, 'r.tar.gz')
       const b = runCli(['bundle', '--redact', chats, '-o', file])
       assert.equal(b.status, 0, `${name}: ${b.stderr}`)
@@ -257,7 +257,7 @@ test("check ranks with the manifest's exact mtimes (archives keep whole seconds)
     const second = Date.UTC(2026, 7, 30, 10, 0, 0)
     setMtime(path.join(ten, 'run-state.json.bak'), second + 100)
     setMtime(path.join(ten, TEN_TURN_TEMP), second + 600) // newer by 0.5 s, same whole second
-    const scan = json(['scan', chats])
+    const scan = json(['scan', '--verbose', chats]) // check measures every candidate, as scan --verbose does
     assert.equal(scan.chats.find((c) => c.id === REAL_CHATS.tenTurns)!.winner, TEN_TURN_TEMP)
     const file = path.join(root, 'b.tar.gz')
     assert.equal(runCli(['bundle', chats, '-o', file]).status, 0)

@@ -68,7 +68,7 @@ test('scan --json into a pipe whose reader is slow or gone: the whole report, or
   const root = tempDir()
   try {
     // Enough chats for a report several times a pipe's 64 KiB buffer, so the writer has to wait for the reader.
-    for (let i = 0; i < 60; i++) copyRealChat(REAL_CHATS.small, root, undefined, `2026-01-01T00-00-${String(i).padStart(2, '0')}.000Z`)
+    for (let i = 0; i < 90; i++) copyRealChat(REAL_CHATS.small, root, undefined, `2026-01-01T00-00-${String(i).padStart(2, '0')}.000Z`)
     const direct = runCli(['scan', '--json', root])
     assert.equal(direct.status, 0, direct.stderr)
     assert.ok(direct.stdout.length > 2 * 65536, `report of ${direct.stdout.length} chars`)

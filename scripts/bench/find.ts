@@ -149,6 +149,8 @@ export interface FindBenchRow {
   mbPerCpuSecond: number
   peakRssBytes: number
   runs: number[]
+  /** CPU time (user + sys) of each run, seconds. */
+  cpuRuns: number[]
 }
 
 /** Runs the benchmark; returns one row per query. */
@@ -183,6 +185,7 @@ export function benchFind(): FindBenchRow[] {
         mbPerCpuSecond: report.searched.bytes / MB / cpu,
         peakRssBytes: Math.max(...runs.map((r) => r.rss)),
         runs: runs.map((r) => r.wall),
+        cpuRuns: runs.map((r) => r.user + r.sys),
       }
       rows.push(row)
       console.log(`  find "${query}": ${row.sessions} sessions, ${(row.bytes / MB).toFixed(0)} MB in ${wall.toFixed(2)} s wall (${row.mbPerSecond.toFixed(0)} MB/s), ${cpu.toFixed(2)} s CPU (${row.mbPerCpuSecond.toFixed(0)} MB/CPU-s), peak RSS ${(row.peakRssBytes / MB).toFixed(0)} MB`)

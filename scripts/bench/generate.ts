@@ -44,17 +44,25 @@ export interface InputInfo {
   note?: string
 }
 
-/** Fleet: 5,000 small chats. Returns counts. */
-export function makeFleet(root: string, seed: number, chats = 5000): InputInfo {
+/**
+ * Fleet: small chats, 5% damaged. `shape: 'real'` keeps the transcript as the CLI writes it (every completed
+ * AI message embeds its RunState in `metadata.runState`: 203 KB for the 10-turn chat); `'stripped'` removes
+ * those copies (the older transcript style, 28 KB). Returns counts.
+ */
+export function makeFleet(root: string, seed: number, chats = 5000, shape: 'real' | 'stripped' = 'real', name = 'fleet'): InputInfo {
   const rand = seededRandom(seed)
   const primary = src(REAL_CHATS.tenTurns, 'run-state.json')
   const bak = src(REAL_CHATS.tenTurns, 'run-state.json.bak')
   const temp = src(REAL_CHATS.tenTurns, TEN_TURN_TEMP)
   const meta = src(REAL_CHATS.tenTurns, 'chat-meta.json')
-  // The 10-turn transcript without the RunState copies its AI messages embed (the older transcript style).
-  const transcriptValue = JSON.parse(src(REAL_CHATS.tenTurns, 'chat-messages.json').toString('utf8')) as Array<{metadata?: {runState?: unknown}}>
-  for (const m of transcriptValue) if (m.metadata) delete m.metadata.runState
-  const transcript = Buffer.from(JSON.stringify(transcriptValue))
+  const realTranscript = src(REAL_CHATS.tenTurns, 'chat-messages.json')
+  let transcript = realTranscript
+  if (shape === 'stripped') {
+    // The 10-turn transcript without the RunState copies its AI messages embed (the older transcript style).
+    const transcriptValue = JSON.parse(realTranscript.toString('utf8')) as Array<{metadata?: {runState?: unknown}}>
+    for (const m of transcriptValue) if (m.metadata) delete m.metadata.runState
+    transcript = Buffer.from(JSON.stringify(transcriptValue))
+  }
   let files = 0
   let bytes = 0
   let largest = 0
@@ -95,7 +103,8 @@ export function makeFleet(root: string, seed: number, chats = 5000): InputInfo {
     put(d, 'chat-meta.json', meta)
     if (extra) put(d, extra[0], extra[1])
   }
-  return {name: 'fleet', dir: root, chats, files, bytes, largestFile: largest, note: `${damaged.size} damaged`}
+  const what = shape === 'real' ? 'transcripts with their embedded RunState copies' : 'transcripts stripped of embedded copies'
+  return {name, dir: root, chats, files, bytes, largestFile: largest, note: `${damaged.size} damaged; ${what}`}
 }
 
 interface Doc {
@@ -149,8 +158,11 @@ export function makeLarge(root: string, seed: number, chats = 50): InputInfo {
   return {name: 'large', dir: root, chats, files, bytes, largestFile: largest, note: '2–20 MB states and transcripts, half pretty'}
 }
 
-/** Writes a compact run-state of about `target` bytes without holding it in memory (history streamed). */
-function writeHugeRunState(file: string, target: number): number {
+/**
+ * Writes a compact run-state of about `target` bytes without holding it in memory (history streamed). With
+ * `cutAt`, the file stops after that many bytes (a torn primary: the write that was cut off).
+ */
+function writeHugeRunState(file: string, target: number, cutAt?: number): number {
   const doc = largeRunState()
   const rs = doc.value as {sessionState: {mainAgentState: Record<string, unknown>}}
   const MARK = '"__chatdoctor_bench_history__"'
@@ -158,26 +170,47 @@ function writeHugeRunState(file: string, target: number): number {
   const [head, tail] = shell.split(MARK)
   const parts = doc.history.map((m) => Buffer.from(JSON.stringify(m)))
   const fd = openSync(file, 'w')
-  let written = writeSync(fd, head)
+  const limit = cutAt ?? Infinity
+  let written = 0
+  const put = (b: Buffer | string) => {
+    const buf = typeof b === 'string' ? Buffer.from(b) : b
+    const n = Math.min(buf.length, limit - written)
+    if (n > 0) written += writeSync(fd, buf, 0, n)
+  }
+  put(head)
   let i = 0
   const comma = Buffer.from(',')
-  while (written + tail.length < target) {
-    if (i > 0) written += writeSync(fd, comma)
-    written += writeSync(fd, parts[i % parts.length])
+  let full = Buffer.byteLength(head)
+  while (full + tail.length < target) {
+    if (i > 0) {
+      put(comma)
+      full += 1
+    }
+    put(parts[i % parts.length])
+    full += parts[i % parts.length].length
     i++
   }
-  written += writeSync(fd, tail)
+  put(tail)
   closeSync(fd)
   return written
 }
 
-/** One chat with a run-state of about `target` bytes (compact) and the real large transcript. */
-export function makeBig(root: string, name: string, target: number): InputInfo {
+/**
+ * One chat with a run-state of about `target` bytes (compact) and the real large transcript. With `tornAt`,
+ * the primary is that state cut after `tornAt` bytes and the intact state is its `.bak` (a torn save of a
+ * large chat: the generation before it is whole).
+ */
+export function makeBig(root: string, name: string, target: number, tornAt?: number): InputInfo {
   const d = chatDir(root, name, chatId(20_000))
-  const rsBytes = writeHugeRunState(path.join(d, 'run-state.json'), target)
   const tr = src(REAL_CHATS.large, 'chat-messages.json')
   writeFileSync(path.join(d, 'chat-messages.json'), tr)
-  return {name, dir: root, chats: 1, files: 2, bytes: rsBytes + tr.length, largestFile: rsBytes, note: `${(rsBytes / 1e6).toFixed(0)} MB compact run-state`}
+  if (tornAt === undefined) {
+    const rsBytes = writeHugeRunState(path.join(d, 'run-state.json'), target)
+    return {name, dir: root, chats: 1, files: 2, bytes: rsBytes + tr.length, largestFile: rsBytes, note: `${(rsBytes / 1e6).toFixed(0)} MB compact run-state`}
+  }
+  const bak = writeHugeRunState(path.join(d, 'run-state.json.bak'), target)
+  const cut = writeHugeRunState(path.join(d, 'run-state.json'), target, tornAt)
+  return {name, dir: root, chats: 1, files: 3, bytes: bak + cut + tr.length, largestFile: bak, note: `run-state cut at ${(cut / 1e6).toFixed(0)} MB, its ${(bak / 1e6).toFixed(0)} MB .bak intact`}
 }
 
 /** 10 chats whose 2–20 MB run-states are cut at 50–95% of their length (no NUL tail). */

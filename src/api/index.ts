@@ -92,7 +92,7 @@ export interface DiagnosedChat {
  * roots): the object `chatdoctor scan --json` prints, `exitCode` included. Read-only.
  */
 export async function scanChats(paths: readonly string[] = [], opts: Options = {}): Promise<Report> {
-  const r = await scanPaths([...paths], {home: homeOf(opts), env: envOf(opts), keepData: false})
+  const r = await scanPaths([...paths], {home: homeOf(opts), env: envOf(opts), keepData: false, verdictOnly: true})
   const report = buildReport({command: 'scan', version: VERSION, chats: r.chats.map((c) => c.report), skipped: r.skipped, errors: r.errors})
   report.roots = r.roots
   return report

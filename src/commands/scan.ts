@@ -54,7 +54,8 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
     const paths = argv as string[]
     const json = this.jsonEnabled()
     const bar = await ScanProgressBar.create(progressWanted({stderrIsTTY: Boolean(process.stderr.isTTY), json, env: process.env}))
-    const opts = {home: this.home(), env: process.env, keepData: false, onProgress: bar.update, redactedSnapshots: flags['redacted-snapshots']}
+    // A plain scan asks only for verdicts: candidates that cannot change one are left out (the report says so).
+    const opts = {home: this.home(), env: process.env, keepData: false, verdictOnly: !flags.verbose, onProgress: bar.update, redactedSnapshots: flags['redacted-snapshots']}
     let result: Pick<Awaited<ReturnType<typeof scanPaths>>, 'skipped' | 'errors' | 'roots' | 'notChatFiles'> & {chats: Report['chats']}
     let quick: Report['quick']
     let quickExit: number | undefined

@@ -15,8 +15,12 @@ export interface ClassifiedEntry {
   classification: Classification | null
 }
 
-/** Classifies one entry under `role` with the format's own classifier (called for a regular file's bytes only). */
-export function classifyEntry(f: FileEntry, role: Role, classify: (data: Buffer) => Classification): ClassifiedEntry {
+/**
+ * Classifies one entry under `role` with the format's own classifier (called for a regular file's bytes only).
+ * `classifyLarge`, when the format has one, classifies an intact file too large for one string (`f.large`)
+ * from its bytes; null from it (or no such classifier) leaves that file unreadable.
+ */
+export function classifyEntry(f: FileEntry, role: Role, classify: (data: Buffer) => Classification, classifyLarge?: (data: Buffer) => Classification | null): ClassifiedEntry {
   const g: Generation = {file: f.name, role, class: null, reasons: [], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null}
   if (role === 'other') return {generation: g, classification: null}
   if (f.kind !== 'file') {
@@ -24,6 +28,15 @@ export function classifyEntry(f: FileEntry, role: Role, classify: (data: Buffer)
     g.class = 'corrupt'
     g.reasons = ['not-a-file']
     return {generation: g, classification: null}
+  }
+  if (f.data === undefined && f.large && classifyLarge) {
+    const c = classifyLarge(f.large.data)
+    if (c) {
+      g.class = c.class
+      g.reasons = c.reasons
+      g.sha256 = f.large.sha256
+      return {generation: g, classification: c}
+    }
   }
   if (f.data === undefined && f.streamed) {
     // A file too large to read whole, classified by streaming: a syntax verdict, never intact.

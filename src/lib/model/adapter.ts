@@ -26,6 +26,12 @@ export interface FileEntry {
    * parsed for measuring and gets `readError` instead).
    */
   streamed?: {classification: Classification; sha256: string}
+  /**
+   * For an intact JSON file above the streaming threshold (verdict made by streaming): its bytes and sha256,
+   * for a format that can measure it without making one string of it (`classifyEntry`'s `classifyLarge`).
+   * `readError` stays set, so a format that cannot sees the file as before: unreadable.
+   */
+  large?: {data: Buffer; sha256: string}
 }
 
 /**
@@ -105,6 +111,12 @@ export interface ChatDirSnapshot {
   dirMtimeMs: number
   /** The chat's entries (all of `dir`'s for a chat-dir format), sorted by name. */
   files: FileEntry[]
+  /**
+   * Only the verdict is asked for (a plain `scan`): the adapter may leave out candidates that cannot change the
+   * winner, the status or a finding, and says so in the report's `unmeasured`. Absent or false: measure all
+   * (`inspect`, `repair`, `scan --verbose`).
+   */
+  verdictOnly?: boolean
   /**
    * chatdoctor's stored snapshots of the chat, decrypted and checked (or rejected with why), newest first: an
    * adapter with `snapshot` support ranks each as a generation of role `snapshot` named `snapshot:<time>`.

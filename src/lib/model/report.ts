@@ -368,6 +368,20 @@ const AmnesiaSchema = z.looseObject({
 })
 export type AmnesiaReport = Shape<typeof AmnesiaSchema>
 
+/**
+ * Candidates a scan located but did not measure because none could change the verdict: the primary is intact
+ * and already covers every turn of a complete transcript, so no other generation can win and none is needed
+ * for a finding. They are left out of `generations` and `ranking`; `inspect`, `scan --verbose` and `repair`
+ * of the chat measure them.
+ */
+export const UnmeasuredSchema = z.looseObject({
+  /** Which generations they are, in words (e.g. `the RunState copies embedded in chat-messages.json`). */
+  what: z.string(),
+  /** Why they were not measured, in words. */
+  reason: z.string(),
+})
+export type Unmeasured = Shape<typeof UnmeasuredSchema>
+
 /** The diagnosis of one chat. */
 export const ChatReportSchema = z.looseObject({
   /** Absolute path of the chat dir, the user's home written as `~`. */
@@ -385,6 +399,8 @@ export const ChatReportSchema = z.looseObject({
   findings: z.array(FindingSchema),
   generations: z.array(GenerationSchema),
   ranking: z.array(RankEntrySchema),
+  /** Set when a scan skipped candidates that could not change the verdict (absent when every one was measured). */
+  unmeasured: UnmeasuredSchema.optional(),
   /** (`repair`) The chat's actions: planned (dry run) or executed. */
   actions: z.array(ActionSchema).optional(),
   /** (`repair`) What the repair did with the chat. */

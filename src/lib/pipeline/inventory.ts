@@ -187,7 +187,28 @@ function readRegularFile(p: string, name: string, threshold: number, arena?: Rea
  */
 function streamInto(entry: FileEntry, p: string, threshold: number): FileEntry {
   const r = classifyJsonFileSync(p)
-  if (r.classification.class === 'intact') entry.readError = `intact JSON of ${r.bytes} bytes, too large to parse for measuring (over ${threshold} bytes)`
-  else entry.streamed = {classification: r.classification, sha256: r.sha256}
+  if (r.classification.class === 'intact') {
+    entry.readError = `intact JSON of ${r.bytes} bytes, too large to parse for measuring (over ${threshold} bytes)`
+    // Its bytes, for a format that measures it without one string of it (a Buffer holds up to MAX_LENGTH).
+    const data = r.bytes <= constants.MAX_LENGTH ? readWhole(p, r.bytes) : null
+    if (data) entry.large = {data, sha256: r.sha256}
+  } else entry.streamed = {classification: r.classification, sha256: r.sha256}
   return entry
+}
+
+/** The file's `size` bytes (readFileSync refuses files over 2 GiB); null when it changed size meanwhile. */
+function readWhole(p: string, size: number): Buffer | null {
+  const fd = openSync(p, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK)
+  try {
+    const data = Buffer.allocUnsafeSlow(size)
+    let got = 0
+    while (got < size) {
+      const n = readSync(fd, data, got, Math.min(size - got, 1 << 30), got)
+      if (n === 0) break
+      got += n
+    }
+    return got === size && fstatSync(fd).size === size ? data : null
+  } finally {
+    closeSync(fd)
+  }
 }

@@ -44,6 +44,11 @@ export interface ScanOptions {
    * default; `CHATDOCTOR_STREAM_THRESHOLD` in `env` overrides it, for tests and the benchmark).
    */
   streamThresholdBytes?: number
+  /**
+   * Only the verdicts are asked for: adapters may skip candidates that cannot change one (the report's
+   * `unmeasured` says so). `scan` sets it unless `--verbose` or the HTML page asks for every generation.
+   */
+  verdictOnly?: boolean
   /** Called after discovery and after each chat, with running totals (for a progress display). */
   onProgress?: (progress: ScanProgress) => void
   /** chatdoctor's state folder (its repair log and snapshot store), default `stateDir(home, env)`. */
@@ -82,8 +87,21 @@ export interface ScanResult {
   chatsInWorkers: number
 }
 
+/** How one chat is read and diagnosed (`scanChat`, `diagnoseUnit`). */
+export interface ChatScanOptions {
+  /** Files above this many bytes are classified by streaming (default: the inventory's). */
+  streamThreshold?: number
+  /** Where the chat's bytes are read (reused chat after chat); default: fresh buffers. */
+  arena?: ReadArena
+  /** Decrypts chatdoctor's stored snapshots of the chat; without it they are not ranked. */
+  keyring?: SnapshotKeyring
+  /** Leave out what cannot change the verdict (`ChatDirSnapshot.verdictOnly`). Default false. */
+  verdictOnly?: boolean
+}
+
 /** Diagnoses one chat that discovery found. Never throws: an unreadable folder becomes an error. */
-export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: string, streamThreshold?: number, arena?: ReadArena, keyring?: SnapshotKeyring): Promise<ScannedChat | {skipped: Skipped} | {error: OperationalError}> {
+export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: string, opts: ChatScanOptions = {}): Promise<ScannedChat | {skipped: Skipped} | {error: OperationalError}> {
+  const {streamThreshold, arena, keyring, verdictOnly} = opts
   let snapshot: ChatDirSnapshot
   try {
     arena?.reset()
@@ -94,6 +112,7 @@ export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: str
     return {error: {path: tildify(unit.path, home), message: why}}
   }
   if (unit.snapshots && keyring) snapshot.snapshots = decryptAll(unit.snapshots, keyring)
+  if (verdictOnly) snapshot.verdictOnly = true
   const d = adapter.diagnose(snapshot)
   if (d.kind === 'skipped') return {skipped: {path: tildify(unit.path, home), reason: d.reason}}
   return {report: {path: tildify(unit.path, home), ...d.report}, snapshot, adapter}
@@ -130,7 +149,12 @@ export async function scanPaths(paths: string[], opts: ScanOptions): Promise<Sca
     else {
       result.chats.push(r)
       const dir = found.chats[i].unit.dir
-      for (const f of r.snapshot.files) if (f.readError) result.errors.push({path: tildify(`${dir}/${f.name}`, opts.home), message: f.readError})
+      for (const f of r.snapshot.files) {
+        if (!f.readError) continue
+        // A file too large for one string that the format measured from its bytes anyway was read after all.
+        if (f.large && r.report.generations.some((g) => g.file === f.name && g.class !== null && !g.reasons.includes('unreadable'))) continue
+        result.errors.push({path: tildify(`${dir}/${f.name}`, opts.home), message: f.readError})
+      }
       for (const c of r.snapshot.snapshots ?? []) if (c.error !== undefined) result.errors.push(snapshotError(c, r.snapshot.unit.path, (p) => tildify(p, opts.home)))
     }
   }
@@ -183,9 +207,9 @@ let dropArena: ReadArena | undefined
  * Diagnoses one chat and, unless `keepData`, drops the bytes read. Without `keepData` the bytes are read into
  * this thread's `ReadArena`, reused chat after chat (callers on one thread run one chat at a time). Never throws.
  */
-export async function diagnoseUnit(unit: ChatUnit, adapter: FormatAdapter, home: string, keepData: boolean, streamThreshold?: number, keyring?: SnapshotKeyring): Promise<ChatOutcome> {
+export async function diagnoseUnit(unit: ChatUnit, adapter: FormatAdapter, home: string, keepData: boolean, opts: Omit<ChatScanOptions, 'arena'> = {}): Promise<ChatOutcome> {
   const arena = keepData ? undefined : (dropArena ??= new ReadArena())
-  const r: ChatOutcome = await scanChat(unit, adapter, home, streamThreshold, arena, keyring)
+  const r: ChatOutcome = await scanChat(unit, adapter, home, {...opts, arena})
   if ('report' in r) {
     let files = 0
     let bytes = 0
@@ -216,6 +240,7 @@ async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progres
   const keepData = opts.keepData !== false
   const envThreshold = Number(opts.env.CHATDOCTOR_STREAM_THRESHOLD)
   const threshold = opts.streamThresholdBytes ?? (Number.isInteger(envThreshold) && envThreshold > 0 ? envThreshold : undefined)
+  const chatOpts = {streamThreshold: threshold, keyring, verdictOnly: opts.verdictOnly === true}
   const out: ChatOutcome[] = new Array(chats.length)
   let inWorkers = 0
   const done = (i: number, r: ChatOutcome) => {
@@ -242,7 +267,7 @@ async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progres
       const spent = performance.now() - t0
       const small = mainBytes <= PARALLEL_MAX_CHAT_BYTES * Math.max(1, mainDone)
       if (after === 0 || (small && spent >= after && (spent / Math.max(1, mainDone)) * left() >= PARALLEL_PAYS_MS)) {
-        pool = await WorkerPool.start(Math.min(maxWorkers, left() - 1), {home: opts.home, streamThreshold: threshold, keyring}, take, left, (i, r) => {
+        pool = await WorkerPool.start(Math.min(maxWorkers, left() - 1), {home: opts.home, ...chatOpts}, take, left, (i, r) => {
           if ('report' in r) {
             ;(r as ScannedChat).adapter = chats[i].adapter
             ;(r as ScannedChat).snapshot.unit = chats[i].unit // the worker leaves it out (the main thread has it)
@@ -254,7 +279,7 @@ async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progres
     }
     const i = take()
     if (i === undefined) break
-    const r = await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, threshold, keyring)
+    const r = await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, chatOpts)
     done(i, r)
     mainDone++
     mainBytes += r.bytesRead ?? 0
@@ -264,7 +289,7 @@ async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progres
   if (pool) {
     await pool.finished()
     // Chats a dead worker gave back after the main thread ran out of work.
-    for (let i = take(); i !== undefined; i = take()) done(i, await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, threshold, keyring))
+    for (let i = take(); i !== undefined; i = take()) done(i, await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, chatOpts))
   }
   return {outcomes: out, inWorkers}
 }
@@ -279,7 +304,7 @@ class WorkerPool {
    */
   static async start(
     n: number,
-    data: {home: string; streamThreshold?: number; keyring?: SnapshotKeyring},
+    data: {home: string; streamThreshold?: number; keyring?: SnapshotKeyring; verdictOnly?: boolean},
     take: () => number | undefined,
     left: () => number,
     onResult: (index: number, outcome: ChatOutcome) => void,

@@ -110,7 +110,10 @@ function damageOffsetOf(data: Uint8Array): number | undefined {
  * or a new buffer (copy before mutating); null when the generation does not exist.
  */
 export function generationBytes(snapshot: ChatDirSnapshot, file: string): Buffer | null {
-  const dataOf = (name: string) => snapshot.files.find((f) => f.name === name && f.kind === 'file')?.data
+  const dataOf = (name: string) => {
+    const f = snapshot.files.find((x) => x.name === name && x.kind === 'file')
+    return f?.data ?? f?.large?.data // a state too large for one string keeps its bytes in `large`
+  }
   const torn = salvagedFileOf(file)
   if (torn !== null) {
     const data = dataOf(torn)

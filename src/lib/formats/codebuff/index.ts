@@ -15,6 +15,7 @@ import {salvageLabel} from '../../salvage/index.js'
 import {AGENT_PROCESS, CHAT_ID_PATTERN, KNOWN_OTHER, LEGACY_MESSAGES, PRIMARY, TRANSCRIPT, defaultRoots, isChatDir, roleOf, tempWriterPid, unusualTempName, wantsContent} from './layout.js'
 import {isChatMeta, runStateShape} from './schema.js'
 import {measureRunState} from './measure.js'
+import {largeRunStateValue} from './large.js'
 import {addDocumentGenerations, addEmbeddedGenerations, applyForensics, generationBytes, salvageAll, salvageChat} from './forensics.js'
 import {chooseTranscriptSource, transcriptSalvageOf} from './transcript.js'
 import {planCodebuffChat} from './plan.js'
@@ -75,8 +76,61 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`
 }
 
-/** Diagnoses one Codebuff chat dir. */
+/** What `unmeasured` says when a chat's embedded copies were left out. */
+const EMBEDDED_UNMEASURED = {
+  what: `the RunState copies embedded in ${TRANSCRIPT}`,
+  reason: `${PRIMARY} is intact and covers every transcript turn, so no copy can win; inspect, scan --verbose or repair of the chat measures them`,
+}
+
+/**
+ * True when every `"traceSessionId":"…"` in the transcript's bytes names `id` (so no embedded copy can hold
+ * an older session's trace, which would make the chat degraded). A native search; anything unusual (another
+ * id, a spacing other than the compact one the CLI writes) answers false.
+ */
+function traceIdsAllAre(bytes: Uint8Array, id: string | null): boolean {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)
+  const key = Buffer.from('"traceSessionId"')
+  const want = id === null ? null : Buffer.from(`"traceSessionId":${JSON.stringify(id)}`)
+  for (let at = buf.indexOf(key); at >= 0; at = buf.indexOf(key, at + key.length)) {
+    if (want === null || buf.compare(want, 0, want.length, at, at + want.length) !== 0) return false
+    const next = buf[at + want.length]
+    if (next !== 0x2c && next !== 0x7d) return false
+  }
+  return true
+}
+
+/**
+ * Whether a verdict-only scan may leave the embedded copies out: the primary is intact, covers every turn of
+ * a complete transcript, no other state file is damaged (a salvage would borrow from the copies) and no copy
+ * can carry another trace session (an amnesia pattern). The diagnosis is then checked to be healthy with the
+ * primary winning and no amnesia; otherwise it is made again with every copy.
+ */
+function embeddedCannotMatter(generations: readonly Generation[], values: ReadonlyMap<string, unknown>, source: ReturnType<typeof chooseTranscriptSource>): boolean {
+  if (!source?.complete) return false
+  // Nothing to leave out (and nothing to claim) when the transcript holds no copy.
+  if (Buffer.from(source.bytes.buffer, source.bytes.byteOffset, source.bytes.length).indexOf('"runState"') < 0) return false
+  const primary = generations.find((g) => g.role === 'primary')
+  if (!primary || primary.class !== 'intact') return false
+  for (const g of generations) {
+    if ((g.role === 'backup' || g.role === 'temp') && g.class !== 'intact') return false
+  }
+  const m = measureRunState(values.get(primary.file), source.turns)
+  if (m.turns !== source.turns.length) return false
+  return traceIdsAllAre(source.bytes, m.traceSessionId)
+}
+
+/** Diagnoses one Codebuff chat dir (a verdict-only snapshot may leave out the embedded copies, saying so). */
 export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
+  if (snapshot.verdictOnly) {
+    const lean = diagnose(snapshot, true)
+    if (lean.kind === 'skipped' || !lean.report.unmeasured) return lean
+    const r = lean.report
+    if (r.status === 'healthy' && r.winner === PRIMARY && !r.amnesia) return lean
+  }
+  return diagnose(snapshot, false)
+}
+
+function diagnose(snapshot: ChatDirSnapshot, verdictOnly: boolean): Diagnosis {
   const entries = snapshot.files.filter((f) => !OWN_NAMES.test(f.name))
   const generations: Generation[] = []
   const values = new Map<string, unknown>()
@@ -86,7 +140,9 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
   // The transcript the chat is measured against: itself when intact, else what a repair would restore it from.
   const transcriptSalvage = transcriptSalvageOf(entries, generations.find((g) => g.role === 'transcript'))
   const source = chooseTranscriptSource(entries, generations, (file) => values.get(file), transcriptSalvage)
-  const embedded = addEmbeddedGenerations(entries, generations, values, source) // metadata.runState copies
+  // metadata.runState copies, unless only the verdict is asked for and none can change it.
+  const leaveOut = verdictOnly && embeddedCannotMatter(generations, values, source)
+  const embedded = leaveOut ? new Map() : addEmbeddedGenerations(entries, generations, values, source)
   const documented = addDocumentGenerations(entries, generations, values) // run-state files written twice
   // chatdoctor's stored snapshots of the RunState: generations of role `snapshot`.
   for (const s of snapshot.snapshots ?? []) {
@@ -220,15 +276,28 @@ export function diagnoseChat(snapshot: ChatDirSnapshot): Diagnosis {
     kind: 'chat',
     report: {
       format: 'codebuff', id, status, winner, transcriptTurns: M, contextTurns, findings, generations, ranking,
+      ...(leaveOut ? {unmeasured: {...EMBEDDED_UNMEASURED}} : {}),
       ...(forensics.transcriptRestore ? {transcriptRestore: forensics.transcriptRestore} : {}),
       ...(forensics.amnesia ? {amnesia: forensics.amnesia} : {}),
     },
   }
 }
 
+function isState(role: Role): boolean {
+  return role === 'primary' || role === 'backup' || role === 'temp'
+}
+
+/** An intact run-state too large for one string, read member by member for measuring (`large.ts`). */
+function classifyLargeState(data: Buffer): Classification | null {
+  const value = largeRunStateValue(data)
+  if (value === undefined) return null
+  const shape = runStateShape(value)
+  return {class: shape.class, reasons: shape.reasons, value}
+}
+
 /** Classifies one entry, keeping parsed values of intact files for measuring (`as`: the role whose shape it needs). */
 function classifyCodebuffEntry(f: FileEntry, role: Role, values: Map<string, unknown>, as: Role = role): Generation {
-  const {generation, classification: c} = classifyEntry(f, role, (data) => classifyFile(as, data))
+  const {generation, classification: c} = classifyEntry(f, role, (data) => classifyFile(as, data), isState(as) ? classifyLargeState : undefined)
   if (c?.class === 'intact') values.set(f.name, c.value)
   return generation
 }
