@@ -182,7 +182,7 @@ test('redacted bundle: log.jsonl and unknown files are left out and listed as om
     const ptar = gunzipSync(readFileSync(plain))
     assert.equal(ptar.includes(Buffer.from('private notes')), true, 'a plain bundle keeps unknown files as they are')
     assert.equal(ptar.includes(Buffer.from('sk-secret')), false, 'credentials are never bundled')
-    const members = (await readArchive(plain, {maxBytes: 1e9, maxEntries: 1000}, () => false)).members.map((m) => m.path)
+    const members = (await readArchive(plain, {maxBytes: 1e9, maxEntries: 1000, maxMemberBytes: 1e9}, () => false)).members.map((m) => m.path)
     assert.equal(members.includes(`${REAL_CHATS.tenTurns}/notes.txt`), true)
     assert.equal(members.some((m) => m.endsWith('credentials.json')), false)
 
@@ -216,7 +216,7 @@ test('check verifies the manifest: changed, missing and extra files are error fi
     const chats = makeChats(root)
     const file = path.join(root, 'b.tar.gz')
     assert.equal(runCli(['bundle', chats, '-o', file]).status, 0)
-    const contents = await readArchive(file, {maxBytes: 1e9, maxEntries: 1000}, () => true)
+    const contents = await readArchive(file, {maxBytes: 1e9, maxEntries: 1000, maxMemberBytes: 1e9}, () => true)
     const ten = REAL_CHATS.tenTurns
     const small = REAL_CHATS.small
     const inputs = contents.members
@@ -263,7 +263,7 @@ test("check ranks with the manifest's exact mtimes (archives keep whole seconds)
     assert.equal(runCli(['bundle', chats, '-o', file]).status, 0)
     assert.equal(json(['check', file]).chats.find((c) => c.id === REAL_CHATS.tenTurns)!.winner, TEN_TURN_TEMP)
     // Without the manifest the archive's rounded mtimes tie, and the name decides (byte-wise descending).
-    const contents = await readArchive(file, {maxBytes: 1e9, maxEntries: 1000}, () => true)
+    const contents = await readArchive(file, {maxBytes: 1e9, maxEntries: 1000, maxMemberBytes: 1e9}, () => true)
     const bare = path.join(root, 'bare.tar.gz')
     writeFileSync(bare, await writeTar(contents.members.filter((m) => m.path !== 'chatdoctor-bundle.json').map((m) => ({path: m.path, kind: m.kind as 'file' | 'directory', data: m.data, mtimeMs: m.mtimeMs}))))
     assert.equal(json(['check', bare]).chats.find((c) => c.id === REAL_CHATS.tenTurns)!.winner, 'run-state.json.bak')

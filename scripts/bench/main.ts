@@ -18,6 +18,7 @@ import path from 'node:path'
 import {REAL_CHATS, REALDATA, REPO_ROOT} from '../../test/helpers/fixtures.js'
 import {makeBig, makeFleet, makeFleetLinks, makeLarge, makeSalvage, type InputInfo} from './generate.js'
 import {benchFind} from './find.js'
+import {benchLargeInputs, type LargeInputRow} from './large-inputs.js'
 import {makeBomb, makeClaudeLog, makeCodexLog, makeNulLog, makeTornLog} from './generate-logs.js'
 import {makeHookSession} from './snapshot-hook.js'
 
@@ -57,6 +58,8 @@ interface Row {
 }
 
 const rows: Row[] = []
+/** The large-input runs (`large-inputs.ts`), for their targets. */
+const largeInputs: LargeInputRow[] = []
 /** The last run's stdout of each row measured by `measure` (for checks on what a tool said). */
 const outputs = new Map<Row, string>()
 const work = mkdtempSync(path.join(os.tmpdir(), 'chatdoctor-bench-'))
@@ -372,6 +375,13 @@ try {
   for (const f of benchFind()) {
     rows.push({input: 'find fleet', tool: `chatdoctor find "${f.query}" --json`, seconds: f.wallSeconds, runs: f.runs, cpuSeconds: f.cpuSeconds, cpuRuns: f.cpuRuns, rssBytes: f.peakRssBytes, bytes: f.bytes, exitCode: 0, note: `${f.files} sessions, ${f.sessions} matched; CPU ${f.cpuSeconds.toFixed(2)} s (${f.mbPerCpuSecond.toFixed(0)} MB per CPU-second)`})
   }
+  if (HUGE) {
+    console.log('large inputs (a many-member archive bomb for check, a 2.1 GB file bundled to tar.gz and zip: scripts/bench/large-inputs.ts)')
+    for (const l of await benchLargeInputs()) {
+      rows.push({input: l.input, tool: `chatdoctor ${l.command}`, seconds: l.wallSeconds, runs: [l.wallSeconds], cpuSeconds: null, cpuRuns: [], rssBytes: l.peakRssBytes, bytes: l.bytes, exitCode: l.exitCode, note: l.expected ? 'bounded memory' : 'unexpected outcome'})
+      largeInputs.push(l)
+    }
+  }
   console.log(`measured in ${((Date.now() - t) / 1000).toFixed(1)} s`)
 } catch (e) {
   if (!(e instanceof SkipInputs)) throw e
@@ -386,6 +396,7 @@ interface Check {
   ok: boolean | null
 }
 const checks: Check[] = []
+for (const l of largeInputs) checks.push({target: `${l.input}: chatdoctor ${l.command} peak RSS ≤ 256 MiB`, measured: `${(l.peakRssBytes / 2 ** 20).toFixed(0)} MiB, exit ${l.exitCode}${l.expected ? '' : ' (not the expected outcome)'}`, ok: l.expected && l.peakRssBytes <= 256 * 2 ** 20})
 const row = (input: string, tool: string) => rows.find((r) => r.input === input && r.tool === tool)
 const sizeOf = (name: string) => inputs.find((i) => i.name === name)?.largestFile ?? 0
 const mb = (b: number | null) => (b === null ? '?' : `${(b / MB).toFixed(0)} MB`)

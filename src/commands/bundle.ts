@@ -1,12 +1,12 @@
 import {BaseCommand, UsageError, prose, quietVerboseFlags} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
 import {archiveKindByName} from '../lib/archive/read.js'
-import {writeTar, writeZip} from '../lib/archive/write.js'
+import {archiveStream, SourceChangedError} from '../lib/archive/write.js'
 import {buildBundle} from '../lib/pipeline/bundle/create.js'
 import {exportSession, SessionExportError, sessionExporter} from '../lib/pipeline/session-export.js'
 import path from 'node:path'
 import {EXIT_OPERATIONAL} from '../lib/model/exit-codes.js'
-import {writeFileDurable} from '../lib/fsio/output.js'
+import {writeFileDurable, writeStreamDurable} from '../lib/fsio/output.js'
 import type {Report} from '../lib/model/report.js'
 import {renderChatTable, renderFindings} from '../lib/render/table.js'
 import {buildReport} from '../lib/pipeline/report.js'
@@ -28,13 +28,19 @@ exact mtime and sha256, and the scan verdict of each chat at export. Never inclu
 placeholders (random key, not stored): equal values stay equal, the bundle diagnoses the same (same
 classes, reasons, turns and winner, checked before writing), damage stays where it is. Files that cannot
 be redacted structurally (log.jsonl, trace.jsonl, unknown files) are left out and listed as omitted.
+--redact reads each file it redacts whole: a file over about 512 MiB refuses its chat (bundle it without
+--redact).
+
+Files of any size are streamed from disk into the archive (memory stays bounded) and hashed as they go;
+the manifest is the archive's last member. A file that changes while it is read is an error for its chat,
+and nothing is written.
 
 ${paragraphs((h) => h.bundle)}
 
 ${paragraphs((h) => h.sessionExport?.paragraph)}
 
 Reads the chat dirs only; writes only FILE (durably; an existing FILE is kept unless --force).
-Exit status: 0 written, 8 nothing written (a chat could not be read, no chats found, FILE exists,
+Exit status: 0 written, 8 nothing written (a chat could not be read or changed while read, no chats found, FILE exists,
 redaction would change a verdict, a --session not found, in a database or over the size cap), 16 usage
 error.`
 
@@ -78,19 +84,20 @@ error.`
     if (errors.length === 0 && built.manifest.chats.length === 0) errors.push({path: paths.join(' '), message: 'no chats found there; nothing bundled'})
     let info: {file: string; bytes: number; sha256: string; chats: number; redacted: boolean; omitted: number} | null = null
     if (errors.length === 0) {
-      const data = kind === 'zip' ? await writeZip(built.inputs) : await writeTar(built.inputs, kind !== 'tar')
       try {
-        await writeFileDurable(flags.output, data, {overwrite: flags.force})
+        // Each file is streamed from disk into the archive and the archive into FILE: memory stays bounded.
+        const written = await writeStreamDurable(flags.output, archiveStream(kind, built.inputs, built.trailer), {overwrite: Boolean(flags.force)})
         info = {
           file: flags.output,
-          bytes: data.length,
-          sha256: createHash('sha256').update(data).digest('hex'),
+          bytes: written.bytes,
+          sha256: written.sha256,
           chats: built.manifest.chats.length,
           redacted: Boolean(flags.redact),
           omitted: built.manifest.chats.reduce((n, c) => n + c.omitted.length, 0),
         }
       } catch (e) {
-        errors.push({path: flags.output, message: (e as Error).message})
+        if (e instanceof SourceChangedError) errors.push({path: e.input.owner ?? e.input.source!.abs, message: e.message})
+        else errors.push({path: flags.output, message: (e as Error).message})
       }
     }
     const report = {

@@ -15,8 +15,9 @@ export default class Check extends BaseCommand {
 a chatdoctor-bundle.json manifest), or a folder of bundles. Bundles are read in memory, never extracted;
 entries that escape the archive (../, absolute paths, links pointing outside) are refused; an entry under a
 refused link, an in-archive symbolic link or a file is not read, and a name that occurs twice is reported
-(only its last copy is read); entries of no chat are listed as skipped; an archive over --max-entries or
---max-bytes (uncompressed) is refused. A manifest is verified (missing, extra or changed
+(only its last copy is read); entries of no chat are listed as skipped; an archive over --max-entries,
+--max-bytes (uncompressed, in all) or --max-member-bytes (one entry a diagnosis reads) is refused, the
+caps checked before any entry's bytes are held. A manifest is verified (missing, extra or changed
 files are errors) and its exact mtimes are used for ranking; then every chat gets the scan diagnosis.
 
 Exit status: the scan bitmask (2 repairable, 4 agent context lost, 8 operational error such as an
@@ -46,6 +47,7 @@ unreadable PATH, a refused, hidden or duplicate archive entry), plus 2 for any c
     'fail-on': Flags.string({description: 'Least severe finding that fails a chat (adds exit bit 2).', options: ['error', 'warning', 'info'], default: 'error'}),
     'max-bytes': Flags.integer({description: 'Cap on the uncompressed bytes of one archive.', min: 1, default: DEFAULT_LIMITS.maxBytes}),
     'max-entries': Flags.integer({description: 'Cap on the entries of one archive.', min: 1, default: DEFAULT_LIMITS.maxEntries}),
+    'max-member-bytes': Flags.integer({description: 'Cap on the uncompressed bytes of one archive entry read into memory (what a diagnosis reads).', min: 1, default: DEFAULT_LIMITS.maxMemberBytes}),
   }
 
   async run(): Promise<Report> {
@@ -56,7 +58,7 @@ unreadable PATH, a refused, hidden or duplicate archive entry), plus 2 for any c
     }
     if (paths.length === 0) throw new UsageError('check needs at least one PATH (a chat dir, a folder, or a bundle)')
     const failOn = flags['fail-on'] as Severity
-    const result = await checkPaths(paths, {home: this.home(), env: process.env, limits: {maxBytes: flags['max-bytes'], maxEntries: flags['max-entries']}})
+    const result = await checkPaths(paths, {home: this.home(), env: process.env, limits: {maxBytes: flags['max-bytes'], maxEntries: flags['max-entries'], maxMemberBytes: flags['max-member-bytes']}})
     const chats = result.chats.map((c) => c.report)
     const errors = result.errors.map((e) => ({path: e.path, message: e.message, id: e.id}))
     // A CI job pointed at the wrong folder must not go green: finding nothing to check is an operational error.

@@ -1,5 +1,8 @@
 /** Archives built in tests with exactly the entries given (names, links, duplicates: whatever a hostile bundle holds). */
-import {gzipSync} from 'node:zlib'
+import {createWriteStream, statSync} from 'node:fs'
+import {once} from 'node:events'
+import {pipeline} from 'node:stream/promises'
+import {createGzip, gzipSync} from 'node:zlib'
 import tarStream from 'tar-stream'
 import yazl from 'yazl'
 
@@ -37,4 +40,27 @@ export async function zipOf(entries: Array<{name: string; data: Buffer; mode?: n
   const chunks: Buffer[] = []
   for await (const c of zip.outputStream) chunks.push(c as Buffer)
   return Buffer.concat(chunks)
+}
+
+/**
+ * Writes a `.tar.gz` bomb to `file` by streaming: `members` file entries named by `name(i)`, each of
+ * `memberBytes` zeros, gzip level 9 (about 1000:1 on zeros). Never holds more than one MiB of the expansion.
+ */
+export async function writeZeroBomb(file: string, members: number, memberBytes: number, name: (i: number) => string): Promise<number> {
+  const pack = tarStream.pack()
+  const out = pipeline(pack, createGzip({level: 9}), createWriteStream(file))
+  const zeros = Buffer.alloc(1 << 20)
+  for (let i = 0; i < members; i++) {
+    const entry = pack.entry({name: name(i), type: 'file', size: memberBytes, mtime: new Date(0)})
+    for (let left = memberBytes; left > 0; left -= zeros.length) {
+      if (!entry.write(left >= zeros.length ? zeros : zeros.subarray(0, left))) await once(entry, 'drain')
+    }
+    await new Promise<void>((resolve, reject) => {
+      entry.once('error', reject)
+      entry.end(resolve)
+    })
+  }
+  pack.finalize()
+  await out
+  return statSync(file).size
 }

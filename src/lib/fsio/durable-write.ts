@@ -141,6 +141,68 @@ export async function durableWrite(fs: FileSystem, target: string, data: Uint8Ar
 }
 
 /**
+ * `durableWrite` for bytes that come as a stream (an archive being made): chatdoctor's own temp beside the
+ * target, each chunk written as it comes (memory bounded by a chunk, whatever the total) and hashed, fsync,
+ * close, rename over the target, fsync of the folder; then the target is read back in chunks and its sha256
+ * compared with the bytes written. An error from `source` (or any step) removes the temp and is rethrown: the
+ * target is either untouched or replaced whole. No guarded rename: for outputs of chatdoctor's own, not user
+ * state.
+ */
+export async function durableWriteStream(
+  fs: FileSystem,
+  target: string,
+  source: AsyncIterable<Uint8Array>,
+  opts: Pick<DurableWriteOptions, 'tag' | 'mode'> & {readBack: (file: string) => AsyncIterable<Uint8Array>},
+): Promise<DurableWriteResult> {
+  const dir = path.dirname(target)
+  const temp = path.join(dir, ownTempName(target, opts.tag))
+  const hash = createHash('sha256')
+  let bytes = 0
+  let fd: number | undefined
+  let created = false
+  let renamed = false
+  let written = {ino: 0, mtimeMs: 0}
+  try {
+    try {
+      fd = await fs.open(temp, 'wx', opts.mode ?? 0o644)
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+      await fs.unlink(temp)
+      fd = await fs.open(temp, 'wx', opts.mode ?? 0o644)
+    }
+    created = true
+    for await (const chunk of source) {
+      await fs.write(fd, chunk)
+      hash.update(chunk)
+      bytes += chunk.length
+    }
+    await fs.fsync(fd)
+    const f = fd
+    fd = undefined
+    await fs.close(f)
+    const st = await fs.lstat(temp)
+    written = {ino: st.ino, mtimeMs: st.mtimeMs}
+    await fs.rename(temp, target)
+    renamed = true
+    await fs.fsyncDir(dir)
+  } catch (e) {
+    if (fd !== undefined) await fs.close(fd).catch(() => undefined)
+    if (created && !renamed) await fs.unlink(temp).catch(() => undefined)
+    throw e
+  }
+  const expected = hash.digest('hex')
+  const back = createHash('sha256')
+  for await (const chunk of opts.readBack(target)) back.update(chunk)
+  const actual = back.digest('hex')
+  if (actual !== expected) {
+    const now = await fs.lstat(target).catch(() => null)
+    if (now === null || now.ino !== written.ino) throw new ChangedError(target, now === null ? 'disappeared right after the rename' : 'replaced by another file right after the rename')
+    throw new VerifyError(target, expected, actual)
+  }
+  return {sha256: actual, bytes, renameAttempts: 1, ...written}
+}
+
+/**
  * Appends one line to a log file durably: open for append (creating it), write, fsync, close; fsync the
  * directory when the file was new. The log's directory is created when missing, and the parent of every folder
  * created is fsynced too (else a crash can lose the folder, and the log with it, while later writes survive).

@@ -3,8 +3,9 @@
  * write seam (`FileSystem`) and durable-write recipe as repairs (`durable-write.ts`): own temp beside the
  * target, write, fsync, rename, fsync of the folder, read-back check.
  */
+import {createReadStream} from 'node:fs'
 import path from 'node:path'
-import {durableAppend, durableWrite} from './durable-write.js'
+import {durableAppend, durableWrite, durableWriteStream} from './durable-write.js'
 import {nodeFileSystem, type FileSystem} from './fs.js'
 
 /**
@@ -13,6 +14,23 @@ import {nodeFileSystem, type FileSystem} from './fs.js'
  * underlying errno error (EACCES, EROFS, ENOSPC, …) when a step fails; the target is then untouched.
  */
 export async function writeFileDurable(file: string, data: Buffer | string, opts: {overwrite: boolean}, fs: FileSystem = nodeFileSystem()): Promise<void> {
+  const target = await prepareOutput(file, opts, fs)
+  await durableWrite(fs, target, typeof data === 'string' ? Buffer.from(data, 'utf8') : data, {tag: `out-${process.pid}`})
+}
+
+/**
+ * `writeFileDurable` for bytes made as they are written (a bundle): memory bounded by a chunk. Same rules on an
+ * existing `file`; an error of `source` leaves `file` untouched (and no temp). Returns the bytes written and
+ * their sha256 (checked by reading the file back).
+ */
+export async function writeStreamDurable(file: string, source: AsyncIterable<Uint8Array>, opts: {overwrite: boolean}, fs: FileSystem = nodeFileSystem()): Promise<{bytes: number; sha256: string}> {
+  const target = await prepareOutput(file, opts, fs)
+  const r = await durableWriteStream(fs, target, source, {tag: `out-${process.pid}`, readBack: (f) => createReadStream(f, {highWaterMark: 1 << 20})})
+  return {bytes: r.bytes, sha256: r.sha256}
+}
+
+/** The absolute target of an output: refused when it exists (unless `overwrite`), its folder created. */
+async function prepareOutput(file: string, opts: {overwrite: boolean}, fs: FileSystem): Promise<string> {
   const target = path.resolve(file)
   if (!opts.overwrite) {
     let exists = true
@@ -29,7 +47,7 @@ export async function writeFileDurable(file: string, data: Buffer | string, opts
     }
   }
   await fs.mkdir(path.dirname(target), {recursive: true})
-  await durableWrite(fs, target, typeof data === 'string' ? Buffer.from(data, 'utf8') : data, {tag: `out-${process.pid}`})
+  return target
 }
 
 /** Appends text to a file (creating it), e.g. the GitHub job summary; a final newline is added when missing. */

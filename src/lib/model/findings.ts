@@ -51,7 +51,7 @@ export const CORE_FINDING_KINDS = {
   'index-entry-missing': {severity: 'warning', description: "The agent's index lists a session whose file is not where the entry says (gone, or moved: the message says where it is now), so the agent fails to open it."},
   'index-stale': {severity: 'warning', description: "An entry of the agent's index disagrees with the session file it describes (size, line count, byte offsets, title or time), so the agent reads the session wrongly or lists it wrongly."},
   'archive-entry-escapes': {severity: 'error', description: 'An archive entry names a path outside the archive (../, an absolute path, a link pointing outside); refused, never read.'},
-  'archive-too-large': {severity: 'error', description: 'An archive exceeds the entry or uncompressed-size cap (--max-entries, --max-bytes); nothing in it was diagnosed.'},
+  'archive-too-large': {severity: 'error', description: 'An archive exceeds the entry, uncompressed-size or entry-size cap (--max-entries, --max-bytes, --max-member-bytes); nothing in it was diagnosed.'},
   'archive-unreadable': {severity: 'error', description: 'A bundle is not a readable .tar, .tar.gz/.tgz or .zip archive.'},
   'archive-member-hidden': {severity: 'error', description: 'An archive entry lies under a refused link, under a symbolic link of the archive, or under a file: extracting would not put it there, so it is not read.'},
   'archive-duplicate-member': {severity: 'error', description: 'An archive holds the same entry name more than once; only the last copy (the one extraction leaves) is read.'},
