@@ -162,7 +162,7 @@ export async function buildBundle(paths: string[], opts: BundleOptions): Promise
       // Store formats name files by their path below the store (`storage/part/…`); others by name in the dir.
       const top = chat.snapshot.unit.members !== undefined ? red.files : red.files.filter((f) => !f.rel.includes('/'))
       const snapshot = {...chat.snapshot, files: top.map((f): FileEntry => ({name: f.rel, kind: 'file', bytes: f.data.length, mtimeMs: f.mtimeMs, data: f.data}))}
-      const again = red.relist && chat.adapter.listStore ? await relisted(chat, files) : chat.adapter.diagnose(snapshot)
+      const again = red.relist && chat.adapter.listStore ? await relisted(chat, red.files) : chat.adapter.diagnose(snapshot)
       const diff = again.kind === 'chat' ? verdictDifference(verdictOf(chat.report), verdictOf(again.report)) : 'the redacted chat would be skipped'
       if (diff !== null) {
         errors.push({path: chat.report.path, message: `redaction would change the diagnosis (${diff}); not bundled. Please report this with \`chatdoctor scan --json\` of the chat`})
