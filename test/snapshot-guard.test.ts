@@ -180,7 +180,8 @@ test('Codex: guard install sets notify in config.toml, the notify call on agent-
     assert.equal(readFileSync(snaps[0]).includes(Buffer.from(prompt)), false, 'the prompt text is not in the snapshot file')
 
     writeFileSync(rollout, '')
-    const chat = scanJson([rollout], env).chats[0]
+    // The session's own chat (Codex's index, a chat of its own, is reported beside it).
+    const chat = scanJson([rollout], env).chats.find((c) => c.path.endsWith(path.basename(rollout)))!
     assert.equal(chat.status, 'repairable')
     assert.match(chat.winner ?? '', /^snapshot:/)
     const repair = cli(['repair', '--yes', rollout], env)
