@@ -17,12 +17,12 @@ import {tarGz} from './helpers/archives.js'
 import {REAL_SESSIONS, read} from './helpers/sessions.js'
 
 /** The hostile part of every name: clear screen + home, a window title (OSC … BEL), CR, BEL, CSI (C1), colour. */
-const EVIL = '\u001b[2J\u001b[H\u001b]0;pwned\u0007\rX\u0007\u009b31m\u001b[31mred'
+const EVIL = '\u001b[2J\u001b[H\u001b]0;pwned\u0007\rX\u0007\u009b31m\u001b[31mred\u202etxt.exe\u2066\u200b\u2028'
 /** Its escaped form, as every human output must show it. */
 const SHOWN = escapeControls(EVIL)
 
-/** Every control character but LF, DEL and C1: none may reach the terminal raw. */
-const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/
+/** Every control character but LF, and the invisible and bidirectional formatting characters: none may reach the terminal raw. */
+const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/
 /** chatdoctor's own colour codes, the only escape sequences allowed with --color. */
 const SGR = /\u001b\[[0-9;]*m/g
 

@@ -11,13 +11,17 @@ export function tildify(p: string, home: string): string {
   return p
 }
 
-/** Control characters: C0 (U+0000–U+001F), DEL (U+007F) and C1 (U+0080–U+009F). */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+/**
+ * Characters a terminal must not be handed raw: C0 (U+0000–U+001F), DEL (U+007F), C1 (U+0080–U+009F), and the
+ * invisible and bidirectional formatting characters that reorder or hide what is shown (U+061C, U+200B–U+200F,
+ * U+2028, U+2029, U+202A–U+202E, U+2060–U+2064, U+2066–U+2069, U+FEFF).
+ */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/
 const CONTROLS = new RegExp(CONTROL.source, 'g')
 
 /**
- * A string with every control character (C0, DEL, C1) written as `\uNNNN`, so it cannot move the cursor,
- * clear the screen, ring the bell or forge a line on a terminal. Everything else is unchanged.
+ * A string with every such character written as `\uNNNN`, so it cannot move the cursor, clear the screen,
+ * ring the bell, forge a line or reorder what a terminal shows. Everything else is unchanged.
  */
 export function escapeControls(s: string): string {
   if (!CONTROL.test(s)) return s

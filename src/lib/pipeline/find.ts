@@ -18,6 +18,7 @@ import path from 'node:path'
 import type {FindSource, FormatAdapter, FoundSession, FoundText} from '../model/adapter.js'
 import type {OperationalError, Skipped} from '../model/report.js'
 import {discover, type FoundChat} from './discover.js'
+import {escapeControls} from '../fsio/paths.js'
 
 /** What to look for: every word (case-insensitive, in one prompt or answer), or a regular expression. */
 export interface FindQuery {
@@ -118,14 +119,6 @@ function matchAt(text: string, q: FindQuery, folded: string[]): number {
     if (first < 0) first = at
   }
   return first
-}
-
-/** A character shown escaped: C0/C1 controls, DEL, and the bidirectional overrides that reorder a line. */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
-
-/** Control characters as `\uNNNN` (tab and newline included): human output never carries them raw. */
-export function escapeControls(s: string): string {
-  return s.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
 /** The line of `text` holding offset `at`, shortened to `SNIPPET` characters around it, controls escaped. */

@@ -5,7 +5,7 @@
  */
 import type {ChalkInstance} from 'chalk'
 import type {SessionHit} from '../pipeline/find.js'
-import {escapeControls} from '../pipeline/find.js'
+import {escapeControls} from '../fsio/paths.js'
 import {printableName, shellWord, tildify} from '../fsio/paths.js'
 import {isoTime} from '../model/time-text.js'
 
