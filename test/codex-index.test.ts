@@ -198,10 +198,9 @@ describe('Codex index (state_5.sqlite, thread_history_1.sqlite)', () => {
     try {
       const home = copyCodexHome(root)
       const file = rolloutOf(home, THREAD_C)!
-      const lines = linesOf(readFileSync(file))
-      const mid = Math.floor(lines.length / 2)
-      lines[mid] = Buffer.concat([lines[mid].subarray(0, Math.floor(lines[mid].length / 2)), Buffer.from('\n')])
-      writeFileSync(file, Buffer.concat(lines))
+      // A power loss's NUL tail: chatdoctor's repair rewrites the rollout without it (every record kept; a
+      // dropped interior line would leave an ordinal gap Codex refuses, so that rollout is not rewritten).
+      writeFileSync(file, Buffer.concat([readFileSync(file), Buffer.alloc(4096)]))
       const r = run(root, ['scan', home])
       assert.equal(sessionChat(r, THREAD_C).status, 'repairable')
       repairAndUndo(root, home, (rep) => {
@@ -230,8 +229,9 @@ describe('Codex index (state_5.sqlite, thread_history_1.sqlite)', () => {
     try {
       const home = copyCodexHome(root)
       const file = rolloutOf(home, THREAD_C)!
+      // The same records, one of them written with a space more (as another writer would): every later offset moves.
       const lines = linesOf(readFileSync(file))
-      lines.splice(3, 1)
+      lines[3] = Buffer.from(lines[3].toString('utf8').replace(/^\{/, '{ '))
       writeFileSync(file, Buffer.concat(lines))
       assert.ok((projectionProblems(home, THREAD_C) ?? []).length > 0, 'the oracle sees the stale offsets')
       const r = run(root, ['scan', home])

@@ -198,3 +198,18 @@ describe('damaged sessions through the CLI', () => {
     }
   })
 })
+
+test('a folder named like a session log holds no session: skipped with why, never a lost context', () => {
+  const home = tempDir()
+  try {
+    const project = path.join(home, '.claude', 'projects', '-home-dev-app')
+    mkdirSync(path.join(project, 'notes.jsonl'), {recursive: true})
+    const r = runCli(['scan', '--json', project], {env: {HOME: home}})
+    assert.equal(r.status, 0, r.stderr)
+    const report = JSON.parse(r.stdout) as {chats: unknown[]; skipped: Array<{path: string; reason: string}>}
+    assert.deepEqual(report.chats, [])
+    assert.deepEqual(report.skipped.map((s) => s.reason), ['notes.jsonl is a folder, not a session log'])
+  } finally {
+    cleanup(home)
+  }
+})

@@ -213,6 +213,8 @@ const entries: BugLogEntry[] = [
         {chat: DB_API, status: 'repairable', winner: 'opencode.db', turns: [4, null], files: {'opencode.db': 'other', 'opencode.db-shm': 'other', 'opencode.db-wal': 'other'}},
         {chat: FIX, status: 'repairable', winner: 'opencode.db', turns: [2, null], files: {'opencode.db': 'other', 'opencode.db-shm': 'other', 'opencode.db-wal': 'other'}},
       ],
+      // A damaged database cannot be rewritten without its damage: a redacted copy would not be the same store.
+      redactRefused: /cannot be redacted: its OpenCode store fails SQLite's integrity check/,
       repair: {chat: DB_API, outcome: 'manual', restores: [], exitCode: 2, after: {status: 'repairable', winner: 'opencode.db', turns: [4, null], exitCode: 2}},
     },
   }),

@@ -282,6 +282,10 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
   const findings: Finding[] = []
   let format: SessionDialect | null = null
   let undecided = true
+  // A folder that merely carries a session log's name holds no session: nothing to diagnose, nothing lost.
+  if (snapshot.files.length > 0 && snapshot.files.every((e) => e.kind === 'directory' && e.name.endsWith('.jsonl'))) {
+    return {kind: 'skipped', reason: `${snapshot.files[0].name} is a folder, not a session log`}
+  }
   for (const entry of snapshot.files) {
     const role = sessionNameOf(entry.name)?.role ?? 'primary'
     const gen: Generation = {file: entry.name, role, class: null, reasons: [], bytes: entry.bytes, mtimeMs: entry.mtimeMs, sha256: null, turns: null}
