@@ -1,6 +1,6 @@
 /**
  * Scenario tests in the e2fsprogs style: each scenario builds an input tree from the real Codebuff chats by
- * code (copy, damage, set mtimes), runs the BUILT CLI (`chatdoctor scan --json`) as a user would, and compares
+ * code (copy, damage, set mtimes), runs the BUILT CLI (`chatdoctor scan --json --verbose`) as a user would, and compares
  * a normalised projection of the report with `test/scenarios/<name>.expect.json`.
  *
  * Regenerate the expect files with `UPDATE_EXPECT=1 npm test`, then review every changed value by hand against
@@ -70,7 +70,8 @@ describe('scenarios: scan --json on trees built from the real chats', {concurren
       roots.push(root)
       const args = s.build(root)
       const before = hashTree(root)
-      const r = await runCliAsync(['scan', '--json', ...args], {env: {HOME: root}})
+      // --verbose: every generation measured (a plain scan leaves out embedded copies that cannot change the verdict).
+      const r = await runCliAsync(['scan', '--json', '--verbose', ...args], {env: {HOME: root}})
       assert.deepEqual(hashTree(root), before, 'scan changed the tree (content, mtime or mode)')
       const report = JSON.parse(r.stdout) as {exitCode: number}
       assert.equal(r.status, report.exitCode, 'the exit status is the report exitCode')
