@@ -17,10 +17,11 @@ export interface ClassifiedEntry {
 
 /**
  * Classifies one entry under `role` with the format's own classifier (called for a regular file's bytes only).
- * `classifyLarge`, when the format has one, classifies an intact file too large for one string (`f.large`)
- * from its bytes; null from it (or no such classifier) leaves that file unreadable.
+ * `classifyLarge`, when the format has one, classifies an intact file the inventory checked and built a
+ * measurable value of (`f.large`, see `FormatAdapter.streamValue`) from that value; null from it (or no such
+ * classifier) leaves the file to its bytes, or unreadable without them.
  */
-export function classifyEntry(f: FileEntry, role: Role, classify: (data: Buffer) => Classification, classifyLarge?: (data: Buffer) => Classification | null): ClassifiedEntry {
+export function classifyEntry(f: FileEntry, role: Role, classify: (data: Buffer) => Classification, classifyLarge?: (value: unknown) => Classification | null): ClassifiedEntry {
   const g: Generation = {file: f.name, role, class: null, reasons: [], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null}
   if (role === 'other') return {generation: g, classification: null}
   if (f.kind !== 'file') {
@@ -29,12 +30,13 @@ export function classifyEntry(f: FileEntry, role: Role, classify: (data: Buffer)
     g.reasons = ['not-a-file']
     return {generation: g, classification: null}
   }
-  if (f.data === undefined && f.large && classifyLarge) {
-    const c = classifyLarge(f.large.data)
+  if (f.large && classifyLarge) {
+    const c = classifyLarge(f.large.value)
     if (c) {
       g.class = c.class
       g.reasons = c.reasons
       g.sha256 = f.large.sha256
+      if (f.data) g.bytes = f.data.length
       return {generation: g, classification: c}
     }
   }

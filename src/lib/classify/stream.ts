@@ -14,6 +14,8 @@ import {closeSync, openSync, readSync} from 'node:fs'
 import {open} from 'node:fs/promises'
 import type {Classification} from '../model/report.js'
 import {FOREIGN_HEAD_BYTES, isJsonWhitespace} from './bytes.js'
+import type {StreamValueSpec} from '../model/adapter.js'
+import {FastScan, fastVerdict, MAX_CARRY, Utf8Stream} from './fast.js'
 import {decideFailure, type FailureFacts} from './index.js'
 import type {ScanResult} from './json.js'
 
@@ -450,18 +452,92 @@ export class StreamClassifier {
 /** Chunk size of `classifyJsonFile` (bytes). */
 export const STREAM_CHUNK_BYTES = 1 << 20
 
+/** What streaming a file found: its verdict, sha256 and size, and the value `spec` asked for (intact files only). */
+export interface StreamedFile {
+  classification: Classification
+  sha256: string
+  bytes: number
+  /** The measurable value (`StreamValueSpec`) of an intact file, when a spec was given and it could be built. */
+  value?: unknown
+}
+
 /**
- * Classifies a file by streaming it in `chunkBytes` chunks (memory bounded by one chunk). Same verdict as
- * `classifyJsonBytes` on its bytes, without the parsed value. Throws on I/O errors.
+ * The fast pass over a file's chunks (`fast.ts`: native UTF-8 validation, a tight syntax loop, the sha256
+ * and the value on the same pass). The reader reads `len` bytes at file offset `position` into `buf` at
+ * `at`, then calls `push` with the count (0 at the end) until it returns false; `result()` is then the
+ * verdict, or null when the fast check is unsure (then the exact classifier runs over the file again).
  */
-export async function classifyJsonFile(file: string, chunkBytes = STREAM_CHUNK_BYTES): Promise<{classification: Classification; sha256: string; bytes: number}> {
+class FastFileCheck {
+  readonly buf: Buffer
+  private readonly hash = createHash('sha256')
+  private readonly utf8 = new Utf8Stream()
+  private readonly scan: FastScan
+  private readonly head = Buffer.alloc(FOREIGN_HEAD_BYTES)
+  private headLen = 0
+  private pos = 0 // file offset of buf[0]
+  private kept = 0 // bytes carried at the start of buf
+  private length = 0
+
+  constructor(
+    readonly chunkBytes: number,
+    spec?: StreamValueSpec,
+  ) {
+    this.buf = Buffer.allocUnsafe(chunkBytes + MAX_CARRY)
+    this.scan = new FastScan(spec)
+  }
+
+  get at(): number {
+    return this.kept
+  }
+
+  get position(): number {
+    return this.pos + this.kept
+  }
+
+  push(got: number): boolean {
+    const {buf, kept} = this
+    if (got > 0) {
+      this.hash.update(buf.subarray(kept, kept + got))
+      this.utf8.push(buf, kept, kept + got, this.pos + kept)
+      if (this.headLen < FOREIGN_HEAD_BYTES) this.headLen += buf.copy(this.head, this.headLen, kept, kept + Math.min(got, FOREIGN_HEAD_BYTES - this.headLen))
+      this.length += got
+    }
+    const n = kept + got
+    const used = this.scan.run(buf, 0, n, this.pos, got === 0)
+    if (got === 0 || this.utf8.bad || this.scan.unsure) return false
+    buf.copyWithin(0, used, n)
+    this.pos += used
+    this.kept = n - used
+    return true
+  }
+
+  result(): StreamedFile | null {
+    const v = this.utf8.bad ? null : fastVerdict(this.scan, this.utf8.finish(), this.length, this.head.subarray(0, this.headLen))
+    if (v === null || v.kind === 'unsure') return null
+    const sha256 = this.hash.digest('hex')
+    if (v.kind === 'torn') return {classification: v.classification, sha256, bytes: this.length}
+    return {classification: {class: 'intact', reasons: []}, sha256, bytes: this.length, ...(v.value !== undefined ? {value: v.value} : {})}
+  }
+}
+
+/**
+ * Classifies a file by streaming it in `chunkBytes` chunks (memory bounded by one chunk and by what `spec`
+ * keeps). Same verdict as `classifyJsonBytes` on its bytes; with `spec`, the measurable value of an intact
+ * file instead of the parsed one. The fast check first; when it is unsure (damage other than a clean cut), the
+ * exact classifier reads the file again. Throws on I/O errors.
+ */
+export async function classifyJsonFile(file: string, chunkBytes = STREAM_CHUNK_BYTES, spec?: StreamValueSpec): Promise<StreamedFile> {
   const fh = await open(file, 'r')
   try {
+    const fast = new FastFileCheck(chunkBytes, spec)
+    while (fast.push((await fh.read(fast.buf, fast.at, chunkBytes, fast.position)).bytesRead));
+    const r = fast.result()
+    if (r) return r
     const c = new StreamClassifier()
-    const buf = Buffer.allocUnsafe(chunkBytes)
+    const buf = fast.buf.subarray(0, chunkBytes)
     let bytes = 0
     for (;;) {
-      const {bytesRead} = await fh.read(buf, 0, chunkBytes, null)
+      const {bytesRead} = await fh.read(buf, 0, chunkBytes, bytes)
       if (bytesRead === 0) break
       c.push(buf.subarray(0, bytesRead))
       bytes += bytesRead
@@ -473,14 +549,18 @@ export async function classifyJsonFile(file: string, chunkBytes = STREAM_CHUNK_B
 }
 
 /** `classifyJsonFile`, synchronously (for the synchronous inventory). Same contract. */
-export function classifyJsonFileSync(file: string, chunkBytes = STREAM_CHUNK_BYTES): {classification: Classification; sha256: string; bytes: number} {
+export function classifyJsonFileSync(file: string, chunkBytes = STREAM_CHUNK_BYTES, spec?: StreamValueSpec): StreamedFile {
   const fd = openSync(file, 'r')
   try {
+    const fast = new FastFileCheck(chunkBytes, spec)
+    while (fast.push(readSync(fd, fast.buf, fast.at, chunkBytes, fast.position)));
+    const r = fast.result()
+    if (r) return r
     const c = new StreamClassifier()
-    const buf = Buffer.allocUnsafe(chunkBytes)
+    const buf = fast.buf.subarray(0, chunkBytes)
     let bytes = 0
     for (;;) {
-      const n = readSync(fd, buf, 0, chunkBytes, null)
+      const n = readSync(fd, buf, 0, chunkBytes, bytes)
       if (n === 0) break
       c.push(buf.subarray(0, n))
       bytes += n

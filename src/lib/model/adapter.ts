@@ -27,11 +27,27 @@ export interface FileEntry {
    */
   streamed?: {classification: Classification; sha256: string}
   /**
-   * For an intact JSON file above the streaming threshold (verdict made by streaming): its bytes and sha256,
-   * for a format that can measure it without making one string of it (`classifyEntry`'s `classifyLarge`).
-   * `readError` stays set, so a format that cannot sees the file as before: unreadable.
+   * For an intact JSON file the format measures without parsing it whole (`FormatAdapter.streamValue`; files
+   * above the inventory's value threshold): the measurable value the spec built, and the sha256 of its bytes.
+   * `data` holds the bytes too when they were read whole; above the streaming threshold only for a caller that
+   * keeps bytes (repair: a restore writes them), in `large.data`.
    */
-  large?: {data: Buffer; sha256: string}
+  large?: {value: unknown; sha256: string; data?: Buffer}
+}
+
+/**
+ * How to build the measurable value of a large JSON document while checking it, without parsing it whole: the
+ * top object's members parsed one by one, descending along `spine` to an array whose elements are handed to
+ * `element` one at a time (`classify/fast.ts`).
+ */
+export interface StreamValueSpec {
+  /** Keys from the top object down to the array read element by element. */
+  spine: readonly string[]
+  /**
+   * The value kept for one element of the spine array, from its bytes (valid JSON; the buffer may be reused
+   * after the call, so keep no view of it).
+   */
+  element(bytes: Buffer): unknown
 }
 
 /**
@@ -196,6 +212,13 @@ export interface FormatAdapter {
   readonly discoveryPaths?: readonly string[]
   /** Whether the inventory must read a file's bytes (otherwise it only stats it). */
   wantsContent(name: string): boolean
+  /**
+   * How to build the measurable value of a large file of this format without parsing it whole (its members
+   * one by one, the elements of one array one at a time): for a file above the inventory's value threshold,
+   * the inventory checks and builds it on one pass (streamed above the streaming threshold) and hands it over
+   * as `FileEntry.large`. Undefined (or no such method) for files measured from their parsed value only.
+   */
+  streamValue?(name: string): StreamValueSpec | undefined
   /**
    * `scan --quick` (which reads only the ends of files and never calls `diagnose`): the role of a file by its
    * name, and the name a missing primary is reported under. Optional: without it, quick mode classifies no

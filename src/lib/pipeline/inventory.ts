@@ -9,7 +9,9 @@
 import {constants} from 'node:buffer'
 import {closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync} from 'node:fs'
 import path from 'node:path'
-import {classifyJsonFileSync} from '../classify/stream.js'
+import {createHash} from 'node:crypto'
+import {fastCheckBytes} from '../classify/fast.js'
+import {classifyJsonFileSync, STREAM_CHUNK_BYTES} from '../classify/stream.js'
 import type {ChatDirSnapshot, ChatUnit, FileEntry, FormatAdapter} from '../model/adapter.js'
 import {printableName} from '../fsio/paths.js'
 import {nonUtf8Names} from '../fsio/raw-names.js'
@@ -36,9 +38,19 @@ export async function readChat(unit: ChatUnit, adapter: FormatAdapter, opts: Inv
  */
 export const STREAM_THRESHOLD_BYTES = constants.MAX_STRING_LENGTH
 
+/**
+ * Files above this many bytes that the format can measure without parsing them whole
+ * (`FormatAdapter.streamValue`) are checked by the fast check (`classify/fast.ts`), which builds their
+ * measurable value on the same pass, instead of being parsed: a parse holds the bytes, their string and the
+ * whole parsed value at once (about 3× the file), and costs more CPU than the check.
+ */
+export const VALUE_THRESHOLD_BYTES = 64 * 2 ** 20
+
 export interface InventoryOptions {
   /** Override of `STREAM_THRESHOLD_BYTES` (tests use a small one). */
   streamThresholdBytes?: number
+  /** Override of `VALUE_THRESHOLD_BYTES` (tests use a small one). */
+  valueThresholdBytes?: number
   /**
    * Read the files' bytes into this arena instead of fresh buffers. The caller must be done with the bytes
    * of the previous chat read into it (`data` dropped, no views kept): the arena is reused from its start.
@@ -89,6 +101,7 @@ export class ReadArena {
  */
 export function readChatSync(unit: ChatUnit, adapter: FormatAdapter, opts: InventoryOptions = {}): ChatDirSnapshot {
   const threshold = opts.streamThresholdBytes ?? STREAM_THRESHOLD_BYTES
+  const how: ReadHow = {threshold, valueThreshold: opts.valueThresholdBytes ?? VALUE_THRESHOLD_BYTES, adapter, keepLarge: opts.arena === undefined}
   const dir = unit.dir
   const dirStat = lstatSync(dir)
   // A store's chat names its member files (possibly in subfolders); otherwise list the folder.
@@ -116,7 +129,7 @@ export function readChatSync(unit: ChatUnit, adapter: FormatAdapter, opts: Inven
   for (const name of names) {
     const p = path.join(dir, name)
     if (adapter.wantsContent(name)) {
-      const entry = readRegularFile(p, name, threshold, opts.arena)
+      const entry = readRegularFile(p, name, how, opts.arena)
       if (entry) {
         files.push(entry)
         continue
@@ -131,8 +144,11 @@ export function readChatSync(unit: ChatUnit, adapter: FormatAdapter, opts: Inven
     const entry: FileEntry = {name, kind: kindOf(st), bytes: st.size, mtimeMs: st.mtimeMs}
     if (entry.kind === 'file' && adapter.wantsContent(name)) {
       try {
-        if (st.size > threshold) streamInto(entry, p, threshold)
-        else entry.data = readFileSync(p)
+        if (st.size > threshold) streamInto(entry, p, how)
+        else {
+          entry.data = readFileSync(p)
+          checkValue(entry, how)
+        }
       } catch (e) {
         entry.readError = (e as Error).message
       }
@@ -151,7 +167,7 @@ export function readChatSync(unit: ChatUnit, adapter: FormatAdapter, opts: Inven
  * for anything else (a link, a folder, a FIFO, a name that is gone, cannot be opened or read), and the caller
  * takes the `lstat` path, which says what it is or why it cannot be read.
  */
-function readRegularFile(p: string, name: string, threshold: number, arena?: ReadArena): FileEntry | null {
+function readRegularFile(p: string, name: string, how: ReadHow, arena?: ReadArena): FileEntry | null {
   let fd: number
   try {
     fd = openSync(p, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK)
@@ -162,7 +178,7 @@ function readRegularFile(p: string, name: string, threshold: number, arena?: Rea
     const st = fstatSync(fd)
     if (!st.isFile()) return null
     const entry: FileEntry = {name, kind: 'file', bytes: st.size, mtimeMs: st.mtimeMs}
-    if (st.size > threshold) return streamInto(entry, p, threshold)
+    if (st.size > how.threshold) return streamInto(entry, p, how)
     // The size the descriptor had when opened; a file that shrinks meanwhile gives fewer bytes.
     const data = arena ? arena.take(st.size) : Buffer.allocUnsafeSlow(st.size)
     let got = 0
@@ -172,6 +188,7 @@ function readRegularFile(p: string, name: string, threshold: number, arena?: Rea
       got += n
     }
     entry.data = got === data.length ? data : data.subarray(0, got)
+    checkValue(entry, how)
     return entry
   } catch {
     return null // the lstat path reads it again and reports why it cannot be read
@@ -180,19 +197,47 @@ function readRegularFile(p: string, name: string, threshold: number, arena?: Rea
   }
 }
 
+/** How the inventory reads the files of one chat. */
+interface ReadHow {
+  /** Above this many bytes a file is streamed, never read whole. */
+  threshold: number
+  /** Above this many bytes a file the format measures without parsing it whole gets its value built. */
+  valueThreshold: number
+  adapter: FormatAdapter
+  /** The caller keeps the bytes (no arena: repair), so a streamed file with a value is read whole too. */
+  keepLarge: boolean
+}
+
 /**
- * Classifies a file above the streaming threshold (`threshold` bytes) by streaming it, into `entry`: its
- * verdict and sha256 as `streamed`, or, when it is intact, a `readError` (it cannot be parsed to be
- * measured). Returns `entry`. Throws what reading the file throws.
+ * For a file read whole above the value threshold that the format can measure without parsing it
+ * (`streamValue`): the fast check over its bytes, and when it is intact its measurable value as `large`
+ * (the bytes stay in `data`, for what needs them: a restore, a donor, a comparison). Anything else (damage,
+ * or a case the fast check leaves to the exact path) leaves the entry to the format's own classifier.
  */
-function streamInto(entry: FileEntry, p: string, threshold: number): FileEntry {
-  const r = classifyJsonFileSync(p)
-  if (r.classification.class === 'intact') {
-    entry.readError = `intact JSON of ${r.bytes} bytes, too large to parse for measuring (over ${threshold} bytes)`
-    // Its bytes, for a format that measures it without one string of it (a Buffer holds up to MAX_LENGTH).
-    const data = r.bytes <= constants.MAX_LENGTH ? readWhole(p, r.bytes) : null
-    if (data) entry.large = {data, sha256: r.sha256}
-  } else entry.streamed = {classification: r.classification, sha256: r.sha256}
+function checkValue(entry: FileEntry, how: ReadHow): void {
+  const data = entry.data
+  if (!data || data.length <= how.valueThreshold) return
+  const spec = how.adapter.streamValue?.(entry.name)
+  if (!spec) return
+  const v = fastCheckBytes(data, spec)
+  if (v.kind === 'intact' && v.value !== undefined) entry.large = {value: v.value, sha256: createHash('sha256').update(data).digest('hex')}
+}
+
+/**
+ * Classifies a file above the streaming threshold by streaming it, into `entry`: its verdict and sha256 as
+ * `streamed`; when it is intact and the format measures it without parsing it whole (`streamValue`), its
+ * measurable value as `large` (with its bytes only for a caller that keeps them, up to a Buffer's limit);
+ * otherwise an intact file gets `readError` (it cannot be parsed to be measured). Returns `entry`. Throws
+ * what reading the file throws.
+ */
+function streamInto(entry: FileEntry, p: string, how: ReadHow): FileEntry {
+  const spec = how.adapter.streamValue?.(entry.name)
+  const r = classifyJsonFileSync(p, STREAM_CHUNK_BYTES, spec)
+  if (r.classification.class !== 'intact') entry.streamed = {classification: r.classification, sha256: r.sha256}
+  else if (r.value !== undefined) {
+    const data = how.keepLarge && r.bytes <= constants.MAX_LENGTH ? readWhole(p, r.bytes) : null
+    entry.large = {value: r.value, sha256: r.sha256, ...(data ? {data} : {})}
+  } else entry.readError = `intact JSON of ${r.bytes} bytes, too large to parse for measuring (over ${how.threshold} bytes)`
   return entry
 }
 

@@ -15,7 +15,7 @@ import {salvageLabel} from '../../salvage/index.js'
 import {AGENT_PROCESS, CHAT_ID_PATTERN, KNOWN_OTHER, LEGACY_MESSAGES, PRIMARY, TRANSCRIPT, defaultRoots, isChatDir, roleOf, tempWriterPid, unusualTempName, wantsContent} from './layout.js'
 import {isChatMeta, runStateShape} from './schema.js'
 import {measureRunState} from './measure.js'
-import {largeRunStateValue} from './large.js'
+import {RUN_STATE_VALUE} from './large.js'
 import {addDocumentGenerations, addEmbeddedGenerations, applyForensics, generationBytes, salvageAll, salvageChat} from './forensics.js'
 import {chooseTranscriptSource, transcriptSalvageOf} from './transcript.js'
 import {planCodebuffChat} from './plan.js'
@@ -287,10 +287,8 @@ function isState(role: Role): boolean {
   return role === 'primary' || role === 'backup' || role === 'temp'
 }
 
-/** An intact run-state too large for one string, read member by member for measuring (`large.ts`). */
-function classifyLargeState(data: Buffer): Classification | null {
-  const value = largeRunStateValue(data)
-  if (value === undefined) return null
+/** An intact large run-state, from the measurable value the inventory built of it (`large.ts`). */
+function classifyLargeState(value: unknown): Classification | null {
   const shape = runStateShape(value)
   return {class: shape.class, reasons: shape.reasons, value}
 }
@@ -320,6 +318,7 @@ export const codebuff: FormatAdapter & {
   defaultRoots: (home) => defaultRoots(home),
   chatsIn: (dir, names) => (isChatDir(dir, names) ? {chats: [{dir, path: dir}], descend: false} : null),
   wantsContent,
+  streamValue: (name) => (isState(roleOf(name)) ? RUN_STATE_VALUE : undefined),
   quick: {roleOf, primary: PRIMARY},
   diagnose: diagnoseChat,
   tempWriterPid,

@@ -1,0 +1,490 @@
+/**
+ * The fast check of a JSON document's bytes, for the common case: a document that is valid, or a valid
+ * prefix cut off at the end (a torn write), with nothing else wrong. It validates UTF-8 with the native
+ * validator (`buffer.isUtf8`, simdutf) and scans the syntax with one tight loop (a string's content is
+ * skipped to its next quote, backslash or control byte; no per-byte state machine), so it runs several times
+ * faster than the exact scanners (`json.ts`, `stream.ts`) and than `JSON.parse`. It never guesses: on
+ * anything else (a BOM, a NUL, a control byte in a string, invalid UTF-8, a syntax error, bytes after the
+ * document, a top-level scalar, hostile nesting or token lengths) it answers `unsure` and the caller runs
+ * the exact path, so the verdict is always the exact path's.
+ *
+ * While scanning it can build the measurable value of the document without parsing the whole of it
+ * (`StreamValueSpec`, `model/adapter.ts`): the top object's members parsed one by one, descending along a spine of keys to
+ * an array whose elements are handed over one at a time as bytes. Memory: the largest single member or
+ * element, never the file.
+ *
+ * Resumable at chunk boundaries: `FastScan.run` reports how many bytes of its buffer it consumed; the bytes
+ * of an unfinished number, literal, escape or spine key (at most `MAX_CARRY`) are fed again at the start of
+ * the next buffer.
+ */
+import {isUtf8} from 'node:buffer'
+import type {StreamValueSpec} from '../model/adapter.js'
+import type {Classification} from '../model/report.js'
+import {FOREIGN_HEAD_BYTES, utf8SequenceAt} from './bytes.js'
+import {decideFailure} from './index.js'
+
+/** What the fast check found: a verdict, or `unsure` (run the exact path). */
+export type FastVerdict =
+  | {kind: 'intact'; value?: unknown}
+  | {kind: 'torn'; classification: Classification}
+  | {kind: 'unsure'}
+
+/** The most bytes of an unfinished token carried into the next buffer; a longer token is `unsure`. */
+export const MAX_CARRY = 1 << 16
+/** Deeper nesting than this is `unsure` (the exact path decides). */
+const MAX_DEPTH = 1 << 16
+
+const enum W {
+  Value,
+  ValueOrArrayEnd,
+  KeyOrObjectEnd,
+  Key,
+  Colon,
+  CommaOrEnd,
+  After,
+}
+
+const ARRAY = 1
+const OBJECT = 2
+
+function isWs(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
+}
+
+function isHex(b: number): boolean {
+  return (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66)
+}
+
+function isSimpleEscape(e: number): boolean {
+  return e === 0x22 || e === 0x5c || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74
+}
+
+const TRUE = [0x74, 0x72, 0x75, 0x65]
+const FALSE = [0x66, 0x61, 0x6c, 0x73, 0x65]
+const NULL = [0x6e, 0x75, 0x6c, 0x6c]
+
+/** Sets an own member as `JSON.parse` would (a `__proto__` key is a member, not the prototype). */
+function setMember(o: Record<string, unknown>, key: string, v: unknown): void {
+  Object.defineProperty(o, key, {value: v, writable: true, enumerable: true, configurable: true})
+}
+
+/** A value being captured: where it starts in the current buffer, the bytes of earlier buffers, its depth. */
+interface Capture {
+  start: number
+  parts: Buffer[]
+  depth: number
+  key: string | null
+}
+
+/** UTF-8 validation of a byte stream, chunk by chunk, carrying a character cut by a chunk's end. */
+export class Utf8Stream {
+  private pend: number[] = []
+  /** File offset of the carried incomplete character, or -1. */
+  pendAt = -1
+  bad = false
+
+  /** Checks `buf[i, n)`, the bytes at file offset `base + i` on. */
+  push(buf: Uint8Array, i: number, n: number, base: number): void {
+    if (this.bad) return
+    if (this.pend.length > 0) {
+      const need = seqLength(this.pend[0])
+      while (this.pend.length < need && i < n) this.pend.push(buf[i++])
+      if (this.pend.length < need) return
+      if (!isUtf8(Uint8Array.from(this.pend))) {
+        this.bad = true
+        return
+      }
+      this.pend = []
+      this.pendAt = -1
+    }
+    let k = n
+    for (let j = n - 1; j >= i && j >= n - 3; j--) {
+      const c = buf[j]
+      if (c < 0x80) break
+      if (c >= 0xc0) {
+        if (j + seqLength(c) > n) k = j
+        break
+      }
+    }
+    if (!isUtf8(buf.subarray(i, k))) {
+      this.bad = true
+      return
+    }
+    if (k < n) {
+      this.pend = Array.from(buf.subarray(k, n))
+      this.pendAt = base + k
+    }
+  }
+
+  /** At the end: -1 when all was valid, the offset of a valid prefix of a character cut by the end, or -2 (invalid). */
+  finish(): number {
+    if (this.bad) return -2
+    if (this.pend.length === 0) return -1
+    const p = Uint8Array.from(this.pend)
+    const u = utf8SequenceAt(p, 0, p.length)
+    return u !== null && !u.complete && u.len === p.length ? this.pendAt : -2
+  }
+}
+
+function seqLength(lead: number): number {
+  return lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2
+}
+
+/** The resumable syntax scan (and value builder) of the fast check. */
+export class FastScan {
+  /** Something the fast check does not decide: run the exact path. */
+  unsure = false
+  /** File offset of the first non-whitespace byte, or -1. */
+  firstAt = -1
+  private stack = new Uint8Array(64)
+  private depth = 0
+  private want: W = W.Value
+  private inStr = false
+  private strIsKey = false
+  private complete = false
+  // The value being built (spec only).
+  private readonly spec: StreamValueSpec | undefined
+  private levels: Array<Record<string, unknown> | unknown[]> = []
+  private key: string | null = null
+  private cap: Capture | null = null
+  private valueFailed = false
+  private value: unknown = undefined
+
+  constructor(spec?: StreamValueSpec) {
+    this.spec = spec
+  }
+
+  /**
+   * Scans `buf[from, n)`, the bytes at file offset `base + from` on; `final` when no bytes follow. Returns
+   * the offset in `buf` up to which the bytes were consumed: the caller feeds `buf[ret, n)` again, first,
+   * with the next bytes (never more than `MAX_CARRY`; `unsure` otherwise).
+   */
+  run(buf: Buffer, from: number, n: number, base: number, final: boolean): number {
+    let p = from
+    const spec = this.spec
+    while (p < n && !this.unsure) {
+      if (this.inStr) {
+        // The string's content: skip to the next quote, backslash or control byte.
+        let c = 0
+        while (p < n) {
+          c = buf[p]
+          if (c === 0x22 || c === 0x5c || c < 0x20) break
+          p++
+        }
+        if (p >= n) break
+        if (c === 0x22) {
+          this.inStr = false
+          p++
+          if (this.strIsKey) {
+            this.want = W.Colon
+            if (this.keyAt >= 0) {
+              this.key = decodeKey(buf, this.keyAt, p)
+              this.keyAt = -1
+            }
+          } else this.valueDone(buf, p)
+          continue
+        }
+        if (c === 0x5c) {
+          if (p + 1 >= n) {
+            if (final) break
+            return this.carry(buf, p, n)
+          }
+          const e = buf[p + 1]
+          if (e === 0x75) {
+            if (p + 6 > n) {
+              if (final) {
+                for (let k = p + 2; k < n; k++) if (!isHex(buf[k])) this.unsure = true
+                break
+              }
+              return this.carry(buf, p, n)
+            }
+            if (!isHex(buf[p + 2]) || !isHex(buf[p + 3]) || !isHex(buf[p + 4]) || !isHex(buf[p + 5])) this.unsure = true
+            p += 6
+          } else if (isSimpleEscape(e)) p += 2
+          else this.unsure = true
+          continue
+        }
+        this.unsure = true // a control byte inside a string
+        break
+      }
+      const c = buf[p]
+      if (isWs(c)) {
+        p++
+        continue
+      }
+      if (this.firstAt < 0) this.firstAt = base + p
+      switch (this.want) {
+        case W.Colon:
+          if (c !== 0x3a) this.unsure = true
+          else this.want = W.Value
+          p++
+          continue
+        case W.CommaOrEnd: {
+          const top = this.stack[this.depth - 1]
+          if (c === 0x2c) {
+            this.want = top === ARRAY ? W.Value : W.Key
+            p++
+          } else if ((c === 0x5d && top === ARRAY) || (c === 0x7d && top === OBJECT)) {
+            p++
+            this.close(buf, p)
+          } else this.unsure = true
+          continue
+        }
+        case W.KeyOrObjectEnd:
+        case W.Key:
+          if (c === 0x7d && this.want === W.KeyOrObjectEnd) {
+            p++
+            this.close(buf, p)
+            continue
+          }
+          if (c !== 0x22) {
+            this.unsure = true
+            continue
+          }
+          if (spec && this.cap === null && this.depth === this.levels.length) {
+            // A key of an object on the spine: kept, so the whole key must be in this buffer.
+            const q = keyEnd(buf, p + 1, n)
+            if (q < 0) {
+              if (final) {
+                this.inStr = true
+                this.strIsKey = true
+                p++
+                continue
+              }
+              return this.carry(buf, p, n)
+            }
+          }
+          this.keyAt = spec && this.cap === null && this.depth === this.levels.length ? p : -1
+          this.inStr = true
+          this.strIsKey = true
+          p++
+          continue
+        case W.After:
+          this.unsure = true // bytes after the document: the exact path says what they are
+          continue
+        case W.ValueOrArrayEnd:
+          if (c === 0x5d) {
+            p++
+            this.close(buf, p)
+            continue
+          }
+        // falls through: a value
+        case W.Value: {
+          if (this.depth === 0 && c !== 0x7b && c !== 0x5b) {
+            this.unsure = true // a top-level scalar: rare; the exact path decides
+            continue
+          }
+          if (spec) this.valueStarts(buf, p, c)
+          if (c === 0x7b || c === 0x5b) {
+            if (this.depth >= MAX_DEPTH) {
+              this.unsure = true
+              continue
+            }
+            if (this.depth === this.stack.length) {
+              const s = new Uint8Array(this.stack.length * 2)
+              s.set(this.stack)
+              this.stack = s
+            }
+            this.stack[this.depth++] = c === 0x7b ? OBJECT : ARRAY
+            this.want = c === 0x7b ? W.KeyOrObjectEnd : W.ValueOrArrayEnd
+            p++
+            continue
+          }
+          if (c === 0x22) {
+            this.inStr = true
+            this.strIsKey = false
+            p++
+            continue
+          }
+          if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+            const e = numberEnd(buf, p, n)
+            if (e === -2) this.unsure = true
+            else if (e === -1) {
+              if (final) {
+                p = n
+                break
+              }
+              return this.carry(buf, p, n)
+            } else {
+              p = e
+              this.valueDone(buf, p)
+            }
+            continue
+          }
+          const lit = c === 0x74 ? TRUE : c === 0x66 ? FALSE : c === 0x6e ? NULL : null
+          if (lit === null) {
+            this.unsure = true
+            continue
+          }
+          let k = 0
+          while (k < lit.length && p + k < n && buf[p + k] === lit[k]) k++
+          if (k === lit.length) {
+            p += k
+            this.valueDone(buf, p)
+          } else if (p + k < n) this.unsure = true
+          else if (final) p = n
+          else return this.carry(buf, p, n)
+          continue
+        }
+      }
+    }
+    if (this.unsure) return n
+    this.keep(buf, n)
+    return n
+  }
+
+  /** Offset in the current buffer of a spine key's opening quote while it is read (else -1). */
+  private keyAt = -1
+
+  /** Stops before `p` (a token to read again with the next bytes). */
+  private carry(buf: Buffer, p: number, n: number): number {
+    if (n - p > MAX_CARRY) {
+      this.unsure = true
+      return n
+    }
+    this.keep(buf, p)
+    return p
+  }
+
+  /** The end of a buffer: a capture's bytes so far are copied out (the buffer is reused). */
+  private keep(buf: Buffer, upTo: number): void {
+    const cap = this.cap
+    if (cap === null) return
+    if (upTo > cap.start) cap.parts.push(Buffer.from(buf.subarray(cap.start, upTo)))
+    cap.start = 0
+  }
+
+  /** A value starts at `p` (its first byte `c`): on the spine, descend into it or capture it. */
+  private valueStarts(buf: Buffer, p: number, c: number): void {
+    if (this.cap !== null || this.valueFailed) return
+    const spine = this.spec!.spine
+    if (this.depth === 0) {
+      if (c === 0x7b) this.levels.push({})
+      else this.valueFailed = true
+      return
+    }
+    if (this.depth !== this.levels.length) return
+    const k = this.depth - 1 // the level of the container the value is in
+    if (k < spine.length && this.key === spine[k] && c === (k === spine.length - 1 ? 0x5b : 0x7b)) {
+      this.levels.push(c === 0x5b ? [] : {})
+      return
+    }
+    this.cap = {start: p, parts: [], depth: this.depth, key: k < spine.length ? this.key : null}
+  }
+
+  /** A container closes just before `end`. */
+  private close(buf: Buffer, end: number): void {
+    this.depth--
+    if (this.spec && !this.valueFailed && this.cap === null && this.depth + 1 === this.levels.length && this.levels.length > 0) {
+      const done = this.levels.pop()!
+      if (this.levels.length === 0) this.value = done
+      else {
+        const parent = this.levels[this.levels.length - 1] as Record<string, unknown>
+        setMember(parent, this.spec.spine[this.levels.length - 1], done)
+      }
+    }
+    this.valueDone(buf, end)
+  }
+
+  /** A value ended just before `end`. */
+  private valueDone(buf: Buffer, end: number): void {
+    if (this.depth === 0) {
+      this.complete = true
+      this.want = W.After
+      return
+    }
+    this.want = W.CommaOrEnd
+    const cap = this.cap
+    if (cap !== null && this.depth === cap.depth) {
+      this.cap = null
+      const tail = buf.subarray(cap.start, end)
+      const bytes = cap.parts.length === 0 ? tail : Buffer.concat([...cap.parts, tail])
+      const top = this.levels[this.levels.length - 1]
+      if (Array.isArray(top)) top.push(this.spec!.element(bytes))
+      else if (cap.key !== null) {
+        try {
+          setMember(top, cap.key, JSON.parse(bytes.toString('utf8')))
+        } catch {
+          this.valueFailed = true // too large for one string
+        }
+      }
+    }
+  }
+
+  /** After the last bytes: the verdict's syntax part. */
+  result(): {complete: boolean; inString: boolean; value: unknown} {
+    return {complete: this.complete, inString: this.inStr, value: this.spec && !this.valueFailed ? this.value : undefined}
+  }
+}
+
+/** The offset just after the closing quote of the string whose content starts at `i`, or -1 when it runs past `n`. */
+function keyEnd(buf: Buffer, i: number, n: number): number {
+  while (i < n) {
+    const c = buf[i]
+    if (c === 0x22) return i + 1
+    if (c === 0x5c) i += 2
+    else i++
+  }
+  return -1
+}
+
+/** A key's text from its bytes `buf[start, end)` (quotes included; valid JSON). */
+function decodeKey(buf: Buffer, start: number, end: number): string {
+  for (let k = start + 1; k < end - 1; k++) if (buf[k] === 0x5c) return JSON.parse(buf.toString('utf8', start, end)) as string
+  return buf.toString('utf8', start + 1, end - 1)
+}
+
+/** The end of the number at `i`: its offset, -1 when it runs into `n`, -2 when it is malformed. */
+function numberEnd(buf: Buffer, i: number, n: number): number {
+  const digit = (k: number) => k < n && buf[k] >= 0x30 && buf[k] <= 0x39
+  if (buf[i] === 0x2d) i++
+  if (i >= n) return -1
+  if (buf[i] === 0x30) i++
+  else if (digit(i)) while (digit(i)) i++
+  else return -2
+  if (i >= n) return -1
+  if (buf[i] === 0x2e) {
+    i++
+    if (i >= n) return -1
+    if (!digit(i)) return -2
+    while (digit(i)) i++
+    if (i >= n) return -1
+  }
+  if (buf[i] === 0x65 || buf[i] === 0x45) {
+    i++
+    if (i >= n) return -1
+    if (buf[i] === 0x2b || buf[i] === 0x2d) i++
+    if (i >= n) return -1
+    if (!digit(i)) return -2
+    while (digit(i)) i++
+    if (i >= n) return -1
+  }
+  return i
+}
+
+/**
+ * The verdict from a finished scan: intact, a torn prefix (the exact path's `truncated` facts), or unsure.
+ * `tornAt` is `Utf8Stream.finish()`; `head` the file's first `FOREIGN_HEAD_BYTES` bytes.
+ */
+export function fastVerdict(scan: FastScan, tornAt: number, length: number, head: Uint8Array): FastVerdict {
+  if (scan.unsure || tornAt === -2 || scan.firstAt < 0) return {kind: 'unsure'}
+  const r = scan.result()
+  if (r.complete) return tornAt === -1 ? {kind: 'intact', value: r.value} : {kind: 'unsure'}
+  // A character cut by the end is a truncation only inside a string.
+  if (tornAt >= 0 && !r.inString) return {kind: 'unsure'}
+  const classification = decideFailure({
+    length, bom: false, start: 0, tail: length, firstNul: -1, invalidAt: -1, tornAt, end: length, scan: {kind: 'eof'},
+    errorOnReportedByte: false, firstAt: scan.firstAt, head: head.subarray(0, FOREIGN_HEAD_BYTES), after: length, concatenated: false,
+  })
+  return {kind: 'torn', classification}
+}
+
+/** The fast check of a whole document in memory (`buf`); `unsure` sends the caller to `classifyJsonBytes`. */
+export function fastCheckBytes(buf: Buffer, spec?: StreamValueSpec): FastVerdict {
+  const utf8 = new Utf8Stream()
+  utf8.push(buf, 0, buf.length, 0)
+  if (utf8.bad) return {kind: 'unsure'}
+  const scan = new FastScan(spec)
+  scan.run(buf, 0, buf.length, 0, true)
+  return fastVerdict(scan, utf8.finish(), buf.length, buf)
+}
