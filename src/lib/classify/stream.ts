@@ -467,7 +467,7 @@ export interface StreamedFile {
  * `at`, then calls `push` with the count (0 at the end) until it returns false; `result()` is then the
  * verdict, or null when the fast check is unsure (then the exact classifier runs over the file again).
  */
-class FastFileCheck {
+export class FastFileCheck {
   readonly buf: Buffer
   private readonly hash = createHash('sha256')
   private readonly utf8 = new Utf8Stream()
