@@ -47,10 +47,6 @@ const enum W {
 const ARRAY = 1
 const OBJECT = 2
 
-function isWs(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
-}
-
 function isHex(b: number): boolean {
   return (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66)
 }
@@ -74,6 +70,8 @@ interface Capture {
   parts: Buffer[]
   depth: number
   key: string | null
+  /** `FastScan.escapes` when it started. */
+  escapes: number
 }
 
 /** UTF-8 validation of a byte stream, chunk by chunk, carrying a character cut by a chunk's end. */
@@ -142,13 +140,18 @@ export class FastScan {
   private inStr = false
   private strIsKey = false
   private complete = false
-  // The value being built (spec only).
+  /** Offset in the current buffer of a spine key's opening quote while it is read (else -1). */
+  private keyAt = -1
+  private words: Uint32Array | null = null
+  // The value being built (spec only): the open containers on the spine, the last spine key, a capture.
   private readonly spec: StreamValueSpec | undefined
   private levels: Array<Record<string, unknown> | unknown[]> = []
   private key: string | null = null
   private cap: Capture | null = null
   private valueFailed = false
   private value: unknown = undefined
+  /** `\u` escapes seen of anything but a control character. */
+  private escapes = 0
 
   constructor(spec?: StreamValueSpec) {
     this.spec = spec
@@ -157,193 +160,220 @@ export class FastScan {
   /**
    * Scans `buf[from, n)`, the bytes at file offset `base + from` on; `final` when no bytes follow. Returns
    * the offset in `buf` up to which the bytes were consumed: the caller feeds `buf[ret, n)` again, first,
-   * with the next bytes (never more than `MAX_CARRY`; `unsure` otherwise).
+   * with the next bytes (never more than `MAX_CARRY`; `unsure` otherwise). The state lives in locals while
+   * the loop runs (a field per byte costs), written back on every way out.
    */
   run(buf: Buffer, from: number, n: number, base: number, final: boolean): number {
-    let p = from
+    const words = this.wordsOf(buf)
     const spec = this.spec
-    while (p < n && !this.unsure) {
-      if (this.inStr) {
+    let p = from
+    let depth = this.depth
+    let want = this.want
+    let inStr = this.inStr
+    let stack = this.stack
+    let unsure = false
+    let stop = -1 // where to stop for a carry
+    scan: while (p < n) {
+      if (inStr) {
         // The string's content: skip to the next quote, backslash or control byte.
-        let c = 0
-        while (p < n) {
-          c = buf[p]
-          if (c === 0x22 || c === 0x5c || c < 0x20) break
-          p++
-        }
+        p = stringStop(buf, words, p, n)
         if (p >= n) break
+        const c = buf[p]
         if (c === 0x22) {
-          this.inStr = false
+          inStr = false
           p++
           if (this.strIsKey) {
-            this.want = W.Colon
+            want = W.Colon
             if (this.keyAt >= 0) {
               this.key = decodeKey(buf, this.keyAt, p)
               this.keyAt = -1
             }
-          } else this.valueDone(buf, p)
+          } else want = this.valueDone(buf, p, depth)
           continue
         }
         if (c === 0x5c) {
           if (p + 1 >= n) {
-            if (final) break
-            return this.carry(buf, p, n)
+            if (!final) stop = p
+            break
           }
           const e = buf[p + 1]
           if (e === 0x75) {
             if (p + 6 > n) {
-              if (final) {
-                for (let k = p + 2; k < n; k++) if (!isHex(buf[k])) this.unsure = true
-                break
-              }
-              return this.carry(buf, p, n)
+              if (!final) stop = p
+              else for (let k = p + 2; k < n; k++) if (!isHex(buf[k])) unsure = true
+              break
             }
-            if (!isHex(buf[p + 2]) || !isHex(buf[p + 3]) || !isHex(buf[p + 4]) || !isHex(buf[p + 5])) this.unsure = true
+            if (!isHex(buf[p + 2]) || !isHex(buf[p + 3]) || !isHex(buf[p + 4]) || !isHex(buf[p + 5])) {
+              unsure = true
+              break
+            }
+            // Anything but a control character (\u0000–\u001f, what JSON.stringify escapes so) is counted.
+            if (buf[p + 2] !== 0x30 || buf[p + 3] !== 0x30 || (buf[p + 4] !== 0x30 && buf[p + 4] !== 0x31)) this.escapes++
             p += 6
           } else if (isSimpleEscape(e)) p += 2
-          else this.unsure = true
+          else {
+            unsure = true
+            break
+          }
           continue
         }
-        this.unsure = true // a control byte inside a string
+        unsure = true // a control byte inside a string
         break
       }
       const c = buf[p]
-      if (isWs(c)) {
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
         p++
         continue
       }
       if (this.firstAt < 0) this.firstAt = base + p
-      switch (this.want) {
+      switch (want) {
         case W.Colon:
-          if (c !== 0x3a) this.unsure = true
-          else this.want = W.Value
+          if (c !== 0x3a) {
+            unsure = true
+            break scan
+          }
+          want = W.Value
           p++
           continue
         case W.CommaOrEnd: {
-          const top = this.stack[this.depth - 1]
+          const top = stack[depth - 1]
           if (c === 0x2c) {
-            this.want = top === ARRAY ? W.Value : W.Key
+            want = top === ARRAY ? W.Value : W.Key
             p++
-          } else if ((c === 0x5d && top === ARRAY) || (c === 0x7d && top === OBJECT)) {
+            continue
+          }
+          if ((c === 0x5d && top === ARRAY) || (c === 0x7d && top === OBJECT)) {
             p++
-            this.close(buf, p)
-          } else this.unsure = true
-          continue
+            depth--
+            if (spec !== undefined) this.closed(depth)
+            want = this.valueDone(buf, p, depth)
+            continue
+          }
+          unsure = true
+          break scan
         }
         case W.KeyOrObjectEnd:
         case W.Key:
-          if (c === 0x7d && this.want === W.KeyOrObjectEnd) {
+          if (c === 0x7d && want === W.KeyOrObjectEnd) {
             p++
-            this.close(buf, p)
+            depth--
+            if (spec !== undefined) this.closed(depth)
+            want = this.valueDone(buf, p, depth)
             continue
           }
           if (c !== 0x22) {
-            this.unsure = true
-            continue
+            unsure = true
+            break scan
           }
-          if (spec && this.cap === null && this.depth === this.levels.length) {
+          this.keyAt = -1
+          if (spec !== undefined && this.cap === null && depth === this.levels.length) {
             // A key of an object on the spine: kept, so the whole key must be in this buffer.
-            const q = keyEnd(buf, p + 1, n)
-            if (q < 0) {
-              if (final) {
-                this.inStr = true
-                this.strIsKey = true
-                p++
-                continue
-              }
-              return this.carry(buf, p, n)
+            if (keyEnd(buf, p + 1, n) >= 0) this.keyAt = p
+            else if (!final) {
+              stop = p
+              break scan
             }
           }
-          this.keyAt = spec && this.cap === null && this.depth === this.levels.length ? p : -1
-          this.inStr = true
+          inStr = true
           this.strIsKey = true
           p++
           continue
         case W.After:
-          this.unsure = true // bytes after the document: the exact path says what they are
-          continue
+          unsure = true // bytes after the document: the exact path says what they are
+          break scan
         case W.ValueOrArrayEnd:
           if (c === 0x5d) {
             p++
-            this.close(buf, p)
+            depth--
+            if (spec !== undefined) this.closed(depth)
+            want = this.valueDone(buf, p, depth)
             continue
           }
         // falls through: a value
         case W.Value: {
-          if (this.depth === 0 && c !== 0x7b && c !== 0x5b) {
-            this.unsure = true // a top-level scalar: rare; the exact path decides
-            continue
+          if (depth === 0 && c !== 0x7b && c !== 0x5b) {
+            unsure = true // a top-level scalar: rare; the exact path decides
+            break scan
           }
-          if (spec) this.valueStarts(buf, p, c)
+          if (spec !== undefined && this.cap === null && depth <= this.levels.length) this.valueStarts(p, c, depth)
           if (c === 0x7b || c === 0x5b) {
-            if (this.depth >= MAX_DEPTH) {
-              this.unsure = true
-              continue
+            if (depth >= MAX_DEPTH) {
+              unsure = true
+              break scan
             }
-            if (this.depth === this.stack.length) {
-              const s = new Uint8Array(this.stack.length * 2)
-              s.set(this.stack)
-              this.stack = s
+            if (depth === stack.length) {
+              const grown = new Uint8Array(stack.length * 2)
+              grown.set(stack)
+              stack = this.stack = grown
             }
-            this.stack[this.depth++] = c === 0x7b ? OBJECT : ARRAY
-            this.want = c === 0x7b ? W.KeyOrObjectEnd : W.ValueOrArrayEnd
+            stack[depth++] = c === 0x7b ? OBJECT : ARRAY
+            want = c === 0x7b ? W.KeyOrObjectEnd : W.ValueOrArrayEnd
             p++
             continue
           }
           if (c === 0x22) {
-            this.inStr = true
+            inStr = true
             this.strIsKey = false
             p++
             continue
           }
           if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
             const e = numberEnd(buf, p, n)
-            if (e === -2) this.unsure = true
-            else if (e === -1) {
-              if (final) {
-                p = n
-                break
-              }
-              return this.carry(buf, p, n)
-            } else {
-              p = e
-              this.valueDone(buf, p)
+            if (e === -2) {
+              unsure = true
+              break scan
             }
+            if (e === -1) {
+              if (final) p = n
+              else stop = p
+              break scan
+            }
+            p = e
+            want = this.valueDone(buf, p, depth)
             continue
           }
           const lit = c === 0x74 ? TRUE : c === 0x66 ? FALSE : c === 0x6e ? NULL : null
           if (lit === null) {
-            this.unsure = true
-            continue
+            unsure = true
+            break scan
           }
           let k = 0
           while (k < lit.length && p + k < n && buf[p + k] === lit[k]) k++
           if (k === lit.length) {
             p += k
-            this.valueDone(buf, p)
-          } else if (p + k < n) this.unsure = true
+            want = this.valueDone(buf, p, depth)
+            continue
+          }
+          if (p + k < n) unsure = true
           else if (final) p = n
-          else return this.carry(buf, p, n)
-          continue
+          else stop = p
+          break scan
         }
       }
     }
-    if (this.unsure) return n
+    this.depth = depth
+    this.want = want
+    this.inStr = inStr
+    if (unsure) {
+      this.unsure = true
+      return n
+    }
+    if (stop >= 0) {
+      if (n - stop > MAX_CARRY) {
+        this.unsure = true
+        return n
+      }
+      this.keep(buf, stop)
+      return stop
+    }
     this.keep(buf, n)
     return n
   }
 
-  /** Offset in the current buffer of a spine key's opening quote while it is read (else -1). */
-  private keyAt = -1
-
-  /** Stops before `p` (a token to read again with the next bytes). */
-  private carry(buf: Buffer, p: number, n: number): number {
-    if (n - p > MAX_CARRY) {
-      this.unsure = true
-      return n
-    }
-    this.keep(buf, p)
-    return p
+  /** The 32-bit words of `buf`'s memory, for `stringStop` (one view per memory block, reused). */
+  private wordsOf(buf: Buffer): Uint32Array {
+    if (this.words === null || this.words.buffer !== buf.buffer) this.words = new Uint32Array(buf.buffer, 0, buf.buffer.byteLength >>> 2)
+    return this.words
   }
 
   /** The end of a buffer: a capture's bytes so far are copied out (the buffer is reused). */
@@ -354,53 +384,45 @@ export class FastScan {
     cap.start = 0
   }
 
-  /** A value starts at `p` (its first byte `c`): on the spine, descend into it or capture it. */
-  private valueStarts(buf: Buffer, p: number, c: number): void {
-    if (this.cap !== null || this.valueFailed) return
+  /** A value starts at `p` (its first byte `c`) in a container at `depth` on the spine: descend into it or capture it. */
+  private valueStarts(p: number, c: number, depth: number): void {
+    if (this.valueFailed) return
     const spine = this.spec!.spine
-    if (this.depth === 0) {
+    if (depth === 0) {
       if (c === 0x7b) this.levels.push({})
       else this.valueFailed = true
       return
     }
-    if (this.depth !== this.levels.length) return
-    const k = this.depth - 1 // the level of the container the value is in
+    if (depth !== this.levels.length) return
+    const k = depth - 1 // the level of the container the value is in
     if (k < spine.length && this.key === spine[k] && c === (k === spine.length - 1 ? 0x5b : 0x7b)) {
       this.levels.push(c === 0x5b ? [] : {})
       return
     }
-    this.cap = {start: p, parts: [], depth: this.depth, key: k < spine.length ? this.key : null}
+    this.cap = {start: p, parts: [], depth, key: k < spine.length ? this.key : null, escapes: this.escapes}
   }
 
-  /** A container closes just before `end`. */
-  private close(buf: Buffer, end: number): void {
-    this.depth--
-    if (this.spec && !this.valueFailed && this.cap === null && this.depth + 1 === this.levels.length && this.levels.length > 0) {
-      const done = this.levels.pop()!
-      if (this.levels.length === 0) this.value = done
-      else {
-        const parent = this.levels[this.levels.length - 1] as Record<string, unknown>
-        setMember(parent, this.spec.spine[this.levels.length - 1], done)
-      }
-    }
-    this.valueDone(buf, end)
+  /** A container closed, leaving `depth` open: a spine container's value goes to its parent. */
+  private closed(depth: number): void {
+    if (this.valueFailed || this.cap !== null || depth + 1 !== this.levels.length) return
+    const done = this.levels.pop()!
+    if (this.levels.length === 0) this.value = done
+    else setMember(this.levels[this.levels.length - 1] as Record<string, unknown>, this.spec!.spine[this.levels.length - 1], done)
   }
 
-  /** A value ended just before `end`. */
-  private valueDone(buf: Buffer, end: number): void {
-    if (this.depth === 0) {
+  /** A value ended just before `end`, in a container at `depth`: what comes next, and a capture's end. */
+  private valueDone(buf: Buffer, end: number, depth: number): W {
+    if (depth === 0) {
       this.complete = true
-      this.want = W.After
-      return
+      return W.After
     }
-    this.want = W.CommaOrEnd
     const cap = this.cap
-    if (cap !== null && this.depth === cap.depth) {
+    if (cap !== null && depth === cap.depth) {
       this.cap = null
       const tail = buf.subarray(cap.start, end)
       const bytes = cap.parts.length === 0 ? tail : Buffer.concat([...cap.parts, tail])
       const top = this.levels[this.levels.length - 1]
-      if (Array.isArray(top)) top.push(this.spec!.element(bytes))
+      if (Array.isArray(top)) top.push(this.spec!.element(bytes, this.escapes !== cap.escapes))
       else if (cap.key !== null) {
         try {
           setMember(top, cap.key, JSON.parse(bytes.toString('utf8')))
@@ -409,12 +431,47 @@ export class FastScan {
         }
       }
     }
+    return W.CommaOrEnd
   }
 
   /** After the last bytes: the verdict's syntax part. */
   result(): {complete: boolean; inString: boolean; value: unknown} {
     return {complete: this.complete, inString: this.inStr, value: this.spec && !this.valueFailed ? this.value : undefined}
   }
+}
+
+function stopsString(c: number): boolean {
+  return c === 0x22 || c === 0x5c || c < 0x20
+}
+
+/**
+ * The first offset in `buf[p, n)` of a quote, a backslash or a control byte (`n` when none): four bytes at a
+ * time where the memory is aligned (`words`: the 32-bit words of `buf.buffer`), with the byte tests done on
+ * the whole word at once (a word has a byte equal to `b` when `w ^ b×0x01010101` has a zero byte; a byte
+ * below 0x20 when `(w - 0x20202020) & ~w & 0x80808080` is not 0; both exact, for any byte order), then byte
+ * by byte inside the word that holds one.
+ */
+function stringStop(buf: Buffer, words: Uint32Array, p: number, n: number): number {
+  const off = buf.byteOffset
+  while (p < n && ((off + p) & 3) !== 0) {
+    if (stopsString(buf[p])) return p
+    p++
+  }
+  let k = (off + p) / 4
+  const end = Math.floor((off + n) / 4)
+  while (k < end) {
+    const w = words[k]
+    const q = w ^ 0x22222222
+    const b = w ^ 0x5c5c5c5c
+    if ((((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b) | ((w - 0x20202020) & ~w)) & 0x80808080) break
+    k++
+  }
+  p = k * 4 - off
+  while (p < n) {
+    if (stopsString(buf[p])) return p
+    p++
+  }
+  return n
 }
 
 /** The offset just after the closing quote of the string whose content starts at `i`, or -1 when it runs past `n`. */

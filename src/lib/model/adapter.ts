@@ -45,9 +45,11 @@ export interface StreamValueSpec {
   spine: readonly string[]
   /**
    * The value kept for one element of the spine array, from its bytes (valid JSON; the buffer may be reused
-   * after the call, so keep no view of it).
+   * after the call, so keep no view of it). `escapes`: its strings hold a `\u` escape of something other than
+   * a control character (a character JSON.stringify writes as itself, or half of a surrogate pair); without
+   * one, every string in it reads as its bytes do.
    */
-  element(bytes: Buffer): unknown
+  element(bytes: Buffer, escapes: boolean): unknown
 }
 
 /**

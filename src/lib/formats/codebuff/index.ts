@@ -60,9 +60,13 @@ function describeClass(g: Generation): string {
 /**
  * True when a parsed state holds a string with an unpaired UTF-16 surrogate. `JSON.stringify` writes such a
  * half as a `\ud8xx`-`\udfxx` escape, so the bytes are searched for one first (native, cheap) and the value is
- * walked only when one is there.
+ * walked only when one is there. The value the inventory built of a large state (`large.ts`) is walked at
+ * once: it is small, and keeps every message that holds a `\u` escape whole (a search of its bytes would
+ * cost more than the walk).
  */
-function loneSurrogateIn(data: Buffer | undefined, value: unknown): boolean {
+function loneSurrogateIn(f: FileEntry | undefined, value: unknown): boolean {
+  if (f?.large) return hasLoneSurrogate(value)
+  const data = f?.data
   if (!data || (data.indexOf('\\ud') < 0 && data.indexOf('\\uD') < 0)) return false
   return hasLoneSurrogate(value)
 }
@@ -242,7 +246,7 @@ function diagnose(snapshot: ChatDirSnapshot, verdictOnly: boolean): Diagnosis {
     if (g.role === 'meta' && g.class !== 'intact') findings.push(finding('meta-damaged', g.file, `sidecar is ${describeClass(g)}; the agent recomputes it`))
     if (g.role === 'other' && !KNOWN_OTHER.has(g.file)) findings.push(finding('unknown-file', g.file, 'not a Codebuff file; left untouched'))
     if (g.reasons.includes('unreadable')) findings.push(finding('unreadable', g.file, `could not read ${g.file}`))
-    if (g.class === 'intact' && (g.role === 'primary' || g.role === 'backup' || g.role === 'temp') && loneSurrogateIn(entries.find((f) => f.name === g.file)?.data, values.get(g.file))) {
+    if (g.class === 'intact' && (g.role === 'primary' || g.role === 'backup' || g.role === 'temp') && loneSurrogateIn(entries.find((f) => f.name === g.file), values.get(g.file))) {
       findings.push(finding('lone-surrogate', g.file, `${g.file} holds a lone surrogate escape (a \\uD800–\\uDFFF without its other half, e.g. text cut between the halves of an emoji): JSON.parse accepts it, but the model API rejects a request holding it ("no low surrogate in string"); chatdoctor keeps the file as it is`))
     }
   }

@@ -7,8 +7,9 @@
  * What measuring reads of a message (`turns.ts`, `amnesia.ts`): only user messages count (prompts, summaries
  * and the interruption note are in them), every other message only as "not a user message" in the history's
  * length. So a message is parsed only when its bytes could make it a user message (they hold `"user"`, or a
- * `\u` escape that could spell it); it is kept whole when it is a user message or holds a lone surrogate
- * (the lone-surrogate finding reads the whole value); any other message is kept as its `role`.
+ * `\u` escape of something other than a control character, which could spell it or be half of a surrogate
+ * pair); it is kept whole when it is a user message or holds a lone surrogate (the lone-surrogate finding
+ * reads the whole value); any other message is kept as its `role`.
  */
 import type {StreamValueSpec} from '../../model/adapter.js'
 import {hasLoneSurrogate} from '../../classify/jsonl.js'
@@ -16,7 +17,6 @@ import {RUN_STATE_SPINE} from './salvage.js'
 import {isPlainObject} from './schema.js'
 
 const USER = Buffer.from('"user"')
-const ESCAPE_U = Buffer.from('\\u')
 const ROLE_FIRST = Buffer.from('{"role":"')
 
 /** The role of a message the SDK wrote (`{"role":"tool",…`), from its first bytes; undefined otherwise. */
@@ -28,9 +28,9 @@ function leadingRole(bytes: Buffer): string | undefined {
   return role.includes('\\') ? undefined : role
 }
 
-/** A message of the history as measuring needs it, from its bytes. */
-export function historyMessage(bytes: Buffer): unknown {
-  if (bytes.indexOf(USER) < 0 && bytes.indexOf(ESCAPE_U) < 0) return {role: leadingRole(bytes)}
+/** A message of the history as measuring needs it, from its bytes (`escapes`: see `StreamValueSpec.element`). */
+export function historyMessage(bytes: Buffer, escapes: boolean): unknown {
+  if (!escapes && bytes.indexOf(USER) < 0) return {role: leadingRole(bytes)}
   const m: unknown = JSON.parse(bytes.toString('utf8'))
   if (!isPlainObject(m) || m.role === 'user' || hasLoneSurrogate(m)) return m
   return {role: m.role}
