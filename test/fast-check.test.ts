@@ -13,6 +13,7 @@ import path from 'node:path'
 import {test} from 'node:test'
 import fc from 'fast-check'
 import {fastCheckBytes} from '../src/lib/classify/fast.js'
+import {hasLoneSurrogate} from '../src/lib/classify/jsonl.js'
 import {classifyJsonBytes} from '../src/lib/classify/index.js'
 import {FastFileCheck, classifyJsonFileSync} from '../src/lib/classify/stream.js'
 import {codebuff} from '../src/lib/formats/codebuff/index.js'
@@ -261,4 +262,11 @@ test('every run-state in the real data is decided by the fast check', () => {
       assert.equal(fastCheckBytes(real(chat, name), RUN_STATE_VALUE).kind, 'intact', `${chat}/${name}`)
     }
   }
+})
+
+test('the lone-surrogate walk takes a history of any length (a large state holds hundreds of thousands of messages)', () => {
+  const history: unknown[] = Array.from({length: 500_000}, () => ({role: 'tool'}))
+  assert.equal(hasLoneSurrogate({messageHistory: history}), false)
+  history.push({role: 'user', content: 'x\ud800'})
+  assert.equal(hasLoneSurrogate({messageHistory: history}), true)
 })

@@ -148,7 +148,9 @@ export function hasLoneSurrogate(value: unknown): boolean {
     const v = stack.pop()
     if (typeof v === 'string') {
       if (!(v as string & {isWellFormed(): boolean}).isWellFormed()) return true
-    } else if (Array.isArray(v)) stack.push(...v)
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push(v[i]) // not push(...v): a long array would overflow the call stack
+    }
     else if (isPlainObject(v)) {
       for (const [k, x] of Object.entries(v)) {
         if (!(k as string & {isWellFormed(): boolean}).isWellFormed()) return true

@@ -8,8 +8,8 @@
  * and the interruption note are in them), every other message only as "not a user message" in the history's
  * length. So a message is parsed only when its bytes could make it a user message (they hold `"user"`, or a
  * `\u` escape of something other than a control character, which could spell it or be half of a surrogate
- * pair); it is kept whole when it is a user message or holds a lone surrogate (the lone-surrogate finding
- * reads the whole value); any other message is kept as its `role`.
+ * pair); it is kept whole when it holds a lone surrogate (the lone-surrogate finding reads the whole value),
+ * a user message as far as measuring reads it, any other message as its `role`.
  */
 import type {StreamValueSpec} from '../../model/adapter.js'
 import {hasLoneSurrogate} from '../../classify/jsonl.js'
@@ -28,12 +28,58 @@ function leadingRole(bytes: Buffer): string | undefined {
   return role.includes('\\') ? undefined : role
 }
 
+/**
+ * The stand-ins of messages kept as their role, one per role (frozen and shared: a large state holds
+ * hundreds of thousands of them, and measuring only reads them).
+ */
+const BY_ROLE = new Map<string | undefined, Readonly<{role: string | undefined}>>()
+
+function roleOnly(role: string | undefined): Readonly<{role: string | undefined}> {
+  let m = BY_ROLE.get(role)
+  if (m === undefined) {
+    m = Object.freeze({role})
+    if (BY_ROLE.size < 64) BY_ROLE.set(role, m)
+  }
+  return m
+}
+
+/**
+ * A user message as measuring reads it (`turns.ts`, `amnesia.ts`: its role, tags, send time and texts): the
+ * content as a string when it is one text part (read the same way as that part), else its text parts in
+ * order; images and other members left out. Built in one literal, so it costs less memory than the parsed
+ * message (a large state holds tens of thousands).
+ */
+function userMessage(m: Record<string, unknown>): {role: 'user'; content: unknown; tags: unknown; sentAt: unknown} {
+  const c = m.content
+  let content = c
+  if (Array.isArray(c)) {
+    const parts = c.filter((p) => isPlainObject(p) && p.type === 'text')
+    content = parts.length === 1 && typeof parts[0].text === 'string' ? parts[0].text : parts
+  }
+  return {role: 'user', content, tags: sharedTags(m.tags), sentAt: m.sentAt}
+}
+
+/** The tag lists seen, shared (frozen) between messages: nearly every prompt carries the same one. */
+const TAGS = new Map<string, readonly string[]>()
+
+function sharedTags(tags: unknown): unknown {
+  if (!Array.isArray(tags) || tags.length > 4 || !tags.every((t) => typeof t === 'string')) return tags
+  const key = JSON.stringify(tags)
+  let shared = TAGS.get(key)
+  if (shared === undefined) {
+    shared = Object.freeze([...(tags as string[])])
+    if (TAGS.size < 64) TAGS.set(key, shared)
+  }
+  return shared
+}
+
 /** A message of the history as measuring needs it, from its bytes (`escapes`: see `StreamValueSpec.element`). */
 export function historyMessage(bytes: Buffer, escapes: boolean): unknown {
-  if (!escapes && bytes.indexOf(USER) < 0) return {role: leadingRole(bytes)}
+  if (!escapes && bytes.indexOf(USER) < 0) return roleOnly(leadingRole(bytes))
   const m: unknown = JSON.parse(bytes.toString('utf8'))
-  if (!isPlainObject(m) || m.role === 'user' || hasLoneSurrogate(m)) return m
-  return {role: m.role}
+  if (!isPlainObject(m) || hasLoneSurrogate(m)) return m
+  if (m.role === 'user') return userMessage(m)
+  return typeof m.role === 'string' ? roleOnly(m.role) : {role: m.role}
 }
 
 /** How the inventory builds a large run-state's measurable value. */
