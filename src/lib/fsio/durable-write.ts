@@ -14,6 +14,7 @@
  * `ChangedError`, never a retry.
  */
 import {createHash} from 'node:crypto'
+import {createReadStream} from 'node:fs'
 import path from 'node:path'
 import {ChangedError, type Expected, type FileSystem} from './fs.js'
 
@@ -105,25 +106,7 @@ export async function durableWrite(fs: FileSystem, target: string, data: Uint8Ar
     const st = await fs.lstat(temp)
     written = {ino: st.ino, mtimeMs: st.mtimeMs}
     if (opts.beforeRename) await opts.beforeRename()
-    const budget = opts.retryMs ?? RENAME_RETRY_MS
-    const sleep = opts.sleep ?? defaultSleep
-    let waited = 0
-    let delay = 10
-    for (;;) {
-      attempts++
-      try {
-        await fs.rename(temp, target, opts.expect)
-        renamed = true
-        opts.onRenamed?.()
-        break
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code
-        if ((code !== 'EPERM' && code !== 'EBUSY') || waited >= budget) throw e
-        await sleep(delay)
-        waited += delay
-        delay = Math.min(delay * 2, 250)
-      }
-    }
+    attempts = await renameRetrying(fs, temp, target, opts, () => (renamed = true))
     await fs.fsyncDir(dir)
   } catch (e) {
     if (fd !== undefined) await fs.close(fd).catch(() => undefined)
@@ -138,6 +121,104 @@ export async function durableWrite(fs: FileSystem, target: string, data: Uint8Ar
     throw new VerifyError(target, expected, actual)
   }
   return {sha256: actual, bytes: data.length, renameAttempts: attempts, ...written}
+}
+
+/**
+ * Renames `temp` over `target` (guarded by `opts.expect`), retrying EPERM/EBUSY within the budget; calls
+ * `renamed` and `opts.onRenamed` once it succeeded. Returns the attempts made.
+ */
+async function renameRetrying(fs: FileSystem, temp: string, target: string, opts: DurableWriteOptions, renamed: () => void): Promise<number> {
+  const budget = opts.retryMs ?? RENAME_RETRY_MS
+  const sleep = opts.sleep ?? defaultSleep
+  let waited = 0
+  let delay = 10
+  for (let attempts = 1; ; attempts++) {
+    try {
+      await fs.rename(temp, target, opts.expect)
+      renamed()
+      opts.onRenamed?.()
+      return attempts
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      if ((code !== 'EPERM' && code !== 'EBUSY') || waited >= budget) throw e
+      await sleep(delay)
+      waited += delay
+      delay = Math.min(delay * 2, 250)
+    }
+  }
+}
+
+/** Reads a file in chunks (for bytes too large to hold: a restore from a file, a read-back). */
+export type ReadChunks = (file: string) => AsyncIterable<Uint8Array>
+
+/** `ReadChunks` from disk, 1 MiB at a time (reads only: writes go through the `FileSystem`). */
+export const readFileChunks: ReadChunks = (file) => createReadStream(file, {highWaterMark: 1 << 20})
+
+/** Files above this many bytes are hashed and copied in chunks (`readFileChunks`) instead of read whole. */
+export const CHUNKED_BYTES = 64 * 2 ** 20
+
+/** sha256 of chunks (hex). */
+export async function sha256Chunks(chunks: AsyncIterable<Uint8Array>): Promise<string> {
+  const h = createHash('sha256')
+  for await (const c of chunks) h.update(c)
+  return h.digest('hex')
+}
+
+/**
+ * `durableWrite` of bytes too large to hold, read in chunks from a file (`readChunks(source)`: a generation
+ * file of the chat, an evidence copy): chatdoctor's own temp, each chunk written as it is read and hashed,
+ * fsync, close; the bytes must be the planned ones (`sha256`, `bytes`), else `ChangedError` (the source changed
+ * since it was scanned) with the target untouched; then the same guarded rename as `durableWrite` (`expect`,
+ * `beforeRename`, retries), fsync of the folder, and a read-back of the target in chunks compared with the
+ * sha256. Memory: one chunk, whatever the size.
+ */
+export async function durableCopy(fs: FileSystem, target: string, source: string, opts: DurableWriteOptions & {sha256: string; bytes: number; readChunks: ReadChunks; mismatch?: () => Error}): Promise<DurableWriteResult> {
+  const dir = path.dirname(target)
+  const temp = path.join(dir, ownTempName(target, opts.tag))
+  let fd: number | undefined
+  let created = false
+  let renamed = false
+  let attempts = 0
+  let written = {ino: 0, mtimeMs: 0}
+  try {
+    try {
+      fd = await fs.open(temp, 'wx', opts.mode ?? 0o644)
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+      await fs.unlink(temp)
+      fd = await fs.open(temp, 'wx', opts.mode ?? 0o644)
+    }
+    created = true
+    const hash = createHash('sha256')
+    let bytes = 0
+    for await (const chunk of opts.readChunks(source)) {
+      await fs.write(fd, chunk)
+      hash.update(chunk)
+      bytes += chunk.length
+    }
+    if (bytes !== opts.bytes || hash.digest('hex') !== opts.sha256) throw opts.mismatch?.() ?? new ChangedError(source, 'changed since the scan (its bytes are not the ones planned)')
+    await fs.fsync(fd)
+    const f = fd
+    fd = undefined
+    await fs.close(f)
+    const st = await fs.lstat(temp)
+    written = {ino: st.ino, mtimeMs: st.mtimeMs}
+    if (opts.beforeRename) await opts.beforeRename()
+    attempts = await renameRetrying(fs, temp, target, opts, () => (renamed = true))
+    await fs.fsyncDir(dir)
+  } catch (e) {
+    if (fd !== undefined) await fs.close(fd).catch(() => undefined)
+    if (created && !renamed) await fs.unlink(temp).catch(() => undefined)
+    throw e
+  }
+  const actual = await sha256Chunks(opts.readChunks(target))
+  if (actual !== opts.sha256) {
+    const now = await fs.lstat(target).catch(() => null)
+    if (now === null || now.ino !== written.ino) throw new ChangedError(target, now === null ? 'disappeared right after the rename' : 'replaced by another file right after the rename')
+    if (now.size !== opts.bytes) throw new ChangedError(target, `written to right after the rename (${opts.bytes} → ${now.size} bytes)`)
+    throw new VerifyError(target, opts.sha256, actual)
+  }
+  return {sha256: actual, bytes: opts.bytes, renameAttempts: attempts, ...written}
 }
 
 /**

@@ -12,7 +12,7 @@
  */
 import path from 'node:path'
 import type {FileClass} from '../model/report.js'
-import {durableWrite, sha256Hex} from './durable-write.js'
+import {CHUNKED_BYTES, durableWrite, readFileChunks, sha256Chunks, sha256Hex} from './durable-write.js'
 import type {FileSystem} from './fs.js'
 
 /** chatdoctor's folder inside a chat dir. */
@@ -113,7 +113,8 @@ export async function preserveFile(fs: FileSystem, chatDir: string, name: string
     }
     await fs.utimes(dest, st.atimeMs, st.mtimeMs)
   }
-  const sha256 = sha256Hex(await fs.readFile(dest))
+  // A file too large to hold is hashed in chunks.
+  const sha256 = st.size > CHUNKED_BYTES ? await sha256Chunks(readFileChunks(dest)) : sha256Hex(await fs.readFile(dest))
   return {path: name, evidence: evidenceName, size: st.size, mtimeMs: st.mtimeMs, atimeMs: st.atimeMs, mode: st.mode & 0o777, sha256, class: cls, method}
 }
 

@@ -9,7 +9,7 @@
  * one that rewrites in place with the same size changes its mtime or, below the hash limit, its sha256.
  */
 import path from 'node:path'
-import {sha256Hex} from './durable-write.js'
+import {CHUNKED_BYTES, readFileChunks, sha256Chunks, sha256Hex} from './durable-write.js'
 import {differsFrom, type Expected, type FileSystem} from './fs.js'
 
 /** Files up to this size are hashed on every check (4 MiB); larger ones are compared by inode, size and mtime. */
@@ -31,7 +31,8 @@ export async function fingerprint(fs: FileSystem, p: string, hashLimit = HASH_LI
   let sha256: string | null = null
   if (st.size <= hashLimit) {
     try {
-      sha256 = sha256Hex(await fs.readFile(p))
+      // A file too large to hold is hashed in chunks.
+      sha256 = st.size > CHUNKED_BYTES ? await sha256Chunks(readFileChunks(p)) : sha256Hex(await fs.readFile(p))
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code
       if (code === 'ENOENT') return null

@@ -29,10 +29,10 @@ export interface FileEntry {
   /**
    * For an intact JSON file the format measures without parsing it whole (`FormatAdapter.streamValue`; files
    * above the inventory's value threshold): the measurable value the spec built, and the sha256 of its bytes.
-   * `data` holds the bytes too when they were read whole; above the streaming threshold only for a caller that
-   * keeps bytes (repair: a restore writes them), in `large.data`.
+   * `data` holds the bytes too when they were read whole (below the streaming threshold); above it they are
+   * not held (a restore copies the file from disk in chunks, `PlannedAction.copyFrom`).
    */
-  large?: {value: unknown; sha256: string; data?: Buffer}
+  large?: {value: unknown; sha256: string}
 }
 
 /**
@@ -642,6 +642,12 @@ export interface PlannedAction {
   source?: ActionSource
   /** `restore`: the exact bytes to write (resolved from `source` at plan time). */
   data?: Buffer
+  /**
+   * `restore` from a file of the chat too large to hold (measured without its bytes in memory): the file, as
+   * the scan read it (`bytes` long, sha256 `sha256`), is copied in chunks at write time and must still hash
+   * as scanned; `data` is then absent.
+   */
+  copyFrom?: {name: string; bytes: number}
   /** `restore-mtime`: the mtime to put back, ms since epoch. */
   mtimeMs?: number
   /** `restore` of salvaged bytes: the members the tear cut off, each taken from a donor generation. */

@@ -101,7 +101,7 @@ export class ReadArena {
  */
 export function readChatSync(unit: ChatUnit, adapter: FormatAdapter, opts: InventoryOptions = {}): ChatDirSnapshot {
   const threshold = opts.streamThresholdBytes ?? STREAM_THRESHOLD_BYTES
-  const how: ReadHow = {threshold, valueThreshold: opts.valueThresholdBytes ?? VALUE_THRESHOLD_BYTES, adapter, keepLarge: opts.arena === undefined}
+  const how: ReadHow = {threshold, valueThreshold: opts.valueThresholdBytes ?? VALUE_THRESHOLD_BYTES, adapter}
   const dir = unit.dir
   const dirStat = lstatSync(dir)
   // A store's chat names its member files (possibly in subfolders); otherwise list the folder.
@@ -204,8 +204,6 @@ interface ReadHow {
   /** Above this many bytes a file the format measures without parsing it whole gets its value built. */
   valueThreshold: number
   adapter: FormatAdapter
-  /** The caller keeps the bytes (no arena: repair), so a streamed file with a value is read whole too. */
-  keepLarge: boolean
 }
 
 /**
@@ -226,34 +224,15 @@ function checkValue(entry: FileEntry, how: ReadHow): void {
 /**
  * Classifies a file above the streaming threshold by streaming it, into `entry`: its verdict and sha256 as
  * `streamed`; when it is intact and the format measures it without parsing it whole (`streamValue`), its
- * measurable value as `large` (with its bytes only for a caller that keeps them, up to a Buffer's limit);
- * otherwise an intact file gets `readError` (it cannot be parsed to be measured). Returns `entry`. Throws
- * what reading the file throws.
+ * measurable value as `large` (never its bytes: a restore copies it from disk in chunks); otherwise an intact
+ * file gets `readError` (it cannot be parsed to be measured). Returns `entry`. Throws what reading the file
+ * throws.
  */
 function streamInto(entry: FileEntry, p: string, how: ReadHow): FileEntry {
   const spec = how.adapter.streamValue?.(entry.name)
   const r = classifyJsonFileSync(p, STREAM_CHUNK_BYTES, spec)
   if (r.classification.class !== 'intact') entry.streamed = {classification: r.classification, sha256: r.sha256}
-  else if (r.value !== undefined) {
-    const data = how.keepLarge && r.bytes <= constants.MAX_LENGTH ? readWhole(p, r.bytes) : null
-    entry.large = {value: r.value, sha256: r.sha256, ...(data ? {data} : {})}
-  } else entry.readError = `intact JSON of ${r.bytes} bytes, too large to parse for measuring (over ${how.threshold} bytes)`
+  else if (r.value !== undefined) entry.large = {value: r.value, sha256: r.sha256}
+  else entry.readError = `intact JSON of ${r.bytes} bytes, too large to parse for measuring (over ${how.threshold} bytes)`
   return entry
-}
-
-/** The file's `size` bytes (readFileSync refuses files over 2 GiB); null when it changed size meanwhile. */
-function readWhole(p: string, size: number): Buffer | null {
-  const fd = openSync(p, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK)
-  try {
-    const data = Buffer.allocUnsafeSlow(size)
-    let got = 0
-    while (got < size) {
-      const n = readSync(fd, data, got, Math.min(size - got, 1 << 30), got)
-      if (n === 0) break
-      got += n
-    }
-    return got === size && fstatSync(fd).size === size ? data : null
-  } finally {
-    closeSync(fd)
-  }
 }

@@ -27,7 +27,7 @@
 import {realpathSync} from 'node:fs'
 import path from 'node:path'
 import {describeWriteError, heldOpenReason} from './apply.js'
-import {durableWrite, sha256Hex} from '../fsio/durable-write.js'
+import {CHUNKED_BYTES, durableCopy, durableWrite, readFileChunks, sha256Hex} from '../fsio/durable-write.js'
 import {MANIFEST, OWN_DIR, parseManifest, preserveFile, type EvidenceFile, type Manifest} from '../fsio/evidence.js'
 import {ChangedError, type FileSystem} from '../fsio/fs.js'
 import {notPlain, resolveInside} from '../fsio/inside.js'
@@ -310,13 +310,22 @@ async function undoChat(c: TrustedChat, repairId: string, ctx: UndoContext, warn
           }
         }
         if (p.before) {
-          const data = await fs.readFile(p.before.evidenceAbs)
-          if (sha256Hex(data) !== p.before.sha256) throw new Error(`the evidence copy of ${p.rel} no longer has its recorded bytes`)
-          await verify()
-          const w = await durableWrite(fs, p.abs, data, {tag: `undo-${repairId}`, mode: p.before.mode & 0o777, expect: watch.expected(p.rel), beforeRename: verify})
+          const gone = () => new Error(`the evidence copy of ${p.rel} no longer has its recorded bytes`)
+          const how = {tag: `undo-${repairId}`, mode: p.before.mode & 0o777, expect: watch.expected(p.rel), beforeRename: verify}
+          let w
+          if (p.before.size > CHUNKED_BYTES) {
+            // Too large to hold: copied from the evidence in chunks, checked against its recorded sha256 on the way.
+            await verify()
+            w = await durableCopy(fs, p.abs, p.before.evidenceAbs, {...how, sha256: p.before.sha256, bytes: p.before.size, readChunks: readFileChunks, mismatch: gone})
+          } else {
+            const data = await fs.readFile(p.before.evidenceAbs)
+            if (sha256Hex(data) !== p.before.sha256) throw gone()
+            await verify()
+            w = await durableWrite(fs, p.abs, data, how)
+          }
           await fs.utimes(p.abs, p.before.atimeMs, p.before.mtimeMs)
           const st = await fs.lstat(p.abs)
-          if (st.ino !== w.ino || st.size !== data.length) throw new ChangedError(p.abs, 'replaced by another file right after the rename')
+          if (st.ino !== w.ino || st.size !== w.bytes) throw new ChangedError(p.abs, 'replaced by another file right after the rename')
           watch.set(p.rel, {ino: w.ino, size: st.size, mtimeMs: st.mtimeMs, sha256: p.before.sha256})
           await verify()
           files.push({chat: chatDir, file: p.rel, outcome: 'restored', sha256: p.before.sha256, message: null})

@@ -112,7 +112,7 @@ function damageOffsetOf(data: Uint8Array): number | undefined {
 export function generationBytes(snapshot: ChatDirSnapshot, file: string): Buffer | null {
   const dataOf = (name: string) => {
     const f = snapshot.files.find((x) => x.name === name && x.kind === 'file')
-    return f?.data ?? f?.large?.data // a state too large for one string keeps its bytes in `large`
+    return f?.data
   }
   const torn = salvagedFileOf(file)
   if (torn !== null) {

@@ -35,6 +35,13 @@ export function sourceBytes(source: ActionSource, chat: ScannedChat): Buffer | n
   return chat.snapshot.files.find((f) => f.name === source.name && f.kind === 'file')?.data ?? null
 }
 
+/** A file of the chat held without its bytes (`FileEntry.large`): what a restore copies from disk, or null. */
+function fileCopy(source: ActionSource | null, chat: ScannedChat): {name: string; bytes: number; sha256: string} | null {
+  if (source?.kind !== 'file') return null
+  const f = chat.snapshot.files.find((e) => e.name === source.name && e.kind === 'file')
+  return f && !f.data && f.large ? {name: f.name, bytes: f.bytes, sha256: f.large.sha256} : null
+}
+
 /** The label of a source as actions show it in `from`. */
 export function sourceLabel(source: ActionSource): string {
   return source.kind === 'file' ? source.name : source.label
@@ -42,14 +49,15 @@ export function sourceLabel(source: ActionSource): string {
 
 /**
  * Where the bytes of a generation named in the report come from; null when they are not at hand. A whole
- * file of the chat dir as the scan read it; otherwise the format's `generationBytes` (an embedded copy
+ * file of the chat dir as the scan read it (or measured without holding it: copied from disk when written);
+ * otherwise the format's `generationBytes` (an embedded copy
  * `chat-messages.json#<id>`: the exact bytes of that `metadata.runState` value; a salvage `salvage:<file>`),
  * accepted only when their sha256 is the one the report gives the generation (for a salvage, its torn file's
  * salvage summary).
  */
 export function generationSource(chat: ScannedChat, generation: string, format: Pick<GenerationFormat, 'generationBytes'>): ActionSource | null {
   const f = chat.snapshot.files.find((e) => e.name === generation && e.kind === 'file')
-  if (f?.data) return {kind: 'file', name: generation}
+  if (f?.data || f?.large) return {kind: 'file', name: generation}
   const view = format.generationBytes(chat.snapshot, generation)
   if (!view) return null
   const data = Buffer.from(view) // a copy: never a view into the snapshot's buffers
@@ -126,26 +134,35 @@ export function planGenerations(chat: ScannedChat, opts: PlanOptions, format: Ge
     if (pid !== null) temps.push({name: g.file, pid})
   }
   const plan: ChatPlan = {chat, actions: [], watch, temps}
-  const restores: Array<{to: string; toGeneration: ChatReport['generations'][number] | undefined; source: ActionSource; data: Buffer; keysBorrowed?: BorrowedKeyReport[]}> = []
+  type Bytes = {data: Buffer; copy?: undefined} | {data: null; copy: {name: string; bytes: number; sha256: string}}
+  const restores: Array<{to: string; toGeneration: ChatReport['generations'][number] | undefined; source: ActionSource; keysBorrowed?: BorrowedKeyReport[]} & Bytes> = []
+  /** The bytes of a source, in memory or as a file to copy; null when neither is at hand. */
+  const bytesOf = (source: ActionSource | null): Bytes | null => {
+    const data = source ? sourceBytes(source, chat) : null
+    if (data) return {data}
+    const copy = fileCopy(source, chat)
+    return copy ? {data: null, copy} : null
+  }
+  const shaOf = (b: Bytes) => (b.data ? sha256(b.data) : b.copy.sha256)
   const primary = report.generations.find((g) => g.role === 'primary')
 
   // The agent context.
   if (primary) {
-    let state: {source: ActionSource; data: Buffer; keysBorrowed?: BorrowedKeyReport[]} | null = null
+    let state: ({source: ActionSource; keysBorrowed?: BorrowedKeyReport[]} & Bytes) | null = null
     if (opts.restoreFrom !== undefined) {
       const source = generationSource(chat, opts.restoreFrom, format)
-      const data = source ? sourceBytes(source, chat) : null
-      if (!source || !data) plan.problem = `the bytes of ${opts.restoreFrom} could not be read as scanned; nothing written`
-      else if (sha256(data) !== primary.sha256) state = {source, data}
+      const bytes = bytesOf(source)
+      if (!source || !bytes) plan.problem = `the bytes of ${opts.restoreFrom} could not be read as scanned; nothing written`
+      else if (shaOf(bytes) !== primary.sha256) state = {source, ...bytes}
     } else {
       const salvage = opts.salvage ? pickSalvage(report, format.salvage(snapshot, report)) : null
       if (salvage) {
         state = {source: {kind: 'bytes', label: salvageLabel(salvage.sg.file), data: salvage.data}, data: salvage.data, keysBorrowed: salvage.sg.summary.keysBorrowed}
       } else if (needsRepair(report)) {
         const source = generationSource(chat, report.winner!, format)
-        const data = source ? sourceBytes(source, chat) : null
-        if (!source || !data) plan.problem = `the bytes of the winner ${report.winner} could not be read as scanned; nothing written`
-        else state = {source, data}
+        const bytes = bytesOf(source)
+        if (!source || !bytes) plan.problem = `the bytes of the winner ${report.winner} could not be read as scanned; nothing written`
+        else state = {source, ...bytes}
       } else if (report.status === 'degraded') plan.advice = degradedAdvice(chat)
     }
     if (state) restores.push({to: primary.file, toGeneration: primary, ...state})
@@ -164,7 +181,8 @@ export function planGenerations(chat: ScannedChat, opts: PlanOptions, format: Ge
   for (const r of restores) {
     const g = r.toGeneration
     if (g && g.class !== 'missing') plan.actions.push({type: 'preserve', from: g.file, to: g.file, sha256: g.sha256})
-    plan.actions.push({type: 'restore', from: sourceLabel(r.source), to: r.to, sha256: sha256(r.data), source: r.source, data: r.data, ...(r.keysBorrowed ? {keysBorrowed: r.keysBorrowed} : {})})
+    const bytes = r.data ? {data: r.data} : {copyFrom: {name: r.copy.name, bytes: r.copy.bytes}}
+    plan.actions.push({type: 'restore', from: sourceLabel(r.source), to: r.to, sha256: shaOf(r), source: r.source, ...bytes, ...(r.keysBorrowed ? {keysBorrowed: r.keysBorrowed} : {})})
   }
   plan.actions.push({type: 'restore-mtime', from: null, to: '.', sha256: null, mtimeMs: snapshot.dirMtimeMs})
   return plan
