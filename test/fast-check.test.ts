@@ -206,6 +206,7 @@ function damagedChats(root: string): string[] {
     add(chat, damage(P, () => Buffer.alloc(0)))
     add(chat, damage(P, withBom))
   }
+  add(REAL_CHATS.tenTurns, (dir) => writeFileSync(path.join(dir, P), trickyRunState())) // a lone surrogate, escaped roles
   add(REAL_CHATS.tenTurns, damage(`${P}.bak`, (b) => cutAt(b, 9000)))
   add(REAL_CHATS.tenTurns, damage(TEN_TURN_TEMP, (b) => nulRunAt(b, 5000, 64)))
   return dirs
@@ -213,6 +214,7 @@ function damagedChats(root: string): string[] {
 
 test('a chat whose run-states get their value from the fast check (value threshold lowered) gets the in-memory report', () => {
   const root = tempDir()
+  let surrogates = 0
   try {
     for (const dir of damagedChats(root)) {
       const unit = {dir, path: dir}
@@ -220,9 +222,11 @@ test('a chat whose run-states get their value from the fast check (value thresho
       const snap = readChatSync(unit, codebuff, {valueThresholdBytes: 1})
       const fast = codebuff.diagnose(snap)
       assert.deepEqual(fast, mem, dir)
+      if (mem.kind === 'chat' && mem.report.findings.some((f) => f.id === 'lone-surrogate')) surrogates++
       // The fast path really ran for every intact run-state.
       for (const f of snap.files) if (codebuff.streamValue?.(f.name) && classifyJsonBytes(f.data!).class === 'intact') assert.ok(f.large, `${f.name} has no built value`)
     }
+    assert.equal(surrogates, 1, 'the lone surrogate is found from the built value too')
   } finally {
     cleanup(root)
   }

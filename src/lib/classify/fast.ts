@@ -25,7 +25,8 @@ import {decideFailure} from './index.js'
 
 /** What the fast check found: a verdict, or `unsure` (run the exact path). */
 export type FastVerdict =
-  | {kind: 'intact'; value?: unknown}
+  /** `escapes`: a string holds a `\u` escape of something other than a control character. */
+  | {kind: 'intact'; value?: unknown; escapes: boolean}
   | {kind: 'torn'; classification: Classification}
   | {kind: 'unsure'}
 
@@ -435,8 +436,8 @@ export class FastScan {
   }
 
   /** After the last bytes: the verdict's syntax part. */
-  result(): {complete: boolean; inString: boolean; value: unknown} {
-    return {complete: this.complete, inString: this.inStr, value: this.spec && !this.valueFailed ? this.value : undefined}
+  result(): {complete: boolean; inString: boolean; value: unknown; escapes: boolean} {
+    return {complete: this.complete, inString: this.inStr, value: this.spec && !this.valueFailed ? this.value : undefined, escapes: this.escapes > 0}
   }
 }
 
@@ -526,7 +527,7 @@ function numberEnd(buf: Buffer, i: number, n: number): number {
 export function fastVerdict(scan: FastScan, tornAt: number, length: number, head: Uint8Array): FastVerdict {
   if (scan.unsure || tornAt === -2 || scan.firstAt < 0) return {kind: 'unsure'}
   const r = scan.result()
-  if (r.complete) return tornAt === -1 ? {kind: 'intact', value: r.value} : {kind: 'unsure'}
+  if (r.complete) return tornAt === -1 ? {kind: 'intact', value: r.value, escapes: r.escapes} : {kind: 'unsure'}
   // A character cut by the end is a truncation only inside a string.
   if (tornAt >= 0 && !r.inString) return {kind: 'unsure'}
   const classification = decideFailure({

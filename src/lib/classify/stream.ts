@@ -459,6 +459,8 @@ export interface StreamedFile {
   bytes: number
   /** The measurable value (`StreamValueSpec`) of an intact file, when a spec was given and it could be built. */
   value?: unknown
+  /** With `value`: a string of the file holds a `\u` escape of something other than a control character. */
+  escapes?: boolean
 }
 
 /**
@@ -516,7 +518,7 @@ export class FastFileCheck {
     if (v === null || v.kind === 'unsure') return null
     const sha256 = this.hash.digest('hex')
     if (v.kind === 'torn') return {classification: v.classification, sha256, bytes: this.length}
-    return {classification: {class: 'intact', reasons: []}, sha256, bytes: this.length, ...(v.value !== undefined ? {value: v.value} : {})}
+    return {classification: {class: 'intact', reasons: []}, sha256, bytes: this.length, ...(v.value !== undefined ? {value: v.value, escapes: v.escapes} : {})}
   }
 }
 

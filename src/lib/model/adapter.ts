@@ -30,9 +30,11 @@ export interface FileEntry {
    * For an intact JSON file the format measures without parsing it whole (`FormatAdapter.streamValue`; files
    * above the inventory's value threshold): the measurable value the spec built, and the sha256 of its bytes.
    * `data` holds the bytes too when they were read whole (below the streaming threshold); above it they are
-   * not held (a restore copies the file from disk in chunks, `PlannedAction.copyFrom`).
+   * not held (a restore copies the file from disk in chunks, `PlannedAction.copyFrom`). `escapes`: a string
+   * in it holds a `\u` escape of something other than a control character (without one, no string in it can
+   * hold a lone surrogate: valid UTF-8 cannot encode one).
    */
-  large?: {value: unknown; sha256: string}
+  large?: {value: unknown; sha256: string; escapes: boolean}
 }
 
 /**

@@ -218,7 +218,7 @@ function checkValue(entry: FileEntry, how: ReadHow): void {
   const spec = how.adapter.streamValue?.(entry.name)
   if (!spec) return
   const v = fastCheckBytes(data, spec)
-  if (v.kind === 'intact' && v.value !== undefined) entry.large = {value: v.value, sha256: createHash('sha256').update(data).digest('hex')}
+  if (v.kind === 'intact' && v.value !== undefined) entry.large = {value: v.value, sha256: createHash('sha256').update(data).digest('hex'), escapes: v.escapes}
 }
 
 /**
@@ -232,7 +232,7 @@ function streamInto(entry: FileEntry, p: string, how: ReadHow): FileEntry {
   const spec = how.adapter.streamValue?.(entry.name)
   const r = classifyJsonFileSync(p, STREAM_CHUNK_BYTES, spec)
   if (r.classification.class !== 'intact') entry.streamed = {classification: r.classification, sha256: r.sha256}
-  else if (r.value !== undefined) entry.large = {value: r.value, sha256: r.sha256}
+  else if (r.value !== undefined) entry.large = {value: r.value, sha256: r.sha256, escapes: r.escapes === true}
   else entry.readError = `intact JSON of ${r.bytes} bytes, too large to parse for measuring (over ${how.threshold} bytes)`
   return entry
 }

@@ -60,12 +60,12 @@ function describeClass(g: Generation): string {
 /**
  * True when a parsed state holds a string with an unpaired UTF-16 surrogate. `JSON.stringify` writes such a
  * half as a `\ud8xx`-`\udfxx` escape, so the bytes are searched for one first (native, cheap) and the value is
- * walked only when one is there. The value the inventory built of a large state (`large.ts`) is walked at
- * once: it is small, and keeps every message that holds a `\u` escape whole (a search of its bytes would
- * cost more than the walk).
+ * walked only when one is there. The value the inventory built of a large state (`large.ts`) is walked when
+ * its check saw such an escape (it keeps every message holding one whole; a search of the bytes would cost
+ * more).
  */
 function loneSurrogateIn(f: FileEntry | undefined, value: unknown): boolean {
-  if (f?.large) return hasLoneSurrogate(value)
+  if (f?.large) return f.large.escapes && hasLoneSurrogate(value)
   const data = f?.data
   if (!data || (data.indexOf('\\ud') < 0 && data.indexOf('\\uD') < 0)) return false
   return hasLoneSurrogate(value)

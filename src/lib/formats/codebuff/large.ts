@@ -17,17 +17,6 @@ import {RUN_STATE_SPINE} from './salvage.js'
 import {isPlainObject} from './schema.js'
 
 const USER = Buffer.from('"user"')
-const ROLE_FIRST = Buffer.from('{"role":"')
-
-/** The role of a message the SDK wrote (`{"role":"tool",…`), from its first bytes; undefined otherwise. */
-function leadingRole(bytes: Buffer): string | undefined {
-  if (bytes.length <= ROLE_FIRST.length || bytes.compare(ROLE_FIRST, 0, ROLE_FIRST.length, 0, ROLE_FIRST.length) !== 0) return undefined
-  const end = bytes.indexOf(0x22, ROLE_FIRST.length)
-  if (end < 0) return undefined
-  const role = bytes.toString('utf8', ROLE_FIRST.length, end)
-  return role.includes('\\') ? undefined : role
-}
-
 /**
  * The stand-ins of messages kept as their role, one per role (frozen and shared: a large state holds
  * hundreds of thousands of them, and measuring only reads them).
@@ -73,9 +62,28 @@ function sharedTags(tags: unknown): unknown {
   return shared
 }
 
+/** How the SDK starts a message of each common role (`{"role":"tool",…`), and its stand-in. */
+const LEADS = ['tool', 'assistant', 'system'].map((role) => ({lead: Buffer.from(`{"role":"${role}"`), message: roleOnly(role)}))
+const ROLE_FIRST = Buffer.from('{"role":"')
+
+function startsWith(bytes: Buffer, lead: Buffer): boolean {
+  if (bytes.length < lead.length) return false
+  for (let i = 0; i < lead.length; i++) if (bytes[i] !== lead[i]) return false
+  return true
+}
+
+/** The stand-in of a message that is no user message, by the role it starts with (undefined when it starts otherwise). */
+function byLeadingRole(bytes: Buffer): unknown {
+  for (const l of LEADS) if (startsWith(bytes, l.lead)) return l.message
+  if (!startsWith(bytes, ROLE_FIRST)) return roleOnly(undefined)
+  const end = bytes.indexOf(0x22, ROLE_FIRST.length)
+  const role = end < 0 ? undefined : bytes.toString('utf8', ROLE_FIRST.length, end)
+  return roleOnly(role === undefined || role.includes('\\') ? undefined : role)
+}
+
 /** A message of the history as measuring needs it, from its bytes (`escapes`: see `StreamValueSpec.element`). */
 export function historyMessage(bytes: Buffer, escapes: boolean): unknown {
-  if (!escapes && bytes.indexOf(USER) < 0) return roleOnly(leadingRole(bytes))
+  if (!escapes && bytes.indexOf(USER) < 0) return byLeadingRole(bytes)
   const m: unknown = JSON.parse(bytes.toString('utf8'))
   if (!isPlainObject(m) || hasLoneSurrogate(m)) return m
   if (m.role === 'user') return userMessage(m)
