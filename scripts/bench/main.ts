@@ -357,7 +357,9 @@ try {
       if (JQ) measure(input, 'jq empty (one call per file)', node, [path.join(SCRIPTS, 'jq-each.js'), input.dir], {runs: 1, note: '1 run'})
     }
     console.log('huge-torn repair (from its intact generation)')
-    measure(hugeTorn, 'chatdoctor repair --yes', node, [BIN, 'repair', '--yes', hugeTorn.dir], {runs: 1, note: 'restores the intact 1 GiB .bak over the torn primary'})
+    const repaired = measure(hugeTorn, 'chatdoctor repair --yes', node, [BIN, 'repair', '--yes', hugeTorn.dir], {runs: 1, note: 'restores the intact 1 GiB .bak over the torn primary'})
+    const undoId = /chatdoctor undo (\S+)/.exec(outputs.get(repaired) ?? '')?.[1]
+    if (undoId) measure(hugeTorn, 'chatdoctor undo', node, [BIN, 'undo', undoId], {runs: 1, note: 'puts the torn 734 MB primary back from the evidence'})
     console.log('bounded memory (large files)')
     const out = path.join(work, 'out')
     mkdirSync(out, {recursive: true})
@@ -445,7 +447,9 @@ function chatsOf(stdout: string | undefined): Array<{status?: string; contextTur
     const c = chatsOf(outputs.get(hg))[0]
     checks.push({target: '1 GiB state: intact (healthy) with its turns', measured: c ? `${c.status}, ${c.contextTurns ?? '?'} turns` : `no report (exit ${hg.exitCode})`, ok: c?.status === 'healthy' && typeof c.contextTurns === 'number' && c.contextTurns > 0})
     const jq = row('huge', 'jq empty (one call per file)')
-    if (jq) checks.push({target: '1 GiB state: ≤ 0.7× the time of `jq empty`', measured: `${(hg.seconds / jq.seconds).toFixed(2)}× (${hg.seconds.toFixed(1)} s vs ${jq.seconds.toFixed(1)} s)`, ok: hg.seconds <= 0.7 * jq.seconds})
+    // CPU time when both have it (a wall ratio on a shared machine measures the load), else wall time.
+    const cpu = hg.cpuSeconds !== null && jq?.cpuSeconds !== null && jq?.cpuSeconds !== undefined
+    if (jq) checks.push({target: '1 GiB state: ≤ 0.7× the time of `jq empty`', measured: cpu ? `${(hg.cpuSeconds! / jq.cpuSeconds!).toFixed(2)}× CPU (${hg.cpuSeconds!.toFixed(1)} s vs ${jq.cpuSeconds!.toFixed(1)} s; wall ${hg.seconds.toFixed(1)} s vs ${jq.seconds.toFixed(1)} s)` : `${(hg.seconds / jq.seconds).toFixed(2)}× (${hg.seconds.toFixed(1)} s vs ${jq.seconds.toFixed(1)} s)`, ok: cpu ? hg.cpuSeconds! <= 0.7 * jq.cpuSeconds! : hg.seconds <= 0.7 * jq.seconds})
     checks.push({target: '1 GiB state: peak RSS ≤ 128 MB', measured: mb(hg.rssBytes), ok: hg.rssBytes === null ? null : hg.rssBytes <= 128 * MB})
   }
   const ht = row('huge-torn', 'chatdoctor scan --json')
@@ -454,6 +458,8 @@ function chatsOf(stdout: string | undefined): Array<{status?: string; contextTur
     checks.push({target: 'torn 1 GiB chat: repairable from its intact generation', measured: c ? `${c.status}, winner ${c.winner ?? 'none'}` : `no report (exit ${ht.exitCode})`, ok: c?.status === 'repairable'})
     const rp = row('huge-torn', 'chatdoctor repair --yes')
     if (rp) checks.push({target: 'torn 1 GiB chat: repair succeeds', measured: `exit ${rp.exitCode}, ${rp.seconds.toFixed(1)} s, ${mb(rp.rssBytes)}`, ok: rp.exitCode === 1 /* 1: repaired */})
+    const un = row('huge-torn', 'chatdoctor undo')
+    if (un) checks.push({target: 'torn 1 GiB chat: undo of the repair, peak RSS ≤ 256 MB', measured: `exit ${un.exitCode}, ${un.seconds.toFixed(1)} s, ${mb(un.rssBytes)}`, ok: un.exitCode === 0 && (un.rssBytes === null || un.rssBytes <= 256 * MB)})
   }
   for (const [input, tool] of [['log-2g', 'chatdoctor bundle (≥ 2 GiB file)'], ['bomb', 'chatdoctor check (gzip bomb)'], ['torn-log', 'chatdoctor repair --yes'], ['torn-log', 'chatdoctor scan --json'], ['nul-log', 'chatdoctor scan --json']] as const) {
     const r = row(input, tool)
