@@ -301,6 +301,47 @@ test('find searches damaged files as far as they are readable and says they are 
   }
 })
 
+test('find searches the intact transcript of a task whose model context is torn, and a search that finds nothing says what it could not read whole', () => {
+  const home = tempDir('chatdoctor-find-')
+  try {
+    const turns = realTurns('A')
+    const task = buildTask('roo', taskId('roo', 0), turns)
+    const [w] = writeStore(storageDir(home, 'roo'), 'roo', [task])
+    // The model context cut inside its first message: the later turns are only in ui_messages.json.
+    const api = w.files['api_conversation_history.json']
+    writeFileSync(path.join(w.dir, 'api_conversation_history.json'), cutAt(api, api.indexOf('List the files') + 10))
+    const root = path.join(home, '.config', 'Code')
+    const {status, sessions, report} = findJson(home, ['TodoStore keeps an in-memory', '--path', root])
+    assert.equal(status, 0)
+    assert.equal(sessions.length, 1)
+    assert.equal(sessions[0].sessionId, task.id)
+    assert.deepEqual(sessions[0].matches.map((m) => [m.file, m.role]), [['ui_messages.json', 'answer']])
+    assert.ok(sessions[0].damaged.some((d) => /^api_conversation_history\.json does not (parse|end as a whole JSON document)/.test(d)), JSON.stringify(sessions[0].damaged))
+    assert.equal(validate(report), true, JSON.stringify(validate.errors))
+    // The prompts of the transcript are searched too (the task and the user's feedback), and the human line names the file.
+    assert.equal(findJson(home, ['Where is TodoStore used', '--path', root]).sessions[0]?.matches[0]?.role, 'prompt')
+    const h = runCli(['find', 'TodoStore keeps', '--path', root], {env: {HOME: home}})
+    assert.equal(h.status, 0, h.stderr)
+    assert.match(h.stdout, /^  answer \(ui_messages\.json\): TodoStore keeps an in-memory list/m)
+    assert.match(h.stderr, /1 session matched; searched 1 chat, 2 files, .*; 1 file was damaged or too large, and only what is readable in it was searched/)
+    // Nothing matched: the closing line still says a file could not be read whole, and --verbose names it.
+    const none = runCli(['find', 'zebra-quokka-unlikely', '--path', root], {env: {HOME: home}})
+    assert.equal(none.status, 1)
+    assert.match(none.stderr, /No session matched; searched 1 chat, 2 files, [\d.]+ MiB; 1 file was damaged or too large, and only what is readable in it was searched \(--verbose lists it; chatdoctor scan says what brings it back\)\./)
+    const v = runCli(['find', 'zebra-quokka-unlikely', '--verbose', '--path', root], {env: {HOME: home}})
+    assert.match(v.stderr, new RegExp(`chatdoctor: ~/\\.config/Code/.*/tasks/${task.id}/api_conversation_history\\.json: api_conversation_history\\.json does not end as a whole JSON document`))
+    const j = findJson(home, ['zebra-quokka-unlikely', '--path', root]).report.searched as {damaged: number; damagedFiles: Array<{path: string; why: string}>}
+    assert.equal(j.damaged, 1)
+    assert.ok(j.damagedFiles[0].path.endsWith(`${task.id}/api_conversation_history.json`), j.damagedFiles[0].path)
+    // An intact store has nothing to say.
+    writeFileSync(path.join(w.dir, 'api_conversation_history.json'), api)
+    const clean = runCli(['find', 'zebra-quokka-unlikely', '--path', root], {env: {HOME: home}})
+    assert.doesNotMatch(clean.stderr, /damaged/)
+  } finally {
+    cleanup(home)
+  }
+})
+
 test('find\'s prefilter never drops a record the decoded match would take', () => {
   // Words whose raw bytes a JSON writer may escape (quotes, slashes, non-ASCII) get no prefilter.
   assert.equal(prefilterOf({words: ['say "hi"'], regex: null}), null)

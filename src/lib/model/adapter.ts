@@ -291,6 +291,11 @@ export interface SessionFinder {
    * search reports the error and goes on).
    */
   rows?(unit: ChatUnit, source: FindSource): Promise<Iterable<unknown>>
+  /**
+   * True when a chat's sources are different documents holding the same conversation (a model context and a
+   * transcript): human output then names the file of each match.
+   */
+  readonly namesFiles?: boolean
 }
 
 /**
