@@ -12,9 +12,11 @@ import {finding, VSCODE_TASK_FINDING_KINDS} from './findings.js'
 import type {ChatReport, ChatStatus, Classification, Finding, Generation, Role, TranscriptRestore} from '../../model/report.js'
 import {rankCandidates, type Candidate} from '../../rank/index.js'
 import type {SalvagedGeneration} from '../../salvage/index.js'
-import type {ChatDirSnapshot, Diagnosis, FileEntry, FormatAdapter} from '../../model/adapter.js'
+import {createHash} from 'node:crypto'
+import type {ChatDirSnapshot, ChatPlan, Diagnosis, FileEntry, FormatAdapter, PlanOptions, PlannedAction, ScannedChat} from '../../model/adapter.js'
 import {planGenerations, salvageLabel, type GenerationFormat} from '../generations/plan.js'
-import {API_HISTORY, DISCOVERY_PATHS, FORMAT_OF, HISTORY_ITEM, KNOWN_OTHER, PRODUCT_OF, TASK_ID, UI_MESSAGES, defaultRoots, isTaskDir, leftoverOf, lockedFileOf, roleOf, variantOfFiles, wantsContent, type Variant} from './layout.js'
+import {rebuildHistoryItem} from './history-item.js'
+import {API_HISTORY, DISCOVERY_PATHS, FORMAT_OF, HISTORY_ITEM, KNOWN_OTHER, ROO_INDEX, PRODUCT_OF, TASK_ID, UI_MESSAGES, defaultRoots, isTaskDir, leftoverOf, lockedFileOf, roleOf, variantOfFiles, wantsContent, type Variant} from './layout.js'
 import {liveReasons} from './live.js'
 import {contextMeasure, historyFacts, isMessageArray, transcriptPrompts, type HistoryFacts} from './measure.js'
 import {redactTaskFiles} from './redact.js'
@@ -297,14 +299,23 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
   // The task index.
   const idx = facts.index
   const id = path.basename(snapshot.dir)
+  const hi = generations.find((g) => g.file === HISTORY_ITEM)
+  // Roo Code lists a task its cache lacks only from an intact history_item.json (TaskHistoryStore reconcile).
+  const rooHidden = variant === 'roo' && idx !== null && idx.state !== 'listed' && hi?.class !== 'intact'
+  const rebuilt = rooHidden ? rebuildHistoryItem(id, fileBytes(snapshot)) : null
+  const lacks = hi === undefined ? `has no ${HISTORY_ITEM}` : `has a ${hi.class} ${HISTORY_ITEM}`
+  const rebuild = rebuilt === null ? '' : 'data' in rebuilt ? `; a repair writes ${HISTORY_ITEM} from the task's own files (${rebuilt.fields.join(', ')}), and ${product} adds the task to ${ROO_INDEX} itself at its next start` : `; it cannot be rebuilt from the task's files (${rebuilt.why})`
   if (idx?.state === 'not-listed') {
-    const hi = generations.find((g) => g.file === HISTORY_ITEM)
-    const heals = variant === 'roo' ? (hi?.class === 'intact' ? `; ${product} adds it back from ${HISTORY_ITEM} at its next start` : `; ${product} adds tasks back only from an intact ${HISTORY_ITEM}, which this folder lacks, so the task stays hidden`) : `; ${product}'s "Reconstruct Task History" command rebuilds the index from the task folders`
+    const heals = variant === 'roo' ? (hi?.class === 'intact' ? `; ${product} adds it back from ${HISTORY_ITEM} at its next start` : `; ${product} adds tasks back only from an intact ${HISTORY_ITEM}, and this folder ${lacks}, so the task stays hidden${rebuild}`) : `; ${product}'s "Reconstruct Task History" command rebuilds the index from the task folders`
     findings.push(finding('not-in-index', idx.file, `${idx.file} (${idx.entries ?? 0} ${idx.entries === 1 ? 'entry' : 'entries'}) does not list this task, so ${product} does not show it${heals}`))
   } else if (idx?.state === 'damaged') {
     const next = variant === 'cline' ? `; at its next start ${product} offers to reconstruct it from the task folders, and declining wipes its list` : `; ${product} rebuilds it from each task's ${HISTORY_ITEM} at its next start`
     findings.push(finding('index-unreadable', idx.file, `${idx.file} is ${idx.class}${idx.reasons && idx.reasons.length > 0 ? ` (${idx.reasons.join(', ')})` : ''}${next}`))
+    if (rooHidden) findings.push(finding('not-in-index', HISTORY_ITEM, `this task folder ${lacks}, so the rebuilt index leaves it out and ${product} does not show it${rebuild}`))
+  } else if (idx?.state === 'absent' && rooHidden) {
+    findings.push(finding('not-in-index', HISTORY_ITEM, `${idx.file} is missing (${product} rebuilds it from each task's ${HISTORY_ITEM} at its next start) and this task folder ${lacks}, so ${product} does not show it${rebuild}`))
   }
+  if (rebuilt !== null && 'data' in rebuilt && status === 'healthy') status = 'repairable'
 
   // What opening the task in the extension destroys.
   for (const file of [UI_MESSAGES, API_HISTORY]) {
@@ -319,6 +330,52 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
     report: {format: FORMAT_OF[variant], id, status, winner, transcriptTurns: M, contextTurns, findings, generations, ranking, ...(transcriptRestore ? {transcriptRestore} : {})},
   }
 }
+
+/** The bytes of the task folder's files that the scan read, by name. */
+function fileBytes(snapshot: ChatDirSnapshot): Map<string, Buffer> {
+  const out = new Map<string, Buffer>()
+  for (const f of snapshot.files) if (f.kind === 'file' && f.data) out.set(f.name, f.data)
+  return out
+}
+
+/**
+ * The `history_item.json` a repair writes for a Roo Code task the extension does not list (its index lacks it
+ * and its own `history_item.json` is missing or damaged), rebuilt from the task's files; null when none is due.
+ */
+export function historyItemRepair(snapshot: ChatDirSnapshot): ReturnType<typeof rebuildHistoryItem> | null {
+  const facts = factsOf(snapshot)
+  if (facts.variant !== 'roo' || facts.index === null || facts.index.state === 'listed') return null
+  const hi = snapshot.files.find((f) => f.name === HISTORY_ITEM && f.kind === 'file')
+  if (hi?.data) {
+    const c = classifyFile('meta', HISTORY_ITEM, hi.data)
+    if (c.class === 'intact') return null
+  }
+  return rebuildHistoryItem(path.basename(snapshot.dir), fileBytes(snapshot))
+}
+
+/**
+ * The repair plan of a task: its generations (`planGenerations`), then, for a Roo Code task its index no longer
+ * lists, its `history_item.json` written from the task's own files (the damaged one kept as evidence first), so
+ * that Roo Code lists it again.
+ */
+function planTask(chat: ScannedChat, opts: PlanOptions): ChatPlan {
+  const plan = planGenerations(chat, opts, TASKS)
+  const item = historyItemRepair(chat.snapshot)
+  if (plan.problem || plan.refusal || item === null || !('data' in item)) return plan
+  const hi = chat.report.generations.find((g) => g.file === HISTORY_ITEM)
+  const entry = chat.snapshot.files.find((f) => f.name === HISTORY_ITEM && f.kind === 'file')
+  if (hi && entry) plan.watch.push({name: HISTORY_ITEM, bytes: entry.bytes, mtimeMs: entry.mtimeMs})
+  const mtime = plan.actions.findIndex((a) => a.type === 'restore-mtime')
+  const actions: PlannedAction[] = []
+  if (hi && hi.class !== 'missing') actions.push({type: 'preserve', from: HISTORY_ITEM, to: HISTORY_ITEM, sha256: hi.sha256})
+  actions.push({type: 'restore', from: REBUILT, to: HISTORY_ITEM, sha256: createHash('sha256').update(item.data).digest('hex'), source: {kind: 'bytes', label: REBUILT, data: item.data}, data: item.data})
+  if (mtime >= 0) plan.actions.splice(mtime, 0, ...actions)
+  else plan.actions.push(...actions, {type: 'restore-mtime', from: null, to: '.', sha256: null, mtimeMs: chat.snapshot.dirMtimeMs})
+  return plan
+}
+
+/** The label of the rebuilt `history_item.json` as a repair's source. */
+const REBUILT = `rebuilt:${HISTORY_ITEM}`
 
 /**
  * The exact bytes of a generation of a task: a file's bytes, or for `salvage:<file>` the salvaged bytes of that
@@ -374,7 +431,7 @@ export const vscodeTasks: FormatAdapter & {generationBytes: typeof generationByt
   diagnose: diagnoseTask,
   generationBytes,
   salvage: salvageTask,
-  planRepair: (chat, opts) => planGenerations(chat, opts, TASKS),
+  planRepair: planTask,
   liveReasons: (snapshot) => liveReasons(snapshot.dir),
   inspect: (chat) => ({account: taskAccount(chat.report)}),
   redact: redactTaskFiles,

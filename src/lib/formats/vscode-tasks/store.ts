@@ -15,14 +15,18 @@ import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
 import type {FileClass} from '../../model/report.js'
 import type {ChatUnit, StoreListing} from '../../model/adapter.js'
-import {CLINE_INDEX, ROO_INDEX, isTaskDir, variantOfFiles, variantOfRoot, type Variant} from './layout.js'
+import {CLINE_INDEX, HISTORY_ITEM, ROO_INDEX, isTaskDir, variantOfFiles, variantOfRoot, type Variant} from './layout.js'
 
 /** What the task index says of one task. */
 export interface IndexFacts {
   /** The index file, relative to the storage folder (`tasks/_index.json`, `state/taskHistory.json`). */
   file: string
-  /** `listed`, `not-listed`, or the index cannot be read (`damaged`: its class in `class`). */
-  state: 'listed' | 'not-listed' | 'damaged'
+  /**
+   * `listed`, `not-listed`, the index cannot be read (`damaged`: its class in `class`), or Roo Code's
+   * `tasks/_index.json` is not there while other tasks of the folder have a `history_item.json` (`absent`: a
+   * version that keeps them, 3.48.1 or later, rebuilds the index from those files).
+   */
+  state: 'listed' | 'not-listed' | 'damaged' | 'absent'
   class?: FileClass
   reasons?: string[]
   /** Entries the index holds (when it could be read). */
@@ -104,6 +108,8 @@ export async function listStorage(root: string): Promise<StoreListing> {
   }
   const rootVariant = variantOfRoot(root) ?? 'unknown'
   const index = rootVariant === 'cline' ? readIndex(root, CLINE_INDEX, 'cline') : rootVariant === 'unknown' ? null : readIndex(root, path.join('tasks', ROO_INDEX), 'roo')
+  // Roo Code's per-task history files tell a version that keeps `_index.json` (and rebuilds it) from one that keeps its list in VS Code's state.
+  let withHistoryItem = 0
   for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (!e.isDirectory() || e.name.startsWith('_') || e.name.startsWith('.') || e.name.includes('\uFFFD')) continue
     const dir = path.join(tasks, e.name)
@@ -117,8 +123,12 @@ export async function listStorage(root: string): Promise<StoreListing> {
     if (!isTaskDir(names)) continue
     const variant = rootVariant !== 'unknown' ? rootVariant : variantOfFiles(names)
     const facts: TaskFacts = {kind: 'vscode-task', variant, index: factsOf(index, e.name)}
+    if (names.includes(HISTORY_ITEM)) withHistoryItem++
     const unit: ChatUnit = {dir, path: dir, facts, listing: names}
     out.chats.push(unit)
+  }
+  if (rootVariant === 'roo' && index === null && withHistoryItem > 0) {
+    for (const unit of out.chats) (unit.facts as TaskFacts).index = {file: path.join('tasks', ROO_INDEX), state: 'absent'}
   }
   return out
 }
