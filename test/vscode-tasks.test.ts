@@ -470,6 +470,11 @@ test('B38 Roo Code: tasks/_index.json lists only one of three intact task folder
     const f = c.findings.find((x) => x.id === 'not-in-index')!
     assert.match(f.message, /has no history_item\.json, so the task stays hidden; a repair writes history_item\.json from the task's own files \(id, ts, task, tokensIn, tokensOut, cacheWrites, cacheReads, totalCost, workspace\), and Roo Code adds the task to _index\.json itself/)
     assert.deepEqual(hashTree(storage), before, 'scan writes nothing')
+    // The task folder given on its own, and the tasks folder: listed with what the storage folder's index says.
+    for (const p of [written[2].dir, path.join(storage, 'tasks')]) {
+      const one = byId(await scan([p], h), ts[2].id)
+      assert.deepEqual([one.format, one.status], ['roo-code', 'repairable'], p)
+    }
 
     const rep = runJson(['repair', storage], {HOME: h})
     const chat = rep.report.chats.find((x) => x.id === ts[2].id)!

@@ -21,7 +21,7 @@ import {liveReasons} from './live.js'
 import {contextMeasure, historyFacts, isMessageArray, transcriptPrompts, type HistoryFacts} from './measure.js'
 import {redactTaskFiles} from './redact.js'
 import {asSalvagedGeneration, salvageMessageArray, type ArraySalvage} from './salvage.js'
-import {isStorageRoot, listStorage, type TaskFacts} from './store.js'
+import {isInStorage, isStorageRoot, listStorage, listTaskOfStorage, type TaskFacts} from './store.js'
 import {taskAccount} from './account.js'
 import {taskFinder} from './find.js'
 
@@ -454,8 +454,10 @@ export const vscodeTaskStores: FormatAdapter = {
   formats: [],
   defaultRoots,
   discoveryPaths: DISCOVERY_PATHS,
-  chatsIn: (dir, names) => (isStorageRoot(dir, names) ? {chats: [], descend: false, store: true} : null),
-  listStore: listStorage,
+  // A task folder given on its own below a storage folder (found first here, so discovery keeps this unit) is
+  // listed with what that folder's task index says of it, as in a scan of the storage folder.
+  chatsIn: (dir, names) => (isStorageRoot(dir, names) || (isTaskDir(names) && isInStorage(dir)) ? {chats: [], descend: false, store: true} : null),
+  listStore: (dir) => (isInStorage(dir) ? listTaskOfStorage(dir) : listStorage(dir)),
 }
 
 /** Both, in detection order (the registry's one line). */

@@ -132,3 +132,41 @@ export async function listStorage(root: string): Promise<StoreListing> {
   }
   return out
 }
+
+/** True when a task folder is `<storage>/tasks/<id>/` of an extension's storage folder (by its path alone). */
+export function isInStorage(dir: string): boolean {
+  return path.basename(path.dirname(dir)) === 'tasks' && variantOfRoot(path.dirname(path.dirname(dir))) !== null
+}
+
+/** The last storage folder listed for a task folder given on its own, with what its listing depended on. */
+let lastListed: {root: string; stamp: string; listing: StoreListing} | null = null
+
+/** What a storage folder's listing depends on: the `tasks` folder's and the index files' sizes and mtimes. */
+function stampOf(root: string): string {
+  const parts: string[] = []
+  for (const rel of ['tasks', path.join('tasks', ROO_INDEX), CLINE_INDEX]) {
+    try {
+      const st = statSync(path.join(root, rel))
+      parts.push(`${st.size}:${st.mtimeMs}`)
+    } catch {
+      parts.push('-')
+    }
+  }
+  return parts.join('|')
+}
+
+/**
+ * A task folder given on its own (a PATH below the storage folder), listed with what its storage folder's task
+ * index says of it, so that it is diagnosed as in a scan of the storage folder. The storage folder's listing is
+ * kept for the next task folder of the same folder (a PATH `tasks/` lists each task this way). Never throws.
+ */
+export async function listTaskOfStorage(dir: string): Promise<StoreListing> {
+  // A folder laid out elsewhere (an archive's member extracted for `check`): the folder alone.
+  if (!isInStorage(dir)) return {chats: [{dir, path: dir}], errors: []}
+  const root = path.dirname(path.dirname(dir))
+  const stamp = stampOf(root)
+  if (lastListed === null || lastListed.root !== root || lastListed.stamp !== stamp) lastListed = {root, stamp, listing: await listStorage(root)}
+  const unit = lastListed.listing.chats.find((c) => c.path === dir)
+  if (unit) return {chats: [{...unit, facts: structuredClone(unit.facts)}], errors: []}
+  return {chats: [{dir, path: dir}], errors: []}
+}
