@@ -342,6 +342,33 @@ test('find searches the intact transcript of a task whose model context is torn,
   }
 })
 
+test('find searches a Codebuff chat\'s run-state.json too: a chat whose transcript is torn is found by its model context', () => {
+  const home = tempDir('chatdoctor-find-')
+  try {
+    const dir = copyRealChat(REAL_CHATS.tenTurns, home)
+    const t = path.join(dir, 'chat-messages.json')
+    const whole = readFileSync(t)
+    const phrase = 'Rename MAX_TODOS to TODO_LIMIT'
+    assert.ok(whole.includes(Buffer.from(phrase)))
+    writeFileSync(t, cutAt(whole, 200))
+    assert.equal(cutAt(whole, 200).includes(Buffer.from(phrase)), false)
+    const {status, sessions} = findJson(home, [phrase])
+    assert.equal(status, 0)
+    assert.equal(sessions.length, 1)
+    assert.deepEqual(sessions[0].matches.map((m) => [m.file, m.role]), [['run-state.json', 'prompt']])
+    assert.match(sessions[0].matches[0].text, /^Rename MAX_TODOS to TODO_LIMIT/, 'the <user_message> wrapper taken off')
+    assert.ok(sessions[0].damaged.some((d) => d.startsWith('chat-messages.json does not')), JSON.stringify(sessions[0].damaged))
+    // The instructions the runtime injects are not prompts.
+    assert.equal(findJson(home, ['<user_message>']).status, 1)
+    // Intact, the transcript is searched first: the match is the prompt as the user typed it there.
+    writeFileSync(t, whole)
+    const both = findJson(home, [phrase]).sessions[0]
+    assert.deepEqual([both.matches[0].file, both.matches[0].role, both.damaged], ['chat-messages.json', 'prompt', []])
+  } finally {
+    cleanup(home)
+  }
+})
+
 test('find\'s prefilter never drops a record the decoded match would take', () => {
   // Words whose raw bytes a JSON writer may escape (quotes, slashes, non-ASCII) get no prefilter.
   assert.equal(prefilterOf({words: ['say "hi"'], regex: null}), null)
