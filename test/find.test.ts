@@ -7,7 +7,7 @@
 import {test} from 'node:test'
 import assert from 'node:assert/strict'
 import {execFileSync} from 'node:child_process'
-import {mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {Ajv2020} from 'ajv/dist/2020.js'
 import {REALDATA, REAL_CHATS, REPO_ROOT, assertSameTree, cleanup, copyRealChat, copyWritable, cutAt, hashTree, nulTailAt, runCli, tempDir} from './helpers/fixtures.js'
@@ -35,7 +35,9 @@ function buildHome(): {home: string; rooHidden: string; kilo: string} {
   const turns = realTurns('A')
   const rooShown = buildTask('roo', taskId('roo', 0), turns.slice(0, 1))
   const rooHidden = buildTask('roo', taskId('roo', 1), turns)
-  writeStore(storageDir(home, 'roo'), 'roo', [rooShown, rooHidden], {listed: [rooShown.id]})
+  const roo = writeStore(storageDir(home, 'roo'), 'roo', [rooShown, rooHidden], {listed: [rooShown.id]})
+  // Not in the index and no history_item.json to add it back from: Roo Code's History view never shows it.
+  rmSync(path.join(roo[1].dir, 'history_item.json'))
   const kilo = buildTask('kilo', taskId('kilo', 0), turns)
   writeStore(storageDir(home, 'kilo'), 'kilo', [kilo])
   return {home, rooHidden: rooHidden.id, kilo: kilo.id}
@@ -168,7 +170,7 @@ test('find says which sessions the agents\' own pickers do not list: print mode,
     assert.equal(by('Claude Code', CLAUDE_TUI)?.hiddenFromPicker, null)
     assert.match(by('Codex', CODEX_EXEC)?.hiddenFromPicker ?? '', /exec/)
     assert.equal(by('Codex', '01a230d3-ac83-7592-b02d-82076d0dd468')?.hiddenFromPicker ?? null, null)
-    assert.match(by('Roo Code', rooHidden)?.hiddenFromPicker ?? '', /_index\.json.*does not list it/)
+    assert.match(by('Roo Code', rooHidden)?.hiddenFromPicker ?? '', /_index\.json\) does not list it and its history_item\.json is missing/)
     // The human output says it too, beside the command.
     const r = runCli(['find', 'todostore', '--path', path.join(home, CLAUDE_PROJECT)], {env: {HOME: home}})
     assert.equal(r.status, 0)

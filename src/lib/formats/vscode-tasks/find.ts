@@ -70,14 +70,20 @@ export const taskFinder: SessionFinder = {
     const facts = unit.facts as TaskFacts | undefined
     const variant = facts?.kind === 'vscode-task' ? facts.variant : variantOfFiles(unit.listing ?? [])
     let project: string | null = null
+    let listable = false
     try {
       const item = JSON.parse(readFileSync(path.join(unit.dir, HISTORY_ITEM), 'utf8')) as unknown
       if (isObject(item) && typeof item.workspace === 'string' && item.workspace !== '') project = item.workspace
+      listable = isObject(item) && typeof item.id === 'string' && item.id !== ''
     } catch {
       // No history item (or a damaged one): no project.
     }
     const product = PRODUCT_OF[variant]
-    const hidden = facts?.index?.state === 'not-listed' ? `${product}'s task index (${facts.index.file}) does not list it: its History view does not show it` : null
+    const idx = facts?.index
+    // Roo Code adds a task its index lacks back from an intact history_item.json at its next start.
+    let hidden: string | null = null
+    if (variant === 'roo' && idx && idx.state !== 'listed' && !listable) hidden = `${product}'s task index (${idx.file}) does not list it and its ${HISTORY_ITEM} is missing or damaged: its History view does not show it (chatdoctor repair rebuilds that file)`
+    else if (variant !== 'roo' && idx?.state === 'not-listed') hidden = `${product}'s task index (${idx.file}) does not list it: its History view does not show it`
     return {
       id: path.basename(unit.dir),
       project,
