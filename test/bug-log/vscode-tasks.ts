@@ -8,7 +8,7 @@ import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {buildTask, realTurns, storageDir, taskId, writeStore, type Task, type WrittenTask} from '../helpers/vscode-tasks.js'
 import {cutAt} from '../helpers/fixtures.js'
-import type {BugLogEntry, BugLogPart, ChatVerdict, NoEntry} from './types.js'
+import type {BugLogEntry, BugLogPart, ChatVerdict, NoEntry, RepairVerdict} from './types.js'
 
 const API = 'api_conversation_history.json'
 const UI = 'ui_messages.json'
@@ -23,6 +23,11 @@ function rooTasks(): Task[] {
 /** An intact task's verdict (its files by name), with more fields. */
 function task(id: string, turns: number, files: string[], v: Partial<ChatVerdict> = {}): ChatVerdict {
   return {chat: id, status: 'healthy', winner: API, turns: [turns, turns], files: Object.fromEntries(files.map((f) => [f, 'intact'])), ...v}
+}
+
+/** Plain repair of a hidden Roo Code task: its history_item.json written from its own files; healthy after. */
+function rebuilt(chat: string, turns: number): RepairVerdict {
+  return {chat, outcome: 'repaired', restores: [{to: ITEM, from: `rebuilt:${ITEM}`}], exitCode: 1, after: {status: 'healthy', winner: API, turns: [turns, turns], exitCode: 0}}
 }
 
 const ROO = rooTasks()
@@ -51,13 +56,7 @@ const entries: BugLogEntry[] = [
         task(ROO[1].id, 2, [API, UI, ITEM, META], {findings: ['not-in-index']}),
         task(ROO[2].id, 2, [API, UI, META], {status: 'repairable', findings: ['not-in-index']}),
       ],
-      repair: {
-        chat: ROO[2].id,
-        outcome: 'repaired',
-        restores: [{to: ITEM, from: `rebuilt:${ITEM}`}],
-        exitCode: 1,
-        after: {status: 'healthy', winner: API, turns: [2, 2], exitCode: 0},
-      },
+      repair: rebuilt(ROO[2].id, 2),
     },
   },
   {
@@ -78,13 +77,7 @@ const entries: BugLogEntry[] = [
         {...task(ROO[1].id, 2, [API, UI, META], {status: 'repairable', findings: ['not-in-index', 'meta-damaged']}), files: {[API]: 'intact', [UI]: 'intact', [ITEM]: 'truncated unexpected-end', [META]: 'intact'}},
         task(ROO[2].id, 2, [API, UI, ITEM, META], {absent: ['not-in-index']}),
       ],
-      repair: {
-        chat: ROO[1].id,
-        outcome: 'repaired',
-        restores: [{to: ITEM, from: `rebuilt:${ITEM}`}],
-        exitCode: 1,
-        after: {status: 'healthy', winner: API, turns: [2, 2], exitCode: 0},
-      },
+      repair: rebuilt(ROO[1].id, 2),
     },
   },
   {
