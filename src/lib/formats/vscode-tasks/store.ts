@@ -133,40 +133,67 @@ export async function listStorage(root: string): Promise<StoreListing> {
   return out
 }
 
-/** True when a task folder is `<storage>/tasks/<id>/` of an extension's storage folder (by its path alone). */
+/** True when a folder is a task folder `<storage>/tasks/<id>/` of an extension's storage folder (by its path alone). */
 export function isInStorage(dir: string): boolean {
-  return path.basename(path.dirname(dir)) === 'tasks' && variantOfRoot(path.dirname(path.dirname(dir))) !== null
+  const name = path.basename(dir)
+  // Names beginning with `_` or `.` in `tasks/` are not tasks to the extensions (listStorage skips them too).
+  return !name.startsWith('_') && !name.startsWith('.') && path.basename(path.dirname(dir)) === 'tasks' && variantOfRoot(path.dirname(path.dirname(dir))) !== null
 }
 
-/** The last storage folder listed for a task folder given on its own, with what its listing depended on. */
-let lastListed: {root: string; stamp: string; listing: StoreListing} | null = null
+/** The ids of the last index file read for a task folder given on its own, by its path and what `stat` said of it. */
+let lastIndex: {key: string; index: ReadIndex | null} | null = null
 
-/** What a storage folder's listing depends on: the `tasks` folder's and the index files' sizes and mtimes. */
-function stampOf(root: string): string {
-  const parts: string[] = []
-  for (const rel of ['tasks', path.join('tasks', ROO_INDEX), CLINE_INDEX]) {
+/** `readIndex`, reusing the last result while the file's path, size, mtime and inode are the same. */
+function readIndexOnce(root: string, rel: string, shape: 'roo' | 'cline'): ReadIndex | null {
+  let key: string
+  try {
+    const st = statSync(path.join(root, rel))
+    key = `${path.join(root, rel)}\0${st.size}\0${st.mtimeMs}\0${st.ino}`
+  } catch {
+    return readIndex(root, rel, shape)
+  }
+  if (lastIndex?.key !== key) lastIndex = {key, index: readIndex(root, rel, shape)}
+  return lastIndex.index
+}
+
+/** True when some task folder of `tasks` holds a `history_item.json` (stops at the first). */
+function anyHistoryItem(tasks: string): boolean {
+  let entries
+  try {
+    entries = readdirSync(tasks, {withFileTypes: true})
+  } catch {
+    return false
+  }
+  for (const e of entries) {
+    if (!e.isDirectory() || e.name.startsWith('_') || e.name.startsWith('.')) continue
     try {
-      const st = statSync(path.join(root, rel))
-      parts.push(`${st.size}:${st.mtimeMs}`)
+      if (statSync(path.join(tasks, e.name, HISTORY_ITEM)).isFile()) return true
     } catch {
-      parts.push('-')
+      // none in this one
     }
   }
-  return parts.join('|')
+  return false
 }
 
 /**
- * A task folder given on its own (a PATH below the storage folder), listed with what its storage folder's task
- * index says of it, so that it is diagnosed as in a scan of the storage folder. The storage folder's listing is
- * kept for the next task folder of the same folder (a PATH `tasks/` lists each task this way). Never throws.
+ * A task folder given on its own (a PATH below the storage folder, or its `tasks` folder), listed with what its
+ * storage folder's task index says of it, so that it is diagnosed as in a scan of the storage folder (the same
+ * rules as `listStorage`). The index file's ids are kept for the next task folder while the file is unchanged
+ * (a PATH `tasks/` lists each task this way). Never throws.
  */
 export async function listTaskOfStorage(dir: string): Promise<StoreListing> {
   // A folder laid out elsewhere (an archive's member extracted for `check`): the folder alone.
   if (!isInStorage(dir)) return {chats: [{dir, path: dir}], errors: []}
   const root = path.dirname(path.dirname(dir))
-  const stamp = stampOf(root)
-  if (lastListed === null || lastListed.root !== root || lastListed.stamp !== stamp) lastListed = {root, stamp, listing: await listStorage(root)}
-  const unit = lastListed.listing.chats.find((c) => c.path === dir)
-  if (unit) return {chats: [{...unit, facts: structuredClone(unit.facts)}], errors: []}
-  return {chats: [{dir, path: dir}], errors: []}
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch (e) {
+    return {chats: [], errors: [{path: dir, message: message(e)}]}
+  }
+  const rootVariant = variantOfRoot(root) ?? 'unknown'
+  const index = rootVariant === 'cline' ? readIndexOnce(root, CLINE_INDEX, 'cline') : readIndexOnce(root, path.join('tasks', ROO_INDEX), 'roo')
+  const facts: TaskFacts = {kind: 'vscode-task', variant: rootVariant !== 'unknown' ? rootVariant : variantOfFiles(names), index: factsOf(index, path.basename(dir))}
+  if (rootVariant === 'roo' && index === null && (names.includes(HISTORY_ITEM) || anyHistoryItem(path.dirname(dir)))) facts.index = {file: path.join('tasks', ROO_INDEX), state: 'absent'}
+  return {chats: [{dir, path: dir, facts, listing: names}], errors: []}
 }
