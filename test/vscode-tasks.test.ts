@@ -538,6 +538,16 @@ test('B38 Roo Code: the index wiped (absent, or torn) while the task folders sur
     assert.equal((JSON.parse(readFileSync(hi, 'utf8')) as {task: string}).task, (ts[1].ui[0] as {text: string}).text)
     assert.equal(runCli(['undo', rep.report.repairId!], {env: {HOME: h}}).status, 0)
     assert.ok(readFileSync(hi).equals(torn), 'undo puts the torn bytes back')
+    // A hidden task whose model context is lost too: listing it again would not bring it back, so nothing is rebuilt.
+    const lost = writeStore(storage, 'roo', [task('roo', 7)], {listed: []})[0]
+    rmSync(path.join(lost.dir, 'history_item.json'))
+    writeFileSync(path.join(lost.dir, API), zeroFill(lost.files[API]))
+    const lr = byId(await scan([storage], h), lost.task.id)
+    assert.equal(lr.status, 'unrecoverable')
+    assert.match(lr.findings.find((x) => x.id === 'not-in-index')!.message, /chatdoctor does not rebuild it while the task is unrecoverable/)
+    const lrep = runJson(['repair', lost.dir], {HOME: h})
+    assert.deepEqual(lrep.report.chats[0].actions ?? [], [])
+    assert.ok(!existsSync(path.join(lost.dir, 'history_item.json')))
     // A store of a Roo Code that keeps its list in VS Code's state (no history_item.json anywhere, no _index.json): nothing said.
     const old = storageDir(h, 'roo', path.join('.config', 'VSCodium'))
     const ow = writeStore(old, 'roo', [task('roo', 5)])

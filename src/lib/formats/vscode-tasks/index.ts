@@ -5,6 +5,7 @@
  * the transcript (`ui_messages.json`) gives M; sidecars are checked; the task index says whether the extension
  * lists the task. Pure over the snapshot; never throws.
  */
+import {createHash} from 'node:crypto'
 import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
 import {classifyEntry} from '../../classify/entry.js'
@@ -12,7 +13,6 @@ import {finding, VSCODE_TASK_FINDING_KINDS} from './findings.js'
 import type {ChatReport, ChatStatus, Classification, Finding, Generation, Role, TranscriptRestore} from '../../model/report.js'
 import {rankCandidates, type Candidate} from '../../rank/index.js'
 import type {SalvagedGeneration} from '../../salvage/index.js'
-import {createHash} from 'node:crypto'
 import type {ChatDirSnapshot, ChatPlan, Diagnosis, FileEntry, FormatAdapter, PlanOptions, PlannedAction, ScannedChat} from '../../model/adapter.js'
 import {planGenerations, salvageLabel, type GenerationFormat} from '../generations/plan.js'
 import {rebuildHistoryItem} from './history-item.js'
@@ -302,9 +302,11 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
   const hi = generations.find((g) => g.file === HISTORY_ITEM)
   // Roo Code lists a task its cache lacks only from an intact history_item.json (TaskHistoryStore reconcile).
   const rooHidden = variant === 'roo' && idx !== null && idx.state !== 'listed' && hi?.class !== 'intact'
-  const rebuilt = rooHidden ? rebuildHistoryItem(id, fileBytes(snapshot)) : null
+  // Listing again a task whose model context is lost would not bring it back: only a usable task is rebuilt.
+  const usable = status === 'healthy' || status === 'repairable'
+  const rebuilt = rooHidden && usable ? rebuildHistoryItem(id, fileBytes(snapshot)) : null
   const lacks = hi === undefined ? `has no ${HISTORY_ITEM}` : `has a ${hi.class} ${HISTORY_ITEM}`
-  const rebuild = rebuilt === null ? '' : 'data' in rebuilt ? `; a repair writes ${HISTORY_ITEM} from the task's own files (${rebuilt.fields.join(', ')}), and ${product} adds the task to ${ROO_INDEX} itself at its next start` : `; it cannot be rebuilt from the task's files (${rebuilt.why})`
+  const rebuild = rebuilt === null ? (rooHidden ? `; chatdoctor does not rebuild it while the task is ${status}` : '') : 'data' in rebuilt ? `; a repair writes ${HISTORY_ITEM} from the task's own files (${rebuilt.fields.join(', ')}), and ${product} adds the task to ${ROO_INDEX} itself at its next start` : `; it cannot be rebuilt from the task's files (${rebuilt.why})`
   if (idx?.state === 'not-listed') {
     const heals = variant === 'roo' ? (hi?.class === 'intact' ? `; ${product} adds it back from ${HISTORY_ITEM} at its next start` : `; ${product} adds tasks back only from an intact ${HISTORY_ITEM}, and this folder ${lacks}, so the task stays hidden${rebuild}`) : `; ${product}'s "Reconstruct Task History" command (command palette) rebuilds the whole list from the task folders, backing the old one up to state/taskHistory.backup.<ms>.json; the entries it writes keep no favourite, truncation range or model, and get a new ulid`
     findings.push(finding('not-in-index', idx.file, `${idx.file} (${idx.entries ?? 0} ${idx.entries === 1 ? 'entry' : 'entries'}) does not list this task, so ${product} does not show it${heals}`))
@@ -342,7 +344,7 @@ function fileBytes(snapshot: ChatDirSnapshot): Map<string, Buffer> {
  * The `history_item.json` a repair writes for a Roo Code task the extension does not list (its index lacks it
  * and its own `history_item.json` is missing or damaged), rebuilt from the task's files; null when none is due.
  */
-export function historyItemRepair(snapshot: ChatDirSnapshot): ReturnType<typeof rebuildHistoryItem> | null {
+function historyItemRepair(snapshot: ChatDirSnapshot): ReturnType<typeof rebuildHistoryItem> | null {
   const facts = factsOf(snapshot)
   if (facts.variant !== 'roo' || facts.index === null || facts.index.state === 'listed') return null
   const hi = snapshot.files.find((f) => f.name === HISTORY_ITEM && f.kind === 'file')
@@ -360,7 +362,7 @@ export function historyItemRepair(snapshot: ChatDirSnapshot): ReturnType<typeof 
  */
 function planTask(chat: ScannedChat, opts: PlanOptions): ChatPlan {
   const plan = planGenerations(chat, opts, TASKS)
-  const item = historyItemRepair(chat.snapshot)
+  const item = chat.report.status === 'repairable' ? historyItemRepair(chat.snapshot) : null
   if (plan.problem || plan.refusal || item === null || !('data' in item)) return plan
   const hi = chat.report.generations.find((g) => g.file === HISTORY_ITEM)
   const entry = chat.snapshot.files.find((f) => f.name === HISTORY_ITEM && f.kind === 'file')
