@@ -503,6 +503,13 @@ test('B38 Roo Code: tasks/_index.json lists only one of three intact task folder
     assert.equal(runCli(['undo', rep.report.repairId!], {env: {HOME: h}}).status, 0)
     assert.ok(!existsSync(path.join(written[2].dir, 'history_item.json')), 'undo removes the rebuilt file')
     assert.deepEqual(rooListing(storage), [ts[0].id, ts[1].id].sort())
+    // A task the index lists without its history_item.json: shown, but only through the cache (info, nothing written).
+    rmSync(path.join(written[0].dir, 'history_item.json'))
+    assert.deepEqual(rooListing(storage), [ts[0].id, ts[1].id].sort())
+    const a = byId(await scan([storage], h), ts[0].id)
+    assert.equal(a.status, 'healthy')
+    assert.equal(a.findings.find((x) => x.id === 'index-only')?.severity, 'info')
+    assert.ok(!ids(a).includes('not-in-index'))
   } finally {
     cleanup(h)
   }

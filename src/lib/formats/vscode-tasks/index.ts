@@ -314,6 +314,8 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
     const next = variant === 'cline' ? `; at its next start ${product} offers to reconstruct it from the task folders, and declining wipes its list` : `; ${product} rebuilds it from each task's ${HISTORY_ITEM} at its next start`
     findings.push(finding('index-unreadable', idx.file, `${idx.file} is ${idx.class}${idx.reasons && idx.reasons.length > 0 ? ` (${idx.reasons.join(', ')})` : ''}${next}`))
     if (rooHidden) findings.push(finding('not-in-index', HISTORY_ITEM, `this task folder ${lacks}, so the rebuilt index leaves it out and ${product} does not show it${rebuild}`))
+  } else if (idx?.state === 'listed' && variant === 'roo' && hi?.class !== 'intact') {
+    findings.push(finding('index-only', HISTORY_ITEM, `${product} lists this task only through ${idx.file}: the folder ${lacks}, so an index that is reset, lost or rebuilt would leave the task out (${product} writes the file again at its next save of the task)`))
   } else if (idx?.state === 'absent' && rooHidden) {
     findings.push(finding('not-in-index', HISTORY_ITEM, `${idx.file} is missing (${product} rebuilds it from each task's ${HISTORY_ITEM} at its next start) and this task folder ${lacks}, so ${product} does not show it${rebuild}`))
   }
