@@ -432,6 +432,11 @@ export interface AgentHook {
   /** Whether the text holds chatdoctor's hook, and what it is, in words (for `guard status`). */
   status(current: string | null): {installed: boolean; detail: string}
   /**
+   * What the user must know for the hook to run, given the settings file's text after install (a switch of the
+   * agent's that is off, a release that needs one turned on): said by `guard install`, never acted on.
+   */
+  notes?(current: string | null): string[]
+  /**
    * The chat a hook invocation names. May read directory listings (to find a session by its id); never writes,
    * never throws. `ignore`: an event that is not one to snapshot on (said in words, logged).
    */

@@ -41,8 +41,8 @@ export interface GuardOptions {
 
 /** What guard did (paths with the home as `~`). */
 export type GuardResult =
-  | {kind: 'installed'; agent: string; file: string; evidence: string | null; created: boolean}
-  | {kind: 'already'; agent: string; file: string}
+  | {kind: 'installed'; agent: string; file: string; evidence: string | null; created: boolean; notes: string[]}
+  | {kind: 'already'; agent: string; file: string; notes: string[]}
   | {kind: 'uninstalled'; agent: string; file: string; evidence: string | null; how: 'restored' | 'removed-file' | 'edited'}
   | {kind: 'absent'; agent: string; file: string}
   | {kind: 'timer'; agent: string; why: string; text: string}
@@ -170,7 +170,7 @@ export async function guardInstall(agent: string, opts: GuardOptions): Promise<G
   if ('error' in cur) return {kind: 'error', agent: a.name, message: cur.error}
   const r = hook.install(cur.text, opts.command ?? hookCommand(a.name))
   if ('error' in r) return {kind: 'error', agent: a.name, message: `${shown}: ${r.error}`}
-  if ('already' in r) return {kind: 'already', agent: a.name, file: shown}
+  if ('already' in r) return {kind: 'already', agent: a.name, file: shown, notes: hook.notes?.(cur.text) ?? []}
   try {
     const evidence = cur.text !== null ? await keepEvidence(opts.fs, state, a.name, file, cur.text, now) : null
     await mkdirs(opts.fs, path.dirname(file))
@@ -178,7 +178,7 @@ export async function guardInstall(agent: string, opts: GuardOptions): Promise<G
     const record: GuardRecord = {file, installedSha256: sha256Hex(Buffer.from(r.text, 'utf8')), previous: cur.text !== null && evidence ? {sha256: sha256Hex(Buffer.from(cur.text, 'utf8')), evidence} : null, time: now.toISOString()}
     await mkdirs(opts.fs, guardDir(state))
     await durableWrite(opts.fs, recordFile(state, a.name), Buffer.from(JSON.stringify(record, null, 2) + '\n'), {tag: 'guard', mode: 0o600})
-    return {kind: 'installed', agent: a.name, file: shown, evidence: evidence ? tildify(evidence, opts.home) : null, created: cur.text === null}
+    return {kind: 'installed', agent: a.name, file: shown, evidence: evidence ? tildify(evidence, opts.home) : null, created: cur.text === null, notes: hook.notes?.(r.text) ?? []}
   } catch (e) {
     return {kind: 'error', agent: a.name, message: problem(e, `writing ${shown}`)}
   }
