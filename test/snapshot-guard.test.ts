@@ -263,7 +263,7 @@ test('Codebuff has no hook: guard install prints a systemd user unit and a cron 
     assert.deepEqual(readdirSync(path.join(home, '.config')), [], 'nothing installed')
     const s = cli(['guard', 'status', '--json'], env)
     const agents = JSON.parse(s.stdout).agents as Array<{agent: string; installed: boolean; file: string | null}>
-    assert.deepEqual(agents.map((a) => a.agent).sort(), ['claude-code', 'codebuff', 'codex', 'opencode'])
+    assert.deepEqual(agents.map((a) => a.agent).sort(), ['claude-code', 'codebuff', 'codex', 'gemini-cli', 'opencode'])
     assert.ok(agents.every((a) => !a.installed))
     assert.equal(agents.find((a) => a.agent === 'codebuff')!.file, null)
     // -q: the timer text alone; guard status -q lists only installed hooks (none), -v names each agent's documentation.
@@ -273,6 +273,111 @@ test('Codebuff has no hook: guard install prints a systemd user unit and a cron 
     assert.equal(q.stdout.includes('installs nothing'), false)
     assert.equal(cli(['guard', 'status', '-q'], env).stdout.trim(), '')
     assert.match(cli(['guard', 'status', '-v'], env).stdout, /^ {2}documented in https:\/\/code\.claude\.com\/docs\/en\/hooks/m)
+  } finally {
+    cleanup(home)
+  }
+})
+
+/** Gemini CLI's `hooks` in settings.json, as its hooks reference documents them (google-gemini/gemini-cli docs/hooks/reference.md). */
+const GEMINI_HOOKS_SCHEMA = {
+  type: 'object',
+  properties: {
+    hooks: {
+      type: 'object',
+      propertyNames: {enum: ['BeforeTool', 'AfterTool', 'BeforeAgent', 'AfterAgent', 'BeforeModel', 'BeforeToolSelection', 'AfterModel', 'SessionStart', 'SessionEnd', 'Notification', 'PreCompress']},
+      additionalProperties: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['hooks'],
+          additionalProperties: false,
+          properties: {
+            matcher: {type: 'string'},
+            sequential: {type: 'boolean'},
+            hooks: {
+              type: 'array',
+              minItems: 1,
+              items: {type: 'object', required: ['type', 'command'], additionalProperties: false, properties: {type: {const: 'command'}, command: {type: 'string', minLength: 1}, name: {type: 'string'}, description: {type: 'string'}, timeout: {type: 'number', exclusiveMinimum: 0}}},
+            },
+          },
+        },
+      },
+    },
+  },
+}
+
+/** The hook log's lines (`$XDG_STATE_HOME/chatdoctor/snapshot-hook.log`). */
+function hookLog(env: NodeJS.ProcessEnv): Array<{status: string; message: string}> {
+  const f = path.join(env.XDG_STATE_HOME!, 'chatdoctor', 'snapshot-hook.log')
+  return existsSync(f) ? readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []
+}
+
+test('Gemini CLI: guard install writes AfterAgent and PreCompress hooks, hostile input logs one line and stores nothing, the AfterAgent hook stores an encrypted snapshot, repair restores the zero-filled session from it byte for byte, uninstall leaves settings.json as it was', async () => {
+  const {home, env} = fakeHome()
+  try {
+    copyWritable(path.join(REALDATA, 'gemini-cli', '0.61.0', 'home', '.gemini'), path.join(home, '.gemini'))
+    const settings = path.join(home, '.gemini', 'settings.json')
+    const before = readFileSync(settings, 'utf8')
+    const install = cli(['guard', 'install', 'gemini-cli'], env)
+    assert.equal(install.status, 0, install.stderr)
+    assert.match(install.stdout, /since 0\.26/, 'it says what older releases need instead of changing a switch')
+    const cfg = JSON.parse(readFileSync(settings, 'utf8')) as {hooks: Record<string, Array<{hooks: Array<{command: string; timeout: number; name: string}>}>>; hooksConfig?: unknown; tools?: unknown}
+    const validate = new Ajv2020({strict: true}).compile(GEMINI_HOOKS_SCHEMA)
+    assert.ok(validate(cfg), JSON.stringify(validate.errors))
+    assert.equal(cfg.hooksConfig, undefined, 'no switch of the user flipped')
+    assert.equal(cfg.tools, undefined)
+    const ours = cfg.hooks.AfterAgent[0].hooks[0]
+    assert.match(ours.command, / snapshot --hook gemini-cli$/)
+    assert.ok(ours.timeout >= 1000, 'the timeout is in milliseconds')
+    assert.equal(cfg.hooks.PreCompress[0].hooks[0].command, ours.command)
+    assert.ok(readFileSync(settings, 'utf8').startsWith(before.trimEnd().slice(0, -2)), "every byte of the user's part kept")
+    assert.match(cli(['guard', 'install', 'gemini-cli'], env).stdout, /already/)
+    const status = JSON.parse(cli(['guard', 'status', 'gemini-cli', '--json'], env).stdout).agents[0] as {installed: boolean}
+    assert.equal(status.installed, true)
+
+    const chats = path.join(home, '.gemini', 'tmp', 'demo-app', 'chats')
+    const session = path.join(chats, 'session-2026-12-01T09-42-6e65aa12.jsonl')
+    const original = readFileSync(session)
+    const run = (input: string) => spawnSync('/bin/sh', ['-c', ours.command], {input, env: agentEnv(env), encoding: 'utf8'})
+    // Hostile input: not JSON; a transcript outside Gemini CLI's folder. Exit 0, nothing printed, one line each.
+    const outside = path.join(home, 'elsewhere.jsonl')
+    writeFileSync(outside, original)
+    for (const input of ['not json', JSON.stringify({session_id: 'x', transcript_path: outside, hook_event_name: 'AfterAgent'})]) {
+      const r = run(input)
+      assert.equal(r.status, 0)
+      assert.equal(r.stdout + r.stderr, '', 'nothing on stdout or stderr (Gemini CLI would parse it)')
+    }
+    const lines = hookLog(env)
+    assert.equal(lines.length, 2)
+    assert.match(lines[0].message, /not JSON/)
+    assert.match(lines[1].message, /outside Gemini CLI's sessions folder/)
+    assert.deepEqual(storeFiles(env), [], 'nothing stored')
+
+    // AfterAgent as Gemini CLI runs it: a shell command, the hook input as JSON on stdin.
+    const input = {session_id: '6e65aa12-18d1-407e-a443-edb605205841', transcript_path: session, cwd: path.join(home, 'demo-app'), hook_event_name: 'AfterAgent', timestamp: '2026-12-01T09:42:11.000Z', prompt: 'Summarise the store in one sentence.', prompt_response: 'TodoStore keeps an in-memory list.', stop_hook_active: false}
+    const r = run(JSON.stringify(input))
+    assert.equal(r.status, 0, r.stderr)
+    assert.equal(r.stdout, '')
+    const snaps = storeFiles(env)
+    assert.equal(snaps.length, 1, 'one snapshot stored')
+    const stored = readFileSync(snaps[0])
+    assert.equal(stored.includes(Buffer.from('Add a remove(id) method to TodoStore.')), false, 'the prompt text is not in the snapshot file')
+    assert.equal(stored.includes(original.subarray(0, 120)), false)
+
+    // Damage beyond what is on disk: Gemini CLI keeps one file per session, now zero-filled.
+    writeFileSync(session, Buffer.alloc(original.length))
+    const chat = scanJson([session], env).chats[0]
+    assert.equal(chat.status, 'repairable')
+    assert.match(chat.winner ?? '', /^snapshot:\d{4}-/)
+    assert.ok(chat.generations.some((g) => g.role === 'snapshot' && g.file === chat.winner))
+    const repair = cli(['repair', '--yes', session], env)
+    assert.equal(repair.status, 1, repair.stderr + repair.stdout)
+    assert.equal(sha256(readFileSync(session)), sha256(original), 'restored byte for byte')
+    assert.equal(scanJson([session], env).chats[0].status, 'healthy')
+
+    const uninstall = cli(['guard', 'uninstall', 'gemini-cli'], env)
+    assert.equal(uninstall.status, 0, uninstall.stderr)
+    assert.equal(readFileSync(settings, 'utf8'), before, 'settings.json is byte-identical to before the install')
   } finally {
     cleanup(home)
   }
