@@ -243,7 +243,10 @@ test("OpenCode: guard install writes a plugin that OpenCode's loader accepts, it
 
     const uninstall = cli(['guard', 'uninstall', 'opencode'], env)
     assert.equal(uninstall.status, 0, uninstall.stderr)
-    assert.equal(existsSync(plugin), false, 'the plugin file is gone: the folder is as it was')
+    assert.equal(existsSync(plugin), false, 'the plugin file is gone')
+    assert.equal(existsSync(path.dirname(plugin)), false, 'the plugins folder guard made is gone with it')
+    assert.equal(existsSync(path.join(env.XDG_CONFIG_HOME!, 'opencode')), false, 'and the opencode folder it made: the config folder is as it was')
+    assert.ok(existsSync(path.join(env.XDG_CONFIG_HOME!, 'chatdoctor', 'snapshot.key')), 'a folder guard did not make stays')
   } finally {
     for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k]
     Object.assign(process.env, saved)
