@@ -15,6 +15,7 @@ import {pathToFileURL} from 'node:url'
 import {Ajv2020} from 'ajv/dist/2020.js'
 import {parse as parseToml} from 'smol-toml'
 import {REALDATA, cleanup, copyWritable, inheritedEnv, runCli, sha256, tempDir} from './helpers/fixtures.js'
+import {buildTask, realTurns, storageDir, taskId, writeStore} from './helpers/vscode-tasks.js'
 
 /** A fake home and the environment that points every agent and chatdoctor into it. */
 function fakeHome(): {home: string; env: NodeJS.ProcessEnv} {
@@ -266,7 +267,7 @@ test('Codebuff has no hook: guard install prints a systemd user unit and a cron 
     assert.deepEqual(readdirSync(path.join(home, '.config')), [], 'nothing installed')
     const s = cli(['guard', 'status', '--json'], env)
     const agents = JSON.parse(s.stdout).agents as Array<{agent: string; installed: boolean; file: string | null}>
-    assert.deepEqual(agents.map((a) => a.agent).sort(), ['claude-code', 'codebuff', 'codex', 'gemini-cli', 'opencode'])
+    assert.deepEqual(agents.map((a) => a.agent).sort(), ['claude-code', 'cline', 'codebuff', 'codex', 'gemini-cli', 'opencode', 'vscode-tasks'])
     assert.ok(agents.every((a) => !a.installed))
     assert.equal(agents.find((a) => a.agent === 'codebuff')!.file, null)
     // -q: the timer text alone; guard status -q lists only installed hooks (none), -v names each agent's documentation.
@@ -381,6 +382,82 @@ test('Gemini CLI: guard install writes AfterAgent and PreCompress hooks, hostile
     const uninstall = cli(['guard', 'uninstall', 'gemini-cli'], env)
     assert.equal(uninstall.status, 0, uninstall.stderr)
     assert.equal(readFileSync(settings, 'utf8'), before, 'settings.json is byte-identical to before the install')
+  } finally {
+    cleanup(home)
+  }
+})
+
+test('Cline CLI: guard install writes a TaskComplete file hook that Cline runs with sh, hostile input logs one line, the agent_end call stores a snapshot, repair restores the torn conversation from it byte for byte, uninstall removes the file and the folder it made', async () => {
+  const {home, env} = fakeHome()
+  try {
+    copyWritable(path.join(REALDATA, 'cline', '3.0.65', 'home', '.cline'), path.join(home, '.cline'))
+    const install = cli(['guard', 'install', 'cline'], env)
+    assert.equal(install.status, 0, install.stderr)
+    const hook = path.join(home, '.cline', 'hooks', 'TaskComplete.sh')
+    const script = readFileSync(hook, 'utf8')
+    // Cline's rules (sdk hook-file-config.ts, hook-file-hooks.ts): named after the event with a script extension, interpreter from the shebang.
+    assert.match(path.basename(hook), /^TaskComplete\.(sh|bash|js|mjs|cjs|py)$/)
+    assert.ok(script.startsWith('#!/bin/sh\n'))
+    assert.match(script, /\nexec .* snapshot --hook cline\n$/)
+
+    const id = '1796118198748_i47ig'
+    const conversation = path.join(home, '.cline', 'data', 'sessions', id, `${id}.messages.json`)
+    const original = readFileSync(conversation)
+    const payload = (taskId: string) => JSON.stringify({clineVersion: '3.0.65', hookName: 'agent_end', timestamp: '2026-12-01T09:43:47.100Z', taskId, sessionContext: {rootSessionId: taskId}, workspaceRoots: [path.join(home, 'demo-app')], userId: 'dev', agent_id: 'lead', parent_agent_id: null, taskComplete: {taskMetadata: {}}})
+    // As Cline runs it: `sh <file>`, the payload on stdin.
+    const run = (input: string) => spawnSync('sh', [hook], {input, env: agentEnv(env), encoding: 'utf8'})
+    for (const input of ['{"hookName":', payload('../../../etc')]) {
+      const r = run(input)
+      assert.equal(r.status, 0)
+      assert.equal(r.stdout, '')
+    }
+    assert.equal(hookLog(env).length, 2, 'one log line each')
+    assert.deepEqual(storeFiles(env), [])
+    const r = run(payload(id))
+    assert.equal(r.status, 0, r.stderr)
+    const snaps = storeFiles(env)
+    assert.equal(snaps.length, 1, 'one snapshot stored')
+    assert.equal(readFileSync(snaps[0]).includes(Buffer.from('List the files in this project.')), false, 'the prompt text is not in the snapshot file')
+
+    // Cline rewrites the file in place with no copy: torn mid-message, its own reader gets an empty conversation.
+    writeFileSync(conversation, original.subarray(0, Math.floor(original.length / 3)))
+    const chat = scanJson([path.join(home, '.cline', 'data')], env).chats.find((c) => c.path.includes(id))!
+    assert.equal(chat.status, 'repairable')
+    assert.match(chat.winner ?? '', /^snapshot:/)
+    const repair = cli(['repair', '--yes', path.dirname(conversation)], env)
+    assert.equal(repair.status, 1, repair.stderr + repair.stdout)
+    assert.equal(sha256(readFileSync(conversation)), sha256(original), 'restored byte for byte')
+
+    const uninstall = cli(['guard', 'uninstall', 'cline'], env)
+    assert.equal(uninstall.status, 0, uninstall.stderr)
+    assert.equal(existsSync(path.dirname(hook)), false, 'the hooks folder guard made is gone')
+    assert.ok(existsSync(path.join(home, '.cline', 'data')))
+  } finally {
+    cleanup(home)
+  }
+})
+
+test('Roo Code, Kilo Code and Cline 3.x task folders have no hook: guard install prints a timer over their storage folders; a snapshot of a task restores its zero-filled model context byte for byte', async () => {
+  const {home, env} = fakeHome()
+  try {
+    const timer = cli(['guard', 'install', 'vscode-tasks'], env)
+    assert.equal(timer.status, 0, timer.stderr)
+    assert.match(timer.stdout, /run no program of the user's after a turn/)
+    assert.match(timer.stdout, /^\*\/10 \* \* \* \* .* snapshot --quiet /m)
+    const storage = storageDir(home, 'roo')
+    const [t] = writeStore(storage, 'roo', [buildTask('roo', taskId('roo', 0), realTurns('A'))])
+    const api = path.join(t.dir, 'api_conversation_history.json')
+    const original = readFileSync(api)
+    const snap = cli(['snapshot', '--json', t.dir], env)
+    assert.equal(snap.status, 0, snap.stderr + snap.stdout)
+    assert.equal(storeFiles(env).length, 1)
+    writeFileSync(api, Buffer.alloc(original.length))
+    const chat = scanJson([t.dir], env).chats[0]
+    assert.equal(chat.status, 'repairable')
+    assert.match(chat.winner ?? '', /^snapshot:/)
+    const repair = cli(['repair', '--yes', t.dir], env)
+    assert.equal(repair.status, 1, repair.stderr + repair.stdout)
+    assert.equal(sha256(readFileSync(api)), sha256(original), 'restored byte for byte')
   } finally {
     cleanup(home)
   }

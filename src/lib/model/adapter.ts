@@ -391,6 +391,8 @@ export interface SnapshotSupport {
   readonly hook?: AgentHook
   /** Why the agent has no hook (a sentence), when it has none: `guard install` then prints a user-level timer. */
   readonly noHook?: string
+  /** The folders the printed timer snapshots (default: the adapter's `defaultRoots`). */
+  timerRoots?(home: string, env: NodeJS.ProcessEnv): string[]
 }
 
 /** The command a hook runs: as an argument vector, and as one shell command line. */

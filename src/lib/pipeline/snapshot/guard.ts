@@ -158,7 +158,7 @@ async function keepEvidence(fs: FileSystem, state: string, agent: string, file: 
 
 /** The user-level timer an agent without a hook gets printed (a systemd user unit, or a cron line). */
 export function timerText(adapter: FormatAdapter, home: string, env: NodeJS.ProcessEnv, runJs = RUN_JS, node = process.execPath): string {
-  const roots = adapter.defaultRoots(home, env)
+  const roots = adapter.snapshot?.timerRoots?.(home, env) ?? adapter.defaultRoots(home, env)
   const cmd = [node, runJs, 'snapshot', '--quiet', ...roots].map(shellWord).join(' ')
   return [
     `# ~/.config/systemd/user/chatdoctor-snapshot-${adapter.name}.service`,
