@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 import {pathToFileURL} from 'node:url'
@@ -458,6 +458,71 @@ test('Roo Code, Kilo Code and Cline 3.x task folders have no hook: guard install
     const repair = cli(['repair', '--yes', t.dir], env)
     assert.equal(repair.status, 1, repair.stderr + repair.stdout)
     assert.equal(sha256(readFileSync(api)), sha256(original), 'restored byte for byte')
+  } finally {
+    cleanup(home)
+  }
+})
+
+test('OpenCode session gone from the store altogether: repair writes its snapshot as an opencode export document and runs opencode import on it in the session\'s directory (a fake opencode on PATH); without opencode on PATH it prints the command; a failing import is reported with the command', async () => {
+  const {home, env} = fakeHome()
+  try {
+    const data = path.join(env.XDG_DATA_HOME!, 'opencode')
+    copyWritable(path.join(REALDATA, 'opencode', '1.1.65', 'data', 'opencode'), data)
+    const sid = 'ses_dd6249cf0ffevk8ay20nf1cCNR'
+    const storage = path.join(data, 'storage')
+    const files = (dir: string): string[] => readdirSync(dir, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]))
+    const sessionFile = files(path.join(storage, 'session')).find((f) => f.endsWith(`${sid}.json`))!
+    // The session's working folder, moved into the fake home (by code, on the copy): OpenCode files an import under it.
+    const project = path.join(home, 'demo-app')
+    mkdirSync(project)
+    const info = JSON.parse(readFileSync(sessionFile, 'utf8')) as Record<string, unknown>
+    writeFileSync(sessionFile, JSON.stringify({...info, directory: project}, null, 2))
+    const snap = cli(['snapshot', data], env)
+    assert.equal(snap.status, 0, snap.stderr + snap.stdout)
+    // What `opencode export` prints for the session, as this store holds it.
+    const exported = JSON.parse(cli(['bundle', '--session', sid, '-o', path.join(home, 'export.json'), data], env).status === 0 ? readFileSync(path.join(home, 'export.json'), 'utf8') : 'null')
+    assert.ok(exported?.info?.id === sid, 'the export of the healthy session')
+    // Gone altogether: the session file, its message files and their part files.
+    for (const m of readdirSync(path.join(storage, 'message', sid))) rmSync(path.join(storage, 'part', m.replace(/\.json$/, '')), {recursive: true, force: true})
+    rmSync(path.join(storage, 'message', sid), {recursive: true})
+    rmSync(sessionFile)
+    assert.equal(files(storage).some((f) => f.includes(sid) || readFileSync(f, 'utf8').includes(sid)), false, 'nothing of the session is left')
+    const chat = scanJson([data], env).chats.find((c) => c.path.includes(sid))!
+    assert.equal(chat.status, 'repairable')
+    assert.match(chat.winner ?? '', /^snapshot:/)
+
+    // No opencode on PATH: the document is written and the command printed.
+    const bare = {...env, PATH: '/nonexistent'}
+    const noCmd = runCli(['repair', '--yes', '--json', data], {env: {...agentEnv(env), PATH: bare.PATH}})
+    const r0 = (JSON.parse(noCmd.stdout).chats as Array<{path: string; repair: {outcome: string; message: string}}>).find((c) => c.path.includes(sid))!.repair
+    assert.equal(r0.outcome, 'manual')
+    const doc = /written to (\S+);/.exec(r0.message)![1]
+    assert.match(r0.message, new RegExp(`cd ${project.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} && opencode import `))
+    assert.deepEqual(JSON.parse(readFileSync(doc, 'utf8')), exported, 'the document is what opencode export prints')
+
+    // A fake opencode that records its argv and working folder and reads the file.
+    const bin = path.join(home, 'bin')
+    mkdirSync(bin)
+    const log = path.join(home, 'opencode-argv.json')
+    writeFileSync(path.join(bin, 'opencode'), `#!${process.execPath}\nconst fs = require('fs')\nconst doc = JSON.parse(fs.readFileSync(process.argv[3], 'utf8'))\nfs.writeFileSync(${JSON.stringify(log)}, JSON.stringify({argv: process.argv.slice(2), cwd: process.cwd(), id: doc.info.id, messages: doc.messages.length}))\nconsole.log('Imported session: ' + doc.info.id)\n`, {mode: 0o755})
+    const withCmd = runCli(['repair', '--yes', '--json', data], {env: {...agentEnv(env), PATH: `${bin}${path.delimiter}${process.env.PATH}`}})
+    const r1 = (JSON.parse(withCmd.stdout).chats as Array<{path: string; repair: {outcome: string; message: string}}>).find((c) => c.path.includes(sid))!.repair
+    assert.equal(r1.outcome, 'repaired', r1.message)
+    const seen = JSON.parse(readFileSync(log, 'utf8')) as {argv: string[]; cwd: string; id: string; messages: number}
+    assert.equal(seen.argv[0], 'import')
+    assert.equal(seen.cwd, project, "run in the session's directory")
+    assert.equal(seen.id, sid)
+    assert.equal(seen.messages, exported.messages.length)
+    assert.match(r1.message, /Imported session/)
+
+    // An import that fails: reported with the command, nothing written into the store by chatdoctor.
+    writeFileSync(path.join(bin, 'opencode'), '#!/bin/sh\necho "database is locked" >&2\nexit 3\n', {mode: 0o755})
+    const before = files(storage).sort()
+    const failing = runCli(['repair', '--yes', '--json', data], {env: {...agentEnv(env), PATH: `${bin}${path.delimiter}${process.env.PATH}`}})
+    const r2 = (JSON.parse(failing.stdout).chats as Array<{path: string; repair: {outcome: string; message: string}}>).find((c) => c.path.includes(sid))!.repair
+    assert.equal(r2.outcome, 'failed')
+    assert.match(r2.message, /exited with status 3 \(database is locked\).*opencode import /)
+    assert.deepEqual(files(storage).sort(), before, 'the store is as it was')
   } finally {
     cleanup(home)
   }
