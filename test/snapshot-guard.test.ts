@@ -527,3 +527,18 @@ test('OpenCode session gone from the store altogether: repair writes its snapsho
     cleanup(home)
   }
 })
+
+test('snapshot --help and guard install --help are wrapped once when piped: no short line inside a paragraph of the description', () => {
+  for (const args of [['snapshot', '--help'], ['guard', 'install', '--help'], ['guard', 'status', '--help'], ['guard', 'uninstall', '--help']]) {
+    const r = runCli(args)
+    assert.equal(r.status, 0, r.stderr)
+    const description = r.stdout.split('\nDESCRIPTION\n')[1]?.split('\nEXAMPLES\n')[0]
+    assert.ok(description, `${args.join(' ')} has a description`)
+    for (const para of description.split(/\n\s*\n/)) {
+      const lines = para.split('\n').filter((l) => l.trim() !== '')
+      assert.ok(lines.every((l) => l.length <= 80), `${args.join(' ')}: a line over 80 columns:\n${para}`)
+      // Text pre-wrapped at a wider width and wrapped again at 80 leaves short lines in the middle of a paragraph.
+      assert.ok(lines.slice(0, -1).every((l) => l.length >= 50), `${args.join(' ')}: wrapped twice:\n${para}`)
+    }
+  }
+})
