@@ -56,6 +56,24 @@ function scanJson(paths: string[], env: NodeJS.ProcessEnv): {chats: Array<{path:
   return JSON.parse(r.stdout)
 }
 
+/**
+ * Zero-fills `file` (damage beyond what is on disk: the agent keeps no other copy), then checks that a scan of
+ * `at` names a stored snapshot the winner, that repair restores the file byte for byte, and that the chat is
+ * healthy again.
+ */
+function restoresZeroFilled(file: string, at: string, env: NodeJS.ProcessEnv): void {
+  const original = readFileSync(file)
+  writeFileSync(file, Buffer.alloc(original.length))
+  const chat = scanJson([at], env).chats.find((c) => c.winner?.startsWith('snapshot:')) ?? scanJson([at], env).chats[0]
+  assert.equal(chat.status, 'repairable')
+  assert.match(chat.winner ?? '', /^snapshot:\d{4}-\d\d-\d\dT/)
+  assert.ok(chat.generations.some((g) => g.role === 'snapshot' && g.file === chat.winner))
+  const repair = cli(['repair', '--yes', at], env)
+  assert.equal(repair.status, 1, repair.stderr + repair.stdout)
+  assert.equal(sha256(readFileSync(file)), sha256(original), 'restored byte for byte')
+  assert.equal(scanJson([at], env).chats[0].status, 'healthy')
+}
+
 /** A prompt the user wrote, from a Claude Code log (for "not in the snapshot file"). */
 function firstClaudePrompt(log: Buffer): string {
   for (const line of log.toString('utf8').split('\n')) {
@@ -129,16 +147,7 @@ test('Claude Code: guard install writes Stop and PreCompact hooks, the Stop hook
     assert.equal(statSync(path.join(env.XDG_CONFIG_HOME!, 'chatdoctor', 'snapshot.key')).mode & 0o777, 0o600)
 
     // Damage beyond what is on disk: Claude Code keeps one log, now zero-filled.
-    writeFileSync(log, Buffer.alloc(original.length))
-    const scan = scanJson([log], env)
-    const chat = scan.chats[0]
-    assert.equal(chat.status, 'repairable')
-    assert.match(chat.winner ?? '', /^snapshot:\d{4}-\d\d-\d\dT/)
-    assert.ok(chat.generations.some((g) => g.role === 'snapshot' && g.file === chat.winner))
-    const repair = cli(['repair', '--yes', log], env)
-    assert.equal(repair.status, 1, repair.stderr + repair.stdout)
-    assert.equal(sha256(readFileSync(log)), sha256(original), 'restored byte for byte')
-    assert.equal(scanJson([log], env).chats[0].status, 'healthy')
+    restoresZeroFilled(log, log, env)
 
     const uninstall = cli(['guard', 'uninstall', 'claude-code'], env)
     assert.equal(uninstall.status, 0, uninstall.stderr)
@@ -369,15 +378,7 @@ test('Gemini CLI: guard install writes AfterAgent and PreCompress hooks, hostile
     assert.equal(stored.includes(original.subarray(0, 120)), false)
 
     // Damage beyond what is on disk: Gemini CLI keeps one file per session, now zero-filled.
-    writeFileSync(session, Buffer.alloc(original.length))
-    const chat = scanJson([session], env).chats[0]
-    assert.equal(chat.status, 'repairable')
-    assert.match(chat.winner ?? '', /^snapshot:\d{4}-/)
-    assert.ok(chat.generations.some((g) => g.role === 'snapshot' && g.file === chat.winner))
-    const repair = cli(['repair', '--yes', session], env)
-    assert.equal(repair.status, 1, repair.stderr + repair.stdout)
-    assert.equal(sha256(readFileSync(session)), sha256(original), 'restored byte for byte')
-    assert.equal(scanJson([session], env).chats[0].status, 'healthy')
+    restoresZeroFilled(session, session, env)
 
     const uninstall = cli(['guard', 'uninstall', 'gemini-cli'], env)
     assert.equal(uninstall.status, 0, uninstall.stderr)
@@ -446,18 +447,10 @@ test('Roo Code, Kilo Code and Cline 3.x task folders have no hook: guard install
     assert.match(timer.stdout, /^\*\/10 \* \* \* \* .* snapshot --quiet /m)
     const storage = storageDir(home, 'roo')
     const [t] = writeStore(storage, 'roo', [buildTask('roo', taskId('roo', 0), realTurns('A'))])
-    const api = path.join(t.dir, 'api_conversation_history.json')
-    const original = readFileSync(api)
     const snap = cli(['snapshot', '--json', t.dir], env)
     assert.equal(snap.status, 0, snap.stderr + snap.stdout)
     assert.equal(storeFiles(env).length, 1)
-    writeFileSync(api, Buffer.alloc(original.length))
-    const chat = scanJson([t.dir], env).chats[0]
-    assert.equal(chat.status, 'repairable')
-    assert.match(chat.winner ?? '', /^snapshot:/)
-    const repair = cli(['repair', '--yes', t.dir], env)
-    assert.equal(repair.status, 1, repair.stderr + repair.stdout)
-    assert.equal(sha256(readFileSync(api)), sha256(original), 'restored byte for byte')
+    restoresZeroFilled(path.join(t.dir, 'api_conversation_history.json'), t.dir, env)
   } finally {
     cleanup(home)
   }

@@ -17,6 +17,7 @@
 import {realpathSync, statSync} from 'node:fs'
 import path from 'node:path'
 import type {AgentHook, HookCommand, HookInput, HookTarget} from '../../model/adapter.js'
+import {ownedFileHook} from '../owned-file-hook/index.js'
 import {clineDir, sessionsDir} from './layout.js'
 
 export const HOOK_FILE = 'TaskComplete.sh'
@@ -41,20 +42,7 @@ export const clineHook: AgentHook = {
   settleMs: 3000,
   stdin: true,
   configFile: (home, env) => path.join(clineDir(home, env), 'hooks', HOOK_FILE),
-  install(current, cmd) {
-    const text = hookScript(cmd)
-    if (current === null) return {text}
-    if (!isOurs(current)) return {error: `${HOOK_FILE} exists and is not chatdoctor's; move it away (or add \`${cmd.shell}\` to it yourself) and run chatdoctor guard install cline again`}
-    return current === text ? {already: true} : {text}
-  },
-  uninstall(current) {
-    if (!isOurs(current)) return {error: `${HOOK_FILE} is not chatdoctor's; left as it is`}
-    return {text: null}
-  },
-  status(current) {
-    if (current === null) return {installed: false, detail: 'no hook file'}
-    return isOurs(current) ? {installed: true, detail: 'file hook on TaskComplete'} : {installed: false, detail: `${HOOK_FILE} is another program's`}
-  },
+  ...ownedFileHook({file: HOOK_FILE, agent: 'cline', text: hookScript, isOurs, installed: 'file hook on TaskComplete', absent: 'no hook file', otherwise: (cmd) => `or add \`${cmd.shell}\` to it yourself`}),
   parseInput: parseClineHookInput,
 }
 
