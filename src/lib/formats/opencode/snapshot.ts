@@ -15,7 +15,7 @@ import type {ChatPlan, ChatUnit, FileEntry, PlannedAction, ScannedChat, WatchedF
 import type {ChatReport, Generation, RankEntry, SessionContext} from '../../model/report.js'
 import {decodeFiles, encodeFiles, type SnapshotCandidate, type SnapshotCaps, type SnapshotCapture} from '../../model/snapshot.js'
 import {SESSION_ID, missingSessionFile, treeFileOf} from './layout.js'
-import {exportFromFiles, type TreeExport} from './export.js'
+import {exportFromFiles, type TreeExport} from './export-doc.js'
 import {finding} from './findings.js'
 import {measureSession} from '../opencode-family/measure.js'
 import {planTreeRepair} from './plan.js'
