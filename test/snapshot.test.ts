@@ -15,6 +15,8 @@ import {codexDialect} from '../src/lib/formats/codex/session.js'
 import {analyzeJsonl} from '../src/lib/formats/gemini-cli/session.js'
 import {geminiUnsettled} from '../src/lib/formats/gemini-cli/snapshot.js'
 import {classifyJsonlBytes} from '../src/lib/classify/jsonl.js'
+import {settleMessages} from '../src/lib/formats/anthropic-messages/index.js'
+import {isPrompt as isClinePrompt} from '../src/lib/formats/cline/messages.js'
 import type {SnapshotHeader} from '../src/lib/model/snapshot.js'
 import {guardInstall, guardUninstall} from '../src/lib/pipeline/snapshot/guard.js'
 import {HOOK_LOG, runHook} from '../src/lib/pipeline/snapshot/hook.js'
@@ -133,6 +135,19 @@ test('Gemini CLI: settled only when the last turn is a complete gemini answer wi
   assert.match(settle(cutAfter(log, withCall + 1)) ?? '', /tool call/, 'cut after the call record: the answer is a tool call, not the final answer')
   const lastPrompt = recs.map((v) => v.type === 'user' && JSON.stringify(v.content).includes('"text"') && !JSON.stringify(v.content).includes('<session_context>')).lastIndexOf(true)
   assert.match(settle(cutAfter(log, lastPrompt + 1)) ?? '', /no answer/, 'cut after the last prompt: unanswered')
+})
+
+test('Cline CLI and the VS Code task folders: settled only when the last message is the assistant\'s and every tool_use is answered; a last-message attempt_completion waits for the user (the real Cline conversation, cut by code)', () => {
+  const doc = JSON.parse(readFileSync(path.join(REALDATA, 'cline', '3.0.65', 'home', '.cline', 'data', 'sessions', '1796118198748_i47ig', '1796118198748_i47ig.messages.json'), 'utf8')) as {messages: Array<{role: string; content: Array<Record<string, unknown>>}>}
+  const msgs = doc.messages
+  assert.equal(settleMessages(msgs, isClinePrompt), null, 'the finished conversation is settled')
+  const lastUse = msgs.map((m) => m.role === 'assistant' && m.content.some((b) => b.type === 'tool_use')).lastIndexOf(true)
+  assert.match(settleMessages(msgs.slice(0, lastUse + 1), isClinePrompt) ?? '', /1 tool call without a result/, 'cut after a tool_use: the call is open')
+  assert.match(settleMessages(msgs.slice(0, lastUse + 2), isClinePrompt) ?? '', /no answer yet/, 'cut after its tool_result: the answer is not written yet')
+  // A task ending in attempt_completion waits for the user: settled for the extensions, not for a tool the agent still runs.
+  const completion = [...msgs, {role: 'assistant', content: [{type: 'tool_use', id: 'toolu_done', name: 'attempt_completion', input: {result: 'x'}}]}]
+  assert.equal(settleMessages(completion, isClinePrompt, new Set(['attempt_completion'])), null)
+  assert.match(settleMessages(completion, isClinePrompt) ?? '', /tool call/)
 })
 
 test('Codex: settled only after task_complete with every call answered; the pre-session_meta format by its last assistant message', () => {
