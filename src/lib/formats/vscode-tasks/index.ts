@@ -24,6 +24,8 @@ import {asSalvagedGeneration, salvageMessageArray, type ArraySalvage} from './sa
 import {isInStorage, isStorageRoot, listStorage, listTaskOfStorage, type TaskFacts} from './store.js'
 import {taskAccount} from './account.js'
 import {taskFinder} from './find.js'
+import {captureTask, taskSnapshots, TASKS_NO_HOOK} from './snapshot.js'
+import {sha256Hex} from '../../fsio/durable-write.js'
 
 const ROLE_ORDER: Role[] = ['primary', 'backup', 'temp', 'transcript', 'transcript-temp', 'meta', 'other']
 /** Names inside a chat dir that are chatdoctor's own and never part of the chat. */
@@ -148,6 +150,12 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
     const names = entries.map((f) => f.name)
     return {kind: 'skipped', reason: `no ${API_HISTORY} and no ${UI_MESSAGES} (${names.length === 0 ? 'empty folder' : names.join(', ')})`}
   }
+  // chatdoctor's stored snapshots of the model context: generations of role `snapshot`, ranked with the others.
+  for (const snap of taskSnapshots(snapshot)) {
+    const g = classifyTaskEntry({name: snap.name, kind: 'file', bytes: snap.data.length, mtimeMs: Date.parse(snap.header.time), data: snap.data}, 'primary', values)
+    g.role = 'snapshot'
+    generations.push(g)
+  }
   if (!generations.some((g) => g.role === 'primary')) generations.push({file: API_HISTORY, role: 'primary', class: 'missing', reasons: [], bytes: 0, mtimeMs: null, sha256: null, turns: null})
   generations.sort((a, b) => ROLE_ORDER.indexOf(a.role) - ROLE_ORDER.indexOf(b.role) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))
   const primary = generations.find((g) => g.role === 'primary')!
@@ -161,7 +169,7 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
   const candidates: Candidate[] = []
   const factsByFile = new Map<string, HistoryFacts>()
   for (const g of generations) {
-    if (g.role !== 'primary' && g.role !== 'backup' && g.role !== 'temp') continue
+    if (g.role !== 'primary' && g.role !== 'backup' && g.role !== 'temp' && g.role !== 'snapshot') continue
     if (g.class === 'intact') {
       const hf = historyFacts(values.get(g.file) as unknown[])
       factsByFile.set(g.file, hf)
@@ -394,6 +402,8 @@ export function generationBytes(snapshot: ChatDirSnapshot, file: string): Buffer
     const s = salvageMessageArray(torn, entry.data, c)
     return s ? Buffer.concat(s.parts) : null
   }
+  const stored = taskSnapshots(snapshot).find((s) => s.name === file)
+  if (stored) return sha256Hex(stored.data) === stored.header.sha256 ? stored.data : null
   return snapshot.files.find((f) => f.name === file && f.kind === 'file')?.data ?? null
 }
 
@@ -440,6 +450,7 @@ export const vscodeTasks: FormatAdapter & {generationBytes: typeof generationByt
   inspect: (chat) => ({account: taskAccount(chat.report)}),
   redact: redactTaskFiles,
   find: taskFinder,
+  snapshot: {capture: captureTask, noHook: TASKS_NO_HOOK, timerRoots: defaultRoots},
   help: {
     find: "Roo Code, Kilo Code and Cline 3.x: the extension's History view (a task its index lost is not in it)",
     roots:
@@ -462,6 +473,8 @@ export const vscodeTaskStores: FormatAdapter = {
   // listed with what that folder's task index says of it, as in a scan of the storage folder.
   chatsIn: (dir, names) => (isStorageRoot(dir, names) || (isTaskDir(names) && isInStorage(dir)) ? {chats: [], descend: false, store: true} : null),
   listStore: (dir) => (isInStorage(dir) ? listTaskOfStorage(dir) : listStorage(dir)),
+  // Snapshots of the tasks it lists, but no guard entry of its own: `guard` names the task format.
+  snapshot: {capture: captureTask},
 }
 
 /** Both, in detection order (the registry's one line). */
