@@ -45,19 +45,20 @@ export class HeldArray {
     return this.chunks.reduce((n, c) => n + c.length, 0) + this.pending.length
   }
 
-  /** The elements' text, in pieces (between `[` and the `]` line). */
-  *pieces(): Generator<string> {
-    for (const c of this.chunks) yield inflateRawSync(c).toString('utf8')
+  /** The elements' text, in pieces (between `[` and the `]` line): the deflated chunks as their UTF-8 bytes. */
+  *pieces(): Generator<string | Buffer> {
+    for (const c of this.chunks) yield inflateRawSync(c)
     if (this.pending !== '') yield this.pending
   }
 }
 
 /**
- * Yields the text of `JSON.stringify(value, null, 2)` in pieces (without a trailing newline). Values with a
+ * Yields the text of `JSON.stringify(value, null, 2)` in pieces (without a trailing newline; a `HeldArray`'s as
+ * UTF-8 bytes). Values with a
  * `toJSON`, non-plain objects and anything that is not an object at the top are stringified whole; keys whose
  * value `JSON.stringify` would leave out (undefined, functions, symbols) are left out as it would.
  */
-export function* jsonPieces(value: unknown): Generator<string> {
+export function* jsonPieces(value: unknown): Generator<string | Buffer> {
   if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof (value as {toJSON?: unknown}).toJSON === 'function') {
     const whole = JSON.stringify(value, null, 2)
     if (whole !== undefined) yield whole
@@ -90,11 +91,18 @@ export function* jsonPieces(value: unknown): Generator<string> {
 
 /**
  * Writes `jsonPieces(value)` and a newline through `write`, gathered into chunks of about `chunkChars`
- * characters (default 1 MiB) so a large report costs a handful of writes.
+ * characters (default 1 MiB) so a large report costs a handful of writes. A piece that is already bytes (a
+ * `HeldArray`'s) is written as it is, after what was gathered before it.
  */
-export function writeJson(value: unknown, write: (text: string) => void, chunkChars = 1 << 20): void {
+export function writeJson(value: unknown, write: (text: string | Uint8Array) => void, chunkChars = 1 << 20): void {
   let pending = ''
   for (const piece of jsonPieces(value)) {
+    if (typeof piece !== 'string') {
+      if (pending !== '') write(pending)
+      pending = ''
+      write(piece)
+      continue
+    }
     pending += piece
     if (pending.length >= chunkChars) {
       write(pending)
