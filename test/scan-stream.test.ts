@@ -38,6 +38,7 @@ async function heldScan(root: string, home: string): Promise<Report> {
   const state = stateDir(home, env)
   const snaps = attachSnapshots(found.chats, {stateDir: state, home, env})
   for (const e of snaps.errors) errors.push({...e, path: tildify(e.path, home)})
+  found.chats.push(...snaps.gone)
   let chats: ScannedChat[] = []
   for (const c of found.chats) {
     const r = await diagnoseUnit(c.unit, c.adapter, home, false, {keyring: snaps.keyring ?? undefined, verdictOnly: true})

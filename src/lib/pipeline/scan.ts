@@ -153,8 +153,10 @@ export async function scanEach(paths: string[], opts: ScanOptions, onChat: (chat
     chatsInWorkers: 0,
   }
   const state = opts.stateDir ?? stateDir(opts.home, opts.env)
-  const snaps = opts.snapshots === false ? {keyring: null, errors: []} : attachSnapshots(found.chats, {stateDir: state, home: opts.home, env: opts.env, redacted: opts.redactedSnapshots})
+  const snaps = opts.snapshots === false ? {keyring: null, errors: [], gone: []} : attachSnapshots(found.chats, {stateDir: state, home: opts.home, env: opts.env, redacted: opts.redactedSnapshots})
   for (const e of snaps.errors) result.errors.push({...e, path: tildify(e.path, opts.home)})
+  // Sessions gone from their agent's store that chatdoctor still holds snapshots of: chats of their own.
+  found.chats.push(...snaps.gone)
   const chats = found.chats
   const n = chats.length
   // The result's order: by the report's path (`tildify(unit.path)`), ties in discovery order.
