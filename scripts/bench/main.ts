@@ -9,7 +9,8 @@
  * Environment: `BENCH_SEED` (default 7), `BENCH_RUNS` (default 3), `BENCH_HUGE=1` adds the ~1 GiB run-states
  * (intact and torn) and the bounded-memory inputs (a ≥ 2 GiB file to bundle, a gzip bomb to check, a 500 MB
  * torn log to repair, a 400 MB mostly-NUL log), `BENCH_KEEP=1` keeps the generated inputs (their folder is
- * printed), `BENCH_ONLY=startup` measures only the start-up figures and the snapshot hook's.
+ * printed), `BENCH_ONLY=startup` measures only the start-up figures and the snapshot hook's, `BENCH_ONLY=fleets`
+ * only the real-shaped fleet (no jq) and the 20,000-chat fleet (each scan variant interleaved with the floor).
  */
 import {spawnSync} from 'node:child_process'
 import {cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
@@ -28,6 +29,8 @@ const HUGE = process.env.BENCH_HUGE === '1'
 const KEEP = process.env.BENCH_KEEP === '1'
 /** `BENCH_ONLY=startup`: only the start-up figures and the snapshot hook's (no generated inputs). */
 const STARTUP_ONLY = process.env.BENCH_ONLY === 'startup'
+/** `BENCH_ONLY=fleets`: only the real-shaped fleet and the 20,000-chat fleet. */
+const FLEETS_ONLY = process.env.BENCH_ONLY === 'fleets'
 const MB = 1e6
 const BIN = path.join(REPO_ROOT, 'bin', 'run.js')
 const SCRIPTS = path.join(REPO_ROOT, 'dist', 'scripts', 'bench')
@@ -170,6 +173,7 @@ function measureInterleaved(input: InputInfo, specs: Spec[], runs = RUNS): Row[]
   })
 }
 
+/** `jqEvery`: run jq on every n-th chat (0: not at all). */
 function benchInput(input: InputInfo, opts: {jqEvery?: number; mainThread?: boolean} = {}): void {
   // Warm the page cache (the targets are for a warm cache); not recorded.
   runOnce(node, [path.join(SCRIPTS, 'floor.js'), input.dir], true)
@@ -180,7 +184,7 @@ function benchInput(input: InputInfo, opts: {jqEvery?: number; mainThread?: bool
     {tool: 'chatdoctor scan --json --quick', cmd: node, args: scan(input.dir, '--quick')},
     {tool: "agents' recovery loop", cmd: node, args: [path.join(SCRIPTS, 'recovery.js'), input.dir]},
   ])
-  if (JQ) {
+  if (JQ && opts.jqEvery !== 0) {
     const every = opts.jqEvery ?? 1
     const args = [path.join(SCRIPTS, 'jq-each.js'), ...(every > 1 ? ['--every', String(every)] : []), input.dir]
     const batched = 'a batched `jq empty a b c` is no check: it stops at the first damaged file'
@@ -285,6 +289,16 @@ console.log(`chatdoctor bench: seed ${SEED}, ${RUNS} runs each, inputs in ${work
 console.log(`machine: ${machineAtStart.cores} × ${machineAtStart.cpu}, ${machineAtStart.memoryGiB} GiB, load ${machineAtStart.loadAverage.join(' ')}`)
 const inputs: InputInfo[] = []
 try {
+  if (FLEETS_ONLY) {
+    const fleet = makeFleet(path.join(work, 'fleet'), SEED)
+    const fleet20k = makeFleet(path.join(work, 'fleet-20k'), SEED, 20_000, 'stripped', 'fleet-20k')
+    inputs.push(fleet, fleet20k)
+    console.log('fleet (real shape: embedded RunState copies kept)')
+    benchInput(fleet, {jqEvery: 0})
+    console.log('fleet-20k (memory against the number of chats)')
+    benchInput(fleet20k, {jqEvery: 0})
+    throw new SkipInputs()
+  }
   // ---- start-up ----
   console.log('start-up')
   const one = {name: 'one chat', bytes: 0}
