@@ -248,7 +248,7 @@ function fragmentsOf(buf: Buffer, line: JsonlLine): string[] {
   let at = line.start
   line.records.forEach((r) => {
     if (r.offset! > at) out.push(buf.toString('utf8', at, r.offset!))
-    at = r.offset! + r.bytes.length
+    at = r.offset! + r.length
   })
   if (line.end > at) out.push(buf.toString('utf8', at, line.end))
   return out
