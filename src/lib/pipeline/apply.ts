@@ -225,7 +225,7 @@ function replacingActions(plan: ChatPlan): Array<{i: number; name: string}> {
   const out: Array<{i: number; name: string}> = []
   for (const [i, a] of plan.actions.entries()) {
     if (a.type === 'move' && a.from !== null) out.push({i, name: a.from})
-    else if ((a.type === 'restore' || a.type === 'rewrite') && a.data) out.push({i, name: a.to})
+    else if ((a.type === 'restore' || a.type === 'rewrite') && (a.data || a.stream)) out.push({i, name: a.to})
   }
   return out
 }
@@ -455,13 +455,15 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
           await verify(null, false)
           continue
         }
-        if ((a.type !== 'restore' && a.type !== 'rewrite') || !a.data) continue
+        const bytes = a.data ?? a.stream
+        if ((a.type !== 'restore' && a.type !== 'rewrite') || !bytes) continue
+        const size = a.data ? a.data.length : a.stream!.size
         const prev = files.find((f) => f.path === a.to)
         const target = path.join(dir, a.to)
         const mode = prev?.mode ?? 0o644
         let written
         try {
-          written = await durableWrite(fs, target, a.data, {tag: ctx.repairId, mode, expect: watch.expected(a.to), beforeRename: () => verify(), onRenamed: () => void replaced.push(a.to)})
+          written = await durableWrite(fs, target, bytes, {tag: ctx.repairId, mode, expect: watch.expected(a.to), beforeRename: () => verify(), onRenamed: () => void replaced.push(a.to)})
           if (a.type === 'rewrite' && a.mtimeMs !== undefined) await fs.utimes(target, prev?.atimeMs ?? a.mtimeMs, a.mtimeMs)
         } catch (e) {
           if (e instanceof Refusal) throw e
@@ -469,7 +471,7 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
           throw new WriteFailure(describeWriteError(e, `writing ${a.to}`))
         }
         const st = await fs.lstat(target).catch(() => null)
-        const mine = {ino: written.ino, size: a.data.length, mtimeMs: st?.mtimeMs ?? written.mtimeMs, sha256: a.data.length <= HASH_LIMIT_BYTES ? written.sha256 : null}
+        const mine = {ino: written.ino, size, mtimeMs: st?.mtimeMs ?? written.mtimeMs, sha256: size <= HASH_LIMIT_BYTES ? written.sha256 : null}
         const what = fingerprintChange(mine, st === null ? null : {ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, sha256: null})
         if (what) throw new Refusal(agentWroteMessage(a.to, what, replaced, ctx.repairId, true), true)
         watch.set(a.to, mine)

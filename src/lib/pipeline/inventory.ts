@@ -36,8 +36,15 @@ export async function readChat(unit: ChatUnit, adapter: FormatAdapter, opts: Inv
  */
 export const STREAM_THRESHOLD_BYTES = constants.MAX_STRING_LENGTH
 
+/**
+ * Files an adapter streams itself (`FormatAdapter.streams`, e.g. JSON-lines logs) larger than this (bytes) are
+ * not read by the inventory: the adapter gets their path and reads them a chunk at a time, so a log of any size
+ * is diagnosed in bounded memory.
+ */
+export const LOG_STREAM_THRESHOLD_BYTES = 64 * 1024 * 1024
+
 export interface InventoryOptions {
-  /** Override of `STREAM_THRESHOLD_BYTES` (tests use a small one). */
+  /** Override of `STREAM_THRESHOLD_BYTES` and `LOG_STREAM_THRESHOLD_BYTES` (tests use a small one). */
   streamThresholdBytes?: number
   /**
    * Read the files' bytes into this arena instead of fresh buffers. The caller must be done with the bytes
@@ -89,6 +96,7 @@ export class ReadArena {
  */
 export function readChatSync(unit: ChatUnit, adapter: FormatAdapter, opts: InventoryOptions = {}): ChatDirSnapshot {
   const threshold = opts.streamThresholdBytes ?? STREAM_THRESHOLD_BYTES
+  const logThreshold = opts.streamThresholdBytes ?? LOG_STREAM_THRESHOLD_BYTES
   const dir = unit.dir
   const dirStat = lstatSync(dir)
   // A store's chat names its member files (possibly in subfolders); otherwise list the folder.
@@ -116,7 +124,7 @@ export function readChatSync(unit: ChatUnit, adapter: FormatAdapter, opts: Inven
   for (const name of names) {
     const p = path.join(dir, name)
     if (adapter.wantsContent(name)) {
-      const entry = readRegularFile(p, name, threshold, opts.arena)
+      const entry = readRegularFile(p, name, adapter.streams?.(name) ? {path: p, above: logThreshold} : null, threshold, opts.arena)
       if (entry) {
         files.push(entry)
         continue
@@ -131,7 +139,8 @@ export function readChatSync(unit: ChatUnit, adapter: FormatAdapter, opts: Inven
     const entry: FileEntry = {name, kind: kindOf(st), bytes: st.size, mtimeMs: st.mtimeMs}
     if (entry.kind === 'file' && adapter.wantsContent(name)) {
       try {
-        if (st.size > threshold) streamInto(entry, p, threshold)
+        if (adapter.streams?.(name) && st.size > logThreshold) entry.path = p
+        else if (st.size > threshold) streamInto(entry, p, threshold)
         else entry.data = readFileSync(p)
       } catch (e) {
         entry.readError = (e as Error).message
@@ -147,11 +156,12 @@ export function readChatSync(unit: ChatUnit, adapter: FormatAdapter, opts: Inven
  * Opens `p` without following a symbolic link and without blocking on a FIFO, and when it is a regular file
  * returns its entry: size and mtime from the open descriptor (no separate `lstat`: a syscall per file saved,
  * ~20 µs each here) and its bytes (in `arena` when given), or its streamed verdict above
- * `threshold` bytes. Returns null
+ * `threshold` bytes; or, for a file its adapter streams itself (`streamed`) above `streamed.above` bytes, its
+ * path only. Returns null
  * for anything else (a link, a folder, a FIFO, a name that is gone, cannot be opened or read), and the caller
  * takes the `lstat` path, which says what it is or why it cannot be read.
  */
-function readRegularFile(p: string, name: string, threshold: number, arena?: ReadArena): FileEntry | null {
+function readRegularFile(p: string, name: string, streamed: {path: string; above: number} | null, threshold: number, arena?: ReadArena): FileEntry | null {
   let fd: number
   try {
     fd = openSync(p, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK)
@@ -162,6 +172,7 @@ function readRegularFile(p: string, name: string, threshold: number, arena?: Rea
     const st = fstatSync(fd)
     if (!st.isFile()) return null
     const entry: FileEntry = {name, kind: 'file', bytes: st.size, mtimeMs: st.mtimeMs}
+    if (streamed && st.size > streamed.above) return {...entry, path: streamed.path}
     if (st.size > threshold) return streamInto(entry, p, threshold)
     // The size the descriptor had when opened; a file that shrinks meanwhile gives fewer bytes.
     const data = arena ? arena.take(st.size) : Buffer.allocUnsafeSlow(st.size)

@@ -195,20 +195,28 @@ function changeKindFor(line: JsonlLine): JsonlChangeKind {
 /** Bytes per read when hashing or materialising ranges of a source. */
 const READ_BYTES = 1 << 22
 
-/** Calls `each` with the bytes of `pieces` in order, ranges of `source` read a chunk at a time. */
-export function eachPieceChunk(pieces: readonly Piece[], source: ByteSource, each: (b: Uint8Array) => void): void {
+/**
+ * The bytes of `pieces` in order, ranges of `source` read a chunk at a time. A range the source no longer
+ * holds (the file got shorter) ends the chunks early: the bytes are then not the planned ones, which the
+ * writer's hash shows.
+ */
+export function* pieceChunks(pieces: readonly Piece[], source: ByteSource): Generator<Uint8Array> {
   for (const p of pieces) {
     if (p instanceof Uint8Array) {
-      each(p)
+      yield p
       continue
     }
     for (let at = p.start; at < p.end; ) {
       const b = source.read(at, Math.min(p.end, at + READ_BYTES))
-      if (b.length === 0) throw new Error(`the log ended at byte ${at} while it was read again (it changed since it was scanned)`)
-      each(b)
+      if (b.length === 0) return
+      yield b
       at += b.length
     }
   }
+}
+
+function eachPieceChunk(pieces: readonly Piece[], source: ByteSource, each: (b: Uint8Array) => void): void {
+  for (const b of pieceChunks(pieces, source)) each(b)
 }
 
 /** The pieces of the repaired file from the kept pieces: a kept line with its own line ending is one range. */
