@@ -44,8 +44,10 @@ export const STREAM_THRESHOLD_BYTES = constants.MAX_STRING_LENGTH
 export const LOG_STREAM_THRESHOLD_BYTES = 64 * 1024 * 1024
 
 export interface InventoryOptions {
-  /** Override of `STREAM_THRESHOLD_BYTES` and `LOG_STREAM_THRESHOLD_BYTES` (tests use a small one). */
+  /** Override of `STREAM_THRESHOLD_BYTES` (tests use a small one); logs stream above it too when it is lower. */
   streamThresholdBytes?: number
+  /** Override of `LOG_STREAM_THRESHOLD_BYTES` (tests use a small one). */
+  logStreamThresholdBytes?: number
   /**
    * Read the files' bytes into this arena instead of fresh buffers. The caller must be done with the bytes
    * of the previous chat read into it (`data` dropped, no views kept): the arena is reused from its start.
@@ -96,7 +98,7 @@ export class ReadArena {
  */
 export function readChatSync(unit: ChatUnit, adapter: FormatAdapter, opts: InventoryOptions = {}): ChatDirSnapshot {
   const threshold = opts.streamThresholdBytes ?? STREAM_THRESHOLD_BYTES
-  const logThreshold = opts.streamThresholdBytes ?? LOG_STREAM_THRESHOLD_BYTES
+  const logThreshold = opts.logStreamThresholdBytes ?? Math.min(opts.streamThresholdBytes ?? LOG_STREAM_THRESHOLD_BYTES, LOG_STREAM_THRESHOLD_BYTES)
   const dir = unit.dir
   const dirStat = lstatSync(dir)
   // A store's chat names its member files (possibly in subfolders); otherwise list the folder.
