@@ -60,7 +60,7 @@ const LOGS = allRealSessionLogs()
 function comparable(c: JsonlClassification): unknown {
   return {
     ...c,
-    lines: c.lines.map((l) => ({...l, records: l.records.map((r) => ({line: r.line, offset: r.offset, length: r.length, value: r.value, bytes: l.kind === 'record' ? null : Buffer.from(r.bytes!).toString('latin1')}))})),
+    lines: c.lines.map((l) => ({index: l.index, start: l.start, end: l.end, next: l.next, eol: l.eol, kind: l.kind, reasons: l.reasons, action: l.action, partOf: l.partOf, joinedThrough: l.joinedThrough, records: l.records.map((r) => ({line: r.line, offset: r.offset, length: r.length, value: r.value, bytes: l.kind === 'record' ? null : Buffer.from(r.bytes!).toString('latin1')}))})),
     records: c.records.map((r) => [r.line, r.offset, r.length]),
   }
 }

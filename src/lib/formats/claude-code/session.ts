@@ -299,11 +299,14 @@ export function redactClaudeRecord(v: Record<string, unknown>): Record<string, u
 }
 
 /** How much of a prompt's text a kept record holds (after its leading whitespace): more than `NOT_A_PROMPT` reads. */
-const TEXT_KEPT = 256
+const TEXT_KEPT = 128
 
 /** The start of a text as `isUserTurn` reads it: leading whitespace gone, the first `TEXT_KEPT` characters. */
 function keptText(t: unknown): unknown {
-  return typeof t === 'string' ? t.trimStart().slice(0, TEXT_KEPT) : t
+  if (typeof t !== 'string') return t
+  const s = t.trimStart()
+  // A copy, not a slice: a slice of the text would keep the whole text alive.
+  return s.length <= TEXT_KEPT && s.length === t.length ? s : Buffer.from(s.slice(0, TEXT_KEPT), 'utf16le').toString('utf16le')
 }
 
 /** Record keys the analysis, the record rules and the re-link read, kept whole (ids, flags, times). */
@@ -327,7 +330,9 @@ export function keepClaudeRecord(v: Record<string, unknown>): Record<string, unk
   const kept: Record<string, unknown> = {}
   if ('id' in msg) kept.id = msg.id
   const c = msg.content
-  if (typeof c === 'string') kept.content = keptText(c)
+  // Text is read only in user records (is it a prompt?).
+  const text = v.type === 'user' ? keptText : () => ''
+  if (typeof c === 'string') kept.content = text(c)
   else if (Array.isArray(c)) {
     kept.content = c.map((b) => {
       if (typeof b !== 'object' || b === null) return null
@@ -335,7 +340,7 @@ export function keepClaudeRecord(v: Record<string, unknown>): Record<string, unk
       const k: Record<string, unknown> = {type: blk.type}
       if ('id' in blk) k.id = blk.id
       if ('tool_use_id' in blk) k.tool_use_id = blk.tool_use_id
-      if ('text' in blk) k.text = keptText(blk.text)
+      if ('text' in blk) k.text = text(blk.text)
       return k
     })
   } else if ('content' in msg) kept.content = null

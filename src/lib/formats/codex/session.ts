@@ -396,19 +396,26 @@ export function redactCodexRecord(v: Record<string, unknown>): Record<string, un
   return v
 }
 
-/** How much of an item's text a kept record holds (after its leading whitespace): more than `isInjected` reads. */
-const TEXT_KEPT = 256
+/** How much of a user item's text a kept record holds (after its leading whitespace): more than `isInjected` reads. */
+const TEXT_KEPT = 64
 
 function keptText(t: unknown): unknown {
-  return typeof t === 'string' ? t.trimStart().slice(0, TEXT_KEPT) : t
+  if (typeof t !== 'string') return t
+  const s = t.trimStart()
+  // A copy, not a slice: a slice of the text would keep the whole text alive.
+  return s.length <= TEXT_KEPT && s.length === t.length ? s : Buffer.from(s.slice(0, TEXT_KEPT), 'utf16le').toString('utf16le')
 }
 
 /** An item's members its rules read (`itemOf`, `count`, `isPrompt`): kind, role, call id, and the start of its text. */
-function keepItem(it: Record<string, unknown>, out: Record<string, unknown>): void {
-  for (const k of ['type', 'role', 'call_id', 'history_mode', 'id']) if (k in it) out[k] = it[k]
+function keepItem(it: Record<string, unknown>, out: Record<string, unknown>, header: boolean): void {
+  for (const k of ['type', 'role', 'call_id', 'history_mode']) if (k in it) out[k] = it[k]
+  // The id of a header (the thread id), never of an item.
+  if ('id' in it && (header || it.type === undefined)) out.id = it.id
   if (!('content' in it)) return
   const c = it.content
-  if (typeof c === 'string') out.content = keptText(c)
+  // Text is read only in user messages (is it a prompt or injected context?).
+  if (it.role !== 'user') out.content = null
+  else if (typeof c === 'string') out.content = keptText(c)
   else if (Array.isArray(c)) out.content = c.map((b) => (isObj(b) ? {type: b.type, ...('text' in b ? {text: keptText(b.text)} : {})} : null))
   else out.content = null
 }
@@ -421,11 +428,11 @@ function keepItem(it: Record<string, unknown>, out: Record<string, unknown>): vo
 export function keepCodexRecord(v: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const k of ['timestamp', 'record_type', 'ordinal', 'sessionId']) if (k in v) out[k] = v[k]
-  keepItem(v, out)
+  keepItem(v, out, false)
   if ('payload' in v) {
     if (isObj(v.payload)) {
       const p: Record<string, unknown> = {}
-      keepItem(v.payload, p)
+      keepItem(v.payload, p, v.type === 'session_meta')
       out.payload = p
     } else out.payload = null
   }

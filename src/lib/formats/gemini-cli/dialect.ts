@@ -26,7 +26,8 @@ export function promptInFragment(text: string): boolean {
  */
 export function keepGeminiRecord(v: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const k of ['sessionId', 'projectHash', 'id', 'type', '$rewindTo']) if (k in v) out[k] = v[k]
+  for (const k of ['sessionId', 'projectHash', 'type', '$rewindTo']) if (k in v) out[k] = v[k]
+  if ('id' in v) out.id = typeof v.id === 'string' ? '' : null
   for (const k of ['startTime', 'lastUpdated', 'messages', 'content', 'uuid', 'payload']) if (k in v) out[k] = null
   if ('$set' in v) out.$set = typeof v.$set === 'object' && v.$set !== null ? (Array.isArray(v.$set) ? [] : {}) : v.$set
   return out

@@ -143,7 +143,7 @@ export function keepForFamily(v: Record<string, unknown>): Record<string, unknow
   const out: Record<string, unknown> = {}
   for (const d of SESSION_DIALECTS) {
     if (!d.keep) return v
-    for (const [k, x] of Object.entries(d.keep(v))) if (!(k in out) || out[k] === null) out[k] = x
+    for (const [k, x] of Object.entries(d.keep(v))) if (!(k in out) || out[k] === null || out[k] === '') out[k] = x
   }
   return out
 }
