@@ -309,34 +309,29 @@ function describeClassification(cls: JsonlClassification): string {
 }
 
 /**
- * The bytes of a damaged line that are no complete record (a dropped line whole; the pieces of an interleaved
- * line around the records it keeps), as text; nothing for a line whose pieces were rejoined into a record.
- * `buf` holds the file's bytes from offset `base` on.
+ * Where the bytes of a damaged line that are no complete record lie (a dropped line whole; the pieces of an
+ * interleaved line around the records it keeps): byte ranges of the file; none for a line whose pieces were
+ * rejoined into a record, or whose records were carved out of it with its NULs stripped, and none for a dropped
+ * line of NUL bytes only (it holds no prompt, and may be hundreds of MB).
  */
-function fragmentsOf(buf: Buffer, line: JsonlLine, base: number): string[] {
+function fragmentRanges(line: JsonlLine): Array<[number, number]> {
   if (line.kind !== 'damaged' || line.partOf !== undefined) return []
-  if (line.action === 'drop') return [buf.toString('utf8', line.start - base, line.end - base)]
-  const spans = line.records.map((r) => r.offset)
-  if (spans.some((o) => o === null)) return []
-  const out: string[] = []
+  if (line.action === 'drop') return line.reasons.every((r) => r === 'nul-run' || r === 'nul-tail') ? [] : [[line.start, line.end]]
+  if (line.records.some((r) => r.offset === null)) return []
+  const out: Array<[number, number]> = []
   let at = line.start
-  line.records.forEach((r) => {
-    if (r.offset! > at) out.push(buf.toString('utf8', at - base, r.offset! - base))
+  for (const r of line.records) {
+    if (r.offset! > at) out.push([at, r.offset!])
     at = r.offset! + r.length
-  })
-  if (line.end > at) out.push(buf.toString('utf8', at - base, line.end - base))
+  }
+  if (line.end > at) out.push([at, line.end])
   return out
 }
 
 /** User prompts whose start a damaged line of the log still shows (each cut record counted once). */
 export function promptsInDamagedLines(log: JsonlLog, cls: JsonlClassification, dialect: SessionDialect): number {
   let n = 0
-  for (const l of cls.lines) {
-    // A line of NUL bytes (maybe hundreds of MB) holds no prompt: never read.
-    if (l.kind !== 'damaged' || l.partOf !== undefined || (l.action === 'drop' && l.reasons.every((r) => r === 'nul-run' || r === 'nul-tail'))) continue
-    const buf = Buffer.from(log.source.read(l.start, l.end))
-    for (const f of fragmentsOf(buf, l, l.start)) if (dialect.promptInFragment(f)) n++
-  }
+  for (const l of cls.lines) for (const [s, e] of fragmentRanges(l)) if (dialect.promptInFragment(Buffer.from(log.source.read(s, e)).toString('utf8'))) n++
   return n
 }
 
