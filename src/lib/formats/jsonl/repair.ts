@@ -196,21 +196,24 @@ function changeKindFor(line: JsonlLine): JsonlChangeKind {
 const READ_BYTES = 1 << 22
 
 /**
- * The bytes of `pieces` in order, ranges of `source` read a chunk at a time. A range the source no longer
- * holds (the file got shorter) ends the chunks early: the bytes are then not the planned ones, which the
- * writer's hash shows.
+ * The bytes of `pieces` in order, ranges of `source` read a chunk at a time into one reused buffer: a chunk is
+ * valid until the next one is asked for. A range the source no longer holds (the file got shorter) ends the
+ * chunks early: the bytes are then not the planned ones, which the writer's hash shows.
  */
 export function* pieceChunks(pieces: readonly Piece[], source: ByteSource): Generator<Uint8Array> {
+  let buf: Buffer | null = null
   for (const p of pieces) {
     if (p instanceof Uint8Array) {
       yield p
       continue
     }
+    buf ??= Buffer.allocUnsafe(Math.min(READ_BYTES, Math.max(1, p.end - p.start)))
     for (let at = p.start; at < p.end; ) {
-      const b = source.read(at, Math.min(p.end, at + READ_BYTES))
-      if (b.length === 0) return
-      yield b
-      at += b.length
+      if (buf.length < Math.min(READ_BYTES, p.end - at)) buf = Buffer.allocUnsafe(Math.min(READ_BYTES, p.end - at))
+      const n = source.readInto(buf, 0, Math.min(buf.length, p.end - at), at)
+      if (n === 0) return
+      yield buf.subarray(0, n)
+      at += n
     }
   }
 }
