@@ -26,6 +26,11 @@
  * holds, `drop`), so the repair planner and the classifier cannot disagree. Uses the byte checks of
  * `bytes.ts` and the JSON scanner of `json.ts`; never throws.
  *
+ * One line loop (`classifyLines`) serves two readers: the lines of a buffer (`classifyJsonlBytes`), and the
+ * lines of a source read in chunks (`classifyJsonlSource`, `classifyJsonlFile`: a log too large to hold), the
+ * bytes of a record spread over lines read again by offset. Same rules, same verdict; the streamed result keeps
+ * no bytes of clean lines and, with `keep`, only part of each record's value.
+ *
  * Two rules keep an object nested in a record from being written back as a record of its own. Structure: a
  * record behind a cut piece is looked for only where the scanner hit an error, and the rest of the line must
  * be complete objects, so a line that is a valid prefix of one value (a torn tail cut right after a nested
