@@ -460,8 +460,8 @@ export function bufferSource(buf: Uint8Array): ByteSource {
   }
 }
 
-/** Reads `[start, end)` of a source into a fresh buffer through `readInto`. */
-function readFresh(src: Pick<ByteSource, 'readInto' | 'size'>, s: number, e: number): Buffer {
+/** Reads `[start, end)` of a source into a fresh buffer through `readInto` (fewer bytes at its end). */
+export function readFresh(src: Pick<ByteSource, 'readInto' | 'size'>, s: number, e: number): Buffer {
   const out = Buffer.allocUnsafe(Math.max(0, Math.min(e, src.size) - s))
   let got = 0
   while (got < out.length) {

@@ -24,7 +24,7 @@
  * own acceptance rules (`rules.accept`, e.g. Codex's header first).
  */
 import {createHash} from 'node:crypto'
-import {bufferSource, classifyJsonlBytes, classifyJsonlSource, piecesSource, type ByteSource, type JsonlClassification, type JsonlLine, type KeepRecord, type LineReason, type Piece} from '../../classify/jsonl.js'
+import {bufferSource, classifyJsonlBytes, classifyJsonlSource, piecesSource, readFresh, type ByteSource, type JsonlClassification, type JsonlLine, type KeepRecord, type LineReason, type Piece} from '../../classify/jsonl.js'
 import {scanValue, skipWhitespace} from '../../classify/json.js'
 
 /** Kinds of byte change a JSONL repair may make. */
@@ -313,7 +313,7 @@ export function planJsonlRepair(input: Uint8Array | JsonlLog, rules: JsonlRepair
   const outSrc = piecesSource(pieces, src)
   let made: Buffer | undefined
   let hash: string | undefined
-  const materialise = (): Buffer => (made ??= Buffer.from(readAll(outSrc)))
+  const materialise = (): Buffer => (made ??= Buffer.from(readFresh(outSrc, 0, outSrc.size)))
   const after = changes.length === 0 ? before : log.streamed ? classify(outSrc) : classifyJsonlBytes(materialise(), {isRecord: rules.isRecord})
   const problems: string[] = []
   if (after.class !== 'intact') problems.push(`the result is ${after.class} (${after.reasons.join(', ') || 'no complete record'})`)
@@ -353,18 +353,6 @@ function rangeSha256(src: ByteSource, start: number, end: number): string {
 export function planFromBytes(bytes: Buffer, p: Pick<JsonlRepairPlan, 'changes' | 'before' | 'after' | 'accepted' | 'problems'>): JsonlRepairPlan {
   const source = bufferSource(bytes)
   return {...p, bytes, pieces: bytes.length > 0 ? [bytes] : [], source, size: bytes.length, sha256: sha256(bytes)}
-}
-
-/** All bytes of a source, as one buffer. */
-function readAll(src: ByteSource): Uint8Array {
-  const out = Buffer.allocUnsafe(src.size)
-  let got = 0
-  while (got < out.length) {
-    const n = src.readInto(out, got, out.length - got, got)
-    if (n === 0) break
-    got += n
-  }
-  return got === out.length ? out : out.subarray(0, got)
 }
 
 /** Applies the agent's amendments to the kept records (`rules.amend`), each reported as a change of its line. */

@@ -14,7 +14,7 @@ import {createHash} from 'node:crypto'
 import path from 'node:path'
 import {decompress} from 'fzstd'
 import {closeSync, openSync, readSync} from 'node:fs'
-import {bufferSource, classifyJsonlBytes, classifyJsonlSource, type ByteSource, type JsonlClassification, type JsonlLine} from '../../classify/jsonl.js'
+import {bufferSource, classifyJsonlBytes, classifyJsonlSource, readFresh, type ByteSource, type JsonlClassification, type JsonlLine} from '../../classify/jsonl.js'
 import {finding} from './findings.js'
 import {planJsonlRepair, type JsonlLog, type JsonlRepairPlan, type JsonlRepairRules} from './repair.js'
 import type {ChatStatus, Finding, Generation} from '../../model/report.js'
@@ -152,16 +152,7 @@ export function keepForFamily(v: Record<string, unknown>): Record<string, unknow
 export function pathSource(file: string, size: number): ByteSource {
   const src: ByteSource = {
     size,
-    read(s, e) {
-      const out = Buffer.allocUnsafe(Math.max(0, Math.min(e, size) - s))
-      let got = 0
-      while (got < out.length) {
-        const n = src.readInto(out, got, out.length - got, s + got)
-        if (n === 0) break
-        got += n
-      }
-      return got === out.length ? out : out.subarray(0, got)
-    },
+    read: (s, e) => readFresh(src, s, e),
     readInto(buf, offset, length, position) {
       const fd = openSync(file, 'r')
       try {
