@@ -188,6 +188,9 @@ class FailAt implements FileSystem {
   readFile(p: string) {
     return this.inner.readFile(p)
   }
+  hashFile(p: string) {
+    return this.inner.hashFile(p)
+  }
   readdir(p: string) {
     return this.inner.readdir(p)
   }

@@ -241,10 +241,10 @@ describe('damage, classification and planned repair', () => {
     const stray = Buffer.from('{"ephemeral_5m_input_tokens":0}')
     const buf = join([...S.slice(0, 6), line.subarray(0, cut), stray, S[7], ...S.slice(8)])
     // Without a format any object counts, and the stray one would become a line of its own.
-    assert.deepEqual(classifyJsonlBytes(buf).lines[6].records.map((r) => r.bytes.length), [stray.length, body(S[7]).length])
+    assert.deepEqual(classifyJsonlBytes(buf).lines[6].records.map((r) => r.length), [stray.length, body(S[7]).length])
     const {cls, rules} = sessionRules(claudeDialect, 'x.jsonl', buf)
     assert.deepEqual(cls.lines[6].reasons, ['interleaved-line'])
-    assert.deepEqual(cls.lines[6].records.map((r) => Buffer.from(r.bytes).toString()), [body(S[7]).toString()])
+    assert.deepEqual(cls.lines[6].records.map((r) => Buffer.from(r.bytes!).toString()), [body(S[7]).toString()])
     const plan = planJsonlRepair(buf, rules)
     assert.ok(!plan.bytes.includes(stray), 'the stray object is not written')
     assert.equal(linesOf(plan.bytes).length, 14, 'the record after it is kept, on its own line')

@@ -92,7 +92,8 @@ export function makeCodexLog(root: string, target: number, name = 'codex-log'): 
   const keep = new Set([payload?.id ?? ''])
   const dir = path.join(root, '.codex', 'sessions', '2026', '12', '01')
   mkdirSync(dir, {recursive: true})
-  const ordinals = recs.filter((r) => typeof r.ordinal === 'number').length
+  // Each repetition of the body continues the ordinals where the previous one ended (the header is not repeated).
+  const ordinals = recs.slice(meta + 1).filter((r) => typeof r.ordinal === 'number').length
   const {bytes, records} = writeRepeated(path.join(dir, CODEX_LOG), {head: lines.slice(0, meta + 1), body: recs.slice(meta + 1), keep}, target, (r, rep) => {
     if (typeof r.ordinal === 'number') r.ordinal = r.ordinal + rep * ordinals
     return null

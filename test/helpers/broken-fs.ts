@@ -25,6 +25,7 @@ function delegate(inner: FileSystem): FileSystem {
     unlink: (p, e) => inner.unlink(p, e),
     rmdir: (p) => inner.rmdir(p),
     readFile: (p) => inner.readFile(p),
+    hashFile: (p) => inner.hashFile(p),
     readdir: (p) => inner.readdir(p),
     lstat: (p) => inner.lstat(p),
     fsyncDir: (p) => inner.fsyncDir(p),

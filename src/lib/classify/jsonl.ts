@@ -26,6 +26,11 @@
  * holds, `drop`), so the repair planner and the classifier cannot disagree. Uses the byte checks of
  * `bytes.ts` and the JSON scanner of `json.ts`; never throws.
  *
+ * One line loop (`classifyLines`) serves two readers: the lines of a buffer (`classifyJsonlBytes`), and the
+ * lines of a source read in chunks (`classifyJsonlSource`, `classifyJsonlFile`: a log too large to hold), the
+ * bytes of a record spread over lines read again by offset. Same rules, same verdict; the streamed result keeps
+ * no bytes of clean lines and, with `keep`, only part of each record's value.
+ *
  * Two rules keep an object nested in a record from being written back as a record of its own. Structure: a
  * record behind a cut piece is looked for only where the scanner hit an error, and the rest of the line must
  * be complete objects, so a line that is a valid prefix of one value (a torn tail cut right after a nested
@@ -35,6 +40,8 @@
  * object it refuses is a piece like a cut one. A line that is one JSON object as it stands is a record whatever
  * its keys (it is a line as the writer wrote it; keeping it never invents one).
  */
+import {createHash} from 'node:crypto'
+import {closeSync, constants as fsConstants, fstatSync, openSync, readSync} from 'node:fs'
 import type {DamageLocation, FileClass, LineCounts, Reason} from '../model/report.js'
 import {asBuffer, checkUtf8, decodeUtf8Strict, hasBom, isAllNul, isBlank, isJsonWhitespace} from './bytes.js'
 import {scanValue, skipWhitespace} from './json.js'
@@ -58,8 +65,14 @@ export interface JsonlRecord {
   line: number
   /** The parsed object. */
   value: Record<string, unknown>
-  /** The record's exact bytes as they will be written (a view of the file for a clean line). */
-  bytes: Uint8Array
+  /**
+   * The record's exact bytes as they will be written (a view of the file for a clean line); null for a clean
+   * line of a file classified by streaming (`classifyJsonlFile`): its bytes are the file's `[offset, offset +
+   * length)`, read again when needed.
+   */
+  bytes: Uint8Array | null
+  /** The length of those bytes. */
+  length: number
   /** Byte offset of the record in the file when its bytes are contiguous there (not after NUL stripping). */
   offset: number | null
 }
@@ -283,22 +296,39 @@ interface LineFacts {
 type Scratch = JsonlLine & {prefix?: boolean; nulOnly?: boolean}
 
 /**
- * Classifies one line's content `[start, end)` on the slow path (the fast path failed). NUL bytes at or after
- * `nulTailFrom` are the file's NUL tail (`nul-tail`), any others a `nul-run`.
+ * One physical line as a reader hands it to the classifier: `[start, end)` content, `next` after the line
+ * ending, and the content's bytes. A line longer than the streaming reader's long-line size that holds NUL
+ * bytes comes without them (`stripped`: whether its raw bytes start with a BOM, and the file offset of its first
+ * NUL), so a run of NULs is measured without being held. `bytes` may be memory the reader reuses for the next
+ * line: whatever the classifier keeps of it is copied (`copy`).
  */
-function classifyLine(buf: Uint8Array, start: number, end: number, nulTailFrom: number, isRecord: (v: Record<string, unknown>) => boolean): LineFacts {
+interface RawLine {
+  start: number
+  end: number
+  next: number
+  eol: JsonlLine['eol']
+  bytes: Uint8Array
+  stripped?: {bom: boolean; firstNul: number}
+}
+
+/**
+ * Classifies one line's content on the slow path (the fast path failed). NUL bytes at or after `nulTailFrom`
+ * are the file's NUL tail (`nul-tail`), any others a `nul-run`.
+ */
+function classifyLine(raw: RawLine, nulTailFrom: number, isRecord: (v: Record<string, unknown>) => boolean): LineFacts {
   const reasons: LineReason[] = []
-  let content: Uint8Array = buf.subarray(start, end)
+  const start = raw.start
+  let content: Uint8Array = raw.bytes
   let base: number | null = start // file offset of content[0] while content is a view of the file
-  if (hasBom(content)) {
+  if (raw.stripped ? raw.stripped.bom : hasBom(content)) {
     reasons.push('bom')
     content = content.subarray(3)
     base = start + 3
   }
-  const firstNul = content.indexOf(0)
+  const firstNul = raw.stripped ? raw.stripped.firstNul - (base ?? start) : content.indexOf(0)
   if (firstNul >= 0) {
     reasons.push((base ?? start) + firstNul >= nulTailFrom ? 'nul-tail' : 'nul-run')
-    content = Uint8Array.from(content.filter((b) => b !== 0))
+    if (!raw.stripped) content = Uint8Array.from(content.filter((b) => b !== 0))
     base = null
     if (isBlank(content)) return {kind: 'damaged', reasons, action: 'drop', records: [], prefix: false, nulOnly: true}
   }
@@ -333,18 +363,25 @@ function classifyLine(buf: Uint8Array, start: number, end: number, nulTailFrom: 
 /** Splits a buffer into physical lines: `[start, end)` content, `next` after the line ending. */
 export function splitLines(buf: Uint8Array): Array<{start: number; end: number; next: number; eol: JsonlLine['eol']}> {
   const out: Array<{start: number; end: number; next: number; eol: JsonlLine['eol']}> = []
+  for (const l of bufferLines(buf)) out.push({start: l.start, end: l.end, next: l.next, eol: l.eol})
+  return out
+}
+
+/** The physical lines of a buffer, as views of it. */
+function* bufferLines(buf: Uint8Array): Generator<RawLine> {
+  const b = asBuffer(buf)
   let s = 0
-  while (s < buf.length) {
-    const lf = buf.indexOf(0x0a, s)
+  while (s < b.length) {
+    const lf = b.indexOf(0x0a, s)
     if (lf < 0) {
-      out.push({start: s, end: buf.length, next: buf.length, eol: 'none'})
+      yield {start: s, end: b.length, next: b.length, eol: 'none', bytes: b.subarray(s)}
       break
     }
-    const cr = lf > s && buf[lf - 1] === 0x0d
-    out.push({start: s, end: cr ? lf - 1 : lf, next: lf + 1, eol: cr ? 'crlf' : 'lf'})
+    const cr = lf > s && b[lf - 1] === 0x0d
+    const end = cr ? lf - 1 : lf
+    yield {start: s, end, next: lf + 1, eol: cr ? 'crlf' : 'lf', bytes: b.subarray(s, end)}
     s = lf + 1
   }
-  return out
 }
 
 /** Where a JSON text's scan stands at the end of a piece: outside strings, inside one, or right after a backslash in one. */
@@ -367,24 +404,30 @@ function stringStateAfter(buf: Uint8Array, start: number, end: number, state: St
 /** JSON escapes of the raw line-break bytes a split record's fragments lost between them. */
 const BREAK_ESCAPE: Record<number, string> = {0x0a: '\\n', 0x0d: '\\r'}
 
+const isNulReason = (r: LineReason): boolean => r === 'nul-run' || r === 'nul-tail'
+
 /**
  * The record that lines `i` through `k` make when joined, each raw line break between them (LF, or the CR LF the
  * line split took for a line ending) replaced by its JSON escape when it lies inside a string, and removed when
  * it lies between tokens (JSON whitespace); null when a break follows a backslash inside a string, or the join is
- * not one JSON object of valid UTF-8 that `isRecord` takes for a whole record of the format.
+ * not one JSON object of valid UTF-8 that `isRecord` takes for a whole record of the format. A line holding a NUL
+ * byte never joins (a raw NUL is no JSON text anywhere), so its bytes are never read for it.
  */
-function joinedRecord(buf: Uint8Array, lines: Array<{start: number; end: number; next: number}>, i: number, k: number, isRecord: (v: Record<string, unknown>) => boolean): {value: Record<string, unknown>; bytes: Buffer} | null {
+function joinedRecord(source: ByteSource, lines: JsonlLine[], i: number, k: number, isRecord: (v: Record<string, unknown>) => boolean): {value: Record<string, unknown>; bytes: Buffer} | null {
+  for (let j = i; j <= k; j++) if (lines[j].reasons.some(isNulReason)) return null
+  const at = lines[i].start
+  const buf = source.read(at, lines[k].end)
   const parts: Buffer[] = []
   let state: StringState = 'outside'
   for (let j = i; j <= k; j++) {
     const l = lines[j]
-    parts.push(Buffer.from(buf.buffer, buf.byteOffset + l.start, l.end - l.start))
-    state = stringStateAfter(buf, l.start, l.end, state)
+    parts.push(Buffer.from(buf.buffer, buf.byteOffset + l.start - at, l.end - l.start))
+    state = stringStateAfter(buf, l.start - at, l.end - at, state)
     if (j === k) break
     if (state === 'escape') return null
     // Inside a string the break becomes its escape; between tokens it is JSON whitespace, and goes.
     let esc = ''
-    if (state === 'inside') for (let b = l.end; b < l.next; b++) esc += BREAK_ESCAPE[buf[b]] ?? ''
+    if (state === 'inside') for (let b = l.end; b < l.next; b++) esc += BREAK_ESCAPE[buf[b - at]] ?? ''
     parts.push(Buffer.from(esc, 'latin1'))
   }
   const bytes = Buffer.concat(parts)
@@ -394,65 +437,243 @@ function joinedRecord(buf: Uint8Array, lines: Array<{start: number; end: number;
 }
 
 /**
- * Offset where the file's trailing run of NUL bytes and JSON whitespace starts when that run holds a NUL (the
- * unwritten end of an append), else the file's size.
+ * Random access to the bytes a log's lines are read from: a buffer (`bufferSource`), an open file read by
+ * ranges (the streaming path, `fileSource`), or a repair's output made of pieces of another source
+ * (`piecesSource`).
  */
-function nulTailFrom(buf: Uint8Array): number {
-  let i = buf.length
-  let nul = false
-  while (i > 0 && (buf[i - 1] === 0 || isJsonWhitespace(buf[i - 1]))) {
-    if (buf[i - 1] === 0) nul = true
-    i--
+export interface ByteSource {
+  readonly size: number
+  /** The bytes `[start, end)`: a view for a buffer, a fresh read otherwise (fewer bytes at the end). */
+  read(start: number, end: number): Uint8Array
+  /** Copies up to `length` bytes from `position` into `buf` at `offset`; the count copied (0 at the end). */
+  readInto(buf: Uint8Array, offset: number, length: number, position: number): number
+}
+
+/** A buffer as a byte source (reads are views of it). */
+export function bufferSource(buf: Uint8Array): ByteSource {
+  return {
+    size: buf.length,
+    read: (s, e) => buf.subarray(s, e),
+    readInto(out, offset, length, position) {
+      const n = Math.max(0, Math.min(length, buf.length - position))
+      out.set(buf.subarray(position, position + n), offset)
+      return n
+    },
   }
-  if (!nul) return buf.length
+}
+
+/** Reads `[start, end)` of a source into a fresh buffer through `readInto` (fewer bytes at its end). */
+export function readFresh(src: Pick<ByteSource, 'readInto' | 'size'>, s: number, e: number): Buffer {
+  const out = Buffer.allocUnsafe(Math.max(0, Math.min(e, src.size) - s))
+  let got = 0
+  while (got < out.length) {
+    const n = src.readInto(out, got, out.length - got, s + got)
+    if (n === 0) break
+    got += n
+  }
+  return got === out.length ? out : out.subarray(0, got)
+}
+
+/** An open file of `size` bytes as a byte source. */
+export function fileSource(fd: number, size: number): ByteSource {
+  const src: ByteSource = {
+    size,
+    read: (s, e) => readFresh(src, s, e),
+    readInto: (buf, offset, length, position) => readSync(fd, buf, offset, length, position),
+  }
+  return src
+}
+
+/** A piece of a repair's output: bytes of its own, or the range `[start, end)` of the source it repairs. */
+export type Piece = Uint8Array | {start: number; end: number}
+
+/** The concatenation of `pieces` (ranges of `base`, or bytes) as a byte source. */
+export function piecesSource(pieces: readonly Piece[], base: ByteSource): ByteSource {
+  const at: number[] = []
+  let size = 0
+  for (const p of pieces) {
+    at.push(size)
+    size += p instanceof Uint8Array ? p.length : p.end - p.start
+  }
+  const src: ByteSource = {
+    size,
+    read: (s, e) => readFresh(src, s, e),
+    readInto(buf, offset, length, position) {
+      // The piece holding `position` (binary search), then as much of it as fits.
+      let lo = 0
+      let hi = pieces.length - 1
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1
+        if (at[mid] <= position) lo = mid
+        else hi = mid - 1
+      }
+      if (position >= size || pieces.length === 0) return 0
+      const p = pieces[lo]
+      const into = position - at[lo]
+      if (p instanceof Uint8Array) {
+        const n = Math.min(length, p.length - into)
+        buf.set(p.subarray(into, into + n), offset)
+        return n
+      }
+      const n = Math.min(length, p.end - p.start - into)
+      let got = 0
+      while (got < n) {
+        const k = base.readInto(buf, offset + got, n - got, p.start + into + got)
+        if (k === 0) break
+        got += k
+      }
+      return got
+    },
+  }
+  return src
+}
+
+/** How many bytes the backward and forward probes of a source read at a time. */
+const PROBE_BYTES = 1 << 16
+
+/**
+ * Offset where the file's trailing run of NUL bytes and JSON whitespace starts when that run holds a NUL (the
+ * unwritten end of an append), else the file's size. Reads the source backwards from its end.
+ */
+function nulTailFrom(src: ByteSource): number {
+  let nul = false
+  let firstNul = -1
+  for (let hi = src.size; hi > 0; ) {
+    const lo = Math.max(0, hi - PROBE_BYTES)
+    const b = src.read(lo, hi)
+    let j = b.length
+    while (j > 0 && (b[j - 1] === 0 || isJsonWhitespace(b[j - 1]))) {
+      if (b[j - 1] === 0) {
+        nul = true
+        firstNul = lo + j - 1
+      }
+      j--
+    }
+    if (j > 0) break
+    hi = lo
+  }
   // The run starts at its first NUL: line breaks before it end the last line, they are not part of the tail.
-  while (buf[i] !== 0) i++
-  return i
+  return nul ? firstNul : src.size
 }
 
 /** True when the file's first byte of content (after a BOM and whitespace) is not a record's `{` nor a NUL. */
-function startsForeign(buf: Uint8Array): boolean {
-  let i = hasBom(buf) ? 3 : 0
-  while (i < buf.length && isJsonWhitespace(buf[i])) i++
-  return i < buf.length && buf[i] !== 0x7b && buf[i] !== 0
+function startsForeign(src: ByteSource): boolean {
+  const head = src.read(0, Math.min(src.size, 3))
+  let i = hasBom(head) ? 3 : 0
+  for (let at = i; at < src.size; at += PROBE_BYTES) {
+    const b = src.read(at, Math.min(src.size, at + PROBE_BYTES))
+    for (let j = 0; j < b.length; j++) if (!isJsonWhitespace(b[j])) return b[j] !== 0x7b && b[j] !== 0
+  }
+  return false
+}
+
+/** What of a record's value the classification keeps (`JsonlClassifyStreamOptions.keep`); the whole value by default. */
+export type KeepRecord = (value: Record<string, unknown>) => Record<string, unknown>
+
+/** How the line loop keeps what it finds. */
+interface CoreOptions {
+  isRecord: (v: Record<string, unknown>) => boolean
+  keep?: KeepRecord
+  /** The lines' bytes are reused by the reader: records of clean lines keep no bytes, others a copy. */
+  streamed: boolean
+}
+
+/** A record being made: the lone-surrogate path is found on the whole value, before `keep` slims it. */
+type Made = JsonlRecord & {lone?: string}
+
+/**
+ * A clean line of a streamed log and the record it is, in one object (a third of the memory of a line, its
+ * record list and its record): the line's fields and the record's (`line`, `offset`, `length`, `bytes`) are
+ * read from the same few fields. Never a damaged line (those are never clean and never change to clean).
+ */
+class CleanLine implements JsonlLine, JsonlRecord {
+  constructor(
+    readonly index: number,
+    readonly start: number,
+    readonly end: number,
+    readonly next: number,
+    readonly eol: JsonlLine['eol'],
+    readonly value: Record<string, unknown>,
+  ) {}
+
+  get kind(): 'record' {
+    return 'record'
+  }
+
+  get reasons(): LineReason[] {
+    return NO_REASONS
+  }
+
+  get action(): 'keep' {
+    return 'keep'
+  }
+
+  get records(): JsonlRecord[] {
+    return [this]
+  }
+
+  get line(): number {
+    return this.index
+  }
+
+  get offset(): number {
+    return this.start
+  }
+
+  get length(): number {
+    return this.end - this.start
+  }
+
+  get bytes(): null {
+    return null
+  }
+}
+
+/** No reasons (shared by the clean lines; a damaged line gets its own list). */
+const NO_REASONS: LineReason[] = []
+
+function makeRecord(line: number, value: Record<string, unknown>, bytes: Uint8Array, offset: number | null, clean: boolean, o: CoreOptions): Made {
+  const own = o.streamed ? (clean ? null : Buffer.from(bytes)) : bytes
+  const rec: Made = {line, value: o.keep ? o.keep(value) : value, bytes: own, length: bytes.length, offset}
+  if (mayHoldSurrogateEscape(bytes)) {
+    const at = loneSurrogatePath(value)
+    if (at !== null) rec.lone = at
+  }
+  return rec
 }
 
 /**
- * Classifies the bytes of a JSONL file line by line. Fast path: a strict UTF-8 decode of the whole file, then
- * `JSON.parse` per line; the slow path runs only for lines that fail. `opts.isRecord` is the format's record
- * rule for what the slow path carves out of damaged lines. Never throws.
+ * The line rules over a sequence of lines (a buffer's, or a file's read by streaming): the same rules, the
+ * same verdicts, whichever reader gives the lines. `source` gives the bytes of lines a record spread over
+ * several lines is rejoined from; `tailFrom` is where the file's NUL tail starts; `foreign` whether its first
+ * byte of content is other content (`startsForeign`).
  */
-export function classifyJsonlBytes(buf: Uint8Array, opts: JsonlClassifyOptions = {}): JsonlClassification {
-  const isRecord = opts.isRecord ?? anyObject
-  const emptyCounts = (): LineCounts => ({total: 0, intact: 0, blank: 0, damaged: 0, records: 0, byReason: {}, firstDamaged: []})
-  if (isBlank(buf)) return {class: 'empty', reasons: [], lines: [], records: [], counts: emptyCounts(), eol: 'lf', loneSurrogates: []}
-  if (isAllNul(buf)) return {class: 'zero-filled', reasons: [], lines: [], records: [], counts: emptyCounts(), damage: {offset: 0, length: buf.length}, eol: 'lf', loneSurrogates: []}
-
-  const raw = splitLines(buf)
-  const tailFrom = nulTailFrom(buf)
-  let text: string[] | null = null
-  try {
-    // One native pass; LF is never part of a multi-byte sequence, so string and byte lines correspond.
-    const whole = decodeUtf8Strict(buf)
-    text = whole.split('\n')
-  } catch {
-    text = null
-  }
+function classifyLines(lines0: Iterable<RawLine>, source: ByteSource, tailFrom: number, foreign: () => boolean, o: CoreOptions): JsonlClassification {
+  const isRecord = o.isRecord
   const lines: JsonlLine[] = []
   let crlf = 0
-  for (let i = 0; i < raw.length; i++) {
-    const {start, end, next, eol} = raw[i]
+  let ended = 0
+  for (const raw of lines0) {
+    const i = lines.length
+    const {start, end, next, eol} = raw
     if (eol === 'crlf') crlf++
-    const line: JsonlLine = {index: i, start, end, next, eol, kind: 'record', reasons: [], action: 'keep', records: []}
-    if (text !== null) {
-      let s = text[i]
-      if (eol === 'crlf') s = s.slice(0, -1)
-      if (s.length > 0 && !s.includes('\u0000')) {
+    if (eol !== 'none') ended++
+    const line: JsonlLine = {index: i, start, end, next, eol, kind: 'record', reasons: NO_REASONS, action: 'keep', records: []}
+    if (!raw.stripped && raw.bytes.length > 0) {
+      // Fast path: a line of valid UTF-8 without NULs that parses as one object is a record as it stands.
+      let s: string | null
+      try {
+        s = decodeUtf8Strict(raw.bytes)
+      } catch {
+        s = null
+      }
+      if (s !== null && !s.includes('\u0000')) {
         try {
           const v: unknown = JSON.parse(s)
           if (isPlainObject(v)) {
-            line.records = [{line: i, value: v, bytes: buf.subarray(start, end), offset: start}]
-            lines.push(line)
+            const rec = makeRecord(i, v, raw.bytes, start, true, o)
+            // A streamed clean line is its record (unless it holds a lone surrogate: kept apart, to be listed).
+            lines.push(o.streamed && rec.lone === undefined ? new CleanLine(i, start, end, next, eol, rec.value) : ((line.records = [rec]), line))
             continue
           }
         } catch {
@@ -460,11 +681,11 @@ export function classifyJsonlBytes(buf: Uint8Array, opts: JsonlClassifyOptions =
         }
       }
     }
-    const f = classifyLine(buf, start, end, tailFrom, isRecord)
+    const f = classifyLine(raw, tailFrom, isRecord)
     line.kind = f.kind
     line.reasons = f.reasons
     line.action = f.action
-    line.records = f.records.map((r) => ({line: i, ...r}))
+    line.records = f.records.map((r) => makeRecord(i, r.value, r.bytes, r.offset, f.kind === 'record', o))
     if (f.prefix) (line as Scratch).prefix = true
     if (f.nulOnly) (line as Scratch).nulOnly = true
     lines.push(line)
@@ -492,18 +713,19 @@ export function classifyJsonlBytes(buf: Uint8Array, opts: JsonlClassifyOptions =
       let joined: {k: number; value: Record<string, unknown>; bytes: Buffer} | null = null
       for (let j = i + 1; j < lines.length && j <= i + MAX_SPLIT_LINES; j++) {
         if (lines[j].kind === 'record') break
-        const r = joinedRecord(buf, raw, i, j, isRecord)
+        const r = joinedRecord(source, lines, i, j, isRecord)
         if (r) {
           joined = {k: j, ...r}
           break
         }
       }
       if (joined) {
+        const rec = makeRecord(i, joined.value, joined.bytes, null, false, {...o, streamed: false})
         for (let j = i; j <= joined.k; j++) {
           const l = lines[j]
           l.kind = 'damaged'
           l.action = j === i ? 'rewrite' : 'drop'
-          l.records = j === i ? [{line: i, value: joined.value, bytes: joined.bytes, offset: null}] : []
+          l.records = j === i ? [rec] : []
           l.reasons = ['split-record']
           l.partOf = i
           delete (l as Scratch).prefix
@@ -516,15 +738,19 @@ export function classifyJsonlBytes(buf: Uint8Array, opts: JsonlClassifyOptions =
     if (!line.reasons.includes('invalid-utf8')) line.reasons.push('torn-interior')
   }
   for (const l of lines) {
+    if (l instanceof CleanLine) continue
     delete (l as Scratch).prefix
     delete (l as Scratch).nulOnly
   }
 
   const records: JsonlRecord[] = []
-  for (const l of lines) records.push(...l.records)
+  for (const l of lines) {
+    if (l instanceof CleanLine) records.push(l)
+    else for (const r of l.records) records.push(r)
+  }
 
   // Not a log at all: no record anywhere, and the first byte is not where a record would start.
-  if (records.length === 0 && startsForeign(buf)) {
+  if (records.length === 0 && foreign()) {
     for (const l of lines) if (l.kind === 'damaged') l.reasons = ['foreign-content']
   }
 
@@ -543,10 +769,11 @@ export function classifyJsonlBytes(buf: Uint8Array, opts: JsonlClassifyOptions =
       }
       if (counts.firstDamaged.length < 20) counts.firstDamaged.push({line: l.index + 1, offset: l.start, length: l.next - l.start, reasons: [...l.reasons]})
     }
-    for (const r of l.records) {
-      if (!mayHoldSurrogateEscape(r.bytes)) continue
-      const at = loneSurrogatePath(r.value)
-      if (at !== null) loneSurrogates.push({line: l.index, path: at})
+    if (l instanceof CleanLine) continue
+    for (const r of l.records as Made[]) {
+      if (r.lone === undefined) continue
+      loneSurrogates.push({line: l.index, path: r.lone})
+      delete r.lone
     }
   }
   counts.records = records.length
@@ -555,7 +782,7 @@ export function classifyJsonlBytes(buf: Uint8Array, opts: JsonlClassifyOptions =
   if (damaged.length > 0) {
     // Truncated: the only cut is the final record's, and nothing but the NUL tail follows it.
     const torn = damaged.filter((l) => l.reasons.includes('torn-tail'))
-    const onlyTail = torn.length === 1 && torn[0].index === last && damaged.every((l) => l === torn[0] ? l.reasons.every((r) => r === 'torn-tail' || r === 'torn-utf8' || r === 'nul-tail') : l.index > last && l.reasons.every((r) => r === 'nul-tail'))
+    const onlyTail = torn.length === 1 && torn[0].index === last && damaged.every((l) => (l === torn[0] ? l.reasons.every((r) => r === 'torn-tail' || r === 'torn-utf8' || r === 'nul-tail') : l.index > last && l.reasons.every((r) => r === 'nul-tail')))
     cls = onlyTail ? 'truncated' : 'corrupt'
   }
   const first = damaged[0]
@@ -566,7 +793,225 @@ export function classifyJsonlBytes(buf: Uint8Array, opts: JsonlClassifyOptions =
     records,
     counts,
     damage: first ? {offset: first.start, length: first.next - first.start} : undefined,
-    eol: crlf > 0 && crlf * 2 >= raw.filter((l) => l.eol !== 'none').length ? 'crlf' : 'lf',
+    eol: crlf > 0 && crlf * 2 >= ended ? 'crlf' : 'lf',
     loneSurrogates,
+  }
+}
+
+const emptyCounts = (): LineCounts => ({total: 0, intact: 0, blank: 0, damaged: 0, records: 0, byReason: {}, firstDamaged: []})
+
+function emptyClass(size: number, cls: 'empty' | 'zero-filled'): JsonlClassification {
+  return {class: cls, reasons: [], lines: [], records: [], counts: emptyCounts(), ...(cls === 'zero-filled' ? {damage: {offset: 0, length: size}} : {}), eol: 'lf', loneSurrogates: []}
+}
+
+/**
+ * Classifies the bytes of a JSONL file line by line. Fast path per line: a strict UTF-8 decode, then
+ * `JSON.parse`; the slow path runs only for lines that fail. `opts.isRecord` is the format's record rule for
+ * what the slow path carves out of damaged lines; `opts.keep` what of each record's value is kept. Never throws.
+ */
+export function classifyJsonlBytes(buf: Uint8Array, opts: JsonlClassifyOptions & {keep?: KeepRecord} = {}): JsonlClassification {
+  if (isBlank(buf)) return emptyClass(buf.length, 'empty')
+  if (isAllNul(buf)) return emptyClass(buf.length, 'zero-filled')
+  const src = bufferSource(buf)
+  return classifyLines(bufferLines(buf), src, nulTailFrom(src), () => startsForeign(src), {isRecord: opts.isRecord ?? anyObject, keep: opts.keep, streamed: false})
+}
+
+/** Bytes the streaming reader reads at a time. */
+const CHUNK_BYTES = 1 << 22
+
+/**
+ * A line longer than this is read without its NUL bytes (they are counted, never held): a crash's run of NULs
+ * runs into the next record as one line of hundreds of MB. Its other bytes are held, so the memory a file
+ * takes grows with its longest line's bytes other than NUL, never with the file.
+ */
+export const LONG_LINE_BYTES = 1 << 24
+
+/** Options of the streaming classification (`classifyJsonlFile`). */
+export interface JsonlClassifyStreamOptions extends JsonlClassifyOptions {
+  /**
+   * What of a record's value the classification keeps (default: all of it). The streaming path exists to keep
+   * little: a format's `keep` keeps what its analysis, acceptance and repair rules read, nothing else.
+   */
+  keep?: KeepRecord
+  /** Bytes per read (tests use small ones). */
+  chunkBytes?: number
+  /** Override of `LONG_LINE_BYTES` (tests use a small one). */
+  longLineBytes?: number
+}
+
+/** What streaming a log gave: its classification, the sha256 and the count of the bytes read. */
+export interface JsonlFileVerdict {
+  cls: JsonlClassification
+  sha256: string
+  /** Bytes read (the size when the file did not change meanwhile). */
+  bytes: number
+}
+
+/** A run of 64 KiB of NULs, to skip NUL runs with a native compare. */
+const ZEROS = Buffer.alloc(1 << 16)
+
+/** A line over the long-line size, read without its NULs. */
+class LongLine {
+  acc: Buffer
+  len = 0
+  firstNul = -1
+  lastRaw = -1
+  constructor(
+    readonly start: number,
+    readonly bom: boolean,
+  ) {
+    this.acc = Buffer.allocUnsafe(1 << 16)
+  }
+
+  /** Adds raw bytes of the line at file offset `at`: NULs counted, the rest kept. */
+  feed(seg: Buffer, at: number): void {
+    if (seg.length === 0) return
+    this.lastRaw = seg[seg.length - 1]
+    let i = 0
+    while (i < seg.length) {
+      const z = seg.indexOf(0, i)
+      const stop = z < 0 ? seg.length : z
+      this.put(seg, i, stop)
+      if (z < 0) break
+      if (this.firstNul < 0) this.firstNul = at + z
+      let j = z
+      while (j + ZEROS.length <= seg.length && seg.subarray(j, j + ZEROS.length).equals(ZEROS)) j += ZEROS.length
+      while (j < seg.length && seg[j] === 0) j++
+      i = j
+    }
+  }
+
+  private put(seg: Buffer, from: number, to: number): void {
+    const n = to - from
+    if (n <= 0) return
+    if (this.len + n > this.acc.length) {
+      const next = Buffer.allocUnsafe(Math.max(this.acc.length * 2, this.len + n))
+      this.acc.copy(next, 0, 0, this.len)
+      this.acc = next
+    }
+    seg.copy(this.acc, this.len, from, to)
+    this.len += n
+  }
+
+  /** The line, ended by an LF at `lf` (file offset), or by the end of the file at `lf` (`ended` false). */
+  line(lf: number, ended: boolean): RawLine {
+    const cr = ended && this.lastRaw === 0x0d
+    if (cr) this.len--
+    const end = cr ? lf - 1 : lf
+    const bytes = this.acc.subarray(0, this.len)
+    return {start: this.start, end, next: ended ? lf + 1 : lf, eol: ended ? (cr ? 'crlf' : 'lf') : 'none', bytes, ...(this.firstNul >= 0 ? {stripped: {bom: this.bom, firstNul: this.firstNul}} : {})}
+  }
+}
+
+/**
+ * The physical lines of a source, read in chunks of `chunkBytes`; `onChunk` sees every byte read, once, in
+ * order. A line is handed over as a view of the reader's buffer (valid until the next line); one longer than
+ * `longLineBytes` is gathered without its NULs (`LongLine`).
+ */
+function* sourceLines(src: ByteSource, onChunk: (b: Buffer) => void, chunkBytes: number, longLineBytes: number): Generator<RawLine> {
+  let buf = Buffer.allocUnsafe(chunkBytes * 2)
+  let base = 0 // file offset of buf[0]
+  let have = 0 // bytes of buf in use
+  let s = 0 // start of the current line in buf
+  let at = 0 // file offset read up to
+  let long: LongLine | null = null
+  for (;;) {
+    if (have + chunkBytes > buf.length) {
+      const next = Buffer.allocUnsafe(have + chunkBytes)
+      buf.copy(next, 0, 0, have)
+      buf = next
+    }
+    const n = src.readInto(buf, have, chunkBytes, at)
+    if (n === 0) break
+    onChunk(buf.subarray(have, have + n))
+    const fresh = have
+    have += n
+    at += n
+    const view = buf.subarray(0, have)
+    let from = fresh
+    if (long) {
+      const lf = view.indexOf(0x0a, fresh)
+      if (lf < 0) {
+        long.feed(view.subarray(fresh, have), base + fresh)
+        base += have
+        have = 0
+        s = 0
+        continue
+      }
+      long.feed(view.subarray(fresh, lf), base + fresh)
+      yield long.line(base + lf, true)
+      long = null
+      s = lf + 1
+      from = s
+    }
+    for (;;) {
+      const lf = view.indexOf(0x0a, from)
+      if (lf < 0) break
+      const cr = lf > s && view[lf - 1] === 0x0d
+      const end = cr ? lf - 1 : lf
+      yield {start: base + s, end: base + end, next: base + lf + 1, eol: cr ? 'crlf' : 'lf', bytes: view.subarray(s, end)}
+      s = lf + 1
+      from = s
+    }
+    if (have - s > longLineBytes) {
+      long = new LongLine(base + s, hasBom(view.subarray(s, s + 3)))
+      long.feed(view.subarray(s, have), base + s)
+      s = have
+    }
+    // Keep only the current line's bytes, at the front.
+    if (s > 0) {
+      buf.copy(buf, 0, s, have)
+      base += s
+      have -= s
+      s = 0
+    }
+  }
+  if (long) yield long.line(base + have, false)
+  else if (have > s) yield {start: base + s, end: base + have, next: base + have, eol: 'none', bytes: buf.subarray(s, have)}
+}
+
+/**
+ * Classifies a JSONL log by streaming it from a source: read in chunks, never as one buffer; the same line rules
+ * and the same verdict as `classifyJsonlBytes` on its bytes. What is kept per line is its place and verdict and,
+ * per record, what `opts.keep` keeps of its value; the bytes of a clean line are not kept (they are the
+ * source's own, at `offset`), those of a damaged line's records are. Throws what reading the source throws.
+ */
+export function classifyJsonlSource(src: ByteSource, opts: JsonlClassifyStreamOptions = {}): JsonlFileVerdict {
+  const hash = createHash('sha256')
+  let bytes = 0
+  let blank = true
+  let allNul = true
+  const onChunk = (b: Buffer) => {
+    hash.update(b)
+    bytes += b.length
+    if (blank && !isBlank(b)) blank = false
+    if (allNul && !isAllNul(b)) allNul = false
+  }
+  const lines = sourceLines(src, onChunk, Math.max(1, opts.chunkBytes ?? CHUNK_BYTES), Math.max(1, opts.longLineBytes ?? LONG_LINE_BYTES))
+  const cls = classifyLines(lines, src, nulTailFrom(src), () => startsForeign(src), {isRecord: opts.isRecord ?? anyObject, keep: opts.keep, streamed: true})
+  const sha256 = hash.digest('hex')
+  if (blank) return {cls: emptyClass(bytes, 'empty'), sha256, bytes}
+  if (allNul) return {cls: emptyClass(bytes, 'zero-filled'), sha256, bytes}
+  return {cls, sha256, bytes}
+}
+
+/** Opens a file for reading without following a symbolic link or blocking on a FIFO; its descriptor and size. */
+export function openLog(file: string): {fd: number; size: number} {
+  const fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK)
+  try {
+    return {fd, size: fstatSync(fd).size}
+  } catch (e) {
+    closeSync(fd)
+    throw e
+  }
+}
+
+/** `classifyJsonlSource` of a file by its path. Throws what opening or reading it throws. */
+export function classifyJsonlFile(file: string, opts: JsonlClassifyStreamOptions = {}): JsonlFileVerdict {
+  const {fd, size} = openLog(file)
+  try {
+    return classifyJsonlSource(fileSource(fd, size), opts)
+  } finally {
+    closeSync(fd)
   }
 }

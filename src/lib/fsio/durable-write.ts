@@ -16,6 +16,7 @@
 import {createHash} from 'node:crypto'
 import {createReadStream} from 'node:fs'
 import path from 'node:path'
+import type {ChunkedBytes} from '../model/adapter.js'
 import {ChangedError, type Expected, type FileSystem} from './fs.js'
 
 /** How long a rename failing with EPERM/EBUSY is retried, in ms (prior-art.md §7.1 S4). */
@@ -77,11 +78,18 @@ const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
  * Writes `data` to `target` durably and verifies it. Throws the underlying errno error (EACCES, EROFS,
  * ENOSPC, …) when a step fails, after removing its own temp (best effort); throws `VerifyError` when the
  * read-back differs. Never leaves the target half-written: the target is either untouched or replaced whole.
+ *
+ * `data` may come in chunks (`ChunkedBytes`, memory bounded by a chunk): they are hashed as they are written,
+ * and when they are not the planned bytes (their source changed since the plan) the temp is removed and
+ * `ChangedError` thrown before the rename, the target untouched; the read-back is then hashed a chunk at a
+ * time.
  */
-export async function durableWrite(fs: FileSystem, target: string, data: Uint8Array, opts: DurableWriteOptions): Promise<DurableWriteResult> {
+export async function durableWrite(fs: FileSystem, target: string, data: Uint8Array | ChunkedBytes, opts: DurableWriteOptions): Promise<DurableWriteResult> {
   const dir = path.dirname(target)
   const temp = path.join(dir, ownTempName(target, opts.tag))
-  const expected = sha256Hex(data)
+  const chunked = data instanceof Uint8Array ? null : data
+  const expected = chunked ? chunked.sha256 : sha256Hex(data as Uint8Array)
+  const size = chunked ? chunked.size : (data as Uint8Array).length
   let fd: number | undefined
   let created = false
   let renamed = false
@@ -98,7 +106,17 @@ export async function durableWrite(fs: FileSystem, target: string, data: Uint8Ar
       fd = await fs.open(temp, 'wx', opts.mode ?? 0o644)
     }
     created = true
-    await fs.write(fd, data)
+    if (chunked) {
+      const h = createHash('sha256')
+      let n = 0
+      for (const chunk of chunked.chunks()) {
+        await fs.write(fd, chunk)
+        h.update(chunk)
+        n += chunk.length
+      }
+      const got = h.digest('hex')
+      if (got !== expected || n !== size) throw new ChangedError(target, `changed since the scan (its bytes read again for the repair are not those planned: ${n} bytes, sha256 ${got.slice(0, 12)}…)`)
+    } else await fs.write(fd, data as Uint8Array)
     await fs.fsync(fd)
     const f = fd
     fd = undefined
@@ -113,14 +131,14 @@ export async function durableWrite(fs: FileSystem, target: string, data: Uint8Ar
     if (created && !renamed) await fs.unlink(temp).catch(() => undefined)
     throw e
   }
-  const actual = sha256Hex(await fs.readFile(target))
+  const actual = chunked ? (await fs.hashFile(target)).sha256 : sha256Hex(await fs.readFile(target))
   if (actual !== expected) {
     const now = await fs.lstat(target).catch(() => null)
     if (now === null || now.ino !== written.ino) throw new ChangedError(target, now === null ? 'disappeared right after the rename' : 'replaced by another file right after the rename')
-    if (now.size !== data.length) throw new ChangedError(target, `written to right after the rename (${data.length} → ${now.size} bytes)`)
+    if (now.size !== size) throw new ChangedError(target, `written to right after the rename (${size} → ${now.size} bytes)`)
     throw new VerifyError(target, expected, actual)
   }
-  return {sha256: actual, bytes: data.length, renameAttempts: attempts, ...written}
+  return {sha256: actual, bytes: size, renameAttempts: attempts, ...written}
 }
 
 /**

@@ -12,7 +12,7 @@
  */
 import path from 'node:path'
 import type {FileClass} from '../model/report.js'
-import {CHUNKED_BYTES, durableWrite, readFileChunks, sha256Chunks, sha256Hex} from './durable-write.js'
+import {durableWrite, sha256Hex} from './durable-write.js'
 import type {FileSystem} from './fs.js'
 
 /** chatdoctor's folder inside a chat dir. */
@@ -89,6 +89,9 @@ function linkUnsupported(code: string | undefined): boolean {
   return code === 'EXDEV' || code === 'EPERM' || code === 'ENOTSUP' || code === 'EMLINK' || code === 'ENOSYS' || code === 'EOPNOTSUPP'
 }
 
+/** Evidence larger than this (bytes) is read back a chunk at a time, never whole. */
+const HOLD_LIMIT_BYTES = 64 * 1024 * 1024
+
 /**
  * Preserves `chatDir/name` as `dir/evidenceName`: hard link, else copy (fsynced, times kept). Reads the copy
  * back and returns its record. Throws the errno error when neither works (EACCES, EROFS, ENOSPC, …).
@@ -113,8 +116,8 @@ export async function preserveFile(fs: FileSystem, chatDir: string, name: string
     }
     await fs.utimes(dest, st.atimeMs, st.mtimeMs)
   }
-  // A file too large to hold is hashed in chunks.
-  const sha256 = st.size > CHUNKED_BYTES ? await sha256Chunks(readFileChunks(dest)) : sha256Hex(await fs.readFile(dest))
+  // A copy too large to hold (a session log read by streaming) is hashed a chunk at a time.
+  const sha256 = st.size > HOLD_LIMIT_BYTES ? (await fs.hashFile(dest)).sha256 : sha256Hex(await fs.readFile(dest))
   return {path: name, evidence: evidenceName, size: st.size, mtimeMs: st.mtimeMs, atimeMs: st.atimeMs, mode: st.mode & 0o777, sha256, class: cls, method}
 }
 

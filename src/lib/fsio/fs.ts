@@ -18,7 +18,8 @@
  * comparison (POSIX has no compare-and-rename, so a writer landing in those microseconds is not seen; the
  * check right after the rename is what catches the rest).
  */
-import {constants, type Stats} from 'node:fs'
+import {createHash} from 'node:crypto'
+import {constants, createReadStream, type Stats} from 'node:fs'
 import {open as fsOpen, link, copyFile, mkdir, readFile, readdir, rename, rmdir, unlink, lstat, utimes, type FileHandle} from 'node:fs/promises'
 
 /** Open modes the seam supports: `wx` create exclusively for writing, `a` append (create), `r` read. */
@@ -97,6 +98,8 @@ export interface FileSystem {
   /** Removes an empty directory. */
   rmdir(path: string): Promise<void>
   readFile(path: string): Promise<Buffer>
+  /** sha256 (lower-case hex) and size of a file's bytes, read a chunk at a time (for files too large to hold). */
+  hashFile(path: string): Promise<{sha256: string; size: number}>
   /** The names in a directory (unsorted). */
   readdir(path: string): Promise<string[]>
   /** Stats without following a symbolic link. */
@@ -188,6 +191,15 @@ export function nodeFileSystem(): FileSystem {
     },
     rmdir: (p) => rmdir(p),
     readFile: (p) => readFile(p),
+    async hashFile(p) {
+      const h = createHash('sha256')
+      let size = 0
+      for await (const chunk of createReadStream(p, {highWaterMark: 1 << 22})) {
+        h.update(chunk as Buffer)
+        size += (chunk as Buffer).length
+      }
+      return {sha256: h.digest('hex'), size}
+    },
     readdir: (p) => readdir(p),
     lstat: async (p) => statInfo(await lstat(p)),
     async fsyncDir(p) {
@@ -341,6 +353,9 @@ export class RecordingFileSystem implements FileSystem {
   }
   readFile(p: string) {
     return this.call('readFile', [p], [p], () => this.inner.readFile(p))
+  }
+  hashFile(p: string) {
+    return this.call('hashFile', [p], [p], () => this.inner.hashFile(p))
   }
   readdir(p: string) {
     return this.call('readdir', [p], [p], () => this.inner.readdir(p))

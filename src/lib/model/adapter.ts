@@ -35,6 +35,11 @@ export interface FileEntry {
    * hold a lone surrogate: valid UTF-8 cannot encode one).
    */
   large?: {value: unknown; sha256: string; escapes: boolean}
+  /**
+   * For a file above the inventory's log-streaming threshold that its adapter reads itself, a chunk at a time
+   * (`FormatAdapter.streams`): its absolute path, set instead of `data` (the file is never held whole).
+   */
+  path?: string
 }
 
 /**
@@ -223,6 +228,11 @@ export interface FormatAdapter {
    * as `FileEntry.large`. Undefined (or no such method) for files measured from their parsed value only.
    */
   streamValue?(name: string): StreamValueSpec | undefined
+  /**
+   * Whether the adapter reads this (wanted) file itself by streaming when it is larger than the inventory's
+   * log-streaming threshold (`LOG_STREAM_THRESHOLD_BYTES`): the inventory then gives its `path`, not its bytes.
+   */
+  streams?(name: string): boolean
   /**
    * `scan --quick` (which reads only the ends of files and never calls `diagnose`): the role of a file by its
    * name, and the name a missing primary is reported under. Optional: without it, quick mode classifies no
@@ -649,6 +659,16 @@ export interface OwnState {
  */
 export type ActionSource = {kind: 'file'; name: string} | {kind: 'bytes'; label: string; data: Buffer}
 
+/**
+ * Bytes to write that are not held in memory: their size and sha256 known ahead (as planned), produced a chunk
+ * at a time (a streamed log's repair: ranges of the log as scanned, and the few bytes the repair makes).
+ */
+export interface ChunkedBytes {
+  readonly size: number
+  readonly sha256: string
+  chunks(): Iterable<Uint8Array>
+}
+
 /** One planned action. Names are relative to the chat dir. */
 export interface PlannedAction {
   type: ActionType
@@ -668,6 +688,8 @@ export interface PlannedAction {
    * as scanned; `data` is then absent.
    */
   copyFrom?: {name: string; bytes: number}
+  /** `rewrite` of a log read by streaming: the exact bytes to write, in chunks, instead of `data`. */
+  stream?: ChunkedBytes
   /** `restore-mtime`: the mtime to put back, ms since epoch. */
   mtimeMs?: number
   /** `restore` of salvaged bytes: the members the tear cut off, each taken from a donor generation. */

@@ -225,7 +225,7 @@ function replacingActions(plan: ChatPlan): Array<{i: number; name: string}> {
   const out: Array<{i: number; name: string}> = []
   for (const [i, a] of plan.actions.entries()) {
     if (a.type === 'move' && a.from !== null) out.push({i, name: a.from})
-    else if ((a.type === 'restore' || a.type === 'rewrite') && (a.data || a.copyFrom)) out.push({i, name: a.to})
+    else if ((a.type === 'restore' || a.type === 'rewrite') && (a.data || a.copyFrom || a.stream)) out.push({i, name: a.to})
   }
   return out
 }
@@ -455,16 +455,16 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
           await verify(null, false)
           continue
         }
-        if ((a.type !== 'restore' && a.type !== 'rewrite') || (!a.data && !a.copyFrom)) continue
+        if ((a.type !== 'restore' && a.type !== 'rewrite') || (!a.data && !a.copyFrom && !a.stream)) continue
         const prev = files.find((f) => f.path === a.to)
         const target = path.join(dir, a.to)
         const mode = prev?.mode ?? 0o644
-        const size = a.data ? a.data.length : a.copyFrom!.bytes
+        const size = a.data ? a.data.length : a.stream ? a.stream.size : a.copyFrom!.bytes
         let written
         try {
           const how = {tag: ctx.repairId, mode, expect: watch.expected(a.to), beforeRename: () => verify(), onRenamed: () => void replaced.push(a.to)}
           // A file too large to hold is copied from disk in chunks, and must still hash as scanned.
-          written = a.data ? await durableWrite(fs, target, a.data, how) : await durableCopy(fs, target, path.join(dir, a.copyFrom!.name), {...how, sha256: a.sha256!, bytes: size, readChunks: readFileChunks})
+          written = a.data || a.stream ? await durableWrite(fs, target, (a.data ?? a.stream)!, how) : await durableCopy(fs, target, path.join(dir, a.copyFrom!.name), {...how, sha256: a.sha256!, bytes: size, readChunks: readFileChunks})
           if (a.type === 'rewrite' && a.mtimeMs !== undefined) await fs.utimes(target, prev?.atimeMs ?? a.mtimeMs, a.mtimeMs)
         } catch (e) {
           if (e instanceof Refusal) throw e

@@ -46,11 +46,20 @@ export const STREAM_THRESHOLD_BYTES = constants.MAX_STRING_LENGTH
  */
 export const VALUE_THRESHOLD_BYTES = 64 * 2 ** 20
 
+/**
+ * Files an adapter streams itself (`FormatAdapter.streams`, e.g. JSON-lines logs) larger than this (bytes) are
+ * not read by the inventory: the adapter gets their path and reads them a chunk at a time, so a log of any size
+ * is diagnosed in bounded memory.
+ */
+export const LOG_STREAM_THRESHOLD_BYTES = 64 * 1024 * 1024
+
 export interface InventoryOptions {
-  /** Override of `STREAM_THRESHOLD_BYTES` (tests use a small one). */
+  /** Override of `STREAM_THRESHOLD_BYTES` (tests use a small one); logs stream above it too when it is lower. */
   streamThresholdBytes?: number
   /** Override of `VALUE_THRESHOLD_BYTES` (tests use a small one). */
   valueThresholdBytes?: number
+  /** Override of `LOG_STREAM_THRESHOLD_BYTES` (tests use a small one). */
+  logStreamThresholdBytes?: number
   /**
    * Read the files' bytes into this arena instead of fresh buffers. The caller must be done with the bytes
    * of the previous chat read into it (`data` dropped, no views kept): the arena is reused from its start.
@@ -101,7 +110,7 @@ export class ReadArena {
  */
 export function readChatSync(unit: ChatUnit, adapter: FormatAdapter, opts: InventoryOptions = {}): ChatDirSnapshot {
   const threshold = opts.streamThresholdBytes ?? STREAM_THRESHOLD_BYTES
-  const how: ReadHow = {threshold, valueThreshold: opts.valueThresholdBytes ?? VALUE_THRESHOLD_BYTES, adapter}
+  const how: ReadHow = {threshold, valueThreshold: opts.valueThresholdBytes ?? VALUE_THRESHOLD_BYTES, adapter, logThreshold: opts.logStreamThresholdBytes ?? Math.min(opts.streamThresholdBytes ?? LOG_STREAM_THRESHOLD_BYTES, LOG_STREAM_THRESHOLD_BYTES)}
   const dir = unit.dir
   const dirStat = lstatSync(dir)
   // A store's chat names its member files (possibly in subfolders); otherwise list the folder.
@@ -144,7 +153,8 @@ export function readChatSync(unit: ChatUnit, adapter: FormatAdapter, opts: Inven
     const entry: FileEntry = {name, kind: kindOf(st), bytes: st.size, mtimeMs: st.mtimeMs}
     if (entry.kind === 'file' && adapter.wantsContent(name)) {
       try {
-        if (st.size > threshold) streamInto(entry, p, how)
+        if (adapter.streams?.(name) && st.size > how.logThreshold) entry.path = p
+        else if (st.size > threshold) streamInto(entry, p, how)
         else {
           entry.data = readFileSync(p)
           checkValue(entry, how)
@@ -163,7 +173,8 @@ export function readChatSync(unit: ChatUnit, adapter: FormatAdapter, opts: Inven
  * Opens `p` without following a symbolic link and without blocking on a FIFO, and when it is a regular file
  * returns its entry: size and mtime from the open descriptor (no separate `lstat`: a syscall per file saved,
  * ~20 µs each here) and its bytes (in `arena` when given), or its streamed verdict above
- * `threshold` bytes. Returns null
+ * `how.threshold` bytes; or, for a file its adapter streams itself above `how.logThreshold` bytes, its path
+ * only. Returns null
  * for anything else (a link, a folder, a FIFO, a name that is gone, cannot be opened or read), and the caller
  * takes the `lstat` path, which says what it is or why it cannot be read.
  */
@@ -178,6 +189,7 @@ function readRegularFile(p: string, name: string, how: ReadHow, arena?: ReadAren
     const st = fstatSync(fd)
     if (!st.isFile()) return null
     const entry: FileEntry = {name, kind: 'file', bytes: st.size, mtimeMs: st.mtimeMs}
+    if (how.adapter.streams?.(name) && st.size > how.logThreshold) return {...entry, path: p}
     if (st.size > how.threshold) return streamInto(entry, p, how)
     // The size the descriptor had when opened; a file that shrinks meanwhile gives fewer bytes.
     const data = arena ? arena.take(st.size) : Buffer.allocUnsafeSlow(st.size)
@@ -203,6 +215,8 @@ interface ReadHow {
   threshold: number
   /** Above this many bytes a file the format measures without parsing it whole gets its value built. */
   valueThreshold: number
+  /** Above this many bytes a file the adapter streams itself (`FormatAdapter.streams`) is handed over by path. */
+  logThreshold: number
   adapter: FormatAdapter
 }
 

@@ -9,7 +9,7 @@ import type {ChatUnit} from '../model/adapter.js'
 import {adapterByName} from '../formats/index.js'
 import {diagnoseUnit} from './scan.js'
 
-const {home, streamThreshold, keyring: cloned, verdictOnly} = workerData as {home: string; streamThreshold?: number; keyring?: {key: Uint8Array | null; problem: string}; verdictOnly?: boolean}
+const {home, streamThreshold, logStreamThreshold, keyring: cloned, verdictOnly} = workerData as {home: string; streamThreshold?: number; logStreamThreshold?: number; keyring?: {key: Uint8Array | null; problem: string}; verdictOnly?: boolean}
 // A Buffer crosses threads as a plain Uint8Array.
 const keyring = cloned ? {key: cloned.key ? Buffer.from(cloned.key) : null, problem: cloned.problem} : undefined
 
@@ -23,7 +23,7 @@ async function diagnoseBatch({batch, items}: Batch): Promise<void> {
       results.push({index: m.index, outcome: {error: {path: m.unit.path, message: `unknown format ${m.adapter}`}}})
       continue
     }
-    const outcome = await diagnoseUnit(m.unit, adapter, home, false, {streamThreshold, keyring, verdictOnly: verdictOnly === true})
+    const outcome = await diagnoseUnit(m.unit, adapter, home, false, {streamThreshold, logStreamThreshold, keyring, verdictOnly: verdictOnly === true})
     if ('adapter' in outcome) delete (outcome as {adapter?: unknown}).adapter
     // The unit came from the main thread, which puts it back: not cloned twice.
     if ('snapshot' in outcome) delete (outcome.snapshot as {unit?: unknown}).unit

@@ -47,6 +47,11 @@ export interface ScanOptions {
    */
   streamThresholdBytes?: number
   /**
+   * Session logs (and other files an adapter streams itself) above this many bytes are read a chunk at a time
+   * (`LOG_STREAM_THRESHOLD_BYTES` by default; `CHATDOCTOR_LOG_STREAM_THRESHOLD` in `env` overrides it).
+   */
+  logStreamThresholdBytes?: number
+  /**
    * Only the verdicts are asked for: adapters may skip candidates that cannot change one (the report's
    * `unmeasured` says so). `scan` sets it unless `--verbose` or the HTML page asks for every generation.
    */
@@ -93,6 +98,8 @@ export interface ScanResult {
 export interface ChatScanOptions {
   /** Files above this many bytes are classified by streaming (default: the inventory's). */
   streamThreshold?: number
+  /** Files an adapter streams itself above this many bytes are (default: the inventory's). */
+  logStreamThreshold?: number
   /** Where the chat's bytes are read (reused chat after chat); default: fresh buffers. */
   arena?: ReadArena
   /** Decrypts chatdoctor's stored snapshots of the chat; without it they are not ranked. */
@@ -103,11 +110,11 @@ export interface ChatScanOptions {
 
 /** Diagnoses one chat that discovery found. Never throws: an unreadable folder becomes an error. */
 export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: string, opts: ChatScanOptions = {}): Promise<ScannedChat | {skipped: Skipped} | {error: OperationalError}> {
-  const {streamThreshold, arena, keyring, verdictOnly} = opts
+  const {streamThreshold, logStreamThreshold, arena, keyring, verdictOnly} = opts
   let snapshot: ChatDirSnapshot
   try {
     arena?.reset()
-    snapshot = await readChat(unit, adapter, {streamThresholdBytes: streamThreshold, arena})
+    snapshot = await readChat(unit, adapter, {streamThresholdBytes: streamThreshold, logStreamThresholdBytes: logStreamThreshold, arena})
   } catch (e) {
     const err = e as NodeJS.ErrnoException
     const why = err.code === 'ENOENT' ? 'the chat disappeared during the scan' : err.message
@@ -332,7 +339,9 @@ async function diagnoseAll(chats: Discovery['chats'], queue: readonly number[], 
   const keepData = opts.keepData !== false
   const envThreshold = Number(opts.env.CHATDOCTOR_STREAM_THRESHOLD)
   const threshold = opts.streamThresholdBytes ?? (Number.isInteger(envThreshold) && envThreshold > 0 ? envThreshold : undefined)
-  const chatOpts = {streamThreshold: threshold, keyring, verdictOnly: opts.verdictOnly === true}
+  const envLog = Number(opts.env.CHATDOCTOR_LOG_STREAM_THRESHOLD)
+  const logThreshold = opts.logStreamThresholdBytes ?? (Number.isInteger(envLog) && envLog > 0 ? envLog : undefined)
+  const chatOpts = {streamThreshold: threshold, logStreamThreshold: logThreshold, keyring, verdictOnly: opts.verdictOnly === true}
   let inWorkers = 0
   const done = (i: number, r: ChatOutcome) => {
     progress.chatsDone++
@@ -395,7 +404,7 @@ class WorkerPool {
    */
   static async start(
     n: number,
-    data: {home: string; streamThreshold?: number; keyring?: SnapshotKeyring; verdictOnly?: boolean},
+    data: {home: string; streamThreshold?: number; logStreamThreshold?: number; keyring?: SnapshotKeyring; verdictOnly?: boolean},
     take: () => number | undefined,
     left: () => number,
     onResult: (index: number, outcome: ChatOutcome) => void,

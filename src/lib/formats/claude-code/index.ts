@@ -9,7 +9,7 @@ import type {FormatAdapter} from '../../model/adapter.js'
 import {claudeRoots} from './roots.js'
 import {claudeHook} from './hook.js'
 import {captureSession, redactSession} from '../jsonl/snapshot.js'
-import {diagnoseSession, isSessionName, sessionChatsIn} from '../jsonl/session.js'
+import {diagnoseSession, isSessionName, sessionChatsIn, streamsSessionFile} from '../jsonl/session.js'
 import {planSessionRepair} from '../jsonl/plan.js'
 import {claudeDialect} from './session.js'
 import {inspectSession} from '../jsonl/inspect.js'
@@ -31,6 +31,7 @@ export const claudeCode: FormatAdapter = {
   defaultRoots: claudeRoots,
   chatsIn: (dir, names) => sessionChatsIn(dir, names, claudeDialect),
   wantsContent: (name) => isSessionName(name) || name === CONFIG || CONFIG_GENERATION.test(path.basename(name)),
+  streams: streamsSessionFile,
   diagnose: (snapshot) => {
     const f = configFactsOf(snapshot)
     return f ? diagnoseClaudeConfig(snapshot, f) : diagnoseSession(snapshot, claudeDialect)

@@ -298,11 +298,62 @@ export function redactClaudeRecord(v: Record<string, unknown>): Record<string, u
   return out
 }
 
+/** How much of a prompt's text a kept record holds (after its leading whitespace): more than `NOT_A_PROMPT` reads. */
+const TEXT_KEPT = 128
+
+/** The start of a text as `isUserTurn` reads it: leading whitespace gone, the first `TEXT_KEPT` characters. */
+function keptText(t: unknown): unknown {
+  if (typeof t !== 'string') return t
+  const s = t.trimStart()
+  // A copy, not a slice: a slice of the text would keep the whole text alive.
+  return s.length <= TEXT_KEPT && s.length === t.length ? s : Buffer.from(s.slice(0, TEXT_KEPT), 'utf16le').toString('utf16le')
+}
+
+/** Record keys the analysis, the record rules and the re-link read, kept whole (ids, flags, times). */
+const KEPT_KEYS = ['type', 'sessionId', 'uuid', 'parentUuid', 'logicalParentUuid', 'leafUuid', 'messageId', 'isSidechain', 'isMeta', 'isCompactSummary', 'subtype', 'timestamp']
+
+/**
+ * What of a Claude Code record its rules read: the ids, flags and time, the API message's id, and of its
+ * content the block types, tool ids and the start of the text (`isUserTurn`), never the text or tool payloads.
+ */
+export function keepClaudeRecord(v: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const k of KEPT_KEYS) if (k in v) out[k] = v[k]
+  if ('snapshot' in v) out.snapshot = null
+  if (!('message' in v)) return out
+  const m = v.message
+  if (typeof m !== 'object' || m === null) {
+    out.message = null
+    return out
+  }
+  const msg = m as Record<string, unknown>
+  const kept: Record<string, unknown> = {}
+  if ('id' in msg) kept.id = msg.id
+  const c = msg.content
+  // Text is read only in user records (is it a prompt?).
+  const text = v.type === 'user' ? keptText : () => ''
+  if (typeof c === 'string') kept.content = text(c)
+  else if (Array.isArray(c)) {
+    kept.content = c.map((b) => {
+      if (typeof b !== 'object' || b === null) return null
+      const blk = b as Block
+      const k: Record<string, unknown> = {type: blk.type}
+      if ('id' in blk) k.id = blk.id
+      if ('tool_use_id' in blk) k.tool_use_id = blk.tool_use_id
+      if ('text' in blk) k.text = text(blk.text)
+      return k
+    })
+  } else if ('content' in msg) kept.content = null
+  out.message = kept
+  return out
+}
+
 /** Claude Code in the JSON-lines family: it takes the session files no other member claims by name. */
 export const claudeDialect: SessionDialect = {
   name: 'claude-code',
   isRecord: isClaudeRecord,
   recordRule: () => isClaudeRecordShape,
+  keep: keepClaudeRecord,
   settle: settleClaude,
   redactRecord: redactClaudeRecord,
   analyze(fileName, cls) {

@@ -7,7 +7,7 @@ import type {FormatAdapter} from '../../model/adapter.js'
 import {codexRoots} from './roots.js'
 import {codexHook} from './hook.js'
 import {captureSession, redactSession} from '../jsonl/snapshot.js'
-import {diagnoseSession, isSessionName, sessionChatsIn} from '../jsonl/session.js'
+import {diagnoseSession, isSessionName, sessionChatsIn, streamsSessionFile} from '../jsonl/session.js'
 import {planSessionRepair} from '../jsonl/plan.js'
 import {codexDialect} from './session.js'
 import {inspectSession} from '../jsonl/inspect.js'
@@ -31,6 +31,7 @@ export const codex: FormatAdapter = {
   defaultRoots: codexRoots,
   chatsIn: (dir, names) => sessionChatsIn(dir, names, codexDialect),
   wantsContent: isSessionName,
+  streams: streamsSessionFile,
   diagnose: (snapshot) => {
     const f = indexFactsOf(snapshot)
     return f ? diagnoseCodexIndex(snapshot, f) : diagnoseSession(snapshot, codexDialect)

@@ -396,11 +396,55 @@ export function redactCodexRecord(v: Record<string, unknown>): Record<string, un
   return v
 }
 
+/** How much of a user item's text a kept record holds (after its leading whitespace): more than `isInjected` reads. */
+const TEXT_KEPT = 64
+
+function keptText(t: unknown): unknown {
+  if (typeof t !== 'string') return t
+  const s = t.trimStart()
+  // A copy, not a slice: a slice of the text would keep the whole text alive.
+  return s.length <= TEXT_KEPT && s.length === t.length ? s : Buffer.from(s.slice(0, TEXT_KEPT), 'utf16le').toString('utf16le')
+}
+
+/** An item's members its rules read (`itemOf`, `count`, `isPrompt`): kind, role, call id, and the start of its text. */
+function keepItem(it: Record<string, unknown>, out: Record<string, unknown>, header: boolean): void {
+  for (const k of ['type', 'role', 'call_id', 'history_mode']) if (k in it) out[k] = it[k]
+  // The id of a header (the thread id), never of an item.
+  if ('id' in it && (header || it.type === undefined)) out.id = it.id
+  if (!('content' in it)) return
+  const c = it.content
+  // Text is read only in user messages (is it a prompt or injected context?).
+  if (it.role !== 'user') out.content = null
+  else if (typeof c === 'string') out.content = keptText(c)
+  else if (Array.isArray(c)) out.content = c.map((b) => (isObj(b) ? {type: b.type, ...('text' in b ? {text: keptText(b.text)} : {})} : null))
+  else out.content = null
+}
+
+/**
+ * What of a rollout line Codex's rules read: its kind, time, ordinal and ids, and of its payload (or a legacy
+ * bare item) the item's kind, role, call id, the header's history mode and the start of the text; never the
+ * text, tool arguments or outputs.
+ */
+export function keepCodexRecord(v: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const k of ['timestamp', 'record_type', 'ordinal', 'sessionId']) if (k in v) out[k] = v[k]
+  keepItem(v, out, false)
+  if ('payload' in v) {
+    if (isObj(v.payload)) {
+      const p: Record<string, unknown> = {}
+      keepItem(v.payload, p, v.type === 'session_meta')
+      out.payload = p
+    } else out.payload = null
+  }
+  return out
+}
+
 /** Codex in the JSON-lines family: rollouts by name or place, and any log with a compressed `.zst` sibling. */
 export const codexDialect: SessionDialect = {
   name: 'codex',
   isRecord: isCodexRecord,
   recordRule: (clean) => (clean === undefined ? (v) => isRolloutRecordShape(v) || isLegacyRecordShape(v) : isLegacyRollout(clean) ? isLegacyRecordShape : isRolloutRecordShape),
+  keep: keepCodexRecord,
   settle: settleCodex,
   redactRecord: redactCodexRecord,
   analyze(fileName, cls) {

@@ -20,12 +20,26 @@ export function promptInFragment(text: string): boolean {
   return m !== null && !text.includes('"functionResponse"') && !isIgnoredUserText(m[1].replace(/^(?:\\[nrt]|\s)+/, ''))
 }
 
+/**
+ * What of a record the family's detection reads (`isGeminiRecord`; the CLI's own diagnosis reads its logs
+ * itself): the ids and kinds, and the presence of the members it tests.
+ */
+export function keepGeminiRecord(v: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const k of ['sessionId', 'projectHash', 'type', '$rewindTo']) if (k in v) out[k] = v[k]
+  if ('id' in v) out.id = typeof v.id === 'string' ? '' : null
+  for (const k of ['startTime', 'lastUpdated', 'messages', 'content', 'uuid', 'payload']) if (k in v) out[k] = null
+  if ('$set' in v) out.$set = typeof v.$set === 'object' && v.$set !== null ? (Array.isArray(v.$set) ? [] : {}) : v.$set
+  return out
+}
+
 export const geminiDialect: SessionDialect = {
   name: 'gemini-cli',
   isRecord: isGeminiRecord,
   // The family classifies a log with any member's record rule before it knows the member; Gemini CLI's own
   // diagnosis classifies its logs itself.
   recordRule: () => isGeminiRecord,
+  keep: keepGeminiRecord,
   claimsName: (dir, name) => isGeminiName(dir, name),
   ownDiagnosis: 'a Gemini CLI session log under another name; point chatdoctor at it under its own name (session-<date>T<HH-MM>-<id8>.jsonl) or at its chats folder',
   analyze(_fileName, cls) {

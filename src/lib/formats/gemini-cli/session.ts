@@ -7,7 +7,7 @@ import type {Classification, ContextMeasure} from '../../model/report.js'
 import {classifyJsonBytes} from '../../classify/index.js'
 import {createHash} from 'node:crypto'
 import {classifyJsonlBytes, type JsonlClassification} from '../../classify/jsonl.js'
-import type {JsonlChange, JsonlRepairPlan, JsonlRepairRules} from '../jsonl/repair.js'
+import {planFromBytes, type JsonlChange, type JsonlRepairPlan, type JsonlRepairRules} from '../jsonl/repair.js'
 import {countMessages, isMetaRecord, isPrompt, isResumable, replay, type GeminiRecord, type MessageCounts, type Replay} from './records.js'
 
 /** Why the CLI's next start deletes a session file (sessionUtils.ts `getAllSessionFiles`, sessionCleanup.ts). */
@@ -154,7 +154,7 @@ export function dropUnfinishedResume(data: Buffer, plan: JsonlRepairPlan): Jsonl
   const changes: JsonlChange[] = cls.lines.slice(first).map((l) => ({kind: 'drop-trailing', line: l.index + 1, offset: l.start, length: l.next - l.start, reasons: [...l.reasons], bytesRemoved: l.next - l.start, recordsKept: 0, sha256: createHash('sha256').update(data.subarray(l.start, l.next)).digest('hex')}))
   const after = classifyJsonlBytes(bytes)
   const problems = after.class === 'intact' ? geminiAcceptance(after.records.map((r) => r.value)) : [`the result is ${after.class}`]
-  return {bytes, changes, before: cls, after, accepted: problems.length === 0, problems}
+  return planFromBytes(bytes, {changes, before: cls, after, accepted: problems.length === 0, problems})
 }
 
 function isCheckpoint(r: GeminiRecord): boolean {

@@ -37,6 +37,14 @@ export interface SessionDialect {
    * dialect with several layouts gives the rule of the layout they are in; without them, the rule of any layout.
    */
   recordRule(clean?: Array<Record<string, unknown>>): (value: Record<string, unknown>) => boolean
+  /**
+   * What of a record this agent's rules read (a log read by streaming keeps only this of each record): every
+   * rule of the dialect used on a scan or a repair (`isRecord`, `recordRule`, `analyze` and the repair rules it
+   * gives) answers the same on `keep(v)` as on `v`. A key kept only for its presence holds null (or '' for a
+   * string only its type matters of); a member's value wins over another's placeholder (`keepForFamily` merges
+   * them, the first member's value first). Without it, records are kept whole.
+   */
+  keep?(value: Record<string, unknown>): Record<string, unknown>
   /** Measures one log and finds its structural problems, by the agent's loader rules. */
   analyze(fileName: string, cls: JsonlClassification): SessionAnalysis
   /**

@@ -4,24 +4,25 @@
  * plan `repair` writes), whether the agent would accept the result, and an account of what most likely
  * happened to the log.
  *
- * Pure: works on the scan's report and the bytes in its snapshot; never prints message text or file contents.
+ * Works on the scan's report and the bytes in its snapshot (a log above the streaming threshold is read again
+ * from its file, a chunk at a time); never prints message text or file contents.
  */
 import type {JsonlClassification, LineReason} from '../../classify/jsonl.js'
 import {dialectByName, SESSION_DIALECTS} from './dialects.js'
-import {decodeZstd, sessionRules} from './session.js'
-import {planJsonlRepair} from './repair.js'
+import {decodeZstd, logOfFile, sessionRules} from './session.js'
+import type {JsonlLog} from './repair.js'
 import type {ChatReport, Generation} from '../../model/report.js'
 import type {ScannedChat} from '../../model/adapter.js'
 import type {AgentInspection, DamagedLine, PlannedChange, PlanSummary} from '../../model/inspect.js'
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 
-/** The log bytes of a JSONL generation (decoded for a `.zst`), or null. */
-function logBytes(scanned: Pick<ScannedChat, 'snapshot'>, g: Generation): Buffer | null {
-  const data = scanned.snapshot.files.find((f) => f.name === g.file)?.data
-  if (!data) return null
-  if (g.role !== 'compressed') return data
-  const d = decodeZstd(data)
+/** The log of a JSONL generation: its bytes (decoded for a `.zst`), or the file read by streaming; null when unread. */
+function logOf(scanned: Pick<ScannedChat, 'snapshot'>, g: Generation): Uint8Array | JsonlLog | null {
+  const f = scanned.snapshot.files.find((x) => x.name === g.file)
+  if (!f?.data) return f?.path !== undefined && g.role !== 'compressed' ? logOfFile(f.path, f.bytes) : null
+  if (g.role !== 'compressed') return f.data
+  const d = decodeZstd(f.data)
   return d.ok ? d.bytes : null
 }
 
@@ -34,17 +35,16 @@ export function inspectSession(scanned: Pick<ScannedChat, 'report' | 'snapshot'>
   const classes = new Map<string, JsonlClassification>()
   for (const g of r.generations) {
     if (g.role !== 'primary' && g.role !== 'compressed') continue
-    const bytes = logBytes(scanned, g)
-    if (!bytes) continue
-    const {cls, rules} = sessionRules(dialectByName(r.format) ?? SESSION_DIALECTS[0], g.file, bytes)
+    const log = logOf(scanned, g)
+    if (!log) continue
+    const {cls, plan} = sessionRules(dialectByName(r.format) ?? SESSION_DIALECTS[0], g.file, log)
     classes.set(g.file, cls)
     for (const l of cls.lines) {
       if (l.kind !== 'damaged') continue
       damagedLines.push({file: g.file, line: l.index + 1, offset: l.start, length: l.next - l.start, reasons: [...l.reasons], action: l.action === 'rewrite' ? 'rewrite' : 'drop', recordsKept: l.records.length})
     }
-    const plan = planJsonlRepair(bytes, rules)
     for (const c of plan.changes) plannedChanges.push({file: g.file, kind: c.kind, line: c.line, offset: c.offset, length: c.length, bytesRemoved: c.bytesRemoved, reasons: c.reasons, ...(c.relink ? {relink: c.relink} : {})})
-    plans.push({file: g.file, changes: plan.changes.length, bytesBefore: bytes.length, bytesAfter: plan.bytes.length, accepted: plan.accepted, problems: plan.problems})
+    plans.push({file: g.file, changes: plan.changes.length, bytesBefore: plan.source.size, bytesAfter: plan.size, accepted: plan.accepted, problems: plan.problems})
   }
   return {damagedLines, plannedChanges, plans, account: sessionAccount(r, classes, damagedLines, plans)}
 }

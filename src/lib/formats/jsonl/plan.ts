@@ -27,12 +27,12 @@
  */
 import {createHash} from 'node:crypto'
 import path from 'node:path'
-import {planJsonlRepair, type JsonlChange} from './repair.js'
+import {pieceChunks, type JsonlChange, type JsonlLog} from './repair.js'
 import type {LineChangeReport} from '../../model/report.js'
 import type {ChatPlan, FileEntry, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
 import type {SnapshotCandidate} from '../../model/snapshot.js'
 import {dialectByName, SESSION_DIALECTS} from './dialects.js'
-import {decodeZstd, sessionNameOf, sessionRules} from './session.js'
+import {decodeZstd, logOfFile, sessionNameOf, sessionRules} from './session.js'
 
 function sha256(b: Uint8Array): string {
   return createHash('sha256').update(b).digest('hex')
@@ -94,27 +94,34 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
   }
   const stored = snapshot.snapshots?.find((s) => s.name === report.winner)
   const winner = stored ? snapshotEntry(stored) : snapshot.files.find((f) => f.name === report.winner && f.kind === 'file')
-  if (!winner?.data) {
+  if (!winner?.data && winner?.path === undefined) {
     plan.problem = `the bytes of the winner ${report.winner} could not be read as scanned; nothing written`
     return plan
   }
   // A snapshot's bytes are checked against its header once more right before they are planned.
-  if (stored && (stored.header.kind !== 'generation' || sha256(winner.data) !== stored.header.sha256)) {
+  if (stored && (stored.header.kind !== 'generation' || !winner.data || sha256(winner.data) !== stored.header.sha256)) {
     plan.problem = `the bytes of ${stored.name} do not match its header's sha256; nothing written`
     return plan
   }
-  let bytes = winner.data
-  if (winner.name.endsWith('.zst')) {
-    const d = decodeZstd(winner.data)
-    if (!d.ok) {
-      plan.problem = `the winner ${winner.name} cannot be decoded (${d.message}); nothing written`
-      return plan
+  const scannedSha = (name: string) => report.generations.find((g) => g.file === name)?.sha256 ?? null
+  let input: Uint8Array | JsonlLog
+  if (winner.data) {
+    input = winner.data
+    if (winner.name.endsWith('.zst')) {
+      const d = decodeZstd(winner.data)
+      if (!d.ok) {
+        plan.problem = `the winner ${winner.name} cannot be decoded (${d.message}); nothing written`
+        return plan
+      }
+      input = d.bytes
     }
-    bytes = d.bytes
-  }
+  } else input = logOfFile(winner.path!, winner.bytes) // read by streaming: the repair is pieces of it
   const dialect = dialectByName(report.format) ?? SESSION_DIALECTS[0]
-  const {analysis, rules} = sessionRules(dialect, winner.name, bytes)
-  const jp = planJsonlRepair(bytes, rules)
+  const {analysis, plan: jp, sha256: read} = sessionRules(dialect, winner.name, input)
+  if (read !== undefined && read !== scannedSha(winner.name)) {
+    plan.refusal = `refused: ${winner.name} changed since the scan (new bytes): ${report.format} is probably writing this session; quit it and run chatdoctor repair again`
+    return plan
+  }
   if (!jp.accepted) {
     const after = jp.changes.length === 0 ? analysis : dialect.analyze(winner.name, jp.after)
     if (after.manual !== null) {
@@ -126,20 +133,21 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
   }
   const target = stored ? (stored.header.target ?? path.basename(snapshot.unit.path)) : (sessionNameOf(winner.name)?.plain ?? winner.name)
   const current = snapshot.files.find((f) => f.name === target && f.kind === 'file')
-  const data = jp.bytes
-  const hash = sha256(data)
-  if (current?.data && sha256(current.data) === hash) return plan
+  const hash = jp.sha256
+  const currentSha = current?.data ? sha256(current.data) : current?.path !== undefined ? scannedSha(current.name) : null
+  if (currentSha !== null && currentSha === hash) return plan
   const changes = lineChangeReports(jp.changes)
   const actions: PlannedAction[] = []
   // The agent appends to its log in place: the evidence is a copy, never a link to the inode it may still write.
-  if (current) actions.push({type: 'preserve', from: target, to: target, sha256: current.data ? sha256(current.data) : null, copy: true})
+  if (current) actions.push({type: 'preserve', from: target, to: target, sha256: currentSha, copy: true})
+  // A log read by streaming is written from its pieces (ranges of it as scanned, read again while writing).
+  const bytes = jp.source.size === 0 || input instanceof Uint8Array ? {data: jp.bytes, source: {kind: 'bytes' as const, label: winner.name, data: jp.bytes}} : {stream: {size: jp.size, sha256: hash, chunks: () => pieceChunks(jp.pieces, jp.source)}, source: {kind: 'file' as const, name: winner.name}}
   actions.push({
     type: 'rewrite',
     from: winner.name,
     to: target,
     sha256: hash,
-    source: {kind: 'bytes', label: winner.name, data},
-    data,
+    ...bytes,
     changes,
     // The log's own mtime goes back to what the agent last left (the winner's when the plain log is new).
     mtimeMs: (current ?? winner).mtimeMs,

@@ -69,7 +69,7 @@ export function redactJsonlBytes(buf: Buffer, r: Redactor, profile: RedactProfil
       i = k
       continue
     }
-    const spans = line.records.map((x) => ({offset: x.offset, length: x.bytes.length}))
+    const spans = line.records.map((x) => ({offset: x.offset, length: x.length}))
     if (line.action === 'rewrite' && spans.length > 0 && spans.every((x) => x.offset !== null)) {
       // Complete records inside a damaged line: each redacted on its own, the bytes around them as they lie.
       let at = line.start

@@ -24,7 +24,7 @@
  * own acceptance rules (`rules.accept`, e.g. Codex's header first).
  */
 import {createHash} from 'node:crypto'
-import {classifyJsonlBytes, type JsonlClassification, type JsonlLine, type LineReason} from '../../classify/jsonl.js'
+import {bufferSource, classifyJsonlBytes, classifyJsonlSource, piecesSource, readFresh, type ByteSource, type JsonlClassification, type JsonlLine, type KeepRecord, type LineReason, type Piece} from '../../classify/jsonl.js'
 import {scanValue, skipWhitespace} from '../../classify/json.js'
 
 /** Kinds of byte change a JSONL repair may make. */
@@ -92,8 +92,19 @@ export interface JsonlRepairRules {
 
 /** A planned repair. */
 export interface JsonlRepairPlan {
-  /** The repaired file's bytes (equal to the input when `changes` is empty). */
-  bytes: Buffer
+  /**
+   * The repaired file's bytes (equal to the input when `changes` is empty), made from `pieces` when first read:
+   * for a log read by streaming, write `pieces` instead (`writePieces`), never this.
+   */
+  readonly bytes: Buffer
+  /** The repaired file as pieces: ranges of the input kept byte for byte, and the few bytes a change makes. */
+  pieces: Piece[]
+  /** The input the ranges of `pieces` are of. */
+  source: ByteSource
+  /** The repaired file's size. */
+  size: number
+  /** sha256 of the repaired file (computed from `pieces` when first read). */
+  readonly sha256: string
   changes: JsonlChange[]
   /** The classification of the input. */
   before: JsonlClassification
@@ -103,6 +114,16 @@ export interface JsonlRepairPlan {
   accepted: boolean
   /** Why the result is not accepted (empty when accepted). */
   problems: string[]
+}
+
+/**
+ * A log to plan the repair of, as a source: a buffer's bytes, or a file read by streaming (`streamed`: its
+ * classification keeps no bytes of clean lines and, with `keep`, only part of each record's value).
+ */
+export interface JsonlLog {
+  source: ByteSource
+  streamed: boolean
+  keep?: KeepRecord
 }
 
 function sha256(b: Uint8Array): string {
@@ -153,7 +174,8 @@ interface Out {
   line: JsonlLine
   /** The record's value, when the piece is a record. */
   value?: Record<string, unknown>
-  bytes: Uint8Array
+  /** The piece's bytes; null while they are the line's own content, `[line.start, line.end)` of the source. */
+  bytes: Uint8Array | null
   eol: Uint8Array
   /** True when a line before this record (since the previous record) was dropped. */
   afterDrop: boolean
@@ -170,14 +192,68 @@ function changeKindFor(line: JsonlLine): JsonlChangeKind {
   return 'strip-bom'
 }
 
+/** Bytes per read when hashing or materialising ranges of a source. */
+const READ_BYTES = 1 << 22
+
 /**
- * Plans the repair of a JSONL log. Never throws. With nothing to change, `bytes` is the input and `changes` is
- * empty (the plan is still checked against the acceptance rules).
+ * The bytes of `pieces` in order, ranges of `source` read a chunk at a time into one reused buffer: a chunk is
+ * valid until the next one is asked for. A range the source no longer holds (the file got shorter) ends the
+ * chunks early: the bytes are then not the planned ones, which the writer's hash shows.
  */
-export function planJsonlRepair(input: Uint8Array, rules: JsonlRepairRules = {}): JsonlRepairPlan {
-  const buf = Buffer.from(input.buffer, input.byteOffset, input.byteLength)
-  const classify = (b: Uint8Array) => classifyJsonlBytes(b, {isRecord: rules.isRecord})
-  const before = classify(buf)
+export function* pieceChunks(pieces: readonly Piece[], source: ByteSource): Generator<Uint8Array> {
+  let buf: Buffer | null = null
+  for (const p of pieces) {
+    if (p instanceof Uint8Array) {
+      yield p
+      continue
+    }
+    buf ??= Buffer.allocUnsafe(Math.min(READ_BYTES, Math.max(1, p.end - p.start)))
+    for (let at = p.start; at < p.end; ) {
+      if (buf.length < Math.min(READ_BYTES, p.end - at)) buf = Buffer.allocUnsafe(Math.min(READ_BYTES, p.end - at))
+      const n = source.readInto(buf, 0, Math.min(buf.length, p.end - at), at)
+      if (n === 0) return
+      yield buf.subarray(0, n)
+      at += n
+    }
+  }
+}
+
+function eachPieceChunk(pieces: readonly Piece[], source: ByteSource, each: (b: Uint8Array) => void): void {
+  for (const b of pieceChunks(pieces, source)) each(b)
+}
+
+/** The pieces of the repaired file from the kept pieces: a kept line with its own line ending is one range. */
+function piecesOf(out: Out[]): Piece[] {
+  const pieces: Piece[] = []
+  const push = (p: Piece) => {
+    if (p instanceof Uint8Array) {
+      if (p.length > 0) pieces.push(p)
+      return
+    }
+    const prev = pieces[pieces.length - 1]
+    if (prev && !(prev instanceof Uint8Array) && prev.end === p.start) prev.end = p.end
+    else if (p.end > p.start) pieces.push({...p})
+  }
+  for (const o of out) {
+    if (o.bytes === null && o.eol === EOL[o.line.eol]) push({start: o.line.start, end: o.line.next})
+    else {
+      push(o.bytes ?? {start: o.line.start, end: o.line.end})
+      push(o.eol)
+    }
+  }
+  return pieces
+}
+
+/**
+ * Plans the repair of a JSONL log. Never throws for a buffer (a streamed source throws what reading it throws).
+ * With nothing to change, the result is the input and `changes` is empty (the plan is still checked against the
+ * acceptance rules). `given` is the input's classification with `rules.isRecord` when the caller has it.
+ */
+export function planJsonlRepair(input: Uint8Array | JsonlLog, rules: JsonlRepairRules = {}, given?: JsonlClassification): JsonlRepairPlan {
+  const log: JsonlLog = input instanceof Uint8Array ? {source: bufferSource(input), streamed: false} : input
+  const src = log.source
+  const classify = (s: ByteSource): JsonlClassification => (log.streamed ? classifyJsonlSource(s, {isRecord: rules.isRecord, keep: log.keep}).cls : classifyJsonlBytes(s.read(0, s.size), {isRecord: rules.isRecord}))
+  const before = given ?? classify(src)
   const changes: JsonlChange[] = []
   const out: Out[] = []
   let dropped = false
@@ -185,68 +261,108 @@ export function planJsonlRepair(input: Uint8Array, rules: JsonlRepairRules = {})
   for (const line of before.lines) {
     if (line.partOf !== undefined && line.partOf !== line.index) continue // a later piece of a rejoined record
     const lastLine = line.joinedThrough !== undefined ? before.lines[line.joinedThrough] : line
-    const whole = buf.subarray(line.start, lastLine.next)
     if (line.action === 'keep') {
-      if (line.kind === 'record') out.push({line, value: line.records[0].value, bytes: buf.subarray(line.start, line.end), eol: EOL[line.eol], afterDrop: dropped})
-      else out.push({line, bytes: buf.subarray(line.start, line.end), eol: EOL[line.eol], afterDrop: false})
+      if (line.kind === 'record') out.push({line, value: line.records[0].value, bytes: null, eol: EOL[line.eol], afterDrop: dropped})
+      else out.push({line, bytes: null, eol: EOL[line.eol], afterDrop: false})
       if (line.kind === 'record') dropped = false
       continue
     }
+    const whole = {start: line.start, end: lastLine.next}
     const kept = line.records.length
     let keptBytes = 0
     if (line.action === 'rewrite') {
       line.records.forEach((r, j) => {
         const last = j === line.records.length - 1
         const eol = last ? EOL[lastLine.eol] : EOL[line.eol === 'none' ? before.eol : line.eol]
-        out.push({line, value: r.value, bytes: r.bytes, eol, afterDrop: dropped || line.reasons.includes('interleaved-line')})
-        keptBytes += r.bytes.length + eol.length
+        out.push({line, value: r.value, bytes: r.bytes ?? src.read(r.offset!, r.offset! + r.length), eol, afterDrop: dropped || line.reasons.includes('interleaved-line')})
+        keptBytes += r.length + eol.length
         dropped = false
       })
     } else {
       dropped = true
-      droppedText.push(whole.toString('latin1'))
+      // A line of NULs holds no parent id: its bytes (maybe hundreds of MB) are hashed, never held.
+      if (!line.reasons.every(isNul)) droppedText.push(Buffer.from(src.read(whole.start, whole.end)).toString('latin1'))
     }
     const change: JsonlChange = {
       kind: changeKindFor(line),
       line: line.index + 1,
       offset: line.start,
-      length: whole.length,
+      length: whole.end - whole.start,
       reasons: [...line.reasons],
-      bytesRemoved: Math.max(0, whole.length - keptBytes),
+      bytesRemoved: Math.max(0, whole.end - whole.start - keptBytes),
       recordsKept: kept,
-      sha256: sha256(whole),
+      sha256: rangeSha256(src, whole.start, whole.end),
     }
     if (line.joinedThrough !== undefined) {
       // The raw line breaks between the pieces go, their escapes come in: nothing else changes.
       let breaks = 0
       for (let j = line.index; j < line.joinedThrough; j++) breaks += before.lines[j].next - before.lines[j].end
       change.bytesRemoved = breaks
-      change.bytesAdded = keptBytes - (whole.length - breaks)
+      change.bytesAdded = keptBytes - (whole.end - whole.start - breaks)
       change.linesJoined = line.joinedThrough - line.index + 1
     }
     changes.push(change)
   }
 
-  if (rules.relink) relinkParents(out, changes, rules.relink, droppedText.join('\n'))
-  if (rules.amend) amendRecords(out, changes, rules.amend)
-  if (rules.finalNewline) addFinalNewline(out, changes, before.eol)
+  const bytesOf = (o: Out): Uint8Array => o.bytes ?? src.read(o.line.start, o.line.end)
+  if (rules.relink) relinkParents(out, changes, rules.relink, droppedText.join('\n'), bytesOf)
+  if (rules.amend) amendRecords(out, changes, rules.amend, bytesOf)
+  if (rules.finalNewline) addFinalNewline(out, changes, before.eol, bytesOf)
 
-  const bytes = changes.length === 0 ? Buffer.from(buf) : Buffer.concat(out.flatMap((o) => [o.bytes, o.eol]))
-  const after = changes.length === 0 ? before : classify(bytes)
+  const pieces: Piece[] = changes.length === 0 ? (src.size > 0 ? [{start: 0, end: src.size}] : []) : piecesOf(out)
+  const outSrc = piecesSource(pieces, src)
+  let made: Buffer | undefined
+  let hash: string | undefined
+  const materialise = (): Buffer => (made ??= Buffer.from(readFresh(outSrc, 0, outSrc.size)))
+  const after = changes.length === 0 ? before : log.streamed ? classify(outSrc) : classifyJsonlBytes(materialise(), {isRecord: rules.isRecord})
   const problems: string[] = []
   if (after.class !== 'intact') problems.push(`the result is ${after.class} (${after.reasons.join(', ') || 'no complete record'})`)
   if (after.records.length === 0 && after.class === 'intact') problems.push('the result holds no complete record')
   if (rules.accept && after.records.length > 0) problems.push(...rules.accept(after.records.map((r) => r.value)))
-  return {bytes, changes, before, after, accepted: problems.length === 0, problems}
+  return {
+    get bytes() {
+      return materialise()
+    },
+    get sha256() {
+      if (hash === undefined) {
+        const h = createHash('sha256')
+        eachPieceChunk(pieces, src, (b) => h.update(b))
+        hash = h.digest('hex')
+      }
+      return hash
+    },
+    pieces,
+    source: src,
+    size: outSrc.size,
+    changes,
+    before,
+    after,
+    accepted: problems.length === 0,
+    problems,
+  }
+}
+
+/** sha256 of `[start, end)` of a source, read a chunk at a time. */
+function rangeSha256(src: ByteSource, start: number, end: number): string {
+  const h = createHash('sha256')
+  eachPieceChunk([{start, end}], src, (b) => h.update(b))
+  return h.digest('hex')
+}
+
+/** A plan whose result is `bytes` (a format's own rule on top of `planJsonlRepair`, e.g. Gemini CLI's `drop-trailing`). */
+export function planFromBytes(bytes: Buffer, p: Pick<JsonlRepairPlan, 'changes' | 'before' | 'after' | 'accepted' | 'problems'>): JsonlRepairPlan {
+  const source = bufferSource(bytes)
+  return {...p, bytes, pieces: bytes.length > 0 ? [bytes] : [], source, size: bytes.length, sha256: sha256(bytes)}
 }
 
 /** Applies the agent's amendments to the kept records (`rules.amend`), each reported as a change of its line. */
-function amendRecords(out: Out[], changes: JsonlChange[], amend: NonNullable<JsonlRepairRules['amend']>): void {
+function amendRecords(out: Out[], changes: JsonlChange[], amend: NonNullable<JsonlRepairRules['amend']>, bytesOf: (o: Out) => Uint8Array): void {
   const kept = out.filter((o) => o.value !== undefined)
-  for (const a of amend(kept.map((o) => ({value: o.value!, bytes: o.bytes})))) {
+  // Bytes are read only for the records the rules amend (a streamed log's clean lines are not in memory).
+  for (const a of amend(kept.map((o) => ({value: o.value!, get bytes() { return bytesOf(o) }})))) {
     const o = kept[a.index]
     if (!o) continue
-    const original = Buffer.from(o.bytes)
+    const original = Buffer.from(bytesOf(o))
     o.bytes = a.bytes
     o.value = a.value
     const line = o.line
@@ -267,16 +383,16 @@ function amendRecords(out: Out[], changes: JsonlChange[], amend: NonNullable<Jso
 }
 
 /** Gives the last piece its line ending when it has none (the file ends mid-line after a complete record). */
-function addFinalNewline(out: Out[], changes: JsonlChange[], eol: 'lf' | 'crlf'): void {
+function addFinalNewline(out: Out[], changes: JsonlChange[], eol: 'lf' | 'crlf', bytesOf: (o: Out) => Uint8Array): void {
   const last = out[out.length - 1]
   if (!last || !last.value || last.eol.length > 0) return
   last.eol = EOL[eol]
   const line = last.line
-  changes.push({kind: 'add-newline', line: line.index + 1, offset: line.start, length: line.next - line.start, reasons: [...line.reasons], bytesRemoved: 0, recordsKept: 1, sha256: sha256(Buffer.from(last.bytes))})
+  changes.push({kind: 'add-newline', line: line.index + 1, offset: line.start, length: line.next - line.start, reasons: [...line.reasons], bytesRemoved: 0, recordsKept: 1, sha256: sha256(Buffer.from(bytesOf(last)))})
 }
 
 /** Re-points dangling `parentUuid`s to the nearest record before them on the same (side-)chain. */
-function relinkParents(out: Out[], changes: JsonlChange[], mode: 'main' | 'sidechain', droppedText: string): void {
+function relinkParents(out: Out[], changes: JsonlChange[], mode: 'main' | 'sidechain', droppedText: string, bytesOf: (o: Out) => Uint8Array): void {
   const uuids = new Set<string>()
   for (const o of out) if (o.value && typeof o.value.uuid === 'string') uuids.add(o.value.uuid)
   const lastUuid = {main: null as string | null, side: null as string | null}
@@ -289,12 +405,13 @@ function relinkParents(out: Out[], changes: JsonlChange[], mode: 'main' | 'sidec
     if (typeof parent === 'string' && !uuids.has(parent) && prev !== null) {
       const lostHere = o.afterDrop || (droppedText.length > 0 && droppedText.includes(parent))
       if (mode === 'main' || lostHere) {
-        const span = topLevelValueSpan(o.bytes, 'parentUuid')
+        const own = bytesOf(o)
+        const span = topLevelValueSpan(own, 'parentUuid')
         if (span) {
           const newValue = Buffer.from(JSON.stringify(prev))
-          const bytes = Buffer.concat([o.bytes.subarray(0, span.start), newValue, o.bytes.subarray(span.end)])
+          const bytes = Buffer.concat([own.subarray(0, span.start), newValue, own.subarray(span.end)])
           const line = o.line
-          const original = Buffer.from(o.bytes)
+          const original = Buffer.from(own)
           o.bytes = bytes
           o.value = {...v, parentUuid: prev}
           changes.push({

@@ -12,10 +12,11 @@
  */
 import {createHash} from 'node:crypto'
 import path from 'node:path'
+import {closeSync, openSync, readSync} from 'node:fs'
 import {createRequire} from 'node:module'
-import {classifyJsonlBytes, type JsonlClassification, type JsonlLine} from '../../classify/jsonl.js'
+import {bufferSource, classifyJsonlBytes, classifyJsonlSource, readFresh, type ByteSource, type JsonlClassification, type JsonlLine} from '../../classify/jsonl.js'
 import {finding} from './findings.js'
-import {planJsonlRepair, type JsonlRepairPlan, type JsonlRepairRules} from './repair.js'
+import {planJsonlRepair, type JsonlLog, type JsonlRepairPlan, type JsonlRepairRules} from './repair.js'
 import type {ChatStatus, Finding, Generation} from '../../model/report.js'
 import {rankCandidates, type Candidate} from '../../rank/index.js'
 import type {ChatDirSnapshot, ChatUnit, Diagnosis, FileEntry, FolderChats} from '../../model/adapter.js'
@@ -60,6 +61,15 @@ export function sessionNameOf(name: string): SessionName | null {
 /** True for a name that may be a session log or a generation of one (see `sessionNameOf`). */
 export function isSessionName(name: string): boolean {
   return sessionNameOf(name) !== null
+}
+
+/**
+ * Whether a session file is read by streaming when it is large (`FormatAdapter.streams`): the plain log and the
+ * copies beside it; a `.zst` is decoded whole.
+ */
+export function streamsSessionFile(name: string): boolean {
+  const s = sessionNameOf(name)
+  return s !== null && s.role !== 'compressed'
 }
 
 /** A Codebuff chat dir holds JSONL logs that are not sessions (log.jsonl, trace.jsonl). */
@@ -124,32 +134,81 @@ function recordRule(format: SessionDialect, cls: JsonlClassification): (v: Recor
   return format.recordRule(cls.records.filter((r) => cls.lines[r.line].kind === 'record').map((r) => r.value))
 }
 
+/**
+ * What of a record the family's rules read, before the format is known: every member's `keep`, merged (a key
+ * one member keeps for its presence only, null, takes another member's value). Records kept whole when a member
+ * has no `keep`.
+ */
+export function keepForFamily(v: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const d of SESSION_DIALECTS) {
+    if (!d.keep) return v
+    for (const [k, x] of Object.entries(d.keep(v))) if (!(k in out) || out[k] === null || out[k] === '') out[k] = x
+  }
+  return out
+}
+
+/** A session file of `size` bytes read by ranges, opened for each read (never following a symbolic link). */
+export function pathSource(file: string, size: number): ByteSource {
+  const src: ByteSource = {
+    size,
+    read: (s, e) => readFresh(src, s, e),
+    readInto(buf, offset, length, position) {
+      const fd = openSync(file, 'r')
+      try {
+        return readSync(fd, buf, offset, Math.min(length, Math.max(0, size - position)), position)
+      } finally {
+        closeSync(fd)
+      }
+    },
+  }
+  return src
+}
+
+/** A log in memory as the planner's input. */
+export function logOfBytes(bytes: Uint8Array): JsonlLog {
+  return {source: bufferSource(bytes), streamed: false}
+}
+
+/** A log read by streaming as the planner's input: its records kept as the family's rules read them. */
+export function logOfFile(file: string, size: number): JsonlLog {
+  return {source: pathSource(file, size), streamed: true, keep: keepForFamily}
+}
+
+/** Classifies a log with a record rule: its bytes in memory, or streamed from its source. */
+function classifyLog(log: JsonlLog, isRecord: (v: Record<string, unknown>) => boolean): {cls: JsonlClassification; sha256?: string; bytes?: number} {
+  if (!log.streamed) return {cls: classifyJsonlBytes(log.source.read(0, log.source.size), {isRecord})}
+  return classifyJsonlSource(log.source, {isRecord, keep: log.keep})
+}
+
 /** A log classified with any member's record rule, and the carved-out objects that rule took for records. */
 interface FirstPass {
   cls: JsonlClassification
   accepted: Array<Record<string, unknown>>
+  /** (streamed) sha256 and count of the bytes read. */
+  sha256?: string
+  bytes?: number
 }
 
-function firstPass(bytes: Uint8Array): FirstPass {
+function firstPass(log: JsonlLog): FirstPass {
   const accepted: Array<Record<string, unknown>> = []
-  const cls = classifyJsonlBytes(bytes, {
-    isRecord: (v) => {
-      if (!isAnySessionRecord(v)) return false
-      accepted.push(v)
-      return true
-    },
+  const r = classifyLog(log, (v) => {
+    if (!isAnySessionRecord(v)) return false
+    accepted.push(v)
+    return true
   })
-  return {cls, accepted}
+  return {cls: r.cls, accepted, sha256: r.sha256, bytes: r.bytes}
 }
 
 /**
  * The first pass's classification when the format's own rule accepts every object the first pass took for a
  * record (the rule is consulted at the same points, so the result would be the same); else the log classified
- * again with the format's rule. A log with no damaged line never consults the rule.
+ * again with the format's rule. A log with no damaged line never consults the rule. `rule` is the format's
+ * rule the result is the classification by.
  */
-function narrowed(format: SessionDialect, bytes: Uint8Array, first: FirstPass): JsonlClassification {
+function narrowed(format: SessionDialect, log: JsonlLog, first: FirstPass): {cls: JsonlClassification; rule: (v: Record<string, unknown>) => boolean} {
   const rule = recordRule(format, first.cls)
-  return first.accepted.every(rule) ? first.cls : classifyJsonlBytes(bytes, {isRecord: rule})
+  return {cls: first.accepted.every(rule) ? first.cls : classifyLog(log, rule).cls, rule}
 }
 
 /**
@@ -158,19 +217,24 @@ function narrowed(format: SessionDialect, bytes: Uint8Array, first: FirstPass): 
  * (`narrowed`). `format` is null when the records are no member's.
  */
 export function classifySession(bytes: Uint8Array, format?: SessionDialect): {cls: JsonlClassification; format: SessionDialect | null} {
-  const first = firstPass(bytes)
+  const log = logOfBytes(bytes)
+  const first = firstPass(log)
   const fmt = format ?? sniffFormat(first.cls)
-  return {cls: fmt === null ? first.cls : narrowed(fmt, bytes, first), format: fmt}
+  return {cls: fmt === null ? first.cls : narrowed(fmt, log, first).cls, format: fmt}
 }
 
 /**
- * A session log classified by its format's record rule, with the agent's analysis and its rules for planning its repair (what
- * `diagnoseSession` made of it, for `repair` and `inspect` to plan from the same bytes).
+ * A session log classified by its format's record rule, with the agent's analysis and its rules for planning
+ * its repair (what `diagnoseSession` made of it, for `repair` and `inspect` to plan from the same bytes), and
+ * the plan. `input` is the bytes, or a file read by streaming (`logOfFile`; `sha256` is then of the bytes read).
  */
-export function sessionRules(format: SessionDialect, name: string, bytes: Uint8Array): {cls: JsonlClassification; analysis: SessionAnalysis; rules: JsonlRepairRules} {
-  const {cls} = classifySession(bytes, format)
+export function sessionRules(format: SessionDialect, name: string, input: Uint8Array | JsonlLog): {cls: JsonlClassification; analysis: SessionAnalysis; rules: JsonlRepairRules; plan: JsonlRepairPlan; sha256?: string} {
+  const log = input instanceof Uint8Array ? logOfBytes(input) : input
+  const first = firstPass(log)
+  const {cls, rule} = narrowed(format, log, first)
   const analysis = format.analyze(name, cls)
-  return {cls, analysis, rules: analysis.rules}
+  const plan = planJsonlRepair(log, analysis.rules, analysis.rules.isRecord === rule ? cls : undefined)
+  return {cls, analysis, rules: analysis.rules, plan, sha256: first.sha256}
 }
 
 /** The bytes of a generation: the file's own, or the decoded log of a `.zst`. */
@@ -204,8 +268,8 @@ interface GenState {
   plan: JsonlRepairPlan | null
   /** The measure after the planned repair (what the agent would reach then). */
   repaired: SessionAnalysis | null
-  /** The log's bytes (decoded for a `.zst`). */
-  bytes: Buffer | null
+  /** The log (its bytes, decoded for a `.zst`; or the file read by streaming). */
+  log: JsonlLog | null
   /** The first pass over the log's lines (`firstPass`), until the format is known. */
   first: FirstPass | null
 }
@@ -236,28 +300,29 @@ function describeClassification(cls: JsonlClassification): string {
 }
 
 /**
- * The bytes of a damaged line that are no complete record (a dropped line whole; the pieces of an interleaved
- * line around the records it keeps), as text; nothing for a line whose pieces were rejoined into a record.
+ * Where the bytes of a damaged line that are no complete record lie (a dropped line whole; the pieces of an
+ * interleaved line around the records it keeps): byte ranges of the file; none for a line whose pieces were
+ * rejoined into a record, or whose records were carved out of it with its NULs stripped, and none for a dropped
+ * line of NUL bytes only (it holds no prompt, and may be hundreds of MB).
  */
-function fragmentsOf(buf: Buffer, line: JsonlLine): string[] {
+function fragmentRanges(line: JsonlLine): Array<[number, number]> {
   if (line.kind !== 'damaged' || line.partOf !== undefined) return []
-  if (line.action === 'drop') return [buf.toString('utf8', line.start, line.end)]
-  const spans = line.records.map((r) => r.offset)
-  if (spans.some((o) => o === null)) return []
-  const out: string[] = []
+  if (line.action === 'drop') return line.reasons.every((r) => r === 'nul-run' || r === 'nul-tail') ? [] : [[line.start, line.end]]
+  if (line.records.some((r) => r.offset === null)) return []
+  const out: Array<[number, number]> = []
   let at = line.start
-  line.records.forEach((r) => {
-    if (r.offset! > at) out.push(buf.toString('utf8', at, r.offset!))
-    at = r.offset! + r.bytes.length
-  })
-  if (line.end > at) out.push(buf.toString('utf8', at, line.end))
+  for (const r of line.records) {
+    if (r.offset! > at) out.push([at, r.offset!])
+    at = r.offset! + r.length
+  }
+  if (line.end > at) out.push([at, line.end])
   return out
 }
 
 /** User prompts whose start a damaged line of the log still shows (each cut record counted once). */
-export function promptsInDamagedLines(buf: Buffer, cls: JsonlClassification, dialect: SessionDialect): number {
+export function promptsInDamagedLines(log: JsonlLog, cls: JsonlClassification, dialect: SessionDialect): number {
   let n = 0
-  for (const l of cls.lines) for (const f of fragmentsOf(buf, l)) if (dialect.promptInFragment(f)) n++
+  for (const l of cls.lines) for (const [s, e] of fragmentRanges(l)) if (dialect.promptInFragment(Buffer.from(log.source.read(s, e)).toString('utf8'))) n++
   return n
 }
 
@@ -289,32 +354,50 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
   for (const entry of snapshot.files) {
     const role = sessionNameOf(entry.name)?.role ?? 'primary'
     const gen: Generation = {file: entry.name, role, class: null, reasons: [], bytes: entry.bytes, mtimeMs: entry.mtimeMs, sha256: null, turns: null}
-    const st: GenState = {gen, entry, cls: null, analysis: null, plan: null, repaired: null, bytes: null, first: null}
+    const st: GenState = {gen, entry, cls: null, analysis: null, plan: null, repaired: null, log: null, first: null}
     states.push(st)
     if (entry.kind !== 'file') continue
-    if (entry.data === undefined) {
-      gen.class = 'corrupt'
-      gen.reasons = ['unreadable']
-      findings.push(finding('unreadable', entry.name, `could not read ${entry.name}`))
-      continue
-    }
-    gen.sha256 = sha256(entry.data)
-    gen.bytes = entry.data.length
-    if (entry.data.length !== entry.bytes) findings.push(finding('session-live', entry.name, `${entry.name} changed size while it was read (${entry.bytes} → ${entry.data.length} bytes): the agent is probably writing it`))
-    let bytes = entry.data
-    if (role === 'compressed') {
-      const d = decodeZstd(entry.data)
-      if (!d.ok) {
-        gen.class = d.why === 'unexpected-end' ? 'truncated' : 'corrupt'
-        gen.reasons = [d.why]
-        findings.push(finding('compressed-damaged', entry.name, `${entry.name} cannot be decoded (${d.message})`))
+    if (entry.data === undefined && entry.path !== undefined && role !== 'compressed') {
+      // Above the streaming threshold: classified a chunk at a time, keeping what the family's rules read.
+      const log = logOfFile(entry.path, entry.bytes)
+      try {
+        st.first = firstPass(log)
+      } catch (e) {
+        gen.class = 'corrupt'
+        gen.reasons = ['unreadable']
+        findings.push(finding('unreadable', entry.name, `could not read ${entry.name} (${(e as Error).message})`))
         continue
       }
-      bytes = d.bytes
+      gen.sha256 = st.first.sha256 ?? null
+      gen.bytes = st.first.bytes ?? entry.bytes
+      if (gen.bytes !== entry.bytes) findings.push(finding('session-live', entry.name, `${entry.name} changed size while it was read (${entry.bytes} → ${gen.bytes} bytes): the agent is probably writing it`))
+      st.log = log
+      st.cls = st.first.cls
+    } else {
+      if (entry.data === undefined) {
+        gen.class = 'corrupt'
+        gen.reasons = ['unreadable']
+        findings.push(finding('unreadable', entry.name, `could not read ${entry.name}`))
+        continue
+      }
+      gen.sha256 = sha256(entry.data)
+      gen.bytes = entry.data.length
+      if (entry.data.length !== entry.bytes) findings.push(finding('session-live', entry.name, `${entry.name} changed size while it was read (${entry.bytes} → ${entry.data.length} bytes): the agent is probably writing it`))
+      let bytes = entry.data
+      if (role === 'compressed') {
+        const d = decodeZstd(entry.data)
+        if (!d.ok) {
+          gen.class = d.why === 'unexpected-end' ? 'truncated' : 'corrupt'
+          gen.reasons = [d.why]
+          findings.push(finding('compressed-damaged', entry.name, `${entry.name} cannot be decoded (${d.message})`))
+          continue
+        }
+        bytes = d.bytes
+      }
+      st.log = logOfBytes(bytes)
+      st.first = firstPass(st.log)
+      st.cls = st.first.cls
     }
-    st.bytes = bytes
-    st.first = firstPass(bytes)
-    st.cls = st.first.cls
     if (undecided && role !== 'backup' && role !== 'temp') {
       const f = sniffFormat(st.cls)
       if (f !== null) {
@@ -329,9 +412,10 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
     const mtimeMs = Date.parse(snap.header.time)
     const gen: Generation = {file: snap.name, role: 'snapshot', class: null, reasons: [], bytes: snap.data.length, mtimeMs, sha256: snap.header.sha256, turns: null}
     // Classified like the logs: any member's record rule first, narrowed to the format's once it is known.
-    const first = firstPass(snap.data)
+    const log = logOfBytes(snap.data)
+    const first = firstPass(log)
     const cls = first.cls
-    states.push({gen, entry: {name: snap.name, kind: 'file', bytes: snap.data.length, mtimeMs, data: snap.data}, cls, analysis: null, plan: null, repaired: null, bytes: snap.data, first})
+    states.push({gen, entry: {name: snap.name, kind: 'file', bytes: snap.data.length, mtimeMs, data: snap.data}, cls, analysis: null, plan: null, repaired: null, log, first})
     if (undecided) {
       const f = sniffFormat(cls)
       if (f !== null) {
@@ -357,12 +441,14 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
   if (fmt.ownDiagnosis !== undefined) return {kind: 'skipped', reason: fmt.ownDiagnosis}
 
   for (const st of states) {
-    if (!st.cls || !st.bytes) continue
-    if (st.first) st.cls = narrowed(fmt, st.bytes, st.first)
+    if (!st.cls || !st.log) continue
+    let rule: ((v: Record<string, unknown>) => boolean) | null = null
+    if (st.first) ({cls: st.cls, rule} = narrowed(fmt, st.log, st.first))
     st.first = null
     const cls = st.cls
     st.analysis = fmt.analyze(st.entry.name, cls)
-    st.plan = planJsonlRepair(st.bytes, st.analysis.rules)
+    // The classification is reused when it was made by the rule the plan classifies with.
+    st.plan = planJsonlRepair(st.log, st.analysis.rules, rule !== null && st.analysis.rules.isRecord === rule ? cls : undefined)
     st.repaired = st.plan.changes.length === 0 ? st.analysis : fmt.analyze(st.entry.name, st.plan.after)
     const g = st.gen
     g.class = cls.class
@@ -439,7 +525,7 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
   }
 
   // M: the prompts the session is known to have held, the most any generation holds (damaged lines included).
-  const held = states.flatMap((st) => (st.analysis && st.bytes && st.cls ? [st.analysis.transcriptTurns + promptsInDamagedLines(st.bytes, st.cls, fmt)] : []))
+  const held = states.flatMap((st) => (st.analysis && st.log && st.cls ? [st.analysis.transcriptTurns + promptsInDamagedLines(st.log, st.cls, fmt)] : []))
   const transcriptTurns = held.length > 0 ? Math.max(...held) : null
   const contextTurns = best ? best.measure.turns : null
   const id = main?.analysis?.id ?? idFromName(sessionNameOf(main?.gen.file ?? '')?.plain ?? path.basename(snapshot.unit.path))
