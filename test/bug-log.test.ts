@@ -74,7 +74,7 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   const root = realpathSync(tempDir(`chatdoctor-${e.id}-`))
   roots.push(root)
   const target = e.build(root)
-  const env = {HOME: root}
+  const env = {...e.env, HOME: root}
   const untouched = hashTree(root)
   const isIndex = (c: ReportChat) => c.generations.length > 0 && c.generations.every((g) => g.role === 'index')
   const chatDirOf = (c: ReportChat) => c.path.replace(/^~/, root)

@@ -73,6 +73,11 @@ export interface BugLogEntry {
   damage: string
   /** Builds the damaged tree under `root` (also the run's HOME) from copies of real files; returns the PATH to scan. */
   build(root: string): string
+  /**
+   * Environment every run of the entry gets beside its HOME (e.g. `CHATDOCTOR_STREAM_THRESHOLD` lowered, so a
+   * file takes the path a file over V8's longest string takes); the damage line says so.
+   */
+  env?: Record<string, string>
   expect: {
     /** Exit status of `scan`. */
     exitCode: number

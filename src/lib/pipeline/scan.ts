@@ -229,6 +229,15 @@ export async function diagnoseUnit(unit: ChatUnit, adapter: FormatAdapter, home:
 }
 
 /**
+ * The size above which a scan classifies files by streaming: `streamThresholdBytes`, else a positive integer
+ * `CHATDOCTOR_STREAM_THRESHOLD` in `env`; undefined for the default (`STREAM_THRESHOLD_BYTES`).
+ */
+export function streamThresholdOf(opts: Pick<ScanOptions, 'streamThresholdBytes' | 'env'>): number | undefined {
+  const envThreshold = Number(opts.env.CHATDOCTOR_STREAM_THRESHOLD)
+  return opts.streamThresholdBytes ?? (Number.isInteger(envThreshold) && envThreshold > 0 ? envThreshold : undefined)
+}
+
+/**
  * Diagnoses every found chat; outcomes in discovery order.
  *
  * The main thread diagnoses chats one after another. When the scan turns out large (`PARALLEL_AFTER_MS` spent
@@ -240,8 +249,7 @@ export async function diagnoseUnit(unit: ChatUnit, adapter: FormatAdapter, home:
  */
 async function diagnoseAll(chats: Discovery['chats'], opts: ScanOptions, progress: ScanProgress, keyring?: SnapshotKeyring): Promise<{outcomes: ChatOutcome[]; inWorkers: number}> {
   const keepData = opts.keepData !== false
-  const envThreshold = Number(opts.env.CHATDOCTOR_STREAM_THRESHOLD)
-  const threshold = opts.streamThresholdBytes ?? (Number.isInteger(envThreshold) && envThreshold > 0 ? envThreshold : undefined)
+  const threshold = streamThresholdOf(opts)
   const chatOpts = {streamThreshold: threshold, keyring, verdictOnly: opts.verdictOnly === true}
   const out: ChatOutcome[] = new Array(chats.length)
   let inWorkers = 0
