@@ -103,6 +103,10 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     }
     for (const id of want.findings ?? []) assert.ok(ids.includes(id), `finding ${id} in ${ids.join(', ')}`)
     for (const id of want.absent ?? []) assert.ok(!ids.includes(id), `no finding ${id}`)
+    for (const [id, re] of Object.entries(want.said ?? {})) {
+      const said = c.findings.filter((f) => f.id === id).map((f) => `${f.file ?? '-'}: ${f.message}`)
+      assert.ok(said.some((t) => re.test(t)), `finding ${id} says ${re}: ${said.join(' | ')}`)
+    }
     for (const [file, s] of Object.entries(want.salvage ?? {})) {
       const got = c.generations.find((g) => g.file === file)?.salvage
       assert.ok(got, `a salvage of ${file}`)

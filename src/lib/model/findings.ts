@@ -42,7 +42,7 @@ export const CORE_FINDING_KINDS = {
   'unreadable': {severity: 'error', description: 'A file could not be read (permission or I/O error).'},
   'context-amnesia': {severity: 'error', urgent: true, description: "The agent's memory was replaced by a new session (traceSessionId break, prompts starting after turn 1 with no summary, or the loader's placeholder saved): earlier turns are missing from its context."},
   'chat-id-nonstandard': {severity: 'info', description: "The chat dir's name does not follow the agent's id pattern."},
-  'lone-surrogate': {severity: 'warning', description: 'A state file or a session log\'s record parses but a string holds a \\uD800–\\uDFFF escape without its other half: JSON.parse and the agents accept it, strict readers and the model API reject it ("no low surrogate in string"); it is kept as it is.'},
+  'lone-surrogate': {severity: 'warning', description: 'A state file, a session log\'s record or a store\'s record (a tree file, a database row) parses but a string holds a \\uD800–\\uDFFF escape without its other half: JSON.parse and the agents accept it, strict readers and the model API reject it ("no low surrogate in string"); it is kept as it is.'},
   // What the agent itself will do to the chat, and its index of chats.
   'next-start-loss': {severity: 'error', urgent: true, description: "The agent's own next start, or its opening of this chat, will destroy part of it (e.g. it deletes a session file it cannot read, or saves an empty transcript over a damaged one). Repair the chat, or bundle it, before the agent starts again."},
   'not-in-index': {severity: 'warning', description: "The chat is on disk but the agent's index of its chats does not list it, so the agent's history may not show it."},
