@@ -43,6 +43,12 @@ export function lostText(chat: Pick<ChatReport, 'contextTurns' | 'transcriptTurn
   return `turns ${n + 1}–${m}: their prompts and answers are in the transcript but not in the agent's memory`
 }
 
+/** A final answer the cut took, in words, with the turns after it the agent lacks too (`m`: M). */
+export function lostAnswerWords(la: NonNullable<ChatReport['lostAnswer']>, m: number | null): string {
+  const later = m !== null && m > la.turn ? `; ${lostText({contextTurns: la.turn, transcriptTurns: m})}` : ''
+  return `the final answer of turn ${la.turn} ("${la.prompt}"): the log was cut at line ${la.line} inside that turn${later}`
+}
+
 function primaryState(chat: ChatReport): string {
   const p = chat.generations.find((g) => g.role === 'primary')
   if (!p) return ''
@@ -105,8 +111,9 @@ export function outcomeLines(chat: ChatReport, did: boolean): string[] {
   } else if (rewrite) {
     const turns = chat.ranking.find((x) => x.file === rewrite.from)?.turns ?? chat.contextTurns
     const after = {contextTurns: turns, transcriptTurns: chat.transcriptTurns}
-    out.push(`  agent context ${did ? 'now' : 'after the repair'}: ${contextText(after)} reachable`)
-    const lost = lostText(after)
+    const la = chat.lostAnswer
+    out.push(`  agent context ${did ? 'now' : 'after the repair'}: ${contextText(after)} reachable${la ? `, and turn ${la.turn}'s prompt without its final answer` : ''}`)
+    const lost = la ? lostAnswerWords(la, chat.transcriptTurns) : lostText(after)
     if (lost) out.push(`  lost: ${lost}`)
   } else if (stateRestore) {
     const n = restoredTurns(chat, stateRestore.from) ?? chat.contextTurns
