@@ -153,6 +153,10 @@ async function runEntry(e: BugLogEntry): Promise<void> {
         assert.ok(dry.stdout.includes(cmd), 'repair --dry-run gives the repair --salvage command')
       }
     }
+    if (want.humanSays) {
+      const outputs = {scan: await runCliAsync(['scan', chatDirOf(c)], {env}), inspect: human ?? (await runCliAsync(['inspect', ...insArgs], {env})), 'repair --dry-run': await runCliAsync(['repair', '--dry-run', chatDirOf(c)], {env})}
+      for (const [cmd, r] of Object.entries(outputs)) for (const re of want.humanSays) assert.match(r.stdout, re, `${cmd} says it`)
+    }
   }
   assert.deepEqual(hashTree(root), untouched, 'inspect changed the tree')
 

@@ -200,6 +200,33 @@ const entries: BugLogEntry[] = [
       repair: rewrite(LOG, () => join(span(1, 129))),
     },
   }),
+  entry({
+    id: 'B11',
+    title: 'a cut inside the last turn takes its final answer: that turn is not whole, and every output says what is lost',
+    damage: "<id>.jsonl cut to its first 300000 of 358001 bytes: inside line 124 (turn 7's prompt, its tool call and result survive; lines 125–130, turn 7's final answer at line 126 among them, are gone)",
+    build(root) {
+      const p = project(root)
+      p.write(LOG, realLog().subarray(0, 300000))
+      return p.dir
+    },
+    expect: {
+      exitCode: 2,
+      chats: [
+        verdict({
+          status: 'repairable',
+          winner: LOG,
+          turns: [6, 7],
+          files: {[LOG]: 'truncated torn-tail'},
+          findings: ['session-truncated', 'answer-lost'],
+          said: {'answer-lost': /^3306629b-a8aa-4dc1-8716-233d3cbaea4c\.jsonl: turn 7 \("Show me git status\."\) lost its final answer: .* cut at line 124, byte 296989/},
+          account: [/The cut fell inside turn 7 \("Show me git status\."\): its final answer is lost/],
+          humanSays: [/turn 7 \("Show me git status\."\)/],
+        }),
+      ],
+      // The repaired log ends in turn 7's tool result, as a log the agent stopped mid-turn does (B32).
+      repair: rewrite(LOG, () => join(span(1, 123))),
+    },
+  }),
   // ---- K6 torn interior records --------------------------------------------------------------------------
   entry({
     id: 'B12',

@@ -122,6 +122,32 @@ const entries: BugLogEntry[] = [
     },
   }),
   entry({
+    id: 'B11',
+    title: "a cut inside the last turn's answer: that turn is not whole, and every output says its final answer is lost",
+    damage: "the rollout cut in the middle of line 125 (turn 6's assistant message, ordinal 124): turn 6's prompt survives, its answer and the records after it do not",
+    build(root) {
+      const d = day(root)
+      d.write(LOG, join([...span(1, 124), partOf(REAL[124], 0.5)]))
+      return d.dir
+    },
+    expect: {
+      exitCode: 2,
+      chats: [
+        verdict({
+          status: 'repairable',
+          winner: LOG,
+          turns: [5, 6],
+          files: {[LOG]: 'truncated torn-tail'},
+          findings: ['session-truncated', 'answer-lost'],
+          said: {'answer-lost': /: turn 6 \("What is left to do\?"\) lost its final answer: .* cut at line 125/},
+          account: [/The cut fell inside turn 6 \("What is left to do\?"\): its final answer is lost/],
+          humanSays: [/turn 6 \("What is left to do\?"\)/],
+        }),
+      ],
+      repair: rewrite(LOG, () => join(span(1, 124))),
+    },
+  }),
+  entry({
     id: 'B12',
     title: 'a record torn by a crash and the resumed writer\'s records after it: dropped, the ordinals run on',
     damage: 'line 34 (ordinal 33) cut at 40% with its LF; the 94 records after it numbered on from 33 (a resumed Codex continues from the last whole record)',

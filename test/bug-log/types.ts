@@ -30,6 +30,8 @@ export interface ChatVerdict {
   findings?: string[]
   /** Finding ids the report must not hold. */
   absent?: string[]
+  /** What the default human outputs (`scan`, `inspect`, `repair --dry-run` of the chat) must each say. */
+  humanSays?: RegExp[]
   /** What a finding must say, by id: matched against `<its file>: <its message>` of some finding of that id. */
   said?: Record<string, RegExp>
   /** Facts `inspect`'s plain-language account must state (each matched against it). */
