@@ -37,6 +37,7 @@ export const CORE_FINDING_KINDS = {
   'meta-damaged': {severity: 'info', description: "A sidecar of the chat (a summary or metadata file beside it) is unusable; the agent recomputes it, or cannot list the chat from it (the message says which)."},
   'prompts-without-transcript': {severity: 'warning', description: 'The winning generation holds prompts that match no transcript turn (the transcript lost them).'},
   'context-behind-transcript': {severity: 'info', description: "The transcript has turns after the last one in the agent's memory."},
+  'salvage-more-turns': {severity: 'warning', urgent: true, description: 'A salvage of a torn file reaches more turns than every intact generation, but it is lossy (it drops a torn message, or borrows members the tear cut off from other generations): the status follows the intact generations and plain `repair` does not use it; `repair --salvage` does, and every human output gives that command.'},
   'salvage-available': {severity: 'info', description: 'A torn generation still holds complete messages that a salvage would keep byte-identical; a lossless one (nothing written is lost) is ranked under plain `repair` as `salvage:<file>`.'},
   'unknown-file': {severity: 'info', description: 'A file the format does not know; listed, never touched.'},
   'unreadable': {severity: 'error', description: 'A file could not be read (permission or I/O error).'},
@@ -76,6 +77,12 @@ export function findingMaker<const K extends Readonly<Record<string, FindingKind
 
 /** Makes a finding of a core kind. */
 export const finding = findingMaker(CORE_FINDING_KINDS)
+
+/**
+ * The finding id of a lossy salvage that reaches more turns than every usable generation (`salvageMoreTurns`
+ * of `salvage/`): human output gives the exact `repair --salvage` command beside it.
+ */
+export const SALVAGE_MORE_TURNS = 'salvage-more-turns'
 
 /** All kinds of some lists, in their order, each id once (the first list that declares it wins). */
 export function joinFindingKinds(lists: ReadonlyArray<Readonly<Record<string, FindingKindSpec>>>): FindingKind[] {

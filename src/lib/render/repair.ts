@@ -9,7 +9,7 @@ import {renderFindings, renderRoots, unsupportedLine} from './table.js'
 import {commandLines} from './next-steps.js'
 import {exactOf} from './terminal.js'
 import {UNLIMITED, shortenMiddle, textWidth, wrapLine} from './width.js'
-import {isUrgent} from '../model/findings.js'
+import {SALVAGE_MORE_TURNS, isUrgent} from '../model/findings.js'
 import {adapterByName, findingKinds} from '../formats/index.js'
 
 export interface RepairRenderOptions {
@@ -183,7 +183,7 @@ export function repairLines(chat: ChatReport, c: ChalkInstance, verbose = false,
     }
     case 'left-untouched': {
       lines.push(chatHeading(c.yellow('left untouched'), chat, width))
-      for (const f of chat.findings) if (isUrgent(f, findingKinds()) && f.id !== texts?.salvageHint && f.severity === 'error') lines.push(`  ${f.message}`)
+      for (const f of chat.findings) if (isUrgent(f, findingKinds()) && f.id !== SALVAGE_MORE_TURNS && f.severity === 'error') lines.push(`  ${f.message}`)
       if (r.message) lines.push(`  ${r.message}`)
       break
     }
@@ -196,7 +196,7 @@ export function repairLines(chat: ChatReport, c: ChalkInstance, verbose = false,
   }
   for (const w of r.warnings) lines.push(`  ${c.yellow('warning')} ${w}`)
   // More turns reachable only with borrowed values: said unless this run already restored a salvage.
-  const more = texts?.salvageHint ? chat.findings.find((x) => x.id === texts.salvageHint) : undefined
+  const more = chat.findings.find((x) => x.id === SALVAGE_MORE_TURNS)
   const usedSalvage = (chat.actions ?? []).some((a) => a.type === 'restore' && a.from !== null && a.from.startsWith('salvage:') && (a.keysBorrowed ?? []).length > 0)
   if (more && !usedSalvage) lines.push(`  ${c.yellow('note')} ${more.message}:`, ...commandLines(['repair', '--salvage', exactOf(chat).path], width, '    '))
   return lines
