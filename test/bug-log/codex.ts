@@ -322,7 +322,7 @@ const noEntry: NoEntry[] = [
   claude('B20', 'a lone surrogate escape (kept, a warning)'),
   claude('B21', 'a raw U+2028 inside a record (intact)'),
   claude('B22', 'a record spread over lines by raw line breaks (rejoined)'),
-  {id: 'B24', kind: 'not-covered', reason: "a rollout over V8's longest string (~512 MiB, openai/codex #25215) is the performance work's (streaming the session-log path); its entry comes with it"},
+  {id: 'B24', kind: 'not-covered', reason: "a rollout over V8's longest string (~512 MiB, openai/codex #25215): the session-log reader has no large path yet: a log above the streaming threshold is reported `unreadable` and `context-lost`, exit 4 (the report's bug, as CHATDOCTOR_STREAM_THRESHOLD lowered below a real log's size shows); its entry, forced onto that path the way the Codebuff part's B24 entries are, comes with the streaming of session logs"},
   claude('B25', 'a first line longer than a preview window'),
   claude('B26', 'a log of ciphertext-like bytes beside a copy'),
   claude('B27', 'a log overwritten with foreign content'),
