@@ -138,8 +138,9 @@ export async function scanPaths(paths: string[], opts: ScanOptions): Promise<Sca
     chatsInWorkers: 0,
   }
   const state = opts.stateDir ?? stateDir(opts.home, opts.env)
-  const snaps = opts.snapshots === false ? {keyring: null, errors: []} : attachSnapshots(found.chats, {stateDir: state, home: opts.home, env: opts.env, redacted: opts.redactedSnapshots})
+  const snaps = opts.snapshots === false ? {keyring: null, errors: [], gone: []} : attachSnapshots(found.chats, {stateDir: state, home: opts.home, env: opts.env, redacted: opts.redactedSnapshots})
   for (const e of snaps.errors) result.errors.push({...e, path: tildify(e.path, opts.home)})
+  found.chats.push(...snaps.gone)
   const progress: ScanProgress = {chatsDone: 0, chatsTotal: found.chats.length, filesRead: 0, bytesRead: 0}
   opts.onProgress?.(progress)
   const {outcomes, inWorkers} = await diagnoseAll(found.chats, opts, progress, snaps.keyring ?? undefined)
