@@ -74,7 +74,7 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   const root = realpathSync(tempDir(`chatdoctor-${e.id}-`))
   roots.push(root)
   const target = e.build(root)
-  const env = {HOME: root}
+  const env = {...e.env, HOME: root}
   const untouched = hashTree(root)
   const isIndex = (c: ReportChat) => c.generations.length > 0 && c.generations.every((g) => g.role === 'index')
   const chatDirOf = (c: ReportChat) => c.path.replace(/^~/, root)
@@ -103,6 +103,10 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     }
     for (const id of want.findings ?? []) assert.ok(ids.includes(id), `finding ${id} in ${ids.join(', ')}`)
     for (const id of want.absent ?? []) assert.ok(!ids.includes(id), `no finding ${id}`)
+    for (const [id, re] of Object.entries(want.said ?? {})) {
+      const said = c.findings.filter((f) => f.id === id).map((f) => `${f.file ?? '-'}: ${f.message}`)
+      assert.ok(said.some((t) => re.test(t)), `finding ${id} says ${re}: ${said.join(' | ')}`)
+    }
     for (const [file, s] of Object.entries(want.salvage ?? {})) {
       const got = c.generations.find((g) => g.file === file)?.salvage
       assert.ok(got, `a salvage of ${file}`)
@@ -148,6 +152,10 @@ async function runEntry(e: BugLogEntry): Promise<void> {
         const dry = await runCliAsync(['repair', '--dry-run', chatDirOf(c)], {env})
         assert.ok(dry.stdout.includes(cmd), 'repair --dry-run gives the repair --salvage command')
       }
+    }
+    if (want.humanSays) {
+      const outputs = {scan: await runCliAsync(['scan', chatDirOf(c)], {env}), inspect: human ?? (await runCliAsync(['inspect', ...insArgs], {env})), 'repair --dry-run': await runCliAsync(['repair', '--dry-run', chatDirOf(c)], {env})}
+      for (const [cmd, r] of Object.entries(outputs)) for (const re of want.humanSays) assert.match(r.stdout, re, `${cmd} says it`)
     }
   }
   assert.deepEqual(hashTree(root), untouched, 'inspect changed the tree')

@@ -369,6 +369,24 @@ test("checkExport passes OpenCode's own exports of 1.1.65 and 1.18.33", () => {
   assert.deepEqual(c.context, {userTurns: 2, assistantMessages: 3, messages: 5, parts: 13, toolCompleted: 2, toolPending: 0, toolError: 0, compactionParts: 0})
 })
 
+test('checkExport: a lone surrogate escape in a part of an export is kept, healthy, with a warning naming the part and the field (B20)', () => {
+  const src = readFileSync(path.join(OC, '1.18.33', `export-${FIX}.json`)).toString('utf8')
+  const doc = JSON.parse(src) as {messages: Array<{info: {id: string; role: string}; parts: Array<{id: string; type: string; text?: string}>}>}
+  const m = [...doc.messages].reverse().find((x) => x.info.role === 'assistant' && x.parts.some((q) => q.type === 'text'))!
+  const p = m.parts.find((x) => x.type === 'text')!
+  // The text's JSON string as the export prints it, with the six characters \ud83c before its closing quote.
+  const quoted = JSON.stringify(p.text)
+  const at = src.indexOf(quoted)
+  assert.ok(at > 0)
+  const damaged = src.slice(0, at + quoted.length - 1) + '\\ud83c' + src.slice(at + quoted.length - 1)
+  const c = checkExport(Buffer.from(damaged))
+  assert.equal(c.class, 'intact')
+  assert.equal(c.status, 'healthy')
+  assert.deepEqual(c.findings.map((f) => [f.id, f.severity]), [['lone-surrogate', 'warning']])
+  assert.match(c.findings[0].message, new RegExp(`^1 record holds a lone surrogate escape .*part ${p.id} of message ${m.info.id} \\(text\\)`))
+  assert.deepEqual(checkExport(Buffer.from(src)).findings, [], 'the undamaged export holds none')
+})
+
 test('checkExport fails damaged exports with a readable finding', () => {
   const src = readFileSync(path.join(OC, '1.18.33', `export-${FIX}.json`))
   const doc = () => JSON.parse(src.toString('utf8'))

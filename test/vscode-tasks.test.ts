@@ -355,6 +355,47 @@ test('a model context cut inside a message: the salvage drops the torn message, 
   }
 })
 
+test('a Roo Code model context cut inside its second message, nothing intact beside it: unrecoverable, and scan, inspect and repair each give the exact repair --salvage command that restores turn 1 of 2', async () => {
+  const h = tempDir('chatdoctor-vscode-')
+  try {
+    const store = storageDir(h, 'roo')
+    const t = buildTask('roo', taskId('roo', 0), realTurns('B'))
+    writeStore(store, 'roo', [t])
+    const dir = path.join(store, 'tasks', t.id)
+    const whole = readFileSync(path.join(dir, API))
+    // Inside the second message: the first is whole, the second torn.
+    put(path.join(dir, API), cutAt(whole, compact(t.api.slice(0, 2)).length - 30), T0 + 60_000)
+    const r = byId(await scan([dir], h), t.id)
+    assert.equal(r.status, 'unrecoverable', 'a lossy salvage does not change the status')
+    assert.deepEqual([r.contextTurns, r.transcriptTurns], [null, 2])
+    assert.deepEqual({lossless: gen(r, API).salvage!.lossless, messages: gen(r, API).salvage!.messages, turns: gen(r, API).salvage!.turns}, {lossless: false, messages: 1, turns: 1})
+    const more = r.findings.find((f) => f.id === 'salvage-more-turns')
+    assert.ok(more, ids(r).join(', '))
+    assert.equal(more.severity, 'warning')
+    assert.match(more.message, /^a salvage of api_conversation_history\.json reaches turn 1 of 2 \(no usable generation remains\) only by dropping the torn message/)
+    const env = {HOME: h}
+    const cmd = `chatdoctor repair --salvage ${dir.replace(h, '~')}`
+    const scanned = runCli(['scan', dir], {env})
+    assert.equal(scanned.status, 4)
+    assert.ok(scanned.stdout.includes(cmd), `the default scan output gives ${cmd}:\n${scanned.stdout}`)
+    assert.match(scanned.stdout, /salvage-more-turns/)
+    assert.ok(runCli(['inspect', dir], {env}).stdout.includes(cmd), 'inspect gives the command')
+    const plain = runCli(['repair', '--dry-run', dir], {env})
+    assert.equal(plain.status, 4)
+    assert.ok(plain.stdout.includes(cmd), 'plain repair gives the command')
+    const dry = runJson(['repair', '--dry-run', '--salvage', dir], env)
+    assert.equal(dry.report.chats[0].repair!.outcome, 'planned')
+    assert.deepEqual(dry.report.chats[0].actions!.filter((a) => a.type === 'restore').map((a) => a.from), [`salvage:${API}`])
+    const rep = runJson(['repair', '--salvage', dir], env)
+    assert.equal(rep.report.chats[0].repair!.outcome, 'repaired')
+    assert.ok(readFileSync(path.join(dir, API)).equals(compact(t.api.slice(0, 1))), 'the salvage keeps the first message byte for byte')
+    const again = byId(await scan([dir], h), t.id)
+    assert.deepEqual([again.status, again.contextTurns, again.transcriptTurns], ['healthy', 1, 2], 'turn 1 of 2 restored')
+  } finally {
+    cleanup(h)
+  }
+})
+
 // ---- bug-log reports ----------------------------------------------------------------------------------
 
 test('B10 Cline: ui_messages.json of 500 messages without its closing bracket, the index without the task: truncated, closed with no loss, not-in-index', async () => {

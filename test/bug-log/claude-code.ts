@@ -200,6 +200,33 @@ const entries: BugLogEntry[] = [
       repair: rewrite(LOG, () => join(span(1, 129))),
     },
   }),
+  entry({
+    id: 'B11',
+    title: 'a cut inside the last turn takes its final answer: that turn is not whole, and every output says what is lost',
+    damage: "<id>.jsonl cut to its first 300000 of 358001 bytes: inside line 124 (turn 7's prompt, its tool call and result survive; lines 125–130, turn 7's final answer at line 126 among them, are gone)",
+    build(root) {
+      const p = project(root)
+      p.write(LOG, realLog().subarray(0, 300000))
+      return p.dir
+    },
+    expect: {
+      exitCode: 2,
+      chats: [
+        verdict({
+          status: 'repairable',
+          winner: LOG,
+          turns: [6, 7],
+          files: {[LOG]: 'truncated torn-tail'},
+          findings: ['session-truncated', 'answer-lost'],
+          said: {'answer-lost': /^3306629b-a8aa-4dc1-8716-233d3cbaea4c\.jsonl: turn 7 \("Show me git status\."\) lost its final answer: .* cut at line 124, byte 296989/},
+          account: [/The cut fell inside turn 7 \("Show me git status\."\): its final answer is lost/],
+          humanSays: [/turn 7 \("Show me git status\."\)/],
+        }),
+      ],
+      // The repaired log ends in turn 7's tool result, as a log the agent stopped mid-turn does (B32).
+      repair: rewrite(LOG, () => join(span(1, 123))),
+    },
+  }),
   // ---- K6 torn interior records --------------------------------------------------------------------------
   entry({
     id: 'B12',
@@ -588,7 +615,7 @@ const noEntry: NoEntry[] = [
   {id: 'B03', kind: 'not-covered', reason: "the same line rules on Codex rollouts are the Codex part's B03 (empty logs and logs whose only line is cut); the family's classifier is shared"},
   {id: 'B10', kind: 'not-applicable', reason: 'a JSON array closed by adding its ] has no analog in a log of whole lines: a record cut before its closing brace is a torn tail (B11), dropped, never completed by invented bytes'},
   {id: 'B15', kind: 'not-covered', reason: "a cut record followed by its complete twin on the next line is the Codex part's B15; on a Claude Code log the same line rules apply (torn-interior, the twin kept)"},
-  {id: 'B24', kind: 'not-covered', reason: "a session log over V8's longest string (~512 MiB) is the performance work's (streaming the session-log path); its entry comes with it"},
+  {id: 'B24', kind: 'not-covered', reason: "a session log over V8's longest string (~512 MiB): the session-log reader has no large path yet: a log above the streaming threshold is reported `unreadable` and `context-lost`, exit 4 (the report's bug, as CHATDOCTOR_STREAM_THRESHOLD lowered below a real log's size shows); its entry, forced onto that path the way the Codebuff part's B24 entries are, comes with the streaming of session logs"},
   {id: 'B29', kind: 'not-applicable', reason: "Claude Code keeps the records before a compaction in the same log and links across it (compact_boundary's logicalParentUuid): there is no parent file for a compaction to empty"},
   {id: 'B30', kind: 'not-covered', reason: "a log shrunk to a valid stub beside a richer copy is B28's shape (the copy wins by turns)"},
   {id: 'B34', kind: 'not-applicable', reason: 'a Claude Code log has no header record: every line is a record of its own; the Codex analog (a rollout without session_meta) is in the Codex part'},

@@ -14,6 +14,16 @@ type RepairAfter = RepairVerdict['after']
 
 const TEN = REAL_CHATS.tenTurns
 const SMALL = REAL_CHATS.small
+const LARGE = REAL_CHATS.large
+/** The files of the real 180-turn chat, each intact. */
+const LARGE_FILES = {'run-state.json': 'intact', 'chat-messages.json': 'intact', 'chat-meta.json': 'intact'}
+/**
+ * One byte above the 180-turn chat's transcript, below its run-state: the state is read the way a state over
+ * V8's longest string is (`formats/codebuff/large.ts`), the transcript whole.
+ */
+/** `bundle --redact` reads every file whole: a state it would stream is refused, as one over V8's longest string is. */
+const LARGE_REDACT_REFUSED = /run-state\.json holds \d+ bytes, more than --redact can read whole/
+const LARGE_THRESHOLD = statSync(path.join(REALDATA, 'codebuff', REAL_CHATS.large, 'chat-messages.json')).size + 1
 /** Codebuff's chats folder inside a fake home. */
 const CHATS = path.join('.config', 'manicode', 'projects', 'demo-app', 'chats')
 /** The base time `copyRealChat` gives the copied files (ms since epoch); they get +0…+4 s in a fixed order. */
@@ -709,6 +719,55 @@ const entries: BugLogEntry[] = [
   }),
   // ---- K9 beyond reader limits ----------------------------------------------------------------------------
   entry({
+    id: 'B24',
+    title: 'an intact run-state.json on the large-state path is healthy with its turns',
+    damage: `the real 180-turn chat (a 5.5 MB run-state.json, its transcript capped to the last 50 turns), scanned with CHATDOCTOR_STREAM_THRESHOLD=${LARGE_THRESHOLD} (one byte above the transcript): the state is read as one over V8's longest string (~512 MiB) is, member by member`,
+    env: {CHATDOCTOR_STREAM_THRESHOLD: String(LARGE_THRESHOLD)},
+    build(root) {
+      return copyRealChat(LARGE, root, CHATS)
+    },
+    expect: {
+      exitCode: 0,
+      chats: [{chat: LARGE, status: 'healthy', winner: 'run-state.json', turns: [50, 50], files: LARGE_FILES, findings: ['transcript-capped'], absent: ['primary-damaged', 'context-lost']}],
+      repair: null,
+      redactRefused: LARGE_REDACT_REFUSED,
+    },
+  }),
+  entry({
+    id: 'B24',
+    title: 'a torn run-state.json on the large-state path is repaired from its intact large .bak',
+    damage: `the real 180-turn chat's run-state.json cut at 60 %, its whole bytes as run-state.json.bak, scanned with CHATDOCTOR_STREAM_THRESHOLD=${LARGE_THRESHOLD} (both states take the path of a state over V8's longest string)`,
+    env: {CHATDOCTOR_STREAM_THRESHOLD: String(LARGE_THRESHOLD)},
+    build(root) {
+      const c = new Chat(copyRealChat(LARGE, root, CHATS))
+      c.write('run-state.json.bak', c.read('run-state.json'), T0 + 1000)
+      c.damage('run-state.json', (b) => cutAt(b, Math.floor(b.length * 0.6)))
+      return c.dir
+    },
+    expect: {
+      exitCode: 2,
+      chats: [
+        {
+          chat: LARGE,
+          status: 'repairable',
+          winner: 'run-state.json.bak',
+          turns: [50, 50],
+          files: {...LARGE_FILES, 'run-state.json': 'truncated unexpected-end', 'run-state.json.bak': 'intact'},
+          findings: ['primary-damaged'],
+          absent: ['context-lost'],
+        },
+      ],
+      repair: {
+        chat: LARGE,
+        outcome: 'repaired',
+        restores: [{to: 'run-state.json', from: 'run-state.json.bak', bytes: (b) => b('run-state.json.bak')}],
+        exitCode: 1,
+        after: {status: 'healthy', winner: 'run-state.json', turns: [50, 50], exitCode: 0},
+      },
+      redactRefused: LARGE_REDACT_REFUSED,
+    },
+  }),
+  entry({
     id: 'B25',
     title: 'a 61 KB message is intact: no fixed-size window stands for the file',
     damage: 'the first assistant text of run-state.json replaced by 61,000 characters (a pasted book)',
@@ -1041,7 +1100,6 @@ const entries: BugLogEntry[] = [
 ]
 
 const noEntry: NoEntry[] = [
-  {id: 'B24', kind: 'not-covered', reason: 'an intact run-state.json over V8\'s longest string (~512 MiB) is now measured member by member (test/large-state.test.ts checks the same report as in memory on a state forced onto that path; a real 1 GiB state is healthy with its turns in the bench), but no bug-log entry writes a state that large'},
   {id: 'B32', kind: 'not-applicable', reason: "Codebuff's in-flight snapshots legitimately end mid-turn (the SDK's interruption note, codebuff-format.md §4.2) and are resumed by the SDK: a history ending in an open tool call is no damage shape of its files"},
   {id: 'B33', kind: 'not-applicable', reason: "Codebuff's message history is an ordered array without parent links: no record can name a parent that is missing"},
   {id: 'B34', kind: 'not-applicable', reason: 'a single-document state has no header record; a RunState without its sessionState is the contextless class (B45, and the placeholder of the scenario tests)'},

@@ -122,6 +122,32 @@ const entries: BugLogEntry[] = [
     },
   }),
   entry({
+    id: 'B11',
+    title: "a cut inside the last turn's answer: that turn is not whole, and every output says its final answer is lost",
+    damage: "the rollout cut in the middle of line 125 (turn 6's assistant message, ordinal 124): turn 6's prompt survives, its answer and the records after it do not",
+    build(root) {
+      const d = day(root)
+      d.write(LOG, join([...span(1, 124), partOf(REAL[124], 0.5)]))
+      return d.dir
+    },
+    expect: {
+      exitCode: 2,
+      chats: [
+        verdict({
+          status: 'repairable',
+          winner: LOG,
+          turns: [5, 6],
+          files: {[LOG]: 'truncated torn-tail'},
+          findings: ['session-truncated', 'answer-lost'],
+          said: {'answer-lost': /: turn 6 \("What is left to do\?"\) lost its final answer: .* cut at line 125/},
+          account: [/The cut fell inside turn 6 \("What is left to do\?"\): its final answer is lost/],
+          humanSays: [/turn 6 \("What is left to do\?"\)/],
+        }),
+      ],
+      repair: rewrite(LOG, () => join(span(1, 124))),
+    },
+  }),
+  entry({
     id: 'B12',
     title: 'a record torn by a crash and the resumed writer\'s records after it: dropped, the ordinals run on',
     damage: 'line 34 (ordinal 33) cut at 40% with its LF; the 94 records after it numbered on from 33 (a resumed Codex continues from the last whole record)',
@@ -296,7 +322,7 @@ const noEntry: NoEntry[] = [
   claude('B20', 'a lone surrogate escape (kept, a warning)'),
   claude('B21', 'a raw U+2028 inside a record (intact)'),
   claude('B22', 'a record spread over lines by raw line breaks (rejoined)'),
-  {id: 'B24', kind: 'not-covered', reason: "a rollout over V8's longest string (~512 MiB, openai/codex #25215) is the performance work's (streaming the session-log path); its entry comes with it"},
+  {id: 'B24', kind: 'not-covered', reason: "a rollout over V8's longest string (~512 MiB, openai/codex #25215): the session-log reader has no large path yet: a log above the streaming threshold is reported `unreadable` and `context-lost`, exit 4 (the report's bug, as CHATDOCTOR_STREAM_THRESHOLD lowered below a real log's size shows); its entry, forced onto that path the way the Codebuff part's B24 entries are, comes with the streaming of session logs"},
   claude('B25', 'a first line longer than a preview window'),
   claude('B26', 'a log of ciphertext-like bytes beside a copy'),
   claude('B27', 'a log overwritten with foreign content'),

@@ -12,11 +12,14 @@
  */
 import {rmSync, statSync, truncateSync, writeFileSync} from 'node:fs'
 import {SESSION_A, SESSION_B, copyKiloHome, cutWalInside, damage, nulPage, rootPage, withTurnInWal} from '../helpers/kilo.js'
+import {withTextEnding, writeStore} from '../helpers/sqlite-store.js'
 import type {BugLogEntry, BugLogPart, ChatVerdict, NoEntry, RepairVerdict} from './types.js'
 
 const DB = 'kilo.db'
 const WAL = 'kilo.db-wal'
 const SHM = 'kilo.db-shm'
+/** The text part of session B's last answer ("You are welcome."). */
+const B_LAST_TEXT = 'prt_2310037a1001Uj9fnVhaxy6kDz'
 /**
  * `bundle --redact` on a Kilo store: redacted on a private copy when the store keeps its verdict that way;
  * refused, with why, for a store SQLite cannot read, a damaged database, and a WAL that lost writes.
@@ -148,6 +151,26 @@ const entries: BugLogEntry[] = [
     },
   }),
   entry({
+    id: 'B20',
+    title: 'a lone surrogate escape in a part row: kept, with a warning naming the row and the field',
+    damage: "the six characters \\ud83c (a high surrogate with no low half: text cut inside an emoji) written at the end of the text of session B's last answer, through SQLite as Kilo writes a row (the commit in the WAL)",
+    build: (root) =>
+      store(root, (d) =>
+        writeStore(d, DB, (db) => {
+          const row = db.prepare('SELECT data FROM part WHERE id = ?').get(B_LAST_TEXT) as {data: string}
+          db.prepare('UPDATE part SET data = ? WHERE id = ?').run(withTextEnding(row.data, 'text', '\\ud83c'), B_LAST_TEXT)
+        }),
+      ),
+    expect: {
+      exitCode: 0,
+      chats: [
+        session(SESSION_B, {status: 'healthy', winner: DB, turns: [2, null], shm: 'other', findings: ['lone-surrogate'], said: {'lone-surrogate': /^kilo\.db: 1 record holds a lone surrogate escape .*part prt_2310037a1001Uj9fnVhaxy6kDz of message msg_231003526001LrOzp13pXA7t57 \(text\)/}}),
+        session(SESSION_A, {status: 'healthy', winner: DB, turns: [5, null], shm: 'other', absent: ['lone-surrogate']}),
+      ],
+      repair: null,
+    },
+  }),
+  entry({
     id: 'B40',
     title: 'a page of kilo.db overwritten by NUL (the part table\'s root): the integrity check fails, both sessions repairable, a manual repair',
     damage: 'the root page of the part table in kilo.db overwritten by 4096 NUL bytes; the WAL whole',
@@ -217,7 +240,6 @@ const noEntry: NoEntry[] = [
   {id: 'B17', kind: 'not-applicable', reason: "Kilo writes no JSON document of a session to disk (its rows are in SQLite; `kilo export` prints one on request)"},
   {id: 'B18', kind: 'not-applicable', reason: "a BOM in front of a file: kilo.db starts with SQLite's header, which Kilo never writes itself; a header overwritten is B50"},
   {id: 'B19', kind: 'not-applicable', reason: "SQLite stores row text as it was given, checked by Kilo before the write; a row is never split or cut by an encoding"},
-  {id: 'B20', kind: 'not-applicable', reason: "SQLite stores row text as it was given, checked by Kilo before the write; a row is never split or cut by an encoding"},
   {id: 'B21', kind: 'not-applicable', reason: "a JSON-lines shape: Kilo keeps no line-oriented log of a session (its rows are in kilo.db and its WAL)"},
   {id: 'B22', kind: 'not-applicable', reason: "a JSON-lines shape: Kilo keeps no line-oriented log of a session (its rows are in kilo.db and its WAL)"},
   {id: 'B23', kind: 'not-applicable', reason: "SQLite stores row text as it was given, checked by Kilo before the write; a row is never split or cut by an encoding"},

@@ -11,6 +11,7 @@ import path from 'node:path'
 import {REALDATA, copyWritable} from '../helpers/fixtures.js'
 import type {BugLogEntry, BugLogPart, ChatVerdict, NoEntry} from './types.js'
 import {minifiedScript} from './session-logs.js'
+import {withTextEnding, writeStore} from '../helpers/sqlite-store.js'
 
 const OC = path.join(REALDATA, 'opencode')
 const TREE = path.join(OC, '1.1.65', 'data', 'opencode')
@@ -28,6 +29,14 @@ const SESSION = (sid: string) => `storage/session/${PROJECT}/${sid}.json`
 const MSG = 'msg_01a22a125192fixture000003'
 const MSG_FILE = `storage/message/${FIX}/${MSG}.json`
 const PART = `storage/part/${MSG}/prt_01a22a125194fixture000005.json`
+/** The text part of FIX's last answer ("A test that removing an unknown id returns false, …"). */
+const ANSWER_TEXT = 'storage/part/msg_01a22a12519efixture000015/prt_01a22a1251a0fixture000017.json'
+/** The same part's row in the 1.18.33 database. */
+const DB_ANSWER_TEXT = 'prt_01a22a11fe86fixture000017'
+/** The files of a database store: never classified as documents. */
+const DB_FILES = {'opencode.db': 'other', 'opencode.db-shm': 'other', 'opencode.db-wal': 'other'}
+/** The six characters `\ud83c`: a high surrogate with no low half (text cut inside an emoji), as JSON.stringify writes it. */
+const LONE_HIGH = '\\ud83c'
 
 /** Copies a real data dir to `<root>/.local/share/opencode` (writable); returns it. */
 function store(root: string, src = TREE): string {
@@ -165,6 +174,46 @@ const entries: BugLogEntry[] = [
     },
   }),
   entry({
+    id: 'B20',
+    title: 'a lone surrogate escape in a part file: intact, kept, with a warning naming the file and the field',
+    damage: "the six characters \\ud83c (a high surrogate with no low half: text cut inside an emoji) written at the end of the text of the imported session's last answer; still valid JSON",
+    build(root) {
+      const data = store(root)
+      damage(data, ANSWER_TEXT, (b) => {
+        const v = JSON.parse(b.toString('utf8')) as {text: string}
+        const end = b.indexOf(JSON.stringify(v.text)) + Buffer.byteLength(JSON.stringify(v.text)) - 1
+        return Buffer.concat([b.subarray(0, end), Buffer.from(LONE_HIGH), b.subarray(end)])
+      })
+      return data
+    },
+    expect: {
+      exitCode: 0,
+      chats: [healthy(API, 4), {...healthy(FIX, 2), findings: ['lone-surrogate'], absent: ['part-damaged'], said: {'lone-surrogate': /^storage\/part\/msg_01a22a12519efixture000015\/prt_01a22a1251a0fixture000017\.json: 1 record holds a lone surrogate escape .*prt_01a22a1251a0fixture000017\.json \(text\)/}}],
+      repair: null,
+    },
+  }),
+  entry({
+    id: 'B20',
+    title: 'a lone surrogate escape in a part row of the database: kept, with a warning naming the row and the field',
+    damage: "the six characters \\ud83c written at the end of the text of the imported session's last answer, in its part row of the 1.18.33 opencode.db (through SQLite, as OpenCode writes a row)",
+    build(root) {
+      const data = store(root, DB)
+      writeStore(data, 'opencode.db', (db) => {
+        const row = db.prepare('SELECT data FROM part WHERE id = ?').get(DB_ANSWER_TEXT) as {data: string}
+        db.prepare('UPDATE part SET data = ? WHERE id = ?').run(withTextEnding(row.data, 'text', LONE_HIGH), DB_ANSWER_TEXT)
+      })
+      return data
+    },
+    expect: {
+      exitCode: 0,
+      chats: [
+        {chat: DB_API, status: 'healthy', winner: 'opencode.db', turns: [4, null], files: DB_FILES, absent: ['lone-surrogate']},
+        {chat: FIX, status: 'healthy', winner: 'opencode.db', turns: [2, null], files: DB_FILES, findings: ['lone-surrogate'], absent: ['database-damaged'], said: {'lone-surrogate': /^opencode\.db: 1 record holds a lone surrogate escape .*part prt_01a22a11fe86fixture000017 of message msg_01a22a11fe84fixture000015 \(text\)/}},
+      ],
+      repair: null,
+    },
+  }),
+  entry({
     id: 'B27',
     title: 'a message file overwritten with minified library code: corrupt foreign-content; moved out with its parts',
     damage: 'a message file = 10 KB of minified JavaScript',
@@ -235,7 +284,6 @@ const noEntry: NoEntry[] = [
   na('B15', 'a cut record then its complete twin on the next line: a JSON-lines shape (two documents in one file are B16)'),
   {id: 'B17', kind: 'not-covered', reason: "a stale tail after a complete document is the classifier's trailing-garbage, tested on Codebuff's files; OpenCode's tree files go through the same classifier"},
   {id: 'B19', kind: 'not-covered', reason: "a file holding an incomplete UTF-8 sequence is the classifier's invalid-utf8 rule, tested on Codebuff's files; OpenCode's tree files go through the same classifier"},
-  {id: 'B20', kind: 'not-covered', reason: "a lone surrogate escape in a part's text: the tree's classifier reads it as intact (JSON.parse and OpenCode accept it) but does not yet report it as the session logs and Codebuff's state do"},
   na('B21', 'a raw U+2028 splitting a JSON-lines record for some readers; an OpenCode file is one document, never split on line breaks'),
   na('B22', 'literal newlines spreading a JSON-lines record over lines; an OpenCode file is pretty-printed JSON, line breaks are its whitespace'),
   na('B23', "Aider's Markdown chat history: an append-only text log; OpenCode files are JSON documents (bad UTF-8 in one is the classifier's invalid-utf8)"),

@@ -30,6 +30,10 @@ export interface ChatVerdict {
   findings?: string[]
   /** Finding ids the report must not hold. */
   absent?: string[]
+  /** What the default human outputs (`scan`, `inspect`, `repair --dry-run` of the chat) must each say. */
+  humanSays?: RegExp[]
+  /** What a finding must say, by id: matched against `<its file>: <its message>` of some finding of that id. */
+  said?: Record<string, RegExp>
   /** Facts `inspect`'s plain-language account must state (each matched against it). */
   account?: RegExp[]
   /** The salvage a torn file's generation must report: lossless or not, messages kept, turns. */
@@ -73,6 +77,11 @@ export interface BugLogEntry {
   damage: string
   /** Builds the damaged tree under `root` (also the run's HOME) from copies of real files; returns the PATH to scan. */
   build(root: string): string
+  /**
+   * Environment every run of the entry gets beside its HOME (e.g. `CHATDOCTOR_STREAM_THRESHOLD` lowered, so a
+   * file takes the path a file over V8's longest string takes); the damage line says so.
+   */
+  env?: Record<string, string>
   expect: {
     /** Exit status of `scan`. */
     exitCode: number

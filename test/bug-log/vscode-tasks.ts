@@ -6,7 +6,7 @@
  */
 import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {buildTask, realTurns, storageDir, taskId, writeStore, type Task, type WrittenTask} from '../helpers/vscode-tasks.js'
+import {buildTask, compact, realTurns, storageDir, taskId, writeStore, type Task, type WrittenTask} from '../helpers/vscode-tasks.js'
 import {cutAt} from '../helpers/fixtures.js'
 import type {BugLogEntry, BugLogPart, ChatVerdict, NoEntry, RepairVerdict} from './types.js'
 
@@ -29,6 +29,9 @@ function task(id: string, turns: number, files: string[], v: Partial<ChatVerdict
 function rebuilt(chat: string, turns: number): RepairVerdict {
   return {chat, outcome: 'repaired', restores: [{to: ITEM, from: `rebuilt:${ITEM}`}], exitCode: 1, after: {status: 'healthy', winner: API, turns: [turns, turns], exitCode: 0}}
 }
+
+/** The bytes the extension writes for a model context of these messages (compact JSON), counted. */
+const compactLength = (messages: unknown[]) => compact(messages).length
 
 const ROO = rooTasks()
 const CLINE = [0, 1, 2, 3, 4].map((k) => buildTask('cline', taskId('cline', k), realTurns(k % 2 === 0 ? 'A' : 'B')))
@@ -78,6 +81,36 @@ const entries: BugLogEntry[] = [
         task(ROO[2].id, 2, [API, UI, ITEM, META], {absent: ['not-in-index']}),
       ],
       repair: rebuilt(ROO[1].id, 2),
+    },
+  },
+  {
+    id: 'B11',
+    title: "a Roo Code model context torn inside its second message, nothing intact beside it: unrecoverable, and every output gives the repair --salvage that restores turn 1 of 2",
+    agent: 'Roo Code',
+    format: 'roo-code',
+    damage: 'api_conversation_history.json of a 2-turn task cut 30 bytes before the end of its second message (a power loss during the in-place write); no temp or backup beside it',
+    build(root) {
+      const storage = storageDir(root, 'roo')
+      const t = buildTask('roo', taskId('roo', 1), realTurns('B'))
+      const [w] = writeStore(storage, 'roo', [t])
+      writeFileSync(path.join(w.dir, API), cutAt(w.files[API], compactLength(t.api.slice(0, 2)) - 30))
+      return storage
+    },
+    expect: {
+      // A lossy salvage does not change the status: the model context is lost until repair --salvage writes it.
+      exitCode: 4,
+      chats: [
+        {
+          chat: taskId('roo', 1),
+          status: 'unrecoverable',
+          winner: null,
+          turns: [null, 2],
+          files: {[API]: 'truncated unexpected-end', [UI]: 'intact', [ITEM]: 'intact', [META]: 'intact'},
+          findings: ['primary-damaged', 'context-lost', 'salvage-more-turns'],
+          salvage: {[API]: {lossless: false, messages: 1, turns: 1, candidate: true}},
+        },
+      ],
+      repair: null,
     },
   },
   {

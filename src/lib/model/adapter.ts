@@ -564,8 +564,6 @@ export interface AdapterTexts {
   notRepairable?(chat: ChatReport): string
   /** What `repair` adds when a session file is gone for good (`lost.sessionListed` false). */
   readonly sessionUnlisted?: string
-  /** The finding id that says a salvage reaches more turns: human output adds the exact `repair --salvage` command. */
-  readonly salvageHint?: string
 }
 
 /** What `bundle --session` asks of the adapter that exports sessions. */

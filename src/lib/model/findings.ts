@@ -37,12 +37,13 @@ export const CORE_FINDING_KINDS = {
   'meta-damaged': {severity: 'info', description: "A sidecar of the chat (a summary or metadata file beside it) is unusable; the agent recomputes it, or cannot list the chat from it (the message says which)."},
   'prompts-without-transcript': {severity: 'warning', description: 'The winning generation holds prompts that match no transcript turn (the transcript lost them).'},
   'context-behind-transcript': {severity: 'info', description: "The transcript has turns after the last one in the agent's memory."},
+  'salvage-more-turns': {severity: 'warning', urgent: true, description: 'A salvage of a torn file reaches more turns than every intact generation, but it is lossy (it drops a torn message, or borrows members the tear cut off from other generations): the status follows the intact generations and plain `repair` does not use it; `repair --salvage` does, and every human output gives that command.'},
   'salvage-available': {severity: 'info', description: 'A torn generation still holds complete messages that a salvage would keep byte-identical; a lossless one (nothing written is lost) is ranked under plain `repair` as `salvage:<file>`.'},
   'unknown-file': {severity: 'info', description: 'A file the format does not know; listed, never touched.'},
   'unreadable': {severity: 'error', description: 'A file could not be read (permission or I/O error).'},
   'context-amnesia': {severity: 'error', urgent: true, description: "The agent's memory was replaced by a new session (traceSessionId break, prompts starting after turn 1 with no summary, or the loader's placeholder saved): earlier turns are missing from its context."},
   'chat-id-nonstandard': {severity: 'info', description: "The chat dir's name does not follow the agent's id pattern."},
-  'lone-surrogate': {severity: 'warning', description: 'A state file or a session log\'s record parses but a string holds a \\uD800–\\uDFFF escape without its other half: JSON.parse and the agents accept it, strict readers and the model API reject it ("no low surrogate in string"); it is kept as it is.'},
+  'lone-surrogate': {severity: 'warning', description: 'A state file, a session log\'s record or a store\'s record (a tree file, a database row) parses but a string holds a \\uD800–\\uDFFF escape without its other half: JSON.parse and the agents accept it, strict readers and the model API reject it ("no low surrogate in string"); it is kept as it is.'},
   // What the agent itself will do to the chat, and its index of chats.
   'next-start-loss': {severity: 'error', urgent: true, description: "The agent's own next start, or its opening of this chat, will destroy part of it (e.g. it deletes a session file it cannot read, or saves an empty transcript over a damaged one). Repair the chat, or bundle it, before the agent starts again."},
   'not-in-index': {severity: 'warning', description: "The chat is on disk but the agent's index of its chats does not list it, so the agent's history may not show it."},
@@ -76,6 +77,12 @@ export function findingMaker<const K extends Readonly<Record<string, FindingKind
 
 /** Makes a finding of a core kind. */
 export const finding = findingMaker(CORE_FINDING_KINDS)
+
+/**
+ * The finding id of a lossy salvage that reaches more turns than every usable generation (`salvageMoreTurns`
+ * of `salvage/`): human output gives the exact `repair --salvage` command beside it.
+ */
+export const SALVAGE_MORE_TURNS = 'salvage-more-turns'
 
 /** All kinds of some lists, in their order, each id once (the first list that declares it wins). */
 export function joinFindingKinds(lists: ReadonlyArray<Readonly<Record<string, FindingKindSpec>>>): FindingKind[] {

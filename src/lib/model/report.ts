@@ -388,6 +388,24 @@ export const UnmeasuredSchema = z.looseObject({
 })
 export type Unmeasured = Shape<typeof UnmeasuredSchema>
 
+/**
+ * A turn whose final answer is gone because the log was cut inside it: its prompt and the records before the
+ * cut survive. The turn is not counted in N.
+ */
+const LostAnswerSchema = z.looseObject({
+  /** The turn (1-based): the last turn the winner reaches. */
+  turn: z.number().int().positive(),
+  /** The first words of its prompt (whitespace collapsed, at most 60 characters). */
+  prompt: z.string(),
+  /** Why the turn is unanswered in what survives, in words. */
+  why: z.string(),
+  /** The generation that was cut, and the 1-based line and byte offset of the cut record. */
+  file: z.string(),
+  line: z.number().int().positive(),
+  offset: count(),
+})
+export type LostAnswer = Shape<typeof LostAnswerSchema>
+
 /** The diagnosis of one chat. */
 export const ChatReportSchema = z.looseObject({
   /** Absolute path of the chat dir, the user's home written as `~`. */
@@ -417,6 +435,8 @@ export const ChatReportSchema = z.looseObject({
   transcriptRestore: TranscriptRestoreSchema.optional(),
   /** Set when the agent's memory is amnesiac (status `degraded`, or a placeholder primary). */
   amnesia: AmnesiaSchema.optional(),
+  /** Set when the log was cut inside the winner's last turn: that turn's final answer is lost (not counted in N). */
+  lostAnswer: LostAnswerSchema.optional(),
   /** `check`: the bundle (archive) the chat was read from, home as `~`; absent for chat dirs on disk. */
   bundle: z.string().optional(),
   /**

@@ -325,6 +325,15 @@ export async function diagnoseUnit(unit: ChatUnit, adapter: FormatAdapter, home:
 }
 
 /**
+ * The size above which a scan classifies files by streaming: `streamThresholdBytes`, else a positive integer
+ * `CHATDOCTOR_STREAM_THRESHOLD` in `env`; undefined for the default (`STREAM_THRESHOLD_BYTES`).
+ */
+export function streamThresholdOf(opts: Pick<ScanOptions, 'streamThresholdBytes' | 'env'>): number | undefined {
+  const envThreshold = Number(opts.env.CHATDOCTOR_STREAM_THRESHOLD)
+  return opts.streamThresholdBytes ?? (Number.isInteger(envThreshold) && envThreshold > 0 ? envThreshold : undefined)
+}
+
+/**
  * Diagnoses the found chats `queue` names, handed out in its order; `onDone` gets each outcome as it comes (not
  * necessarily in that order when workers run). Returns how many chats workers diagnosed.
  *
@@ -337,8 +346,7 @@ export async function diagnoseUnit(unit: ChatUnit, adapter: FormatAdapter, home:
  */
 async function diagnoseAll(chats: Discovery['chats'], queue: readonly number[], opts: ScanOptions, progress: ScanProgress, onDone: (index: number, outcome: ChatOutcome) => void, keyring?: SnapshotKeyring): Promise<number> {
   const keepData = opts.keepData !== false
-  const envThreshold = Number(opts.env.CHATDOCTOR_STREAM_THRESHOLD)
-  const threshold = opts.streamThresholdBytes ?? (Number.isInteger(envThreshold) && envThreshold > 0 ? envThreshold : undefined)
+  const threshold = streamThresholdOf(opts)
   const envLog = Number(opts.env.CHATDOCTOR_LOG_STREAM_THRESHOLD)
   const logThreshold = opts.logStreamThresholdBytes ?? (Number.isInteger(envLog) && envLog > 0 ? envLog : undefined)
   const chatOpts = {streamThreshold: threshold, logStreamThreshold: logThreshold, keyring, verdictOnly: opts.verdictOnly === true}

@@ -7,6 +7,7 @@ import type {ChalkInstance} from 'chalk'
 import type {Inspection} from '../pipeline/inspect.js'
 import {adapterByName} from '../formats/index.js'
 import {isoTime} from '../model/time-text.js'
+import {SALVAGE_MORE_TURNS} from '../model/findings.js'
 import {fitTable} from './fit-table.js'
 import {commandLines} from './next-steps.js'
 import {exactOf} from './terminal.js'
@@ -133,10 +134,9 @@ export function renderInspection(x: Inspection, opts: {chalk: ChalkInstance; wid
   push('', c.bold('What most likely happened'))
   // A paragraph: its lines all indented alike.
   out.push(...wrapLine(`  ${x.account}`, width, '  '))
-  const hint = adapterByName(x.format)?.texts?.salvageHint
-  const more = hint ? x.findings.find((f) => f.id === hint) : undefined
+  const more = x.findings.find((f) => f.id === SALVAGE_MORE_TURNS)
   if (more) {
-    push('', 'To reach more turns with borrowed values:')
+    push('', 'To reach more turns with a lossy salvage:')
     out.push(...commandLines(['repair', '--salvage', exactOf(x).path], width, '  '))
   }
   return out.join('\n')

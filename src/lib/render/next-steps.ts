@@ -9,9 +9,9 @@
  * so the command is pasteable and still nothing reaches the terminal raw.
  */
 import type {ChatReport, Report} from '../model/report.js'
+import {SALVAGE_MORE_TURNS} from '../model/findings.js'
 import {shellWord} from '../fsio/paths.js'
 import {UNLIMITED, textWidth, wrapLine} from './width.js'
-import {adapterByName} from '../formats/index.js'
 import {exactOf} from './terminal.js'
 
 /** One suggestion: why, and the arguments after `chatdoctor`. */
@@ -42,12 +42,9 @@ export function nextSteps(report: Report, ctx: NextContext): NextStep[] {
     const why = chat.status === 'unrecoverable' ? `Why ${chat.id} lost its agent context, and what survives:` : `Which turns ${chat.id} is missing, and which copy holds them:`
     steps.push({why, argv: ['inspect', ...(ctx.inspectArgs ? ctx.inspectArgs(exactOf(chat)) : [exactOf(chat).path])]})
   }
-  // More turns reachable only with values borrowed from other generations: the exact command that uses them.
-  const salvageable = report.chats.filter((c) => {
-    const hint = adapterByName(c.format)?.texts?.salvageHint
-    return hint !== undefined && c.findings.some((f) => f.id === hint)
-  })
-  for (const chat of salvageable.slice(0, MAX_INSPECT_STEPS)) steps.push({why: `A salvage of ${chat.id} reaches more turns, with values borrowed from other generations (add --dry-run to preview):`, argv: ['repair', '--salvage', exactOf(chat).path]})
+  // More turns reachable only with a lossy salvage (a torn message dropped, members borrowed): the exact command.
+  const salvageable = report.chats.filter((c) => c.findings.some((f) => f.id === SALVAGE_MORE_TURNS))
+  for (const chat of salvageable.slice(0, MAX_INSPECT_STEPS)) steps.push({why: `A lossy salvage of ${chat.id} reaches more turns than any intact generation (add --dry-run to preview):`, argv: ['repair', '--salvage', exactOf(chat).path]})
   if (look.length > MAX_INSPECT_STEPS) steps.push({why: `Every finding of the ${plural(look.length - MAX_INSPECT_STEPS, 'other chat')} whose context is lost or incomplete:`, argv: ['scan', '--verbose', ...ctx.paths]})
   return steps
 }

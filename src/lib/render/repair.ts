@@ -9,7 +9,7 @@ import {renderFindings, renderRoots, unsupportedLine} from './table.js'
 import {commandLines} from './next-steps.js'
 import {exactOf} from './terminal.js'
 import {UNLIMITED, shortenMiddle, textWidth, wrapLine} from './width.js'
-import {isUrgent} from '../model/findings.js'
+import {SALVAGE_MORE_TURNS, isUrgent} from '../model/findings.js'
 import {adapterByName, findingKinds} from '../formats/index.js'
 
 export interface RepairRenderOptions {
@@ -41,6 +41,12 @@ export function lostText(chat: Pick<ChatReport, 'contextTurns' | 'transcriptTurn
   if (m === null || n >= m) return null
   if (m - n === 1) return `turn ${m}'s prompt and answer are in the transcript but not in the agent's memory`
   return `turns ${n + 1}–${m}: their prompts and answers are in the transcript but not in the agent's memory`
+}
+
+/** A final answer the cut took, in words, with the turns after it the agent lacks too (`m`: M). */
+export function lostAnswerWords(la: NonNullable<ChatReport['lostAnswer']>, m: number | null): string {
+  const later = m !== null && m > la.turn ? `; ${lostText({contextTurns: la.turn, transcriptTurns: m})}` : ''
+  return `the final answer of turn ${la.turn} ("${la.prompt}"): the log was cut at line ${la.line} inside that turn${later}`
 }
 
 function primaryState(chat: ChatReport): string {
@@ -105,8 +111,9 @@ export function outcomeLines(chat: ChatReport, did: boolean): string[] {
   } else if (rewrite) {
     const turns = chat.ranking.find((x) => x.file === rewrite.from)?.turns ?? chat.contextTurns
     const after = {contextTurns: turns, transcriptTurns: chat.transcriptTurns}
-    out.push(`  agent context ${did ? 'now' : 'after the repair'}: ${contextText(after)} reachable`)
-    const lost = lostText(after)
+    const la = chat.lostAnswer
+    out.push(`  agent context ${did ? 'now' : 'after the repair'}: ${contextText(after)} reachable${la ? `, and turn ${la.turn}'s prompt without its final answer` : ''}`)
+    const lost = la ? lostAnswerWords(la, chat.transcriptTurns) : lostText(after)
     if (lost) out.push(`  lost: ${lost}`)
   } else if (stateRestore) {
     const n = restoredTurns(chat, stateRestore.from) ?? chat.contextTurns
@@ -176,7 +183,7 @@ export function repairLines(chat: ChatReport, c: ChalkInstance, verbose = false,
     }
     case 'left-untouched': {
       lines.push(chatHeading(c.yellow('left untouched'), chat, width))
-      for (const f of chat.findings) if (isUrgent(f, findingKinds()) && f.id !== texts?.salvageHint && f.severity === 'error') lines.push(`  ${f.message}`)
+      for (const f of chat.findings) if (isUrgent(f, findingKinds()) && f.id !== SALVAGE_MORE_TURNS && f.severity === 'error') lines.push(`  ${f.message}`)
       if (r.message) lines.push(`  ${r.message}`)
       break
     }
@@ -189,7 +196,7 @@ export function repairLines(chat: ChatReport, c: ChalkInstance, verbose = false,
   }
   for (const w of r.warnings) lines.push(`  ${c.yellow('warning')} ${w}`)
   // More turns reachable only with borrowed values: said unless this run already restored a salvage.
-  const more = texts?.salvageHint ? chat.findings.find((x) => x.id === texts.salvageHint) : undefined
+  const more = chat.findings.find((x) => x.id === SALVAGE_MORE_TURNS)
   const usedSalvage = (chat.actions ?? []).some((a) => a.type === 'restore' && a.from !== null && a.from.startsWith('salvage:') && (a.keysBorrowed ?? []).length > 0)
   if (more && !usedSalvage) lines.push(`  ${c.yellow('note')} ${more.message}:`, ...commandLines(['repair', '--salvage', exactOf(chat).path], width, '    '))
   return lines

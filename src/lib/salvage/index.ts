@@ -12,7 +12,8 @@
  */
 import {isUtf8} from 'node:buffer'
 import {createHash} from 'node:crypto'
-import type {ContextMeasure, SalvageReport} from '../model/report.js'
+import type {ContextMeasure, Finding, SalvageReport} from '../model/report.js'
+import {SALVAGE_MORE_TURNS, finding} from '../model/findings.js'
 import {checkUtf8, hasBom, indexOfByte} from '../classify/bytes.js'
 import {onlyPaddingFrom} from '../classify/documents.js'
 import {lastMember, skipWs, type MemberRange} from '../json/walk.js'
@@ -119,6 +120,19 @@ export function salvageReport(s: Salvage, what: {messages: number; turns: number
     candidate: what.candidate,
     lossless: d.lossless,
   }
+}
+
+/**
+ * The rule for a lossy salvage, the same for every agent: it never changes a chat's status (plain `repair`
+ * does not write it), but when it reaches more turns than every usable generation (`best`: their N, null when
+ * none is usable) the chat says so, as an urgent warning, and every human output gives the exact
+ * `repair --salvage` command. `how`: what makes it lossy, in words ("by dropping the torn message"). Null when
+ * it reaches no more turns.
+ */
+export function salvageMoreTurns(file: string, reaches: number, transcriptTurns: number | null, best: number | null, how: string): Finding | null {
+  if (reaches <= (best ?? 0)) return null
+  const now = best === null ? 'no usable generation remains' : `the best intact generation covers turn ${best}`
+  return finding(SALVAGE_MORE_TURNS, file, `a salvage of ${file} reaches turn ${reaches}${transcriptTurns !== null ? ` of ${transcriptTurns}` : ''} (${now}) only ${how}; plain repair does not use it, repair --salvage does`)
 }
 
 /** The label of salvaged bytes as reports and actions name them: `salvage:<torn file>`. */

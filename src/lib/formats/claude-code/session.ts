@@ -277,6 +277,24 @@ export function settleClaude(records: ReadonlyArray<Record<string, unknown>>): {
   return {messages, unsettled: null}
 }
 
+/** The text of a user record: its string content, or its first text block. */
+function userText(v: Record<string, unknown>): string {
+  const c = contentOf(v)
+  if (typeof c === 'string') return c
+  const t = blocks(v).find((b) => b.type === 'text')
+  return t && typeof t.text === 'string' ? t.text : ''
+}
+
+/**
+ * The last turn of a Claude Code log: its prompt, and why its final answer is not on disk (the rules of
+ * `settleClaude`: a pending tool call, an answer after a tool result never written, an unanswered prompt).
+ */
+export function lastTurnClaude(records: ReadonlyArray<Record<string, unknown>>): {prompt: string; unanswered: string | null} | null {
+  const prompt = [...records].reverse().find(isUserTurn)
+  if (!prompt) return null
+  return {prompt: userText(prompt), unanswered: settleClaude(records).unsettled}
+}
+
 /**
  * One Claude Code record without its private tool payloads: `tool_use` inputs emptied, `tool_result` contents
  * emptied, the `toolUseResult` copy dropped; roles, order, uuids, parent links and tool ids kept.
@@ -355,6 +373,7 @@ export const claudeDialect: SessionDialect = {
   recordRule: () => isClaudeRecordShape,
   keep: keepClaudeRecord,
   settle: settleClaude,
+  lastTurn: lastTurnClaude,
   redactRecord: redactClaudeRecord,
   analyze(fileName, cls) {
     const a = analyzeClaude(fileName, cls)

@@ -8,7 +8,6 @@ export const CODEBUFF_FINDING_KINDS = {
   'fresh-chat': {severity: 'info', description: "The primary is the SDK's stand-in written before a new chat's first answer; normal while the chat has no agent turn."},
   'transcript-capped': {severity: 'info', description: 'The context holds prompts older than the transcript, which keeps only its last 100 messages. Not damage.'},
   'compaction-wipe': {severity: 'warning', urgent: true, description: 'The history was compacted into an empty or near-empty summary (Codebuff #1166): the agent no longer has the turns it replaced (an error, status degraded, when the primary lost transcript turns so).'},
-  'salvage-more-turns': {severity: 'warning', urgent: true, description: 'A salvage reaches more turns than every intact generation, but only with members borrowed from other generations: plain `repair` does not use it, `repair --salvage` does.'},
   'meta-stale': {severity: 'info', description: 'The chat-meta.json sidecar no longer matches the transcript size/mtime; the agent recomputes it.'},
 } as const satisfies Record<string, FindingKindSpec>
 

@@ -15,7 +15,7 @@ import {finding} from './findings.js'
 import {timesDiffer} from '../../model/time-text.js'
 import type {AmnesiaReport, ChatReport, ChatStatus, Finding, Generation, TornSave, TranscriptRestore} from '../../model/report.js'
 import {compareCandidates, type Candidate} from '../../rank/index.js'
-import {salvageBytes, salvagedFileOf, type Donor, type SalvagedGeneration} from '../../salvage/index.js'
+import {salvageBytes, salvagedFileOf, salvageMoreTurns, type Donor, type SalvagedGeneration} from '../../salvage/index.js'
 import type {ChatDirSnapshot, FileEntry} from '../../model/adapter.js'
 import {compactionFacts, turnRange} from './amnesia.js'
 import {documentName, mayHoldDocuments, parseDocumentName, stateDocuments} from './documents.js'
@@ -271,14 +271,8 @@ export function applyForensics(input: ForensicsInput): ForensicsResult {
   if (reach) {
     const sv = reach.summary
     const donors = [...new Set(sv.keysBorrowed.map((k) => k.from))]
-    const now = input.contextTurns === null ? 'no usable generation remains' : `the best intact generation covers turn ${input.contextTurns}`
-    findings.push(
-      finding(
-        'salvage-more-turns',
-        reach.file,
-        `a salvage of ${reach.file} reaches turn ${reach.measure!.turns}${M !== null ? ` of ${M}` : ''} (${now}) only with ${plural(sv.keysBorrowed.length, 'member')} borrowed from ${donors.join(', ')}; plain repair does not use it, repair --salvage does`,
-      ),
-    )
+    const f = salvageMoreTurns(reach.file, reach.measure!.turns, M, input.contextTurns, `with ${plural(sv.keysBorrowed.length, 'member')} borrowed from ${donors.join(', ')}`)
+    if (f) findings.push(f)
   }
 
   // Transcript damage: an intact transcript temp, or the transcript's own salvage, can restore it.

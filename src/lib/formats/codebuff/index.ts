@@ -337,7 +337,6 @@ export const codebuff: FormatAdapter & {
   snapshot: {capture: captureCodebuff, noHook: CODEBUFF_NO_HOOK},
   texts: {
     folderMtime: "chat folder's mtime (so --continue still picks the same chat)",
-    salvageHint: 'salvage-more-turns',
     notRepairable(chat) {
       const survives = chat.transcriptTurns !== null ? `the transcript survives with ${chat.transcriptTurns} agent turn${chat.transcriptTurns === 1 ? '' : 's'}` : 'no intact transcript survives either'
       return `no usable generation of the agent context: the agent's memory of this chat is lost; ${survives}; nothing written`

@@ -324,6 +324,28 @@ export function promptInFragment(text: string): boolean {
 }
 
 /**
+ * The last turn of a rollout: its prompt (the last user input item the model sees), and why its final answer is
+ * not on disk: a tool call without output, a tool output the model never answered, a prompt with no assistant
+ * message after it. The answer is the model's last assistant message item after the prompt; a lifecycle event
+ * after it (`task_complete`) is not part of the answer.
+ */
+export function lastTurnCodex(records: ReadonlyArray<Record<string, unknown>>): {prompt: string; unanswered: string | null} | null {
+  const items = records.map(itemOf)
+  let at = -1
+  items.forEach((it, i) => {
+    if (isPrompt(it)) at = i
+  })
+  if (at < 0) return null
+  const prompt = firstText(items[at]!)
+  const c = count([...records])
+  if (c.open > 0) return {prompt, unanswered: `${c.open} tool call${c.open === 1 ? ' has' : 's have'} no output`}
+  const last = items.slice(at + 1).reverse().find((it) => it !== null && it.type !== 'reasoning')
+  if (last && last.type === 'message' && last.role === 'assistant') return {prompt, unanswered: null}
+  if (last && OUTPUT_TYPES.has(last.type as string)) return {prompt, unanswered: 'the model has not answered after its last tool output'}
+  return {prompt, unanswered: 'the prompt has no answer on disk'}
+}
+
+/**
  * Whether a (plain) session name belongs to Codex by name or place: `rollout-*.jsonl`, or anything inside a
  * `.codex` tree.
  */
@@ -446,6 +468,7 @@ export const codexDialect: SessionDialect = {
   recordRule: (clean) => (clean === undefined ? (v) => isRolloutRecordShape(v) || isLegacyRecordShape(v) : isLegacyRollout(clean) ? isLegacyRecordShape : isRolloutRecordShape),
   keep: keepCodexRecord,
   settle: settleCodex,
+  lastTurn: lastTurnCodex,
   redactRecord: redactCodexRecord,
   analyze(fileName, cls) {
     const a = analyzeCodex(fileName, cls)

@@ -70,6 +70,12 @@ export interface SessionDialect {
    */
   settle?(records: ReadonlyArray<Record<string, unknown>>): {messages: number; unsettled: string | null}
   /**
+   * The last turn of a log's records: its prompt's text, and why its final answer is not on disk (a tool call
+   * or tool result the model never answered, an unanswered prompt), null when it is. Null when the records hold
+   * no prompt. Without it, a cut is never said to take an answer.
+   */
+  lastTurn?(records: ReadonlyArray<Record<string, unknown>>): {prompt: string; unanswered: string | null} | null
+  /**
    * (`snapshot --redact`) One record with its private tool payloads (tool inputs and outputs) and per-turn
    * system prompts removed; roles, order, ids and the tool calls' lifecycle kept. A new object; the input is
    * not changed.

@@ -10,6 +10,7 @@ export const SESSION_FINDING_KINDS = {
   'open-tool-call': {severity: 'info', description: 'A tool call has no result in the file (normal at the very end of a session).'},
   'compressed-damaged': {severity: 'warning', description: 'A compressed generation (Codex .jsonl.zst) cannot be decoded or its log is damaged.'},
   'session-live': {severity: 'warning', description: 'The session file changed while it was read: the agent is probably writing it. Repair leaves it alone.'},
+  'answer-lost': {severity: 'error', urgent: true, description: "The log was cut inside its last turn: the turn's prompt and the records before the cut survive, its final answer does not (it went with the cut, or was never written). The turn is not counted as a whole turn (N < M); a repair keeps what survives, and the agent resumes with that turn unanswered."},
   'missing-header': {severity: 'error', description: "The session log lacks the agent's header record (Codex: session_meta first; Gemini CLI: a metadata line with sessionId and projectHash); the agent refuses or hides the session."},
 } as const satisfies Record<string, FindingKindSpec>
 

@@ -105,6 +105,8 @@ function sessionAccount(r: ChatReport, classes: Map<string, JsonlClassification>
     s.push(plan.accepted ? `A repair would make ${plural(plan.changes, 'byte change')} (${plan.bytesBefore} → ${plan.bytesAfter} bytes), every other line byte-identical, and the agent would accept the result.` : `A repair of it would not give a log the agent accepts (${plan.problems.join('; ')}).`)
   }
   if (r.winner && primary && r.winner !== primary.file) s.push(`The best generation is ${r.winner}.`)
+  const la = r.lostAnswer
+  if (la) s.push(`The cut fell inside turn ${la.turn} ("${la.prompt}"): its final answer is lost (in what survives ${la.why}), so the log keeps ${plural(la.turn - 1, 'whole turn')} and turn ${la.turn}'s prompt.`)
   if (r.status === 'unrecoverable') s.push('No generation gives a log the agent accepts.')
   const dangling = r.findings.find((f) => f.id === 'dangling-parent' && f.severity !== 'info')
   if (dangling) s.push(`The parent chain is broken: ${dangling.message}.`)

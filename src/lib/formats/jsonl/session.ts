@@ -16,8 +16,9 @@ import {closeSync, openSync, readSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {bufferSource, classifyJsonlBytes, classifyJsonlSource, readFresh, type ByteSource, type JsonlClassification, type JsonlLine} from '../../classify/jsonl.js'
 import {finding} from './findings.js'
+import {answerCutBy, lostAnswerText} from './answer.js'
 import {planJsonlRepair, type JsonlLog, type JsonlRepairPlan, type JsonlRepairRules} from './repair.js'
-import type {ChatStatus, Finding, Generation} from '../../model/report.js'
+import type {ChatStatus, Finding, Generation, LostAnswer} from '../../model/report.js'
 import {rankCandidates, type Candidate} from '../../rank/index.js'
 import type {ChatDirSnapshot, ChatUnit, Diagnosis, FileEntry, FolderChats} from '../../model/adapter.js'
 import type {SessionAnalysis, SessionDialect} from './dialect.js'
@@ -272,6 +273,8 @@ interface GenState {
   log: JsonlLog | null
   /** The first pass over the log's lines (`firstPass`), until the format is known. */
   first: FirstPass | null
+  /** The final answer the repair's cut takes (its turn not counted in `repaired`), when it takes one. */
+  lostAnswer?: LostAnswer | null
 }
 
 /** Counts of a plan's changes by kind, as words ("drop 1 line, strip NULs from 1"). */
@@ -450,13 +453,16 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
     // The classification is reused when it was made by the rule the plan classifies with.
     st.plan = planJsonlRepair(st.log, st.analysis.rules, rule !== null && st.analysis.rules.isRecord === rule ? cls : undefined)
     st.repaired = st.plan.changes.length === 0 ? st.analysis : fmt.analyze(st.entry.name, st.plan.after)
+    // A cut inside the last turn that leaves it unanswered: that turn is not a whole turn.
+    st.lostAnswer = answerCutBy(fmt, st.gen.file, st.plan, st.plan.after, st.repaired.measure.turns)
+    if (st.lostAnswer) st.repaired = {...st.repaired, measure: {...st.repaired.measure, turns: st.repaired.measure.turns - 1}}
     const g = st.gen
     g.class = cls.class
     g.reasons = [...cls.reasons]
     if (cls.damage) g.damage = cls.damage
     g.lines = cls.counts
     g.measure = {...st.analysis.measure}
-    g.turns = st.analysis.measure.turns
+    g.turns = st.lostAnswer ? st.repaired.measure.turns : st.analysis.measure.turns
   }
 
   // The generation the agent loads: the plain log when it exists (Codex: "plain wins").
@@ -515,6 +521,7 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
       ),
     )
   }
+  if (best?.st.lostAnswer) findings.push(finding('answer-lost', best.st.gen.file, lostAnswerText(best.st.lostAnswer)))
   if (best && loaded && best.st !== loaded && loaded.repaired) {
     findings.push(finding('primary-behind', loaded.gen.file, `${loaded.gen.file} reaches ${loaded.plan?.accepted || loaded.repaired.manual !== null ? loaded.repaired.measure.turns : 0} user turns even after repair; ${best.file} reaches ${best.measure.turns}`))
   }
@@ -541,6 +548,7 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
       findings,
       generations: states.map((s) => s.gen),
       ranking,
+      ...(best?.st.lostAnswer ? {lostAnswer: best.st.lostAnswer} : {}),
     },
   }
 }

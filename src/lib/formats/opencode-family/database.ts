@@ -10,7 +10,7 @@
 import path from 'node:path'
 import type {ChatStatus, Finding, Generation, Role, SessionContext} from '../../model/report.js'
 import type {ChatDirSnapshot, ChatUnit, Diagnosis} from '../../model/adapter.js'
-import {finding, issueFindings} from './findings.js'
+import {finding, issueFindings, loneSurrogateFindings} from './findings.js'
 import {emptyContext} from './measure.js'
 import type {StoreMember} from './member.js'
 import {storeFiles, type DatabaseFacts, type DbFileFacts, type DbSession, type LastTurn} from './sqlite.js'
@@ -149,6 +149,7 @@ export function diagnoseDatabaseSession(member: StoreMember, snapshot: ChatDirSn
   if (facts.queryErrors.length === 0) findings.push(...issueFindings(s.issues, () => facts.file))
   const turn = facts.queryErrors.length === 0 ? turnFindings(member, facts, s) : []
   findings.push(...turn)
+  findings.push(...loneSurrogateFindings(s.loneSurrogates, facts.file, member.displayName))
   let status: ChatStatus
   if (!integrityOk || s.unreadableRows > 0 || facts.queryErrors.length > 0) status = 'repairable'
   else if (s.orphanParts > 0 || s.issues.length > 0 || turn.length > 0) status = 'degraded'

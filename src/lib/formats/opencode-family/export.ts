@@ -5,7 +5,8 @@
  */
 import {classifyJsonBytes} from '../../classify/index.js'
 import type {ChatStatus, DamageLocation, FileClass, Finding, Reason, SessionContext} from '../../model/report.js'
-import {finding, issueFindings} from './findings.js'
+import {loneSurrogatePath} from '../../classify/jsonl.js'
+import {finding, issueFindings, loneSurrogateFindings, loneSurrogateIn, type LoneSurrogate} from './findings.js'
 import {emptyContext, measureSession} from './measure.js'
 import type {StoreMember} from './member.js'
 import {ExportSchema} from './schema.js'
@@ -43,7 +44,8 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
  * (`duplicate-id`); messages in ascending id order starting with a user message (`role-order`); every
  * message's `sessionID` is `info.id`, every part's `messageID`/`sessionID` name the message and session holding
  * it (`part-link`); then the context losses (`tool-output-missing`, `message-without-parts`,
- * `parent-missing`, which make it `degraded`).
+ * `parent-missing`, which make it `degraded`); a string holding a lone surrogate escape is a warning
+ * (`lone-surrogate`, naming its record and field).
  */
 export function checkStoreExport(bytes: Uint8Array, member: StoreMember): ExportCheck {
   const c = classifyJsonBytes(bytes)
@@ -84,6 +86,20 @@ export function checkStoreExport(bytes: Uint8Array, member: StoreMember): Export
   if (doc.messages.length > 0 && doc.messages[0].info.role !== 'user') findings.push(finding('role-order', null, `the first message ${doc.messages[0].info.id} is not a user message`))
   const {context, issues} = measureSession(doc.messages.map((m) => ({id: m.info.id, info: m.info as Record<string, unknown>, parts: m.parts as Array<Record<string, unknown>>, unreadableParts: 0})))
   findings.push(...issueFindings(issues, () => null))
+  // A lone surrogate escape: kept by the agent's import as it is (a warning); named by its record and field.
+  if (loneSurrogateIn(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), c.value) !== null) {
+    const found: LoneSurrogate[] = []
+    const note = (record: string, v: unknown) => {
+      const at = loneSurrogatePath(v)
+      if (at !== null) found.push({record, path: at})
+    }
+    note('the session info', doc.info)
+    for (const m of doc.messages) {
+      note(`message ${m.info.id}`, m.info)
+      for (const p of m.parts) note(`part ${p.id} of message ${m.info.id}`, p)
+    }
+    findings.push(...loneSurrogateFindings(found, null, member.displayName))
+  }
   const broken = findings.some((f) => f.severity === 'error')
   const status = broken ? 'unrecoverable' : issues.length > 0 ? 'degraded' : 'healthy'
   return {class: 'intact', reasons: [], sessionId: sid, version, status, ok: status === 'healthy', findings, context}

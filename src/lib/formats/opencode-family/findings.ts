@@ -5,6 +5,7 @@
 import {CORE_FINDING_KINDS, findingMaker, type FindingKindSpec} from '../../model/findings.js'
 import type {Finding} from '../../model/report.js'
 import type {ContextIssue} from './measure.js'
+import {loneSurrogatePath} from '../../classify/jsonl.js'
 
 /** The finding kinds the family reports (each member joins them into its own list, unchanged). */
 export const STORE_FINDING_KINDS = {
@@ -34,4 +35,42 @@ export function issueFindings(issues: ContextIssue[], fileOf: (messageId: string
     if (i.kind === 'message-without-parts') return finding('message-without-parts', fileOf(i.messageId), `message ${i.messageId} has no readable part`)
     return finding('parent-missing', fileOf(i.messageId), `assistant message ${i.messageId} answers ${i.parentId}, which is not a user message of the session`)
   })
+}
+
+/** A record of a session (a tree file, a database row) holding a string with an unpaired surrogate. */
+export interface LoneSurrogate {
+  /** The record in words: a tree file's path, or `part <id> of message <id>`. */
+  record: string
+  /** The field's path inside the record (`text`, `state.output`). */
+  path: string
+}
+
+/** A `\uD800`–`\uDFFF` escape in JSON text (a surrogate half written by `JSON.stringify`). */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/
+
+/**
+ * The path of the first string (or key) of a parsed record holding an unpaired surrogate, or null. The record's
+ * JSON text is searched for a surrogate escape first (cheap), and the value walked only when one is there.
+ */
+export function loneSurrogateIn(text: string | Buffer, value: unknown): string | null {
+  const s = typeof text === 'string' ? text : text.indexOf('\\ud') < 0 && text.indexOf('\\uD') < 0 ? '' : text.toString('utf8')
+  return SURROGATE_ESCAPE.test(s) ? loneSurrogatePath(value) : null
+}
+
+/**
+ * The warning for a session's records holding a lone surrogate escape (none when there are none): the agent
+ * and JSON.parse accept them, the model API rejects a request holding one; nothing is changed.
+ */
+export function loneSurrogateFindings(found: LoneSurrogate[], file: string | null, agent: string): Finding[] {
+  if (found.length === 0) return []
+  const at = found.slice(0, 5).map((x) => `${x.record} (${x.path === '' ? 'the record itself' : x.path})`)
+  const more = found.length > 5 ? ` and ${found.length - 5} more` : ''
+  const n = found.length === 1 ? '1 record holds' : `${found.length} records hold`
+  return [
+    finding(
+      'lone-surrogate',
+      file,
+      `${n} a lone surrogate escape (a \\uD800–\\uDFFF without its other half, e.g. text cut between the halves of an emoji): ${at.join(', ')}${more}. JSON.parse and ${agent} accept it, but the model API rejects a request holding it ("no low surrogate in string"); chatdoctor keeps the records as they are`,
+    ),
+  ]
 }

@@ -15,6 +15,7 @@ import os from 'node:os'
 import path from 'node:path'
 import type {SessionContext} from '../../model/report.js'
 import {measureSession, type ContextIssue, type SessionMessage} from './measure.js'
+import {loneSurrogateIn, type LoneSurrogate} from './findings.js'
 import {shmFacts, walFacts, type ShmFacts, type WalFacts} from './wal.js'
 
 /** The last turn of a session: its last prompt and the newest answer to it. Ids and counts only. */
@@ -53,6 +54,8 @@ export interface DbSession {
   issues: ContextIssue[]
   /** The session's last turn, null when it holds no message. */
   lastTurn: LastTurn | null
+  /** Message and part rows whose data holds a lone surrogate escape (kept as they are; a warning). */
+  loneSurrogates: LoneSurrogate[]
 }
 
 /** The database file as bytes (before SQLite reads it). */
@@ -327,6 +330,12 @@ export function lastTurnOf(messages: SessionMessage[]): LastTurn | null {
   return out
 }
 
+/** Notes a row whose data holds a lone surrogate escape (the field's path only, never the text). */
+function surrogateInto(s: DbSession, record: string, text: string, value: Record<string, unknown>): void {
+  const at = loneSurrogateIn(text, value)
+  if (at !== null) s.loneSurrogates.push({record, path: at})
+}
+
 function queryInto(db: Db, facts: DatabaseFacts): void {
   try {
     // One row per problem, but SQLite may put several on one row (one line each, under a `*** in database … ***` heading).
@@ -341,7 +350,7 @@ function queryInto(db: Db, facts: DatabaseFacts): void {
     const id = String(row.id)
     const version = typeof row.version === 'string' ? row.version : null
     const updatedMs = typeof row.time_updated === 'number' ? row.time_updated : typeof row.time_updated === 'bigint' ? Number(row.time_updated) : null
-    sessions.set(id, {id, projectId: (row.project_id as string) ?? null, parentId: (row.parent_id as string) ?? null, version, updatedMs, messages: 0, parts: 0, unreadableRows: 0, orphanParts: 0, context: {} as SessionContext, issues: [], lastTurn: null})
+    sessions.set(id, {id, projectId: (row.project_id as string) ?? null, parentId: (row.parent_id as string) ?? null, version, updatedMs, messages: 0, parts: 0, unreadableRows: 0, orphanParts: 0, context: {} as SessionContext, issues: [], lastTurn: null, loneSurrogates: []})
     msgs.set(id, new Map())
     if (version && (facts.newestVersion === null || compareVersions(version, facts.newestVersion) > 0)) facts.newestVersion = version
   }
@@ -357,6 +366,7 @@ function queryInto(db: Db, facts: DatabaseFacts): void {
       const info = parseData(row.data)
       s.messages++
       if (!info) s.unreadableRows++
+      else surrogateInto(s, `message ${id}`, row.data as string, info)
       msgSession.set(id, sid)
       msgs.get(sid)!.set(id, {id, info, parts: [], unreadableParts: 0})
     }
@@ -380,6 +390,7 @@ function queryInto(db: Db, facts: DatabaseFacts): void {
         m.unreadableParts++
         continue
       }
+      surrogateInto(s, `part ${String(row.id)} of message ${mid}`, row.data as string, data)
       // Keep only what measuring needs (never the text).
       const st = isObj(data.state) ? data.state : null
       m.parts.push({id: String(row.id), type: data.type, ...(st ? {state: {status: st.status, ...(typeof st.output === 'string' ? {output: ''} : {})}} : {}), ...(data.type === 'text' && data.text === '' ? {emptyText: true} : {})})

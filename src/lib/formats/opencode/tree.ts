@@ -10,7 +10,7 @@ import type {ChatStatus, Classification, Finding, Generation, Role} from '../../
 import type {FileEntry} from '../../model/adapter.js'
 import {missingSessionFile, treeFileOf} from './layout.js'
 import {measureSession, type SessionMessage} from '../opencode-family/measure.js'
-import {issueFindings} from '../opencode-family/findings.js'
+import {issueFindings, loneSurrogateFindings, loneSurrogateIn} from '../opencode-family/findings.js'
 import type {TreeFacts} from './store.js'
 
 /** One classified file of the tree. `value` only for usable files. */
@@ -18,6 +18,8 @@ export interface TreeFile {
   rel: string
   generation: Generation
   value?: Record<string, unknown>
+  /** For a usable file: the path of its first string holding a lone surrogate escape (kept; a warning). */
+  loneSurrogate?: string
 }
 
 /** A message of the session: its file (undefined when only its parts remain) and its parts. */
@@ -68,7 +70,9 @@ function classifyMember(f: FileEntry): TreeFile {
   g.bytes = f.data.length
   g.sha256 = createHash('sha256').update(f.data).digest('hex')
   if (c.damage) g.damage = c.damage
-  return c.class === 'intact' ? {rel: f.name, generation: g, value: c.value as Record<string, unknown>} : {rel: f.name, generation: g}
+  if (c.class !== 'intact') return {rel: f.name, generation: g}
+  const surrogate = loneSurrogateIn(f.data, c.value)
+  return {rel: f.name, generation: g, value: c.value as Record<string, unknown>, ...(surrogate !== null ? {loneSurrogate: surrogate} : {})}
 }
 
 /** Classifies and groups a session's files (as `listStore` named them and the inventory read them). */
@@ -181,6 +185,8 @@ export function diagnoseTreeSession(files: FileEntry[], facts: TreeFacts): TreeD
   }
   findings.push(...issueFindings(issues, fileOf))
   for (const o of s.other) findings.push(finding('unknown-file', o.rel, 'not an OpenCode session, message or part file; left untouched'))
+  const withSurrogate = [s.session, ...s.messages.flatMap((m) => [m.file, ...m.parts])].filter((f): f is TreeFile => usable(f) && f.loneSurrogate !== undefined)
+  findings.push(...loneSurrogateFindings(withSurrogate.map((f) => ({record: f.rel, path: f.loneSurrogate!})), withSurrogate[0]?.rel ?? null, 'OpenCode'))
   if (facts.inDatabase === false && sid !== null) {
     findings.push(finding('not-in-database', s.session?.rel ?? null, `${sid} is only in the legacy JSON tree; the database beside it${facts.databaseVersion ? ` (written by ${facts.databaseVersion})` : ''} does not hold it, and OpenCode 1.16+ no longer imports the tree`))
   }

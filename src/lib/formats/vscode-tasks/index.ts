@@ -12,7 +12,7 @@ import {classifyEntry} from '../../classify/entry.js'
 import {finding, VSCODE_TASK_FINDING_KINDS} from './findings.js'
 import type {ChatReport, ChatStatus, Classification, Finding, Generation, Role, TranscriptRestore} from '../../model/report.js'
 import {rankCandidates, type Candidate} from '../../rank/index.js'
-import type {SalvagedGeneration} from '../../salvage/index.js'
+import {salvageMoreTurns, type SalvagedGeneration} from '../../salvage/index.js'
 import type {ChatDirSnapshot, ChatPlan, Diagnosis, FileEntry, FormatAdapter, PlanOptions, PlannedAction, ScannedChat} from '../../model/adapter.js'
 import {planGenerations, salvageLabel, type GenerationFormat} from '../generations/plan.js'
 import {rebuildHistoryItem} from './history-item.js'
@@ -31,6 +31,8 @@ const ROLE_ORDER: Role[] = ['primary', 'backup', 'temp', 'transcript', 'transcri
 /** Names inside a chat dir that are chatdoctor's own and never part of the chat. */
 const OWN_NAMES = /^\.chatdoctor(?:$|[.-])/
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
+/** The roles of the model context's generations (a salvage of one of them is a generation of the model's memory). */
+const API_ROLES: ReadonlySet<Role> = new Set<Role>(['primary', 'backup', 'temp'])
 
 /** The label of a salvaged generation: `salvage:<torn file>`. */
 export const salvageName = salvageLabel
@@ -242,6 +244,13 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
     const sv = g.salvage!
     findings.push(finding('salvage-available', file, `a salvage would keep ${plural(sv.messages, 'message')} (${plural(sv.turns ?? 0, 'turn')}${M !== null ? ` of ${M}` : ''}), dropping ${plural(sv.bytesDropped, 'byte')} from byte ${sv.bytesKept}${s.lossless ? '; it loses nothing that is on disk, so plain repair can use it' : '; chatdoctor repair --salvage uses it when it holds more turns than every intact generation'}`))
   }
+  // More turns reachable only with a lossy salvage of the model context: said, with the command (the core's rule).
+  const lossy = [...salvages.values()]
+    .filter((s) => !s.lossless && s.summary.candidate && API_ROLES.has(generations.find((g) => g.file === s.file)!.role))
+    .map((s) => ({s, turns: generations.find((g) => g.file === s.file)!.salvage?.turns ?? 0}))
+    .sort((a, b) => b.turns - a.turns)[0]
+  const more = lossy ? salvageMoreTurns(lossy.s.file, lossy.turns, M, contextTurns, `by dropping the torn message and the ${plural(lossy.s.summary.bytesDropped, 'byte')} after the last complete one`) : null
+  if (more) findings.push(more)
 
   // The transcript.
   let transcriptRestore: TranscriptRestore | undefined

@@ -21,7 +21,7 @@ import type {BundleFile, Diagnosis, FileEntry} from '../../model/adapter.js'
 import {withExtracted} from '../../archive/extract.js'
 import {readChatSync} from '../inventory.js'
 import type {ChatReport, OperationalError, Skipped} from '../../model/report.js'
-import {scanPaths, type ScannedChat} from '../scan.js'
+import {scanPaths, streamThresholdOf, type ScannedChat} from '../scan.js'
 import {BUNDLE_SCHEMA_VERSION, MANIFEST_NAME, verdictDifference, verdictOf, type Manifest, type ManifestChat} from './manifest.js'
 import {adapterByName} from '../../formats/index.js'
 import {makeRedactor} from '../../json/redact.js'
@@ -120,6 +120,7 @@ async function relisted(chat: ScannedChat, files: BundleFile[]): Promise<Diagnos
  */
 export async function buildBundle(paths: string[], opts: BundleOptions): Promise<BundleResult> {
   const scan = await scanPaths(paths, {home: opts.home, env: opts.env})
+  const redactLimit = Math.min(REDACT_MAX_BYTES, streamThresholdOf({env: opts.env}) ?? REDACT_MAX_BYTES)
   const errors: OperationalError[] = [...scan.errors]
   const r = makeRedactor(opts.key)
   const chats: ManifestChat[] = []
@@ -143,10 +144,11 @@ export async function buildBundle(paths: string[], opts: BundleOptions): Promise
     let files = all.files
     const omitted = [...all.omitted]
     if (opts.redact) {
-      // A redactor parses what it keeps, so it gets every file whole (the scan already holds the ones it read).
-      const tooLarge = files.find((f) => !f.data && f.bytes > REDACT_MAX_BYTES)
+      // A redactor parses what it keeps, so it gets every file whole (the scan already holds the ones it read),
+      // and the redacted copy is diagnosed in memory: a file the scan streamed would be diagnosed otherwise.
+      const tooLarge = files.find((f) => !f.data && f.bytes > redactLimit)
       if (tooLarge) {
-        errors.push({path: chat.report.path, message: `${tooLarge.rel} holds ${tooLarge.bytes} bytes, more than --redact can read whole (${REDACT_MAX_BYTES}); not bundled: bundle this chat without --redact`})
+        errors.push({path: chat.report.path, message: `${tooLarge.rel} holds ${tooLarge.bytes} bytes, more than --redact can read whole (${redactLimit}); not bundled: bundle this chat without --redact`})
         continue
       }
       const whole: BundleFile[] = []
