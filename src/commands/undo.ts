@@ -75,20 +75,24 @@ Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repai
     const code = bad.length > 0 ? EXIT_OPERATIONAL : 0
     const undone = result.files.map((f) => ({chat: tildify(f.chat, home), file: f.file, outcome: f.outcome, sha256: f.sha256}))
     const errors = bad.map((f) => ({path: tildify(`${f.chat}/${f.file}`, home), message: f.message ?? f.outcome}))
-    const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors, exitCode: code}), repairId: args.repairId, undone, alreadyUndone: result.alreadyUndone}
+    const cleaned = result.cleaned.map((l) => ({chat: tildify(l.chat, home), path: l.path, bytes: l.bytes}))
+    const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors, exitCode: code}), repairId: args.repairId, undone, alreadyUndone: result.alreadyUndone, ...(cleaned.length > 0 ? {leftoversRemoved: cleaned} : {})}
     process.exitCode = code
     if (!this.jsonEnabled()) {
       const words: Record<string, string> = {restored: 'restored', removed: 'removed', 'already-undone': 'already as before the repair:', refused: 'refused', failed: 'failed'}
       const files = (result.alreadyUndone ? [] : result.files)
         .filter((f) => !flags.quiet || f.outcome === 'refused' || f.outcome === 'failed')
         .map((f) => ({outcome: f.outcome, path: tildify(`${f.chat}/${f.file}`, home), message: f.message, hash: flags.verbose ? ` sha256 ${f.sha256 ?? 'none (no file)'}` : ''}))
-      const last = code !== 0 ? `Repair ${args.repairId} was not fully undone (exit ${code}).` : result.alreadyUndone ? (result.files.length === 0 ? `Repair ${args.repairId} replaced nothing; nothing to undo, nothing written.` : `Repair ${args.repairId} was already undone: every file is as before it; nothing written.`) : `Undid repair ${args.repairId}.`
+      const written = cleaned.length > 0 ? `no file of the chat written (only chatdoctor's leftovers removed)` : 'nothing written'
+      const last = code !== 0 ? `Repair ${args.repairId} was not fully undone (exit ${code}).` : result.alreadyUndone ? (result.files.length === 0 ? `Repair ${args.repairId} replaced nothing; nothing to undo, ${written}.` : `Repair ${args.repairId} was already undone: every file is as before it; ${written}.`) : `Undid repair ${args.repairId}.`
       const nothingReplaced = flags.quiet ? [] : result.nothingReplaced.map((c) => tildify(c, home))
-      await this.printHuman({files, errors, warnings: result.warnings, nothingReplaced, repairId: args.repairId, last}, (d) => ({
+      const removed = flags.quiet ? [] : cleaned.map((l) => `removed chatdoctor's leftover ${l.chat}/${l.path} (${l.bytes} bytes)`)
+      await this.printHuman({files, errors, warnings: result.warnings, nothingReplaced, removed, repairId: args.repairId, last}, (d) => ({
         stderr: [...d.errors.map((e) => `chatdoctor: ${e.path}: ${e.message}`), ...d.warnings.map((w) => `warning: ${w}`)].join('\n'),
         stdout: [
           ...d.files.map((f) => `${words[f.outcome]} ${f.path}${f.message && f.outcome !== 'refused' && f.outcome !== 'failed' ? ` (${f.message})` : ''}${f.hash}`),
           ...d.nothingReplaced.map((c) => `nothing to undo in ${c}: repair ${d.repairId} replaced nothing there`),
+          ...d.removed,
           d.last,
         ].join('\n'),
       }))

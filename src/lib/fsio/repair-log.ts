@@ -51,8 +51,12 @@ export type LogEntry =
       time: string
       chatDir: string
       evidenceDir: string
-      /** How the chat's repair ended; `settled` when a later repair finished an interrupted one. */
-      outcome: 'repaired' | 'refused' | 'failed' | 'settled'
+      /**
+       * How the chat's repair ended; `settled` when a later repair finished an interrupted one; `interrupted`
+       * when an undo of a killed repair found what it had replaced (the files it put back; none when the
+       * repair was killed before its first rename).
+       */
+      outcome: 'repaired' | 'refused' | 'failed' | 'settled' | 'interrupted'
       /** The user files (relative names) the repair replaced or removed; null when not known (`settled`). */
       replaced: string[] | null
     }

@@ -234,7 +234,7 @@ function replacingActions(plan: ChatPlan): Array<{i: number; name: string}> {
 const LEFTOVER_NAME = /^(?:\.chatdoctor-(?:undo-)?\d{8}T\d{6}Z-[0-9a-f]{6}-[^/]+\.tmp|\.chatdoctor\/\d{8}T\d{6}Z-[0-9a-f]{6}(?:\/[^/]+)?)$/
 
 /** Removes a file, or a folder and everything in it (never following a link); returns the bytes removed. */
-async function removeTree(fs: FileSystem, p: string): Promise<number> {
+export async function removeTree(fs: FileSystem, p: string): Promise<number> {
   const st = await fs.lstat(p)
   if (st.kind !== 'directory') {
     await fs.unlink(p)
