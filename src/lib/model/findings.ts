@@ -40,6 +40,7 @@ export const CORE_FINDING_KINDS = {
   'salvage-available': {severity: 'info', description: 'A torn generation still holds complete messages that a salvage would keep byte-identical; a lossless one (nothing written is lost) is ranked under plain `repair` as `salvage:<file>`.'},
   'unknown-file': {severity: 'info', description: 'A file the format does not know; listed, never touched.'},
   'unreadable': {severity: 'error', description: 'A file could not be read (permission or I/O error).'},
+  'not-a-regular-file': {severity: 'error', description: "A state file of the chat is a symbolic link, FIFO, socket or device: chatdoctor never reads or writes through it. An error when a repair would replace it (`repair` refuses the chat, even with `--force`, until it is moved away by hand), a warning for a primary that is not replaced (what it points to was not checked)."},
   'context-amnesia': {severity: 'error', urgent: true, description: "The agent's memory was replaced by a new session (traceSessionId break, prompts starting after turn 1 with no summary, or the loader's placeholder saved): earlier turns are missing from its context."},
   'chat-id-nonstandard': {severity: 'info', description: "The chat dir's name does not follow the agent's id pattern."},
   'lone-surrogate': {severity: 'warning', description: 'A state file or a session log\'s record parses but a string holds a \\uD800–\\uDFFF escape without its other half: JSON.parse and the agents accept it, strict readers and the model API reject it ("no low surrogate in string"); it is kept as it is.'},
