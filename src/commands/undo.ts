@@ -21,7 +21,13 @@ holds open for writing is refused (Linux /proc; elsewhere only the re-checks).
 Nothing in the evidence folder is trusted: the manifest must have the sha256 the repair log (outside the chat
 dir) recorded for it, every path in it must stay inside the chat dir without going through a symbolic link,
 and every mode must be permission bits only; otherwise undo refuses with one line and writes nothing.
-A repair already undone (or one that replaced nothing) is reported as such, and nothing is written.
+The manifest must also agree exactly with the actions the log entry recorded (kinds, paths, hashes).
+
+Undo reverts only what is on disk because of this repair: a file a later repair replaced since is refused,
+naming that repair (undo it first; --force undoes anyway, keeping the current bytes as evidence). A repair
+already undone (or one that replaced nothing) is reported as such, and no file of the chat is written; of a
+repair that was killed, undo removes its leftovers (its temp, lock and evidence of nothing) and puts back the
+chat dir's mtime it recorded.
 
 Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repair id or usage error.`
 
@@ -37,7 +43,7 @@ Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repai
       verbose: "Also print each file's sha256 as it is after the undo.",
     }),
     list: Flags.boolean({description: 'List past repairs.'}),
-    force: Flags.boolean({description: 'Undo even files that changed since the repair (their current bytes are kept as evidence).'}),
+    force: Flags.boolean({description: 'Undo even files that changed since the repair, or that a later repair replaced since (their current bytes are kept as evidence).'}),
   }
 
   async run(): Promise<Report> {

@@ -9,8 +9,9 @@
  * sha256 and the chat dir's times to put back) and `repair-end` (which user files it replaced or removed, and
  * how it ended). A `repair` with no `repair-end` is an interrupted repair: the next `repair` of the chat puts
  * back the dir mtime it recorded.
- * `cleanup` records chatdoctor's own leftovers a repair removed. `undo` appends `undo-start` (with the times
- * to put back, before its first write) and `undo` when done.
+ * `cleanup` records chatdoctor's own leftovers a repair (or an undo) removed. `undo` appends `undo-start` (with
+ * the times to put back, before its first write) and `undo` when done; for a repair that never ended, also its
+ * `repair-end` (outcome `interrupted`, with the files the undo found it had replaced).
  */
 import {readFileSync} from 'node:fs'
 import path from 'node:path'

@@ -7,8 +7,15 @@
  * `<chat dir>/.chatdoctor/<repairId>[/<sub>]`; the manifest's bytes have the sha256 the log entry (outside the
  * chat dir) recorded, and it parses as a whole manifest for this repair and chat dir; every path in it is a
  * plain relative name that resolves inside the chat dir (evidence: inside the evidence folder) through real
- * folders only; every mode is permission bits only (no setuid, setgid or sticky). Any failure refuses the whole
- * undo with one line, and nothing is written.
+ * folders only; every mode is permission bits only (no setuid, setgid or sticky); the manifest's actions and
+ * file list agree exactly with the actions the log entry recorded (`disagreement`). A file a later repair of
+ * the chat (not undone since) replaced holds that repair's result: refused, naming it, unless `force`. Any
+ * failure refuses the whole undo with one line, and nothing is written.
+ *
+ * A repair the log records no end of (killed) is undone for what it had replaced. When it replaced nothing
+ * (its files are as before it, or a later repair found them so), no file of the chat is written: under the
+ * chat's lock its temps and its evidence of nothing are removed, the chat dir's mtime it recorded is put back,
+ * and the log gets its `repair-end` (`interrupted`, nothing replaced) and the `cleanup`.
  *
  * Per chat: only the files the repair's `repair-end` says it replaced (all it planned when the repair never
  * ended). Each file's current sha256 is compared with what the repair wrote. Changed since (the agent ran again)
