@@ -56,10 +56,15 @@ for (const c of PRIMARIES) {
       assert.doesNotMatch(human.stdout, /Preview the repair of the 1 repairable chat/)
       assert.match(human.stdout, /run-state\.json of .* is not a regular file and repair never replaces it: move it away by hand/)
 
+      const quick = json(['scan', '--quick', dir], env)
+      assert.ok(quick.chats[0].findings.some((f) => f.id === 'not-a-regular-file' && f.severity === 'error' && f.file === P), JSON.stringify(quick.chats[0].findings))
+      assert.equal(quick.errors.length, 1, JSON.stringify(quick.errors))
+
       const rep = json(['repair', '--force', dir], env)
       assert.equal(rep.chats[0].repair?.outcome, 'refused')
       assert.equal(scan.exitCode, rep.exitCode, 'the scan exits as the repair does')
       assert.equal(scan.exitCode & 8, 8)
+      assert.equal(quick.exitCode, rep.exitCode, 'a quick scan too')
       assert.deepEqual(hashTree(root), before, 'scan and the refused repair wrote nothing')
     } finally {
       cleanup(root)

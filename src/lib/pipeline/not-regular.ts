@@ -17,7 +17,7 @@ import {readlinkSync} from 'node:fs'
 import path from 'node:path'
 import type {ChatDirSnapshot, FileEntry, ScannedChat} from '../model/adapter.js'
 import {finding} from '../model/findings.js'
-import type {OperationalError} from '../model/report.js'
+import type {ChatReport, OperationalError} from '../model/report.js'
 import {blockedEntry, planChat} from './plan.js'
 
 /** The finding id of a chat's state file that is not a regular file. */
@@ -71,7 +71,19 @@ export function addNotRegular(chat: ScannedChat): void {
   }
 }
 
+/**
+ * `scan --quick` (no plan: the bytes are not at hand): a primary that is not a regular file, in a chat the
+ * quick verdict calls `repairable`, is what the restore would replace, so it gets the blocking finding; in
+ * any other chat the warning. `kind` as `lstat` gave it. Adds the finding to `report`.
+ */
+export function addQuickNotRegular(report: ChatReport, dir: string, primary: string, kind: FileEntry['kind']): void {
+  if (kind === 'file' || kind === 'directory') return
+  const f: FileEntry = {name: primary, kind, bytes: 0, mtimeMs: 0}
+  if (report.status === 'repairable') report.findings.push(finding(NOT_REGULAR, primary, `${primary} is ${kindWords(dir, f)}: chatdoctor never replaces or writes through it, so repair refuses this chat (even with --force); move it away by hand (or put the file itself in its place), then run chatdoctor repair`, 'error'))
+  else report.findings.push(finding(NOT_REGULAR, primary, `${primary} is ${kindWords(dir, f)}: chatdoctor never reads it, so what it holds was not checked; move it away by hand (or put the file itself in its place) and scan again`, 'warning'))
+}
+
 /** The operational errors of a chat's blocking `not-a-regular-file` findings (exit bit 8, as `repair`'s refusal), paths as `show` gives them. */
-export function notRegularErrors(chat: ScannedChat, show: (p: string) => string): OperationalError[] {
+export function notRegularErrors(chat: Pick<ScannedChat, 'report' | 'snapshot'> | {report: ChatReport; snapshot: {dir: string}}, show: (p: string) => string): OperationalError[] {
   return chat.report.findings.filter((f) => f.id === NOT_REGULAR && f.severity === 'error' && f.file !== null).map((f) => ({path: show(path.join(chat.snapshot.dir, f.file!)), message: f.message}))
 }
