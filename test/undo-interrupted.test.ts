@@ -119,13 +119,34 @@ test('undo of a killed repair after a later repair finished the job: says it rep
     assert.ok(!existsSync(path.join(sb.dir, '.chatdoctor', A)), 'its evidence of nothing replaced is removed (no undo- folder: nothing was preserved)')
     assert.ok(existsSync(path.join(sb.dir, '.chatdoctor', laterId, 'manifest.json')), "the later repair's evidence is kept")
 
-    // The later repair is the one undo reverts.
+    // The later repair is the one `undo --list` shows (the killed one replaced nothing) and undo reverts.
     const list = runCli(['undo', '--list'], {env: sb.env}).stdout
+    assert.doesNotMatch(list, new RegExp(A), list)
     assert.match(list, new RegExp(`${laterId}  \\S+  1 chat\\n`), list)
     const u = runCli(['undo', laterId], {env: sb.env})
     assert.equal(u.status, 0, u.stderr)
     assert.match(u.stdout, /Undid repair/)
     assert.deepEqual(readFileSync(path.join(sb.dir, P)), sb.torn)
+  } finally {
+    cleanup(sb.root)
+  }
+})
+
+test('undo of a killed repair whose settling by a later repair the log lost: the later repair found its file as before it, so it replaced nothing', async () => {
+  const sb = sandbox()
+  try {
+    await killedRepair(sb, A)
+    assert.equal(runCli(['repair', sb.dir], {env: sb.env}).status, 1)
+    const repaired = readFileSync(path.join(sb.dir, P))
+    const log = path.join(sb.state, 'repairs.jsonl')
+    const lines = readFileSync(log, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+    writeFileSync(log, lines.filter((e) => !(e.type === 'repair-end' && e.repairId === A)).map((l) => JSON.stringify(l)).join('\n') + '\n')
+
+    const r = runCli(['undo', A], {env: sb.env})
+    assert.equal(r.status, 0, r.stderr)
+    assert.match(r.stdout, /Repair 20260903T100000Z-0a0a0a replaced nothing/)
+    assert.deepEqual(readFileSync(path.join(sb.dir, P)), repaired, "the later repair's result is kept")
+    assert.deepEqual(logTypes(sb, A).at(-2), 'repair-end', 'the end undo found is recorded')
   } finally {
     cleanup(sb.root)
   }

@@ -501,7 +501,11 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
     try {
       if (logged) await appendLog(fs, ctx.stateDir, {type: 'repair-end', repairId: ctx.repairId, time, chatDir: dir, evidenceDir: evDir, outcome: result.outcome, replaced: [...replaced]})
       if (result.outcome === 'repaired') {
-        for (const id of plan.settles ?? []) await appendLog(fs, ctx.stateDir, {type: 'repair-end', repairId: id, time, chatDir: dir, evidenceDir: evidenceDirOf(dir, id), outcome: 'settled', replaced: null})
+        for (const id of plan.settles ?? []) {
+          // Under the evidence folder its log entry names (a chat of a shared folder has its own subfolder).
+          const i = plan.chat.own?.interrupted.find((x) => x.repairId === id)
+          await appendLog(fs, ctx.stateDir, {type: 'repair-end', repairId: id, time, chatDir: dir, evidenceDir: i?.evidenceDir ?? evidenceDirOf(dir, id), outcome: 'settled', replaced: null})
+        }
       }
     } catch (e) {
       warnings.push(`the end of the repair could not be recorded in the repair log (${code(e) || 'error'}); the next repair of this chat puts its folder's mtime back`)

@@ -160,7 +160,7 @@ export function addOwnState(chats: ScannedChat[], log: LogEntry[]): void {
         return now !== undefined && (now === w.sha256 || now === w.previousSha256)
       })
       if (!untouched) continue
-      own(c).interrupted.push({repairId: e.repairId, dirMtimeMs: e.dirMtimeMs, dirAtimeMs: e.dirAtimeMs ?? e.dirMtimeMs})
+      own(c).interrupted.push({repairId: e.repairId, dirMtimeMs: e.dirMtimeMs, dirAtimeMs: e.dirAtimeMs ?? e.dirMtimeMs, evidenceDir: e.evidenceDir})
       c.report.findings.push(finding('repair-interrupted', null, `chatdoctor repair ${e.repairId} of this chat was interrupted before it put the folder's mtime back; chatdoctor repair puts back the mtime it recorded`))
     }
   }

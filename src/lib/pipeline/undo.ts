@@ -105,7 +105,7 @@ interface TrustedChat {
   written: string[]
   /** True when the log does not record which files the repair replaced (it was killed, or only settled by a later repair). */
   unknownEnd: boolean
-  /** The chat dir's times the repair recorded before its first write, when it never ended (null: it ended, or a later repair settled it). */
+  /** The chat dir's times the repair recorded before its first write, when it never ended and no later repair of the chat ran (null otherwise). */
   recordedTimes: {dirMtimeMs: number; dirAtimeMs: number} | null
 }
 
@@ -267,7 +267,9 @@ export async function undoRepair(repairId: string, ctx: UndoContext): Promise<Un
       return result
     }
     t.unknownEnd = end?.replaced == null
-    if (end === undefined) {
+    // Its recorded times, while no later repair of the chat has put them back (or moved on from them).
+    const laterRun = log.slice(log.indexOf(entry) + 1).some((x) => x.chatDir === entry.chatDir && x.repairId !== repairId && (x.type === 'repair' || x.type === 'repair-end' || x.type === 'cleanup'))
+    if (end === undefined && !laterRun) {
       const m = typeof entry.dirMtimeMs === 'number' ? entry.dirMtimeMs : t.manifest.dirMtimeMs
       t.recordedTimes = {dirMtimeMs: m, dirAtimeMs: typeof entry.dirAtimeMs === 'number' ? entry.dirAtimeMs : (t.manifest.dirAtimeMs ?? m)}
     }
