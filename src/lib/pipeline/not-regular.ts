@@ -36,6 +36,16 @@ export function kindWords(dir: string, f: FileEntry): string {
   }
 }
 
+/** The finding's words for an entry a repair would replace: repair refuses, and the step by hand. */
+function blockingWords(dir: string, f: FileEntry): string {
+  return `${f.name} is ${kindWords(dir, f)}: chatdoctor never replaces or writes through it, so repair refuses this chat (even with --force); move it away by hand (or put the file itself in its place), then run chatdoctor repair`
+}
+
+/** The finding's words for a primary that is not replaced: never read, and the step by hand. */
+function uncheckedWords(dir: string, f: FileEntry): string {
+  return `${f.name} is ${kindWords(dir, f)}: chatdoctor never reads it, so what it holds was not checked; move it away by hand (or put the file itself in its place) and scan again`
+}
+
 /**
  * Why a chat of named files is no chat at all (every entry of it a symbolic link or special file, or a folder
  * beside them), or null. For `ChatUnit.files` chats only: a chat folder of its own is still the agent's chat.
@@ -62,12 +72,12 @@ export function addNotRegular(chat: ScannedChat): void {
     blocked = undefined
   }
   if (blocked && blocked.kind !== 'directory') {
-    report.findings.push(finding(NOT_REGULAR, blocked.name, `${blocked.name} is ${kindWords(snapshot.dir, blocked)}: chatdoctor never replaces or writes through it, so repair refuses this chat (even with --force); move it away by hand (or put the file itself in its place), then run chatdoctor repair`, 'error'))
+    report.findings.push(finding(NOT_REGULAR, blocked.name, blockingWords(snapshot.dir, blocked), 'error'))
   }
   for (const g of report.generations) {
     const f = snapshot.files.find((x) => x.name === g.file)
     if (g.role !== 'primary' || !f || !odd(f) || f === blocked) continue
-    report.findings.push(finding(NOT_REGULAR, f.name, `${f.name} is ${kindWords(snapshot.dir, f)}: chatdoctor never reads it, so what it holds was not checked; move it away by hand (or put the file itself in its place) and scan again`, 'warning'))
+    report.findings.push(finding(NOT_REGULAR, f.name, uncheckedWords(snapshot.dir, f), 'warning'))
   }
 }
 
@@ -79,8 +89,8 @@ export function addNotRegular(chat: ScannedChat): void {
 export function addQuickNotRegular(report: ChatReport, dir: string, primary: string, kind: FileEntry['kind']): void {
   if (kind === 'file' || kind === 'directory') return
   const f: FileEntry = {name: primary, kind, bytes: 0, mtimeMs: 0}
-  if (report.status === 'repairable') report.findings.push(finding(NOT_REGULAR, primary, `${primary} is ${kindWords(dir, f)}: chatdoctor never replaces or writes through it, so repair refuses this chat (even with --force); move it away by hand (or put the file itself in its place), then run chatdoctor repair`, 'error'))
-  else report.findings.push(finding(NOT_REGULAR, primary, `${primary} is ${kindWords(dir, f)}: chatdoctor never reads it, so what it holds was not checked; move it away by hand (or put the file itself in its place) and scan again`, 'warning'))
+  if (report.status === 'repairable') report.findings.push(finding(NOT_REGULAR, primary, blockingWords(dir, f), 'error'))
+  else report.findings.push(finding(NOT_REGULAR, primary, uncheckedWords(dir, f), 'warning'))
 }
 
 /** The operational errors of a chat's blocking `not-a-regular-file` findings (exit bit 8, as `repair`'s refusal), paths as `show` gives them. */
