@@ -7,7 +7,7 @@ import {stateDir} from '../lib/fsio/repair-log.js'
 import type {Report} from '../lib/model/report.js'
 import {planRepairs, restorableGenerations, type ChatPlan} from '../lib/pipeline/plan.js'
 import {confirmationLines, renderRepair} from '../lib/render/repair.js'
-import {buildRepairReport, newRepairId, type ChatResult} from '../lib/pipeline/repair-report.js'
+import {buildRepairReport, importChat, newRepairId, type ChatResult} from '../lib/pipeline/repair-report.js'
 import {scanPaths} from '../lib/pipeline/scan.js'
 import {isQuietIndex} from '../lib/pipeline/indexes.js'
 import {firstOf, fromAdapters, listed, paragraphs, wrap} from '../cli/help.js'
@@ -79,7 +79,7 @@ one chat, or naming no intact generation of it).`
     const plans = planRepairs(result.chats, {salvage: flags.salvage, restoreFrom, force: flags.force}).filter((p) => p.actions.length > 0 || p.refusal !== undefined || !isQuietIndex(p.chat))
     // Index chats first: an index that no longer describes a session file being rewritten is harmless (the agent
     // rebuilds it); a rewritten file its index still describes is not.
-    const todo = plans.filter((p) => p.actions.length > 0).sort((a, b) => Number(b.chat.snapshot.unit.index === true) - Number(a.chat.snapshot.unit.index === true))
+    const todo = plans.filter((p) => p.actions.length > 0 || p.agentImport !== undefined).sort((a, b) => Number(b.chat.snapshot.unit.index === true) - Number(a.chat.snapshot.unit.index === true))
     const dryRun = flags['dry-run']
     const repairId = newRepairId()
     const results = new Map<ChatPlan, ChatResult>()
@@ -103,7 +103,7 @@ one chat, or naming no intact generation of it).`
               results.set(p, 'not-attempted')
               continue
             }
-            results.set(p, await applyChat(p, ctx))
+            results.set(p, p.agentImport ? await importChat(p.agentImport, {...ctx, env: process.env}) : await applyChat(p, ctx))
           }
         } finally {
           for (const s of STOP_SIGNALS) process.off(s, onSignal)
