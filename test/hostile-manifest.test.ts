@@ -99,6 +99,32 @@ const CASES: Array<{name: string; why: RegExp; hostile: (sb: Sandbox) => void}> 
   }},
   {name: 'manifest of the wrong shape (a file without sha256), rebound', why: /files\[0\]\.sha256 is missing/, hostile: (sb) => editManifest(sb, (m) => delete fileOf(m).sha256, true)},
   {name: 'manifest naming another chat dir, rebound', why: /belongs to another repair or chat/, hostile: (sb) => editManifest(sb, (m) => (m.chatDir = sb.outside), true)},
+  // The manifest's file list and actions must agree exactly with the actions the log entry (outside the chat dir) recorded.
+  {name: "manifest's preserved file moved under a symlinked folder out of the chat, rebound (the log's preserve ignored)", why: /disagree: the preserve of "run-state\.json" has no preserved file/, hostile: (sb) => {
+    symlinkSync(sb.outside, path.join(sb.dir, 'sub'))
+    editManifest(sb, (m) => (fileOf(m).path = 'sub/run-state.json'), true)
+  }},
+  {name: "manifest's preserved file of another sha256, rebound", why: /disagree: the preserve of "run-state\.json" has a preserved file of another evidence name or sha256/, hostile: (sb) => editManifest(sb, (m) => (fileOf(m).sha256 = sha(Buffer.from('other'))), true)},
+  {name: "manifest's evidence name swapped for another file of the evidence folder, rebound", why: /disagree: the preserve of "run-state\.json" has a preserved file of another evidence name/, hostile: (sb) => editManifest(sb, (m) => (fileOf(m).evidence = 'manifest.json'), true)},
+  {name: 'manifest retargeted to another file of the chat (actions and files alike), rebound', why: /the repair log says "run-state\.json" was replaced, but manifest\.json holds no action for it/, hostile: (sb) => editManifest(sb, (m) => {
+    for (const a of m.actions) if (a.from === P || a.to === P) ((a.from = a.from === P ? 'chat-messages.json' : a.from), (a.to = a.to === P ? 'chat-messages.json' : a.to))
+    fileOf(m).path = 'chat-messages.json'
+  }, true)},
+  {name: "manifest's restore made a rewrite, rebound", why: /disagree: action \d differs \(manifest: rewrite of "run-state\.json"; log: restore of "run-state\.json"/, hostile: (sb) => editManifest(sb, (m) => (restoreOf(m).type = 'rewrite'), true)},
+  {name: "manifest's preserve and preserved file dropped (undo would remove the primary), rebound", why: /disagree: the log records \d action\(s\), the manifest \d/, hostile: (sb) => editManifest(sb, (m) => ((m.actions = m.actions.filter((a) => a.type !== 'preserve')), (m.files = [])), true)},
+  {name: 'manifest with an extra preserved file, rebound', why: /disagree: the preserved file "chat-messages\.json" belongs to no recorded action/, hostile: (sb) => editManifest(sb, (m) => m.files.push({...fileOf(m), path: 'chat-messages.json'}), true)},
+  {name: "log entry's actions edited (the restore's target), manifest untouched", why: /disagree: action \d differs \(manifest: restore of "run-state\.json"; log: restore of "chat-messages\.json"/, hostile: (sb) => editLog(sb, (e) => {
+    for (const a of e.actions as Array<Record<string, unknown>>) if (a.type === 'restore') a.to = 'chat-messages.json'
+  })},
+  {name: 'log entry and manifest edited alike (the preserve moved under a symlinked folder), rebound: the restore replaced a file nothing preserved', why: /disagree: the restore of "run-state\.json" replaced a file of sha256 [0-9a-f]{12}…, but the manifest preserved none/, hostile: (sb) => {
+    symlinkSync(sb.outside, path.join(sb.dir, 'sub'))
+    const moved = (m: {files: Array<Record<string, unknown>>; actions: Array<Record<string, unknown>>}) => {
+      for (const a of m.actions) if (a.type === 'preserve') a.from = 'sub/run-state.json'
+      fileOf(m).path = 'sub/run-state.json'
+    }
+    editManifest(sb, moved, true)
+    editLog(sb, (e) => moved({files: [{path: P}], actions: e.actions as Array<Record<string, unknown>>}))
+  }},
   {name: 'log entry: relative chat dir', why: /not a plain absolute path/, hostile: (sb) => editLog(sb, (e) => (e.chatDir = 'home/chat'))},
   {name: "log entry: chat dir with '..'", why: /not a plain absolute path/, hostile: (sb) => editLog(sb, (e) => (e.chatDir = `${path.dirname(sb.dir)}/x/../${path.basename(sb.dir)}`))},
   {name: 'log entry: chat dir through a symlink', why: /goes through a symbolic link/, hostile: (sb) => {

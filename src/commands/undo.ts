@@ -21,7 +21,13 @@ holds open for writing is refused (Linux /proc; elsewhere only the re-checks).
 Nothing in the evidence folder is trusted: the manifest must have the sha256 the repair log (outside the chat
 dir) recorded for it, every path in it must stay inside the chat dir without going through a symbolic link,
 and every mode must be permission bits only; otherwise undo refuses with one line and writes nothing.
-A repair already undone (or one that replaced nothing) is reported as such, and nothing is written.
+The manifest must also agree exactly with the actions the log entry recorded (kinds, paths, hashes).
+
+Undo reverts only what is on disk because of this repair: a file a later repair replaced since is refused,
+naming that repair (undo it first; --force undoes anyway, keeping the current bytes as evidence). A repair
+already undone (or one that replaced nothing) is reported as such, and no file of the chat is written; of a
+repair that was killed, undo removes its leftovers (its temp, lock and evidence of nothing) and puts back the
+chat dir's mtime it recorded.
 
 Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repair id or usage error.`
 
@@ -37,7 +43,7 @@ Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repai
       verbose: "Also print each file's sha256 as it is after the undo.",
     }),
     list: Flags.boolean({description: 'List past repairs.'}),
-    force: Flags.boolean({description: 'Undo even files that changed since the repair (their current bytes are kept as evidence).'}),
+    force: Flags.boolean({description: 'Undo even files that changed since the repair, or that a later repair replaced since (their current bytes are kept as evidence).'}),
   }
 
   async run(): Promise<Report> {
@@ -75,20 +81,24 @@ Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repai
     const code = bad.length > 0 ? EXIT_OPERATIONAL : 0
     const undone = result.files.map((f) => ({chat: tildify(f.chat, home), file: f.file, outcome: f.outcome, sha256: f.sha256}))
     const errors = bad.map((f) => ({path: tildify(`${f.chat}/${f.file}`, home), message: f.message ?? f.outcome}))
-    const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors, exitCode: code}), repairId: args.repairId, undone, alreadyUndone: result.alreadyUndone}
+    const cleaned = result.cleaned.map((l) => ({chat: tildify(l.chat, home), path: l.path, bytes: l.bytes}))
+    const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors, exitCode: code}), repairId: args.repairId, undone, alreadyUndone: result.alreadyUndone, ...(cleaned.length > 0 ? {leftoversRemoved: cleaned} : {})}
     process.exitCode = code
     if (!this.jsonEnabled()) {
       const words: Record<string, string> = {restored: 'restored', removed: 'removed', 'already-undone': 'already as before the repair:', refused: 'refused', failed: 'failed'}
       const files = (result.alreadyUndone ? [] : result.files)
         .filter((f) => !flags.quiet || f.outcome === 'refused' || f.outcome === 'failed')
         .map((f) => ({outcome: f.outcome, path: tildify(`${f.chat}/${f.file}`, home), message: f.message, hash: flags.verbose ? ` sha256 ${f.sha256 ?? 'none (no file)'}` : ''}))
-      const last = code !== 0 ? `Repair ${args.repairId} was not fully undone (exit ${code}).` : result.alreadyUndone ? (result.files.length === 0 ? `Repair ${args.repairId} replaced nothing; nothing to undo, nothing written.` : `Repair ${args.repairId} was already undone: every file is as before it; nothing written.`) : `Undid repair ${args.repairId}.`
+      const written = cleaned.length > 0 ? `no file of the chat written (only chatdoctor's leftovers removed)` : 'nothing written'
+      const last = code !== 0 ? `Repair ${args.repairId} was not fully undone (exit ${code}).` : result.alreadyUndone ? (result.files.length === 0 ? `Repair ${args.repairId} replaced nothing; nothing to undo, ${written}.` : `Repair ${args.repairId} was already undone: every file is as before it; ${written}.`) : `Undid repair ${args.repairId}.`
       const nothingReplaced = flags.quiet ? [] : result.nothingReplaced.map((c) => tildify(c, home))
-      await this.printHuman({files, errors, warnings: result.warnings, nothingReplaced, repairId: args.repairId, last}, (d) => ({
+      const removed = flags.quiet ? [] : cleaned.map((l) => `removed chatdoctor's leftover ${l.chat}/${l.path} (${l.bytes} bytes)`)
+      await this.printHuman({files, errors, warnings: result.warnings, nothingReplaced, removed, repairId: args.repairId, last}, (d) => ({
         stderr: [...d.errors.map((e) => `chatdoctor: ${e.path}: ${e.message}`), ...d.warnings.map((w) => `warning: ${w}`)].join('\n'),
         stdout: [
           ...d.files.map((f) => `${words[f.outcome]} ${f.path}${f.message && f.outcome !== 'refused' && f.outcome !== 'failed' ? ` (${f.message})` : ''}${f.hash}`),
           ...d.nothingReplaced.map((c) => `nothing to undo in ${c}: repair ${d.repairId} replaced nothing there`),
+          ...d.removed,
           d.last,
         ].join('\n'),
       }))

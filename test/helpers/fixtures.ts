@@ -166,7 +166,7 @@ export function sha256(buf: Uint8Array): string {
   return createHash('sha256').update(buf).digest('hex')
 }
 
-/** Every entry under `dir` (not following links): relative path → type, size, mtime, sha256 of content. */
+/** Every entry under `dir` (not following links, never opening a FIFO or device): relative path → type, size, mtime, sha256 of content. */
 export function hashTree(dir: string): Record<string, string> {
   const out: Record<string, string> = {}
   const walk = (d: string) => {
@@ -176,7 +176,8 @@ export function hashTree(dir: string): Record<string, string> {
     else if (st.isDirectory()) {
       out[rel] = `dir ${st.mtimeMs} ${st.mode}`
       for (const n of readdirSync(d).sort()) walk(path.join(d, n))
-    } else out[rel] = `file ${st.size} ${st.mtimeMs} ${st.mode} ${sha256(readFileSync(d))}`
+    } else if (!st.isFile()) out[rel] = `special ${st.mtimeMs} ${st.mode}`
+    else out[rel] = `file ${st.size} ${st.mtimeMs} ${st.mode} ${sha256(readFileSync(d))}`
   }
   walk(dir)
   return out

@@ -9,8 +9,9 @@
  * sha256 and the chat dir's times to put back) and `repair-end` (which user files it replaced or removed, and
  * how it ended). A `repair` with no `repair-end` is an interrupted repair: the next `repair` of the chat puts
  * back the dir mtime it recorded.
- * `cleanup` records chatdoctor's own leftovers a repair removed. `undo` appends `undo-start` (with the times
- * to put back, before its first write) and `undo` when done.
+ * `cleanup` records chatdoctor's own leftovers a repair (or an undo) removed. `undo` appends `undo-start` (with
+ * the times to put back, before its first write) and `undo` when done; for a repair that never ended, also its
+ * `repair-end` (outcome `interrupted`, with the files the undo found it had replaced).
  */
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
@@ -51,8 +52,12 @@ export type LogEntry =
       time: string
       chatDir: string
       evidenceDir: string
-      /** How the chat's repair ended; `settled` when a later repair finished an interrupted one. */
-      outcome: 'repaired' | 'refused' | 'failed' | 'settled'
+      /**
+       * How the chat's repair ended; `settled` when a later repair finished an interrupted one; `interrupted`
+       * when an undo of a killed repair found what it had replaced (the files it put back; none when the
+       * repair was killed before its first rename).
+       */
+      outcome: 'repaired' | 'refused' | 'failed' | 'settled' | 'interrupted'
       /** The user files (relative names) the repair replaced or removed; null when not known (`settled`). */
       replaced: string[] | null
     }

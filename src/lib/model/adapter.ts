@@ -640,6 +640,8 @@ export interface InterruptedRepair {
   repairId: string
   dirMtimeMs: number
   dirAtimeMs: number
+  /** Its evidence folder, as its log entry names it (the end recorded for it names the same). */
+  evidenceDir?: string
 }
 
 /** chatdoctor's own state in one chat's folder, as the scan found it. */

@@ -576,8 +576,10 @@ export const ReportSchema = z.looseObject({
       damagedFiles: z.array(z.looseObject({path: z.string(), why: z.string()})),
     })
     .optional(),
-  /** (`undo`) True when nothing needed undoing (already undone, or the repair replaced nothing): nothing was written. */
+  /** (`undo`) True when nothing needed undoing (already undone, or the repair replaced nothing): no file of the chat was written. */
   alreadyUndone: z.boolean().optional(),
+  /** (`undo`) chatdoctor's own leftovers of the repair that undo removed (its temps, evidence of nothing replaced): chat dir, name in it, bytes. */
+  leftoversRemoved: z.array(z.looseObject({chat: z.string(), path: z.string(), bytes: count()})).optional(),
 })
 export type Report = Shape<typeof ReportSchema>
 

@@ -234,7 +234,7 @@ function replacingActions(plan: ChatPlan): Array<{i: number; name: string}> {
 const LEFTOVER_NAME = /^(?:\.chatdoctor-(?:undo-)?\d{8}T\d{6}Z-[0-9a-f]{6}-[^/]+\.tmp|\.chatdoctor\/\d{8}T\d{6}Z-[0-9a-f]{6}(?:\/[^/]+)?)$/
 
 /** Removes a file, or a folder and everything in it (never following a link); returns the bytes removed. */
-async function removeTree(fs: FileSystem, p: string): Promise<number> {
+export async function removeTree(fs: FileSystem, p: string): Promise<number> {
   const st = await fs.lstat(p)
   if (st.kind !== 'directory') {
     await fs.unlink(p)
@@ -504,7 +504,11 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
     try {
       if (logged) await appendLog(fs, ctx.stateDir, {type: 'repair-end', repairId: ctx.repairId, time, chatDir: dir, evidenceDir: evDir, outcome: result.outcome, replaced: [...replaced]})
       if (result.outcome === 'repaired') {
-        for (const id of plan.settles ?? []) await appendLog(fs, ctx.stateDir, {type: 'repair-end', repairId: id, time, chatDir: dir, evidenceDir: evidenceDirOf(dir, id), outcome: 'settled', replaced: null})
+        for (const id of plan.settles ?? []) {
+          // Under the evidence folder its log entry names (a chat of a shared folder has its own subfolder).
+          const i = plan.chat.own?.interrupted.find((x) => x.repairId === id)
+          await appendLog(fs, ctx.stateDir, {type: 'repair-end', repairId: id, time, chatDir: dir, evidenceDir: i?.evidenceDir ?? evidenceDirOf(dir, id), outcome: 'settled', replaced: null})
+        }
       }
     } catch (e) {
       warnings.push(`the end of the repair could not be recorded in the repair log (${code(e) || 'error'}); the next repair of this chat puts its folder's mtime back`)

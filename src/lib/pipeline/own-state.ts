@@ -12,7 +12,7 @@ import {lstatSync, readdirSync} from 'node:fs'
 import path from 'node:path'
 import {createHash} from 'node:crypto'
 import {OWN_DIR, MANIFEST} from '../fsio/evidence.js'
-import {REPAIR_ID, type LogEntry} from '../fsio/repair-log.js'
+import {REPAIR_ID, repairEnd, type LogEntry} from '../fsio/repair-log.js'
 import type {Leftover, ScannedChat} from '../model/adapter.js'
 import {finding} from '../model/findings.js'
 
@@ -52,9 +52,8 @@ function list(p: string): string[] {
 
 /** Whether an evidence folder may be removed: no manifest the log or the disk knows, or evidence of nothing replaced. */
 function isLeftoverEvidence(dir: string, evDir: string, repairId: string, log: LogEntry[]): boolean {
-  const ended = log.filter((e) => e.type === 'repair-end' && e.repairId === repairId && e.chatDir === dir && e.evidenceDir === evDir)
-  const nothing = ended.length > 0 && ended.every((e) => e.type === 'repair-end' && e.replaced !== null && e.replaced.length === 0)
-  if (nothing) return true
+  const end = repairEnd(log, repairId, dir, evDir)
+  if (end?.replaced && end.replaced.length === 0) return true
   if (kindOf(path.join(evDir, MANIFEST)) !== null) return false
   return !log.some((e) => e.type === 'repair' && e.repairId === repairId && e.evidenceDir === evDir)
 }
@@ -161,7 +160,7 @@ export function addOwnState(chats: ScannedChat[], log: LogEntry[]): void {
         return now !== undefined && (now === w.sha256 || now === w.previousSha256)
       })
       if (!untouched) continue
-      own(c).interrupted.push({repairId: e.repairId, dirMtimeMs: e.dirMtimeMs, dirAtimeMs: e.dirAtimeMs ?? e.dirMtimeMs})
+      own(c).interrupted.push({repairId: e.repairId, dirMtimeMs: e.dirMtimeMs, dirAtimeMs: e.dirAtimeMs ?? e.dirMtimeMs, evidenceDir: e.evidenceDir})
       c.report.findings.push(finding('repair-interrupted', null, `chatdoctor repair ${e.repairId} of this chat was interrupted before it put the folder's mtime back; chatdoctor repair puts back the mtime it recorded`))
     }
   }

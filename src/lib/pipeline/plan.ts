@@ -12,7 +12,7 @@
  * mtime back, `restore-mtime` puts back the value that repair recorded.
  */
 import {adapterByName} from '../formats/index.js'
-import type {ChatPlan, PlannedAction, PlanOptions, ScannedChat} from '../model/adapter.js'
+import type {ChatPlan, FileEntry, PlannedAction, PlanOptions, ScannedChat} from '../model/adapter.js'
 import {CONTEXT_ROLES, type ActionType, type ChatReport, type Role} from '../model/report.js'
 
 export type {ActionSource, ChatPlan, PlannedAction, PlanOptions, WatchedFile} from '../model/adapter.js'
@@ -34,11 +34,20 @@ export function planChat(chat: ScannedChat, opts: PlanOptions = {}): ChatPlan {
   if (!plan.refusal && !plan.problem && !plan.manual && !plan.advice) addOwnState(plan)
   // The same refusal `apply` makes (unsafeTargetReason), decided from the snapshot so a dry run tells it too.
   if (!plan.refusal && !plan.problem) {
-    const targets = new Set(plan.actions.filter((a) => a.type === 'restore' || a.type === 'rewrite').map((a) => a.to))
-    const bad = chat.snapshot.files.find((f) => (targets.has(f.name) && f.kind !== 'file') || (f.name === '.chatdoctor' && f.kind !== 'directory'))
+    const bad = blockedEntry(chat, plan.actions)
     if (bad) plan.refusal = `refused: ${bad.name} is ${bad.kind === 'symlink' ? 'a symbolic link' : bad.kind === 'directory' ? 'a folder' : 'not a regular file'}; chatdoctor never replaces or writes through it (move it away by hand and run chatdoctor repair again)`
   }
   return plan
+}
+
+/**
+ * The entry a plan's writes would go through that is not chatdoctor's to replace: a `restore` or `rewrite`
+ * target that is not a regular file (a symbolic link, folder, FIFO, …), or a `.chatdoctor` that is not a
+ * folder. `repair` refuses the chat when there is one, even with `--force` (and the scan says so). Pure.
+ */
+export function blockedEntry(chat: ScannedChat, actions: PlannedAction[]): FileEntry | undefined {
+  const targets = new Set(actions.filter((a) => a.type === 'restore' || a.type === 'rewrite').map((a) => a.to))
+  return chat.snapshot.files.find((f) => (targets.has(f.name) && f.kind !== 'file') || (f.name === '.chatdoctor' && f.kind !== 'directory'))
 }
 
 /** Roles whose unreadable file may hold more of the chat than what a repair restores. */

@@ -12,6 +12,7 @@ import {readLog, stateDir} from '../fsio/repair-log.js'
 import type {OperationalError, Skipped} from '../model/report.js'
 import {tildify} from '../fsio/paths.js'
 import {addOwnState} from './own-state.js'
+import {addNotRegular, notRegularErrors, notRegularSkip} from './not-regular.js'
 import {attachSnapshots, decryptAll, snapshotError, type SnapshotKeyring} from './snapshot/attach.js'
 import {availableParallelism} from 'node:os'
 import path from 'node:path'
@@ -122,9 +123,13 @@ export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: str
   }
   if (unit.snapshots && keyring) snapshot.snapshots = decryptAll(unit.snapshots, keyring)
   if (verdictOnly) snapshot.verdictOnly = true
+  const noChat = notRegularSkip(snapshot)
+  if (noChat !== null) return {skipped: {path: tildify(unit.path, home), reason: noChat}}
   const d = adapter.diagnose(snapshot)
   if (d.kind === 'skipped') return {skipped: {path: tildify(unit.path, home), reason: d.reason}}
-  return {report: {path: tildify(unit.path, home), ...d.report}, snapshot, adapter}
+  const chat: ScannedChat = {report: {path: tildify(unit.path, home), ...d.report}, snapshot, adapter}
+  addNotRegular(chat)
+  return chat
 }
 
 /** Runs discovery and diagnosis over PATHs (or the default roots when `paths` is empty). */
@@ -229,6 +234,7 @@ export async function scanEach(paths: string[], opts: ScanOptions, onChat: (chat
     if ('error' in r) chatErrors.push([i, r.error])
     else if ('skipped' in r) chatSkips.push([i, r.skipped])
     else {
+      for (const e of notRegularErrors(r, (p) => tildify(p, opts.home))) chatErrors.push([i, e])
       const dir = chats[i].unit.dir
       for (const f of r.snapshot.files) {
         if (!f.readError) continue

@@ -7,8 +7,15 @@
  * `<chat dir>/.chatdoctor/<repairId>[/<sub>]`; the manifest's bytes have the sha256 the log entry (outside the
  * chat dir) recorded, and it parses as a whole manifest for this repair and chat dir; every path in it is a
  * plain relative name that resolves inside the chat dir (evidence: inside the evidence folder) through real
- * folders only; every mode is permission bits only (no setuid, setgid or sticky). Any failure refuses the whole
- * undo with one line, and nothing is written.
+ * folders only; every mode is permission bits only (no setuid, setgid or sticky); the manifest's actions and
+ * file list agree exactly with the actions the log entry recorded (`disagreement`). A file a later repair of
+ * the chat (not undone since) replaced holds that repair's result: refused, naming it, unless `force`. Any
+ * failure refuses the whole undo with one line, and nothing is written.
+ *
+ * A repair the log records no end of (killed) is undone for what it had replaced. When it replaced nothing
+ * (its files are as before it, or a later repair found them so), no file of the chat is written: under the
+ * chat's lock its temps and its evidence of nothing are removed, the chat dir's mtime it recorded is put back,
+ * and the log gets its `repair-end` (`interrupted`, nothing replaced) and the `cleanup`.
  *
  * Per chat: only the files the repair's `repair-end` says it replaced (all it planned when the repair never
  * ended). Each file's current sha256 is compared with what the repair wrote. Changed since (the agent ran again)
@@ -26,9 +33,10 @@
  */
 import {realpathSync} from 'node:fs'
 import path from 'node:path'
-import {describeWriteError, heldOpenReason} from './apply.js'
-import {CHUNKED_BYTES, durableCopy, durableWrite, readFileChunks, sha256Hex} from '../fsio/durable-write.js'
-import {MANIFEST, OWN_DIR, parseManifest, preserveFile, type EvidenceFile, type Manifest} from '../fsio/evidence.js'
+import {describeWriteError, heldOpenReason, removeTree} from './apply.js'
+import {stillLeftover} from './own-state.js'
+import {CHUNKED_BYTES, durableCopy, durableWrite, ownTempName, readFileChunks, sha256Hex} from '../fsio/durable-write.js'
+import {MANIFEST, OWN_DIR, parseManifest, preserveFile, type ActionRecord, type EvidenceFile, type Manifest} from '../fsio/evidence.js'
 import {ChangedError, type FileSystem} from '../fsio/fs.js'
 import {notPlain, resolveInside} from '../fsio/inside.js'
 import {acquireLock, releaseLock, type LockInfo} from '../fsio/lock.js'
@@ -68,8 +76,10 @@ export interface UndoResult {
   refusal: string | null
   /** True when nothing needed undoing: every file already as before the repair, or the repair replaced nothing. Nothing was written. */
   alreadyUndone: boolean
-  /** Chat dirs where the repair replaced nothing (it was refused or failed there). */
+  /** Chat dirs where the repair replaced nothing (it was refused or failed there, or killed before its first rename). */
   nothingReplaced: string[]
+  /** chatdoctor's own leftovers of the repair (and of an earlier undo of it) this undo removed: absolute chat dir, name in it, bytes. */
+  cleaned: Array<{chat: string; path: string; bytes: number}>
 }
 
 type RepairEntry = Extract<LogEntry, {type: 'repair'}>
@@ -91,6 +101,56 @@ interface TrustedChat {
   manifest: Manifest
   targets: Target[]
   dirTimes: Array<{abs: string; atimeMs: number; mtimeMs: number}>
+  /** Every file the repair planned to write (relative names), whether or not it got to: where its temps were. */
+  written: string[]
+  /** True when the log does not record which files the repair replaced (it was killed, or only settled by a later repair). */
+  unknownEnd: boolean
+  /** The chat dir's times the repair recorded before its first write, when it never ended and no later repair of the chat ran (null otherwise). */
+  recordedTimes: {dirMtimeMs: number; dirAtimeMs: number} | null
+}
+
+/** The action types a repair records (`apply.ts`). */
+const RECORDED = new Set(['preserve', 'move', 'restore', 'rewrite', 'restore-mtime'])
+
+/** One recorded action as a comparable string (its kind, paths, hashes and mtime). */
+function actionKey(a: ActionRecord): string {
+  return JSON.stringify([a.type, a.from, a.to, a.sha256, a.previousSha256 ?? null, a.mtimeMs ?? null])
+}
+
+/**
+ * Where a manifest and the actions its repair-log entry recorded disagree (null when they agree exactly): the
+ * same actions (kinds, paths, hashes), and exactly one preserved file per `preserve` or `move` (its path, its
+ * evidence name and its sha256 those of the action) and no other; a `restore` or `rewrite` replaced the
+ * preserved file of its target with the recorded `previousSha256`, or (null) created a file nothing was
+ * preserved of. The log lives outside the chat dir: a manifest whose file list says other than its actions
+ * (a path moved, an evidence name swapped, a file dropped) is not undone.
+ */
+function disagreement(logged: unknown, manifest: Manifest): string | null {
+  if (!Array.isArray(logged)) return 'the log entry records no actions'
+  if (logged.length !== manifest.actions.length) return `the log records ${logged.length} action(s), the manifest ${manifest.actions.length}`
+  for (const [i, a] of manifest.actions.entries()) {
+    const l = logged[i] as ActionRecord
+    if (typeof l !== 'object' || l === null || actionKey(l) !== actionKey(a)) {
+      const log = typeof l === 'object' && l !== null ? `${String(l.type)} of ${JSON.stringify(l.to)}` : 'nothing'
+      return `action ${i + 1} differs (manifest: ${a.type} of ${JSON.stringify(a.to)}; log: ${log}; kinds, paths and hashes must match)`
+    }
+    if (!RECORDED.has(a.type)) return `action ${i + 1} is of an unknown kind (${JSON.stringify(a.type)})`
+  }
+  const claimed = new Set<EvidenceFile>()
+  for (const a of manifest.actions) {
+    if (a.type === 'preserve' || a.type === 'move') {
+      const f = manifest.files.filter((x) => x.path === a.from)
+      if (f.length !== 1 || f[0].evidence !== a.to || f[0].sha256 !== a.sha256) return `the ${a.type} of ${JSON.stringify(a.from)} has ${f.length === 0 ? 'no preserved file' : f.length > 1 ? 'several preserved files' : 'a preserved file of another evidence name or sha256'}`
+      claimed.add(f[0])
+    } else if (a.type === 'restore' || a.type === 'rewrite') {
+      if (a.previousSha256 === undefined) return `the ${a.type} of ${JSON.stringify(a.to)} records no sha256 of the file it replaced`
+      const f = manifest.files.filter((x) => x.path === a.to)
+      if (a.previousSha256 === null ? f.length !== 0 : f.length !== 1 || f[0].sha256 !== a.previousSha256) return `the ${a.type} of ${JSON.stringify(a.to)} replaced ${a.previousSha256 === null ? 'no file' : `a file of sha256 ${a.previousSha256.slice(0, 12)}…`}, but the manifest ${f.length === 0 ? 'preserved none' : 'preserved another'}`
+    }
+  }
+  const extra = manifest.files.find((f) => !claimed.has(f))
+  if (extra) return `the preserved file ${JSON.stringify(extra.path)} belongs to no recorded action`
+  return null
 }
 
 /** Checks a repair's log entry and its manifest; returns what undo may use, or why not (one line). */
@@ -159,14 +219,38 @@ async function trust(fs: FileSystem, e: RepairEntry, repairId: string, replaced:
     if ('why' in at) return {why: `${MANIFEST}: dirTimes ${at.why}`}
     dirTimes.push({abs: at.path, atimeMs: d.atimeMs, mtimeMs: d.mtimeMs})
   }
-  return {chatDir, evDir, manifest, targets, dirTimes}
+  // Last, so a path or mode the rules above refuse is named as such.
+  const disagree = disagreement(e.actions, manifest)
+  if (disagree) return {why: `${MANIFEST} and its repair-log entry disagree: ${disagree}`}
+  const written: string[] = []
+  for (const a of manifest.actions) if (a.type === 'restore' || a.type === 'rewrite') written.push(a.to)
+  return {chatDir, evDir, manifest, targets, dirTimes, written, unknownEnd: false, recordedTimes: null}
+}
+
+/**
+ * The first later repair of the same chat dir (after the log entry at `from`, not undone since) that replaced
+ * (or may have: it never recorded its end) the file `rel`, with the sha256 it recorded of what it replaced
+ * (null: there was no file). Null when none did.
+ */
+function laterReplacer(log: LogEntry[], from: number, own: RepairEntry, rel: string): {repairId: string; previous: string | null} | null {
+  for (let i = from + 1; i < log.length; i++) {
+    const e = log[i]
+    if (e.type !== 'repair' || e.chatDir !== own.chatDir || e.repairId === own.repairId || !Array.isArray(e.actions)) continue
+    const a = e.actions.find((x) => ((x.type === 'restore' || x.type === 'rewrite') && x.to === rel) || (x.type === 'move' && x.from === rel))
+    if (!a) continue
+    const end = repairEnd(log, e.repairId, e.chatDir, e.evidenceDir)
+    if (end?.replaced && !end.replaced.includes(rel)) continue
+    if (log.slice(i + 1).some((x) => x.type === 'undo' && x.repairId === e.repairId && x.chatDir === e.chatDir)) continue
+    return {repairId: e.repairId, previous: a.type === 'move' ? a.sha256 : (a.previousSha256 ?? null)}
+  }
+  return null
 }
 
 /** Undoes one repair (every chat it wrote). Never throws for file errors: they become `failed` files. */
 export async function undoRepair(repairId: string, ctx: UndoContext): Promise<UndoResult> {
   const log = readLog(ctx.stateDir)
   const entries = REPAIR_ID.test(repairId) ? log.filter((e): e is RepairEntry => e.type === 'repair' && e.repairId === repairId) : []
-  const result: UndoResult = {found: entries.length > 0, files: [], warnings: [], refusal: null, alreadyUndone: false, nothingReplaced: []}
+  const result: UndoResult = {found: entries.length > 0, files: [], warnings: [], refusal: null, alreadyUndone: false, nothingReplaced: [], cleaned: []}
   const chats: TrustedChat[] = []
   const seen = new Set<string>()
   for (const entry of entries) {
@@ -182,6 +266,30 @@ export async function undoRepair(repairId: string, ctx: UndoContext): Promise<Un
       result.refusal = `undo ${repairId} refused: ${t.why}; nothing written`
       return result
     }
+    t.unknownEnd = end?.replaced == null
+    // Its recorded times, while no later repair of the chat has put them back (or moved on from them).
+    const laterRun = log.slice(log.indexOf(entry) + 1).some((x) => x.chatDir === entry.chatDir && x.repairId !== repairId && (x.type === 'repair' || x.type === 'repair-end' || x.type === 'cleanup'))
+    if (end === undefined && !laterRun) {
+      const m = typeof entry.dirMtimeMs === 'number' ? entry.dirMtimeMs : t.manifest.dirMtimeMs
+      t.recordedTimes = {dirMtimeMs: m, dirAtimeMs: typeof entry.dirAtimeMs === 'number' ? entry.dirAtimeMs : (t.manifest.dirAtimeMs ?? m)}
+    }
+    // Undo reverts only what is on disk because of this repair: a file a later repair replaced since holds that
+    // repair's result (even when the bytes are the same), so it is that repair's to undo first.
+    for (const target of [...t.targets]) {
+      const later = laterReplacer(log, log.indexOf(entry), entry, target.rel)
+      if (later === null) continue
+      const before = target.before?.sha256 ?? null
+      if (t.unknownEnd && later.previous === before && before !== target.wrote) {
+        // The later repair found the file as it was before this one: this repair never replaced it.
+        t.targets.splice(t.targets.indexOf(target), 1)
+        continue
+      }
+      if (!ctx.force) {
+        result.refusal = `undo ${repairId} refused: ${target.rel} in ${t.chatDir} was replaced since by repair ${later.repairId}; run chatdoctor undo ${later.repairId} first (--force undoes ${repairId} anyway, keeping the current bytes as evidence); nothing written`
+        return result
+      }
+      result.warnings.push(`--force: ${target.rel} in ${t.chatDir} was replaced since by repair ${later.repairId}; undoing ${repairId} anyway (its current bytes are kept as evidence)`)
+    }
     chats.push(t)
   }
   let wrote = false
@@ -189,9 +297,26 @@ export async function undoRepair(repairId: string, ctx: UndoContext): Promise<Un
     const r = await undoChat(c, repairId, ctx, result.warnings, log)
     wrote ||= r.wrote
     result.files.push(...r.files)
+    result.cleaned.push(...(r.cleaned ?? []).map((l) => ({chat: c.chatDir, ...l})))
+    if (r.nothing) result.nothingReplaced.push(c.chatDir)
   }
   result.alreadyUndone = !wrote && result.files.every((f) => f.outcome === 'already-undone')
   return result
+}
+
+/** The names of this repair's (and its undo's) temps next to the files it planned to write, that are regular files now. */
+async function ownTemps(fs: FileSystem, c: TrustedChat, repairId: string): Promise<Array<{path: string; bytes: number}>> {
+  const out: Array<{path: string; bytes: number}> = []
+  for (const rel of c.written) {
+    for (const tag of [repairId, `undo-${repairId}`]) {
+      const name = path.posix.join(path.posix.dirname(rel), ownTempName(rel, tag))
+      const at = await resolveInside(fs, c.chatDir, name, 'file-or-absent')
+      if ('why' in at) continue
+      const st = await fs.lstat(at.path).catch(() => null)
+      if (st?.kind === 'file' && !out.some((o) => o.path === name)) out.push({path: name, bytes: st.size})
+    }
+  }
+  return out
 }
 
 /** The times an undo of this chat recorded before its first write and never finished (an interrupted undo). */
@@ -205,7 +330,15 @@ function pendingUndo(log: LogEntry[], repairId: string, chatDir: string, evDir: 
   return pending
 }
 
-async function undoChat(c: TrustedChat, repairId: string, ctx: UndoContext, warnings: string[], log: LogEntry[]): Promise<{files: UndoFile[]; wrote: boolean}> {
+/** What undo did in one chat: its files; whether it wrote any; chatdoctor's leftovers it removed; `nothing` when the repair had replaced nothing there. */
+interface ChatUndo {
+  files: UndoFile[]
+  wrote: boolean
+  cleaned?: Array<{path: string; bytes: number}>
+  nothing?: boolean
+}
+
+async function undoChat(c: TrustedChat, repairId: string, ctx: UndoContext, warnings: string[], log: LogEntry[]): Promise<ChatUndo> {
   const {fs} = ctx
   const {chatDir, evDir} = c
   const now = ctx.now ?? (() => new Date())
@@ -240,7 +373,11 @@ async function undoChat(c: TrustedChat, repairId: string, ctx: UndoContext, warn
     plan.push({...t, seen, cur})
   }
   const pending = pendingUndo(log, repairId, chatDir, evDir)
-  if (plan.length === 0 && pending === null) return {files, wrote: false}
+  const temps = await ownTemps(fs, c, repairId).catch(() => [])
+  // Killed before it replaced anything here (or a later repair found the files as before it, and undid nothing
+  // of it): nothing to undo; only its own leftovers to remove and, when it never ended, its recorded mtime.
+  const nothing = c.unknownEnd && plan.length === 0 && pending === null && !log.some((e) => e.type === 'undo' && e.repairId === repairId && e.chatDir === chatDir)
+  if (plan.length === 0 && pending === null && !nothing && temps.length === 0) return {files, wrote: false}
   const held = heldOpenReason(chatDir, plan.map((p) => p.rel), ctx.openWriters ?? openWriters)
   if (held) return refuse(held.replace(/^refused: /, '').replace('run chatdoctor again', `run chatdoctor undo ${repairId} again`), plan)
 
@@ -256,7 +393,21 @@ async function undoChat(c: TrustedChat, repairId: string, ctx: UndoContext, warn
   /** True once something was written and until the chat dir's times are back. */
   let timesOwed = false
   let agentWrote = false
-  const times = pending ?? {dirMtimeMs: dirSt.mtimeMs, dirAtimeMs: dirSt.atimeMs}
+  const times = pending ?? c.recordedTimes ?? {dirMtimeMs: dirSt.mtimeMs, dirAtimeMs: dirSt.atimeMs}
+  const removed: Array<{path: string; bytes: number}> = []
+  /** Removes one of chatdoctor's own leftovers of this repair (under the lock). */
+  const removeOwn = async (rel: string) => {
+    try {
+      removed.push({path: rel, bytes: await removeTree(fs, path.join(chatDir, rel))})
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') warnings.push(`chatdoctor's leftover ${rel} in ${chatDir} could not be removed (${(e as NodeJS.ErrnoException).code ?? 'error'})`)
+    }
+  }
+  const logCleanup = async () => {
+    if (removed.length === 0) return
+    await fs.fsyncDir(chatDir)
+    await appendLog(fs, ctx.stateDir, {type: 'cleanup', repairId, time: now().toISOString(), chatdoctorVersion: ctx.version, chatDir, removed})
+  }
   try {
     await fs.mkdir(path.join(chatDir, OWN_DIR), {recursive: true})
     const lock = await acquireLock(fs, chatDir, me, ctx.isHolderAlive ?? ((h) => isHolderAlive(h.pid, h.startedAtMs)))
@@ -267,12 +418,35 @@ async function undoChat(c: TrustedChat, repairId: string, ctx: UndoContext, warn
     for (const p of plan) {
       if (fingerprintChange(p.seen, watch.get(p.rel) ?? null) !== null) return refuse(`${p.rel} changed while undo ${repairId} was checking it (the agent is writing?); nothing was written; run chatdoctor undo ${repairId} again when the agent is done`, plan)
     }
+    // The repair's temps (full copies of what it was writing when it was killed), checked again under the lock.
+    for (const t of await ownTemps(fs, c, repairId)) await removeOwn(t.path)
+    if (nothing) {
+      // Recorded first: from here its evidence (of nothing replaced) is a leftover, removed next.
+      await appendLog(fs, ctx.stateDir, {type: 'repair-end', repairId, time: now().toISOString(), chatDir, evidenceDir: evDir, outcome: 'interrupted', replaced: []})
+      const evRel = path.relative(chatDir, evDir)
+      if (stillLeftover(chatDir, evRel, readLog(ctx.stateDir))) await removeOwn(evRel)
+      await logCleanup()
+      await releaseLock(fs, lockFile)
+      lockFile = null
+      if (path.dirname(evDir) !== path.join(chatDir, OWN_DIR)) await fs.rmdir(path.dirname(evDir)).catch(() => undefined)
+      await fs.rmdir(path.join(chatDir, OWN_DIR)).catch(() => undefined)
+      await fs.utimes(chatDir, times.dirAtimeMs, times.dirMtimeMs)
+      return {files: [], wrote: false, cleaned: removed, nothing: true}
+    }
+    await logCleanup()
+    if (plan.length === 0 && pending === null) {
+      // Only leftovers were left: the files are as before the repair.
+      await releaseLock(fs, lockFile)
+      lockFile = null
+      await fs.utimes(chatDir, times.dirAtimeMs, times.dirMtimeMs)
+      return {files, wrote: false, cleaned: removed}
+    }
     if (plan.length === 0) {
       // An interrupted undo had put every file back: only its recorded dir times are left to put back.
       wrote = true
       await fs.utimes(chatDir, times.dirAtimeMs, times.dirMtimeMs)
       await appendLog(fs, ctx.stateDir, {type: 'undo', repairId, time: now().toISOString(), chatdoctorVersion: ctx.version, chatDir, evidenceDir: null})
-      return {files, wrote}
+      return {files, wrote, cleaned: removed}
     }
     await appendLog(fs, ctx.stateDir, {type: 'undo-start', repairId, time: now().toISOString(), chatdoctorVersion: ctx.version, chatDir, evidenceDir: evDir, ...times})
     const stamp = now().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
@@ -360,10 +534,12 @@ async function undoChat(c: TrustedChat, repairId: string, ctx: UndoContext, warn
     } catch {
       warnings.push(`the mtime of ${chatDir} could not be put back`)
     }
+    // A repair that never recorded its end: what it had replaced is now known (what this undo put back).
+    if (c.unknownEnd) await appendLog(fs, ctx.stateDir, {type: 'repair-end', repairId, time: now().toISOString(), chatDir, evidenceDir: evDir, outcome: 'interrupted', replaced: files.filter((f) => f.outcome === 'restored' || f.outcome === 'removed').map((f) => f.file)})
     await appendLog(fs, ctx.stateDir, {type: 'undo', repairId, time: now().toISOString(), chatdoctorVersion: ctx.version, chatDir, evidenceDir: undoDir})
-    return {files, wrote}
+    return {files, wrote, cleaned: removed}
   } catch (e) {
-    return {files: [...files, {chat: chatDir, file: '.', outcome: 'failed', sha256: null, message: describeWriteError(e, `undoing in ${chatDir}`)}], wrote}
+    return {files: [...files, {chat: chatDir, file: '.', outcome: 'failed', sha256: null, message: describeWriteError(e, `undoing in ${chatDir}`)}], wrote, cleaned: removed}
   } finally {
     if (lockFile) await releaseLock(fs, lockFile)
     // Not when the agent wrote during the undo: its own save moved the folder's mtime.

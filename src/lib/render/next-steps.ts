@@ -1,6 +1,7 @@
 /**
  * What to do after a scan, as exact commands a user can paste: `repair --dry-run` over the same PATHs when
- * a chat is repairable, `inspect` of each chat whose agent context is lost or partly lost (at most
+ * a chat is repairable (of each chat whose repair would replace a symbolic link or special file, after the
+ * step to take by hand), `inspect` of each chat whose agent context is lost or partly lost (at most
  * `MAX_INSPECT_STEPS`, then `scan --verbose`), `repair --salvage` of each chat whose salvage reaches more turns only
  * with borrowed values. A command wider than the terminal is continued on the next line
  * with a backslash, so it stays exact (a word cut in two is continued at the start of the line, where the
@@ -35,8 +36,14 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 /** The next commands for a scan report (none when every chat is healthy). */
 export function nextSteps(report: Report, ctx: NextContext): NextStep[] {
   const steps: NextStep[] = []
-  const repairable = report.chats.filter((c) => c.status === 'repairable').length
+  // A chat whose repair would replace a symbolic link or special file is refused until it is moved away by hand.
+  const blockedBy = (c: ChatReport) => c.findings.find((f) => f.id === 'not-a-regular-file' && f.severity === 'error')
+  const repairable = report.chats.filter((c) => c.status === 'repairable' && !blockedBy(c)).length
   if (repairable > 0) steps.push({why: `Preview the repair of the ${plural(repairable, 'repairable chat')} (writes nothing):`, argv: ['repair', '--dry-run', ...ctx.paths]})
+  for (const chat of report.chats.filter(blockedBy).slice(0, MAX_INSPECT_STEPS)) {
+    const file = blockedBy(chat)!.file
+    steps.push({why: `${file} of ${chat.id} is not a regular file and repair never replaces it: move it away by hand, then preview the repair (writes nothing):`, argv: ['repair', '--dry-run', exactOf(chat).path]})
+  }
   const look = report.chats.filter((c) => c.status === 'unrecoverable' || c.status === 'degraded')
   for (const chat of look.slice(0, MAX_INSPECT_STEPS)) {
     const why = chat.status === 'unrecoverable' ? `Why ${chat.id} lost its agent context, and what survives:` : `Which turns ${chat.id} is missing, and which copy holds them:`

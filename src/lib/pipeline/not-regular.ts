@@ -1,0 +1,99 @@
+/**
+ * Entries of a chat that are not regular files (a symbolic link, a FIFO, a socket, a device) where the chat's
+ * state lives. chatdoctor never reads or writes through them, so what a scan says of them must be what
+ * `repair` does, for every format at once (the core decides, from the inventory's `kind`, never from names):
+ *
+ * - a chat that is a set of named files (a session log, a session file) of which none is a regular file holds
+ *   no chat: it is skipped with the reason, never reported as a lost session;
+ * - an entry a repair of the chat would replace (its plan's targets, `plan.ts` `blockedEntry`) makes `repair`
+ *   refuse the chat, even with `--force`: the scan says so too, as an error finding (`not-a-regular-file`)
+ *   naming the file and the step to take by hand, and an operational error (exit bit 8, as the refusal);
+ * - a primary that is not a regular file and is not a target gets the same finding as a warning: what it
+ *   points to was not checked.
+ *
+ * Read-only (a symbolic link's target is read with `readlink`, never followed).
+ */
+import {readlinkSync} from 'node:fs'
+import path from 'node:path'
+import type {ChatDirSnapshot, FileEntry, ScannedChat} from '../model/adapter.js'
+import {finding} from '../model/findings.js'
+import type {ChatReport, OperationalError} from '../model/report.js'
+import {blockedEntry, planChat} from './plan.js'
+
+/** The finding id of a chat's state file that is not a regular file. */
+export const NOT_REGULAR = 'not-a-regular-file'
+
+const odd = (f: FileEntry) => f.kind === 'symlink' || f.kind === 'other'
+
+/** What an entry is, in words (a symbolic link with its target). */
+export function kindWords(dir: string, f: FileEntry): string {
+  if (f.kind === 'directory') return 'a folder'
+  if (f.kind !== 'symlink') return 'not a regular file (a FIFO, socket or device)'
+  try {
+    return `a symbolic link (to ${readlinkSync(path.join(dir, f.name))})`
+  } catch {
+    return 'a symbolic link'
+  }
+}
+
+/** The finding's words for an entry a repair would replace: repair refuses, and the step by hand. */
+function blockingWords(dir: string, f: FileEntry): string {
+  return `${f.name} is ${kindWords(dir, f)}: chatdoctor never replaces or writes through it, so repair refuses this chat (even with --force); move it away by hand (or put the file itself in its place), then run chatdoctor repair`
+}
+
+/** The finding's words for a primary that is not replaced: never read, and the step by hand. */
+function uncheckedWords(dir: string, f: FileEntry): string {
+  return `${f.name} is ${kindWords(dir, f)}: chatdoctor never reads it, so what it holds was not checked; move it away by hand (or put the file itself in its place) and scan again`
+}
+
+/**
+ * Why a chat of named files is no chat at all (every entry of it a symbolic link or special file, or a folder
+ * beside them), or null. For `ChatUnit.files` chats only: a chat folder of its own is still the agent's chat.
+ */
+export function notRegularSkip(snapshot: ChatDirSnapshot): string | null {
+  const files = snapshot.files
+  if (snapshot.unit.files === undefined || snapshot.unit.members !== undefined || files.length === 0) return null
+  if (!files.every((f) => f.kind !== 'file') || !files.some(odd)) return null
+  const f = files.find(odd)!
+  return `${f.name} is ${kindWords(snapshot.dir, f)}, not a chat file: never read (no chat is lost)`
+}
+
+/**
+ * Adds the `not-a-regular-file` findings of one scanned chat (while its bytes are at hand: the plan is made
+ * from them). Never throws.
+ */
+export function addNotRegular(chat: ScannedChat): void {
+  const {snapshot, report} = chat
+  if (!snapshot.files.some(odd)) return
+  let blocked: FileEntry | undefined
+  try {
+    blocked = blockedEntry(chat, planChat(chat).actions)
+  } catch {
+    blocked = undefined
+  }
+  if (blocked && blocked.kind !== 'directory') {
+    report.findings.push(finding(NOT_REGULAR, blocked.name, blockingWords(snapshot.dir, blocked), 'error'))
+  }
+  for (const g of report.generations) {
+    const f = snapshot.files.find((x) => x.name === g.file)
+    if (g.role !== 'primary' || !f || !odd(f) || f === blocked) continue
+    report.findings.push(finding(NOT_REGULAR, f.name, uncheckedWords(snapshot.dir, f), 'warning'))
+  }
+}
+
+/**
+ * `scan --quick` (no plan: the bytes are not at hand): a primary that is not a regular file, in a chat the
+ * quick verdict calls `repairable`, is what the restore would replace, so it gets the blocking finding; in
+ * any other chat the warning. `kind` as `lstat` gave it. Adds the finding to `report`.
+ */
+export function addQuickNotRegular(report: ChatReport, dir: string, primary: string, kind: FileEntry['kind']): void {
+  if (kind === 'file' || kind === 'directory') return
+  const f: FileEntry = {name: primary, kind, bytes: 0, mtimeMs: 0}
+  if (report.status === 'repairable') report.findings.push(finding(NOT_REGULAR, primary, blockingWords(dir, f), 'error'))
+  else report.findings.push(finding(NOT_REGULAR, primary, uncheckedWords(dir, f), 'warning'))
+}
+
+/** The operational errors of a chat's blocking `not-a-regular-file` findings (exit bit 8, as `repair`'s refusal), paths as `show` gives them. */
+export function notRegularErrors(chat: Pick<ScannedChat, 'report' | 'snapshot'> | {report: ChatReport; snapshot: {dir: string}}, show: (p: string) => string): OperationalError[] {
+  return chat.report.findings.filter((f) => f.id === NOT_REGULAR && f.severity === 'error' && f.file !== null).map((f) => ({path: show(path.join(chat.snapshot.dir, f.file!)), message: f.message}))
+}
