@@ -78,65 +78,37 @@ const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
  * read-back differs. Never leaves the target half-written: the target is either untouched or replaced whole.
  */
 export async function durableWrite(fs: FileSystem, target: string, data: Uint8Array, opts: DurableWriteOptions): Promise<DurableWriteResult> {
-  const dir = path.dirname(target)
-  const temp = path.join(dir, ownTempName(target, opts.tag))
   const expected = sha256Hex(data)
-  let fd: number | undefined
-  let created = false
-  let renamed = false
   let attempts = 0
-  let written = {ino: 0, mtimeMs: 0}
-  try {
-    try {
-      fd = await fs.open(temp, 'wx', opts.mode ?? 0o644)
-    } catch (e) {
-      // The temp name is chatdoctor's own for this tag: one left by a crashed earlier run with the same tag
-      // (an undo re-run) is garbage of ours. Remove it and create ours.
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
-      await fs.unlink(temp)
-      fd = await fs.open(temp, 'wx', opts.mode ?? 0o644)
-    }
-    created = true
-    await fs.write(fd, data)
-    await fs.fsync(fd)
-    const f = fd
-    fd = undefined
-    await fs.close(f)
-    const st = await fs.lstat(temp)
-    written = {ino: st.ino, mtimeMs: st.mtimeMs}
-    if (opts.beforeRename) await opts.beforeRename()
-    const budget = opts.retryMs ?? RENAME_RETRY_MS
-    const sleep = opts.sleep ?? defaultSleep
-    let waited = 0
-    let delay = 10
-    for (;;) {
-      attempts++
-      try {
-        await fs.rename(temp, target, opts.expect)
-        renamed = true
-        opts.onRenamed?.()
-        break
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code
-        if ((code !== 'EPERM' && code !== 'EBUSY') || waited >= budget) throw e
-        await sleep(delay)
-        waited += delay
-        delay = Math.min(delay * 2, 250)
+  const written = await viaOwnTemp(
+    fs,
+    target,
+    opts,
+    (fd) => fs.write(fd, data),
+    async (temp) => {
+      if (opts.beforeRename) await opts.beforeRename()
+      const budget = opts.retryMs ?? RENAME_RETRY_MS
+      const sleep = opts.sleep ?? defaultSleep
+      let waited = 0
+      let delay = 10
+      for (;;) {
+        attempts++
+        try {
+          await fs.rename(temp, target, opts.expect)
+          opts.onRenamed?.()
+          return
+        } catch (e) {
+          const code = (e as NodeJS.ErrnoException).code
+          if ((code !== 'EPERM' && code !== 'EBUSY') || waited >= budget) throw e
+          await sleep(delay)
+          waited += delay
+          delay = Math.min(delay * 2, 250)
+        }
       }
-    }
-    await fs.fsyncDir(dir)
-  } catch (e) {
-    if (fd !== undefined) await fs.close(fd).catch(() => undefined)
-    if (created && !renamed) await fs.unlink(temp).catch(() => undefined)
-    throw e
-  }
+    },
+  )
   const actual = sha256Hex(await fs.readFile(target))
-  if (actual !== expected) {
-    const now = await fs.lstat(target).catch(() => null)
-    if (now === null || now.ino !== written.ino) throw new ChangedError(target, now === null ? 'disappeared right after the rename' : 'replaced by another file right after the rename')
-    if (now.size !== data.length) throw new ChangedError(target, `written to right after the rename (${data.length} → ${now.size} bytes)`)
-    throw new VerifyError(target, expected, actual)
-  }
+  await checkReadBack(fs, target, written, {expected, actual, size: data.length})
   return {sha256: actual, bytes: data.length, renameAttempts: attempts, ...written}
 }
 
@@ -154,14 +126,48 @@ export async function durableWriteStream(
   source: AsyncIterable<Uint8Array>,
   opts: Pick<DurableWriteOptions, 'tag' | 'mode'> & {readBack: (file: string) => AsyncIterable<Uint8Array>},
 ): Promise<DurableWriteResult> {
-  const dir = path.dirname(target)
-  const temp = path.join(dir, ownTempName(target, opts.tag))
   const hash = createHash('sha256')
   let bytes = 0
+  const written = await viaOwnTemp(
+    fs,
+    target,
+    opts,
+    async (fd) => {
+      for await (const chunk of source) {
+        await fs.write(fd, chunk)
+        hash.update(chunk)
+        bytes += chunk.length
+      }
+    },
+    (temp) => fs.rename(temp, target),
+  )
+  const expected = hash.digest('hex')
+  const back = createHash('sha256')
+  for await (const chunk of opts.readBack(target)) back.update(chunk)
+  const actual = back.digest('hex')
+  await checkReadBack(fs, target, written, {expected, actual, size: null})
+  return {sha256: actual, bytes, renameAttempts: 1, ...written}
+}
+
+/**
+ * The steps both durable writes share: chatdoctor's own temp beside `target` is created (one a crashed earlier
+ * run with the same tag left is garbage of ours: removed first), `fill` writes it, it is fsynced and closed,
+ * `replace` renames it over the target, and the folder is fsynced. On an error of any step the temp is removed
+ * (best effort) unless it was renamed, and the error is rethrown. Returns the inode and mtime of the file
+ * written.
+ */
+async function viaOwnTemp(
+  fs: FileSystem,
+  target: string,
+  opts: Pick<DurableWriteOptions, 'tag' | 'mode'>,
+  fill: (fd: number) => Promise<void>,
+  replace: (temp: string) => Promise<void>,
+): Promise<{ino: number; mtimeMs: number}> {
+  const dir = path.dirname(target)
+  const temp = path.join(dir, ownTempName(target, opts.tag))
   let fd: number | undefined
   let created = false
   let renamed = false
-  let written = {ino: 0, mtimeMs: 0}
   try {
     try {
       fd = await fs.open(temp, 'wx', opts.mode ?? 0o644)
@@ -171,35 +177,34 @@ export async function durableWriteStream(
       fd = await fs.open(temp, 'wx', opts.mode ?? 0o644)
     }
     created = true
-    for await (const chunk of source) {
-      await fs.write(fd, chunk)
-      hash.update(chunk)
-      bytes += chunk.length
-    }
+    await fill(fd)
     await fs.fsync(fd)
     const f = fd
     fd = undefined
     await fs.close(f)
     const st = await fs.lstat(temp)
-    written = {ino: st.ino, mtimeMs: st.mtimeMs}
-    await fs.rename(temp, target)
+    await replace(temp)
     renamed = true
     await fs.fsyncDir(dir)
+    return {ino: st.ino, mtimeMs: st.mtimeMs}
   } catch (e) {
     if (fd !== undefined) await fs.close(fd).catch(() => undefined)
     if (created && !renamed) await fs.unlink(temp).catch(() => undefined)
     throw e
   }
-  const expected = hash.digest('hex')
-  const back = createHash('sha256')
-  for await (const chunk of opts.readBack(target)) back.update(chunk)
-  const actual = back.digest('hex')
-  if (actual !== expected) {
-    const now = await fs.lstat(target).catch(() => null)
-    if (now === null || now.ino !== written.ino) throw new ChangedError(target, now === null ? 'disappeared right after the rename' : 'replaced by another file right after the rename')
-    throw new VerifyError(target, expected, actual)
-  }
-  return {sha256: actual, bytes, renameAttempts: 1, ...written}
+}
+
+/**
+ * A read-back whose sha256 is not the bytes written: another file renamed over the target, or the target
+ * written to (its size changed, where the size is known) right after the rename, is `ChangedError`; else
+ * `VerifyError`.
+ */
+async function checkReadBack(fs: FileSystem, target: string, written: {ino: number}, r: {expected: string; actual: string; size: number | null}): Promise<void> {
+  if (r.actual === r.expected) return
+  const now = await fs.lstat(target).catch(() => null)
+  if (now === null || now.ino !== written.ino) throw new ChangedError(target, now === null ? 'disappeared right after the rename' : 'replaced by another file right after the rename')
+  if (r.size !== null && now.size !== r.size) throw new ChangedError(target, `written to right after the rename (${r.size} → ${now.size} bytes)`)
+  throw new VerifyError(target, r.expected, r.actual)
 }
 
 /**
