@@ -13,6 +13,7 @@ import type {FileEntry} from '../../model/adapter.js'
 import {checkStoreExport, type ExportCheck} from '../opencode-family/export.js'
 import {EXPORT_SIZE_CAP_BYTES, OPENCODE, STORAGE, messageFile, partFile, sessionFile} from './layout.js'
 import {readTreeSession, usable} from './tree.js'
+import {sortedNames} from '../../fsio/names.js'
 
 export {EXPORT_SIZE_CAP_BYTES} from './layout.js'
 export type {ExportCheck} from '../opencode-family/export.js'
@@ -62,7 +63,7 @@ function list(dir: string): string[] {
  */
 export function exportFromTree(dataDir: string, sessionId: string, capBytes = EXPORT_SIZE_CAP_BYTES): TreeExport {
   const root = path.join(dataDir, STORAGE)
-  const project = readdirSafe(path.join(root, 'session')).find((p) => list(path.join(root, 'session', p)).includes(`${sessionId}.json`))
+  const project = sortedNames(path.join(root, 'session')).find((p) => list(path.join(root, 'session', p)).includes(`${sessionId}.json`))
   if (project === undefined) throw new ExportRefused('no-session', `no session file for ${sessionId} under ${path.join(root, 'session')}`)
   const rels = [sessionFile(project, sessionId)]
   for (const m of list(path.join(root, 'message', sessionId))) {
@@ -83,14 +84,6 @@ export function exportFromTree(dataDir: string, sessionId: string, capBytes = EX
     return e
   })
   return exportFromFiles(sessionId, files, bytes)
-}
-
-function readdirSafe(dir: string): string[] {
-  try {
-    return readdirSync(dir).sort()
-  } catch {
-    return []
-  }
 }
 
 /** The pure half of `exportFromTree`: the document from a session's files as the inventory reads them. */
