@@ -95,6 +95,15 @@ export abstract class BaseCommand extends Command {
   }
 
   /**
+   * The columns prose written to `stream` is wrapped to: its width (as `width()`), or 80 when nothing bounds it
+   * (a pipe, a file; prose is only moved to new lines, never cut).
+   */
+  protected async proseWidth(stream: 'stdout' | 'stderr' = 'stdout'): Promise<number> {
+    const {outputWidth, proseWidth} = await import('../lib/render/width.js')
+    return proseWidth(outputWidth(stream === 'stdout' ? process.stdout : process.stderr, process.env))
+  }
+
+  /**
    * The usage error for a PATH that names a file no chat holds (not an agent's state file): exit 16, as
    * `inspect` gives for a PATH with no chat.
    */
