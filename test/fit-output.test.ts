@@ -3,9 +3,9 @@
  * never cut). Over a home with many chats of every agent under long and wide-character folder names, no line of
  * `scan`, `repair --dry-run`, `inspect` or `check` is wider than 80 or 100 columns; folder paths are shortened in
  * the middle keeping the chat id; names are shown once (a one-file session's winner is `itself`); times in
- * messages are ISO dates. The prose of `find`, `snapshot`, `undo`, the did-you-mean line and `--help` (its
- * examples too) is wrapped to the width, or to 80 columns when piped; a path or a command stands whole on a
- * line of its own when it does not fit. The layout helpers are checked on random input too.
+ * messages are ISO dates. `find`, `snapshot`, `undo`, the did-you-mean line and `--help` (its examples too) fit
+ * the width as well (help and the did-you-mean line 80 columns when piped); a path or a command stands whole
+ * on a line of its own when it does not fit. The layout helpers are checked on random input too.
  */
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
@@ -189,7 +189,10 @@ describe('find, snapshot, undo, the did-you-mean line and --help fit too', () =>
     return text.split('\n').filter((l) => stringWidth(l) > width && !alone(l)).map((l) => `${stringWidth(l)}: ${l}`)
   }
 
-  /** Runs the CLI at `COLUMNS` = width (or piped, no COLUMNS: prose at 80) and asserts the fit of stdout and stderr. */
+  /**
+   * Runs the CLI at `COLUMNS` = width and asserts the fit of stdout and stderr (piped, no COLUMNS: nothing is
+   * cut, as for scan; only help, the did-you-mean line and find's closing sentence are wrapped at 80).
+   */
   async function fits(args: string[], width: number | null, commands?: ReadonlySet<string>) {
     const r = await runCliAsync(args, {env: width === null ? env : {...env, COLUMNS: String(width)}})
     assert.ok(r.status >= 0 && r.status < 16, `${args.join(' ')} exited ${r.status}: ${r.stderr}`)
@@ -203,19 +206,27 @@ describe('find, snapshot, undo, the did-you-mean line and --help fit too', () =>
     assert.ok(json.sessions.length > 3, 'sessions matched')
     const commands = new Set(json.sessions.flatMap((s) => (s.resume ? [s.resume.command] : [])))
     for (const width of [80, 100, null]) {
-      const r = await fits(['find', 'step'], width, commands)
+      const r = await runCliAsync(['find', 'step'], {env: width === null ? env : {...env, COLUMNS: String(width)}})
+      assert.equal(r.status, 0, r.stderr)
+      if (width !== null) assert.deepEqual(overflow(r.stdout, width, commands), [], `find at ${width}`)
+      assert.deepEqual(tooWide(r.stderr, width ?? 80), [], 'the closing sentence')
       const lines = r.stdout.split('\n').map((l) => l.trim())
       for (const s of json.sessions) {
         assert.ok(lines.includes(s.path), `${s.path} whole on its own line`)
         if (s.resume) assert.ok(lines.some((l) => l.includes(s.resume!.command)), `${s.resume.command} whole on one line`)
       }
-      await fits(['find', 'step', '--quiet'], width, commands)
-      await fits(['find', 'no such words anywhere'], width)
+      if (width !== null) await fits(['find', 'step', '--quiet'], width, commands)
+      const none = await runCliAsync(['find', 'no such words anywhere'], {env: width === null ? env : {...env, COLUMNS: String(width)}})
+      assert.equal(none.status, 1)
+      assert.deepEqual(tooWide(none.stderr, width ?? 80), [], 'the closing sentence')
     }
+    // Piped, a session's lines are whole (nothing cut, as for scan): the resume line is one line.
+    const piped = (await runCliAsync(['find', 'step'], {env})).stdout
+    for (const s of json.sessions) if (s.resume) assert.ok(piped.split('\n').some((l) => l.startsWith(`  resume: ${s.resume!.command}`)), `piped: resume: ${s.resume.command}`)
   })
 
   test('snapshot, snapshot --list, --prune: each chat path whole, the rest wrapped', async () => {
-    for (const width of [80, null]) {
+    for (const width of [80, 60]) {
       await fits(['snapshot', '--verbose'], width)
       await fits(['snapshot', '--list'], width)
       await fits(['snapshot', '--prune'], width)
@@ -227,13 +238,14 @@ describe('find, snapshot, undo, the did-you-mean line and --help fit too', () =>
   test('undo --list and undo: each chat folder and file path whole on a line of its own', async () => {
     const rep = JSON.parse((await runCliAsync(['repair', '-y', '--json'], {env})).stdout) as {repairId: string}
     assert.ok(rep.repairId, 'a repair was made')
-    for (const width of [80, null]) await fits(['undo', '--list'], width)
+    for (const width of [80, 60]) await fits(['undo', '--list'], width)
     const list = JSON.parse((await runCliAsync(['undo', '--list', '--json'], {env})).stdout) as {repairs: Array<{chats: string[]}>}
     const human = (await runCliAsync(['undo', '--list'], {env: {...env, COLUMNS: '80'}})).stdout.split('\n')
     for (const c of list.repairs.flatMap((r) => r.chats)) assert.ok(human.includes(`  ${c}`), `${c} on its own line`)
     const undo = await fits(['undo', rep.repairId, '--verbose'], 80)
     assert.match(undo.stdout, /^Undid repair /m)
-    await fits(['undo', rep.repairId], null)
+    const again = await runCliAsync(['undo', rep.repairId], {env})
+    assert.match(again.stdout, /^Repair \S+ was already undone: every file is as before it; nothing written\.$/m)
   })
 
   test('the did-you-mean line: wrapped, the command to try whole', async () => {

@@ -88,10 +88,10 @@ export abstract class BaseCommand extends Command {
     return makeChalk(useColor({flag, env: process.env, isTTY: Boolean(process.stdout.isTTY)}))
   }
 
-  /** The columns human output must fit: `COLUMNS`, else stdout's terminal width, else unlimited (`render/width.ts`). */
-  protected async width(): Promise<number> {
+  /** The columns human output must fit: `COLUMNS`, else the terminal width of `stream` (stdout), else unlimited (`render/width.ts`). */
+  protected async width(stream: 'stdout' | 'stderr' = 'stdout'): Promise<number> {
     const {outputWidth} = await import('../lib/render/width.js')
-    return outputWidth(process.stdout, process.env)
+    return outputWidth(stream === 'stdout' ? process.stdout : process.stderr, process.env)
   }
 
   /**

@@ -71,7 +71,7 @@ usage error.`
     }
     const home = this.home()
     const json = this.jsonEnabled()
-    const [{hitJson, hitText}, c, width, noteWidth, {fitParts}] = await Promise.all([import('../lib/render/find.js'), json ? Promise.resolve(null) : this.chalkFor(undefined), this.proseWidth(), this.proseWidth('stderr'), import('../lib/render/width.js')])
+    const [{hitJson, hitText}, c, width, noteWidth, {fitParts}] = await Promise.all([import('../lib/render/find.js'), json ? Promise.resolve(null) : this.chalkFor(undefined), this.width(), this.proseWidth('stderr'), import('../lib/render/width.js')])
     const sessions: ReturnType<typeof hitJson>[] = []
     let shown = 0
     const onSession = (hit: SessionHit) => {
@@ -85,7 +85,8 @@ usage error.`
     process.exitCode = code
     const s = result.stats
     if (!json) {
-      for (const e of errors) this.note(fitParts(['chatdoctor: ', {whole: e.path}, `: ${e.message}`], noteWidth).join('\n'))
+      const errorWidth = await this.width('stderr')
+      for (const e of errors) this.note(fitParts(['chatdoctor: ', {whole: e.path}, `: ${e.message}`], errorWidth).join('\n'))
       const where = result.roots.filter((r) => r.present).length === 0 ? ` (none of the folders searched exists: ${result.roots.map((r) => tildify(r.path, home)).join(', ')})` : ''
       const mib = (s.bytes / (1 << 20)).toFixed(1)
       if (!flags.quiet) this.note(fitParts([`${s.sessions === 0 ? 'No session matched' : `${s.sessions} session${s.sessions === 1 ? '' : 's'} matched`}; searched ${s.chats} chat${s.chats === 1 ? '' : 's'}, ${s.files} file${s.files === 1 ? '' : 's'}, ${mib} MiB${where}.`], noteWidth).join('\n'))

@@ -50,7 +50,7 @@ Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repai
       const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors: [], exitCode: 0}), repairs}
       process.exitCode = 0
       if (!this.jsonEnabled()) {
-        const [width, {fitParts}] = [await this.proseWidth(), await import('../lib/render/width.js')]
+        const [width, {fitParts}] = [await this.width(), await import('../lib/render/width.js')]
         // Each chat's folder on a line of its own, never broken.
         await this.printHuman({repairs, dir: tildify(dir, home)}, (d) => ({
           stdout: (d.repairs.length === 0 ? fitParts(['No repairs in ', {whole: d.dir}, '.'], width) : d.repairs.flatMap((r) => [...fitParts([`${r.repairId}  ${r.time}  ${r.chats.length} chat${r.chats.length === 1 ? '' : 's'}${r.undone ? '  (undone)' : ''}`], width), ...r.chats.map((c) => `  ${c}`)])).join('\n'),
@@ -65,7 +65,7 @@ Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repai
       process.exitCode = EXIT_USAGE
       const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors: [], exitCode: EXIT_USAGE}), error: message}
       if (!this.jsonEnabled()) {
-        const [width, {fitParts}] = [await this.proseWidth('stderr'), await import('../lib/render/width.js')]
+        const [width, {fitParts}] = [await this.width('stderr'), await import('../lib/render/width.js')]
         await this.printHuman({message}, (d) => ({stderr: fitParts([`chatdoctor: ${d.message}`], width).join('\n')}))
       }
       return report
@@ -74,7 +74,7 @@ Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repai
       process.exitCode = EXIT_OPERATIONAL
       const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors: [{path: args.repairId, message: result.refusal}], exitCode: EXIT_OPERATIONAL}), repairId: args.repairId, undone: []}
       if (!this.jsonEnabled()) {
-        const [width, {fitParts}] = [await this.proseWidth('stderr'), await import('../lib/render/width.js')]
+        const [width, {fitParts}] = [await this.width('stderr'), await import('../lib/render/width.js')]
         await this.printHuman({refusal: tildify(result.refusal, home)}, (d) => ({stderr: fitParts([`chatdoctor: ${d.refusal}`], width).join('\n')}))
       }
       return report
@@ -92,8 +92,8 @@ Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repai
         .map((f) => ({outcome: f.outcome, path: tildify(`${f.chat}/${f.file}`, home), message: f.message, hash: flags.verbose ? ` sha256 ${f.sha256 ?? 'none (no file)'}` : ''}))
       const last = code !== 0 ? `Repair ${args.repairId} was not fully undone (exit ${code}).` : result.alreadyUndone ? (result.files.length === 0 ? `Repair ${args.repairId} replaced nothing; nothing to undo, nothing written.` : `Repair ${args.repairId} was already undone: every file is as before it; nothing written.`) : `Undid repair ${args.repairId}.`
       const nothingReplaced = flags.quiet ? [] : result.nothingReplaced.map((c) => tildify(c, home))
-      const [width, noteWidth, {fitParts}] = [await this.proseWidth(), await this.proseWidth('stderr'), await import('../lib/render/width.js')]
-      // Prose wrapped to the width; a file's path is never broken (one that does not fit stands on a line of its own).
+      const [width, noteWidth, {fitParts}] = [await this.width(), await this.width('stderr'), await import('../lib/render/width.js')]
+      // Fitted to the width (piped: whole lines); a path is never broken: one that does not fit stands on a line of its own.
       await this.printHuman({files, errors, warnings: result.warnings, nothingReplaced, repairId: args.repairId, last}, (d) => ({
         stderr: [...d.errors.flatMap((e) => fitParts(['chatdoctor: ', {whole: e.path}, `: ${e.message}`], noteWidth)), ...d.warnings.flatMap((w) => fitParts([`warning: ${w}`], noteWidth))].join('\n'),
         stdout: [
