@@ -16,7 +16,7 @@ import fc from 'fast-check'
 import stringWidth from 'string-width'
 import {fitTable, type FitColumn} from '../src/lib/render/fit-table.js'
 import {makeChalk} from '../src/lib/render/style.js'
-import {UNLIMITED, outputWidth, shortenMiddle, wrapLine} from '../src/lib/render/width.js'
+import {UNLIMITED, fitCommand, fitParts, outputWidth, shellWords, shortenMiddle, wrapLine} from '../src/lib/render/width.js'
 import {runCliAsync} from './helpers/cli-async.js'
 import {REPO_ROOT, cleanup, inheritedEnv, tempDir} from './helpers/fixtures.js'
 import {CLAUDE_PROJECT, LONG, LONG_CHATS, ODD_CHATS, UX, UX_CHATS, buildUxHome} from './helpers/ux-home.js'
@@ -56,6 +56,35 @@ describe('shortening and wrapping (random input)', () => {
         const lines = wrapLine(`  ${words.join(' ')}`, width)
         for (const l of lines) assert.ok(stringWidth(l) <= width, `${JSON.stringify(l)} is wider than ${width}`)
         assert.equal(lines.join('').replace(/\s+/g, '').normalize('NFC'), words.join('').normalize('NFC'), 'the same text (up to normal form C)')
+      }),
+      {numRuns: 300},
+    )
+  })
+  test('fitParts: every line within the width unless one whole part stands alone; no text lost, every whole part on one line', () => {
+    const word = fc.string({unit: 'grapheme', minLength: 1, maxLength: 30}).filter((w) => !/\s/.test(w))
+    const whole = fc.array(word, {minLength: 1, maxLength: 4}).map((ws) => ({whole: ws.join(' ')}))
+    fc.assert(
+      fc.property(fc.array(fc.oneof(word.map((w) => ` ${w}`), whole.map((w) => [' ', w] as const)), {minLength: 1, maxLength: 12}), fc.integer({min: 20, max: 120}), (items, width) => {
+        const parts: Array<string | {whole: string}> = items.flatMap((i): Array<string | {whole: string}> => (typeof i === 'string' ? [i] : [i[0], i[1]]))
+        const wholes = parts.filter((p): p is {whole: string} => typeof p !== 'string').map((p) => p.whole)
+        const lines = fitParts(parts, width)
+        for (const l of lines) if (stringWidth(l) > width) assert.ok(wholes.includes(l.trim()) || !/ /.test(l.trim()), `${JSON.stringify(l)} is wider than ${width}`)
+        for (const w of wholes) assert.ok(lines.some((l) => l.includes(w)), `${JSON.stringify(w)} broken`)
+        const text = parts.map((p) => (typeof p === 'string' ? p : p.whole)).join('')
+        assert.equal(lines.join(' ').replace(/\s+/g, ''), text.replace(/\s+/g, ''), 'the same text')
+      }),
+      {numRuns: 300},
+    )
+  })
+  test('fitCommand: the same shell words, each whole, every line but the last ending in a backslash', () => {
+    const word = fc.oneof(fc.stringMatching(/^[a-z0-9~/._-]{1,40}$/), fc.stringMatching(/^'[a-z ]{0,20}'$/), fc.stringMatching(/^--?[a-z]{1,10}$/))
+    fc.assert(
+      fc.property(fc.array(word, {minLength: 1, maxLength: 15}), fc.integer({min: 20, max: 120}), (words, width) => {
+        const line = `  $ ${words.join(' ')}`
+        const lines = fitCommand(line, width)
+        lines.slice(0, -1).forEach((l) => assert.ok(l.endsWith(' \\'), `${JSON.stringify(l)} continues`))
+        assert.deepEqual(shellWords(lines.map((l) => l.replace(/ \\$/, '')).join(' ').trim()), ['$', ...words])
+        for (const l of lines) if (stringWidth(l) > width) assert.equal(shellWords(l.replace(/ \\$/, '').trim()).length <= 2, true, `${JSON.stringify(l)} is wider than ${width}`)
       }),
       {numRuns: 300},
     )
