@@ -7,7 +7,7 @@
 import {test} from 'node:test'
 import assert from 'node:assert/strict'
 import {execFileSync} from 'node:child_process'
-import {mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {Ajv2020} from 'ajv/dist/2020.js'
 import {REALDATA, REAL_CHATS, REPO_ROOT, assertSameTree, cleanup, copyRealChat, copyWritable, cutAt, hashTree, nulTailAt, runCli, tempDir} from './helpers/fixtures.js'
@@ -35,7 +35,9 @@ function buildHome(): {home: string; rooHidden: string; kilo: string} {
   const turns = realTurns('A')
   const rooShown = buildTask('roo', taskId('roo', 0), turns.slice(0, 1))
   const rooHidden = buildTask('roo', taskId('roo', 1), turns)
-  writeStore(storageDir(home, 'roo'), 'roo', [rooShown, rooHidden], {listed: [rooShown.id]})
+  const roo = writeStore(storageDir(home, 'roo'), 'roo', [rooShown, rooHidden], {listed: [rooShown.id]})
+  // Not in the index and no history_item.json to add it back from: Roo Code's History view never shows it.
+  rmSync(path.join(roo[1].dir, 'history_item.json'))
   const kilo = buildTask('kilo', taskId('kilo', 0), turns)
   writeStore(storageDir(home, 'kilo'), 'kilo', [kilo])
   return {home, rooHidden: rooHidden.id, kilo: kilo.id}
@@ -168,7 +170,7 @@ test('find says which sessions the agents\' own pickers do not list: print mode,
     assert.equal(by('Claude Code', CLAUDE_TUI)?.hiddenFromPicker, null)
     assert.match(by('Codex', CODEX_EXEC)?.hiddenFromPicker ?? '', /exec/)
     assert.equal(by('Codex', '01a230d3-ac83-7592-b02d-82076d0dd468')?.hiddenFromPicker ?? null, null)
-    assert.match(by('Roo Code', rooHidden)?.hiddenFromPicker ?? '', /_index\.json.*does not list it/)
+    assert.match(by('Roo Code', rooHidden)?.hiddenFromPicker ?? '', /_index\.json\) does not list it and its history_item\.json is missing/)
     // The human output says it too, beside the command.
     const r = runCli(['find', 'todostore', '--path', path.join(home, CLAUDE_PROJECT)], {env: {HOME: home}})
     assert.equal(r.status, 0)
@@ -296,6 +298,74 @@ test('find searches damaged files as far as they are readable and says they are 
     assert.ok(c.damaged.some((d) => /does not parse as JSON/.test(d)))
     assert.ok(c.matches.every((m) => m.role === null))
     assert.equal(findJson(home, ['Summarise the store']).sessions.some((x) => x.agent === 'Cline CLI'), true)
+  } finally {
+    cleanup(home)
+  }
+})
+
+test('find searches the intact transcript of a task whose model context is torn, and a search that finds nothing says what it could not read whole', () => {
+  const home = tempDir('chatdoctor-find-')
+  try {
+    const turns = realTurns('A')
+    const task = buildTask('roo', taskId('roo', 0), turns)
+    const [w] = writeStore(storageDir(home, 'roo'), 'roo', [task])
+    // The model context cut inside its first message: the later turns are only in ui_messages.json.
+    const api = w.files['api_conversation_history.json']
+    writeFileSync(path.join(w.dir, 'api_conversation_history.json'), cutAt(api, api.indexOf('List the files') + 10))
+    const root = path.join(home, '.config', 'Code')
+    const {status, sessions, report} = findJson(home, ['TodoStore keeps an in-memory', '--path', root])
+    assert.equal(status, 0)
+    assert.equal(sessions.length, 1)
+    assert.equal(sessions[0].sessionId, task.id)
+    assert.deepEqual(sessions[0].matches.map((m) => [m.file, m.role]), [['ui_messages.json', 'answer']])
+    assert.ok(sessions[0].damaged.some((d) => /^api_conversation_history\.json does not (parse|end as a whole JSON document)/.test(d)), JSON.stringify(sessions[0].damaged))
+    assert.equal(validate(report), true, JSON.stringify(validate.errors))
+    // The prompts of the transcript are searched too (the task and the user's feedback), and the human line names the file.
+    assert.equal(findJson(home, ['Where is TodoStore used', '--path', root]).sessions[0]?.matches[0]?.role, 'prompt')
+    const h = runCli(['find', 'TodoStore keeps', '--path', root], {env: {HOME: home}})
+    assert.equal(h.status, 0, h.stderr)
+    assert.match(h.stdout, /^  answer \(ui_messages\.json\): TodoStore keeps an in-memory list/m)
+    assert.match(h.stderr, /1 session matched; searched 1 chat, 2 files, .*; 1 file was damaged or too large, and only what is readable in it was searched/)
+    // Nothing matched: the closing line still says a file could not be read whole, and --verbose names it.
+    const none = runCli(['find', 'zebra-quokka-unlikely', '--path', root], {env: {HOME: home}})
+    assert.equal(none.status, 1)
+    assert.match(none.stderr, /No session matched; searched 1 chat, 2 files, [\d.]+ MiB; 1 file was damaged or too large, and only what is readable in it was searched \(--verbose lists it; chatdoctor scan says what brings it back\)\./)
+    const v = runCli(['find', 'zebra-quokka-unlikely', '--verbose', '--path', root], {env: {HOME: home}})
+    assert.match(v.stderr, new RegExp(`chatdoctor: ~/\\.config/Code/.*/tasks/${task.id}/api_conversation_history\\.json: api_conversation_history\\.json does not end as a whole JSON document`))
+    const j = findJson(home, ['zebra-quokka-unlikely', '--path', root]).report.searched as {damaged: number; damagedFiles: Array<{path: string; why: string}>}
+    assert.equal(j.damaged, 1)
+    assert.ok(j.damagedFiles[0].path.endsWith(`${task.id}/api_conversation_history.json`), j.damagedFiles[0].path)
+    // An intact store has nothing to say.
+    writeFileSync(path.join(w.dir, 'api_conversation_history.json'), api)
+    const clean = runCli(['find', 'zebra-quokka-unlikely', '--path', root], {env: {HOME: home}})
+    assert.doesNotMatch(clean.stderr, /damaged/)
+  } finally {
+    cleanup(home)
+  }
+})
+
+test('find searches a Codebuff chat\'s run-state.json too: a chat whose transcript is torn is found by its model context', () => {
+  const home = tempDir('chatdoctor-find-')
+  try {
+    const dir = copyRealChat(REAL_CHATS.tenTurns, home)
+    const t = path.join(dir, 'chat-messages.json')
+    const whole = readFileSync(t)
+    const phrase = 'Rename MAX_TODOS to TODO_LIMIT'
+    assert.ok(whole.includes(Buffer.from(phrase)))
+    writeFileSync(t, cutAt(whole, 200))
+    assert.equal(cutAt(whole, 200).includes(Buffer.from(phrase)), false)
+    const {status, sessions} = findJson(home, [phrase])
+    assert.equal(status, 0)
+    assert.equal(sessions.length, 1)
+    assert.deepEqual(sessions[0].matches.map((m) => [m.file, m.role]), [['run-state.json', 'prompt']])
+    assert.match(sessions[0].matches[0].text, /^Rename MAX_TODOS to TODO_LIMIT/, 'the <user_message> wrapper taken off')
+    assert.ok(sessions[0].damaged.some((d) => d.startsWith('chat-messages.json does not')), JSON.stringify(sessions[0].damaged))
+    // The instructions the runtime injects are not prompts.
+    assert.equal(findJson(home, ['<user_message>']).status, 1)
+    // Intact, the transcript is searched first: the match is the prompt as the user typed it there.
+    writeFileSync(t, whole)
+    const both = findJson(home, [phrase]).sessions[0]
+    assert.deepEqual([both.matches[0].file, both.matches[0].role, both.damaged], ['chat-messages.json', 'prompt', []])
   } finally {
     cleanup(home)
   }

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
-import {jsonPieces, writeJson} from '../src/lib/render/json.js'
+import {HeldArray, jsonPieces, writeJson} from '../src/lib/render/json.js'
 import {buildReport} from '../src/lib/pipeline/report.js'
 import {scanPaths} from '../src/lib/pipeline/scan.js'
 import {spawnSync} from 'node:child_process'
@@ -37,7 +37,7 @@ test('jsonPieces on a real scan report: same text, one piece per chat', async ()
     assert.equal(report.chats.length, 2)
     same(report, 'scan report')
     const pieces = [...jsonPieces(report)]
-    assert.ok(pieces.filter((p) => p.startsWith('\n    {')).length >= 2, 'each chat is its own piece')
+    assert.ok(pieces.filter((p) => String(p).startsWith('\n    {')).length >= 2, 'each chat is its own piece')
     // Chunked writing gives the same text plus a newline, whatever the chunk size.
     for (const chunk of [1, 64, 1 << 20]) {
       let out = ''
@@ -47,6 +47,33 @@ test('jsonPieces on a real scan report: same text, one piece per chat', async ()
       if (chunk === 1) assert.ok(writes > pieces.length / 2)
       if (chunk === 1 << 20) assert.equal(writes, 1)
     }
+  } finally {
+    cleanup(root)
+  }
+})
+
+test('a HeldArray in place of an array writes the same text: empty, one pending chunk, many deflated ones, non-ASCII', async () => {
+  const root = tempDir()
+  try {
+    for (const id of [REAL_CHATS.tenTurns, REAL_CHATS.small]) copyRealChat(id, root)
+    const r = await scanPaths([root], {home: '/nonexistent-home', env: {}, keepData: false})
+    const chats = [...r.chats.map((c) => c.report), {note: 'naïve \u2028 ✓ \ud83d\ude00', nothing: undefined, list: [1, [], {}]}, ...r.chats.map((c) => c.report)]
+    for (const n of [0, 1, chats.length]) {
+      for (const chunkChars of [1, 300, 1 << 16]) {
+        const report = {schemaVersion: 1, chats: chats.slice(0, n), roots: ['~']}
+        const held = new HeldArray(chunkChars)
+        for (const c of report.chats) held.push(c)
+        assert.equal(held.count, n)
+        let out = ''
+        writeJson({...report, chats: held}, (t) => (out += typeof t === 'string' ? t : Buffer.from(t).toString('utf8')), 64)
+        assert.equal(out, JSON.stringify(report, null, 2) + '\n', `${n} elements, chunks of ${chunkChars}`)
+      }
+    }
+    // Deflated, what is held is a fraction of the text (chats are alike).
+    const many = new HeldArray()
+    for (let i = 0; i < 400; i++) many.push(r.chats[i % r.chats.length].report)
+    const text = 200 * (JSON.stringify(r.chats[0].report, null, 2).length + JSON.stringify(r.chats[1].report, null, 2).length)
+    assert.ok(many.heldBytes < text / 5, `${many.heldBytes} bytes held for about ${text}`)
   } finally {
     cleanup(root)
   }

@@ -8,13 +8,14 @@
  */
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 import {pathToFileURL} from 'node:url'
 import {Ajv2020} from 'ajv/dist/2020.js'
 import {parse as parseToml} from 'smol-toml'
 import {REALDATA, cleanup, copyWritable, inheritedEnv, runCli, sha256, tempDir} from './helpers/fixtures.js'
+import {buildTask, realTurns, storageDir, taskId, writeStore} from './helpers/vscode-tasks.js'
 
 /** A fake home and the environment that points every agent and chatdoctor into it. */
 function fakeHome(): {home: string; env: NodeJS.ProcessEnv} {
@@ -53,6 +54,24 @@ async function waitFor(cond: () => boolean, ms = 20000): Promise<void> {
 function scanJson(paths: string[], env: NodeJS.ProcessEnv): {chats: Array<{path: string; status: string; winner: string | null; generations: Array<{file: string; role: string}>}>; errors: unknown[]} {
   const r = cli(['scan', '--json', ...paths], env)
   return JSON.parse(r.stdout)
+}
+
+/**
+ * Zero-fills `file` (damage beyond what is on disk: the agent keeps no other copy), then checks that a scan of
+ * `at` names a stored snapshot the winner, that repair restores the file byte for byte, and that the chat is
+ * healthy again.
+ */
+function restoresZeroFilled(file: string, at: string, env: NodeJS.ProcessEnv): void {
+  const original = readFileSync(file)
+  writeFileSync(file, Buffer.alloc(original.length))
+  const chat = scanJson([at], env).chats.find((c) => c.winner?.startsWith('snapshot:')) ?? scanJson([at], env).chats[0]
+  assert.equal(chat.status, 'repairable')
+  assert.match(chat.winner ?? '', /^snapshot:\d{4}-\d\d-\d\dT/)
+  assert.ok(chat.generations.some((g) => g.role === 'snapshot' && g.file === chat.winner))
+  const repair = cli(['repair', '--yes', at], env)
+  assert.equal(repair.status, 1, repair.stderr + repair.stdout)
+  assert.equal(sha256(readFileSync(file)), sha256(original), 'restored byte for byte')
+  assert.equal(scanJson([at], env).chats[0].status, 'healthy')
 }
 
 /** A prompt the user wrote, from a Claude Code log (for "not in the snapshot file"). */
@@ -128,16 +147,7 @@ test('Claude Code: guard install writes Stop and PreCompact hooks, the Stop hook
     assert.equal(statSync(path.join(env.XDG_CONFIG_HOME!, 'chatdoctor', 'snapshot.key')).mode & 0o777, 0o600)
 
     // Damage beyond what is on disk: Claude Code keeps one log, now zero-filled.
-    writeFileSync(log, Buffer.alloc(original.length))
-    const scan = scanJson([log], env)
-    const chat = scan.chats[0]
-    assert.equal(chat.status, 'repairable')
-    assert.match(chat.winner ?? '', /^snapshot:\d{4}-\d\d-\d\dT/)
-    assert.ok(chat.generations.some((g) => g.role === 'snapshot' && g.file === chat.winner))
-    const repair = cli(['repair', '--yes', log], env)
-    assert.equal(repair.status, 1, repair.stderr + repair.stdout)
-    assert.equal(sha256(readFileSync(log)), sha256(original), 'restored byte for byte')
-    assert.equal(scanJson([log], env).chats[0].status, 'healthy')
+    restoresZeroFilled(log, log, env)
 
     const uninstall = cli(['guard', 'uninstall', 'claude-code'], env)
     assert.equal(uninstall.status, 0, uninstall.stderr)
@@ -243,7 +253,10 @@ test("OpenCode: guard install writes a plugin that OpenCode's loader accepts, it
 
     const uninstall = cli(['guard', 'uninstall', 'opencode'], env)
     assert.equal(uninstall.status, 0, uninstall.stderr)
-    assert.equal(existsSync(plugin), false, 'the plugin file is gone: the folder is as it was')
+    assert.equal(existsSync(plugin), false, 'the plugin file is gone')
+    assert.equal(existsSync(path.dirname(plugin)), false, 'the plugins folder guard made is gone with it')
+    assert.equal(existsSync(path.join(env.XDG_CONFIG_HOME!, 'opencode')), false, 'and the opencode folder it made: the config folder is as it was')
+    assert.ok(existsSync(path.join(env.XDG_CONFIG_HOME!, 'chatdoctor', 'snapshot.key')), 'a folder guard did not make stays')
   } finally {
     for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k]
     Object.assign(process.env, saved)
@@ -263,7 +276,7 @@ test('Codebuff has no hook: guard install prints a systemd user unit and a cron 
     assert.deepEqual(readdirSync(path.join(home, '.config')), [], 'nothing installed')
     const s = cli(['guard', 'status', '--json'], env)
     const agents = JSON.parse(s.stdout).agents as Array<{agent: string; installed: boolean; file: string | null}>
-    assert.deepEqual(agents.map((a) => a.agent).sort(), ['claude-code', 'codebuff', 'codex', 'opencode'])
+    assert.deepEqual(agents.map((a) => a.agent).sort(), ['claude-code', 'cline', 'codebuff', 'codex', 'gemini-cli', 'opencode', 'vscode-tasks'])
     assert.ok(agents.every((a) => !a.installed))
     assert.equal(agents.find((a) => a.agent === 'codebuff')!.file, null)
     // -q: the timer text alone; guard status -q lists only installed hooks (none), -v names each agent's documentation.
@@ -275,5 +288,250 @@ test('Codebuff has no hook: guard install prints a systemd user unit and a cron 
     assert.match(cli(['guard', 'status', '-v'], env).stdout, /^ {2}documented in https:\/\/code\.claude\.com\/docs\/en\/hooks/m)
   } finally {
     cleanup(home)
+  }
+})
+
+/** Gemini CLI's `hooks` in settings.json, as its hooks reference documents them (google-gemini/gemini-cli docs/hooks/reference.md). */
+const GEMINI_HOOKS_SCHEMA = {
+  type: 'object',
+  properties: {
+    hooks: {
+      type: 'object',
+      propertyNames: {enum: ['BeforeTool', 'AfterTool', 'BeforeAgent', 'AfterAgent', 'BeforeModel', 'BeforeToolSelection', 'AfterModel', 'SessionStart', 'SessionEnd', 'Notification', 'PreCompress']},
+      additionalProperties: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['hooks'],
+          additionalProperties: false,
+          properties: {
+            matcher: {type: 'string'},
+            sequential: {type: 'boolean'},
+            hooks: {
+              type: 'array',
+              minItems: 1,
+              items: {type: 'object', required: ['type', 'command'], additionalProperties: false, properties: {type: {const: 'command'}, command: {type: 'string', minLength: 1}, name: {type: 'string'}, description: {type: 'string'}, timeout: {type: 'number', exclusiveMinimum: 0}}},
+            },
+          },
+        },
+      },
+    },
+  },
+}
+
+/** The hook log's lines (`$XDG_STATE_HOME/chatdoctor/snapshot-hook.log`). */
+function hookLog(env: NodeJS.ProcessEnv): Array<{status: string; message: string}> {
+  const f = path.join(env.XDG_STATE_HOME!, 'chatdoctor', 'snapshot-hook.log')
+  return existsSync(f) ? readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []
+}
+
+test('Gemini CLI: guard install writes AfterAgent and PreCompress hooks, hostile input logs one line and stores nothing, the AfterAgent hook stores an encrypted snapshot, repair restores the zero-filled session from it byte for byte, uninstall leaves settings.json as it was', async () => {
+  const {home, env} = fakeHome()
+  try {
+    copyWritable(path.join(REALDATA, 'gemini-cli', '0.61.0', 'home', '.gemini'), path.join(home, '.gemini'))
+    const settings = path.join(home, '.gemini', 'settings.json')
+    const before = readFileSync(settings, 'utf8')
+    const install = cli(['guard', 'install', 'gemini-cli'], env)
+    assert.equal(install.status, 0, install.stderr)
+    assert.match(install.stdout, /since 0\.26/, 'it says what older releases need instead of changing a switch')
+    const cfg = JSON.parse(readFileSync(settings, 'utf8')) as {hooks: Record<string, Array<{hooks: Array<{command: string; timeout: number; name: string}>}>>; hooksConfig?: unknown; tools?: unknown}
+    const validate = new Ajv2020({strict: true}).compile(GEMINI_HOOKS_SCHEMA)
+    assert.ok(validate(cfg), JSON.stringify(validate.errors))
+    assert.equal(cfg.hooksConfig, undefined, 'no switch of the user flipped')
+    assert.equal(cfg.tools, undefined)
+    const ours = cfg.hooks.AfterAgent[0].hooks[0]
+    assert.match(ours.command, / snapshot --hook gemini-cli$/)
+    assert.ok(ours.timeout >= 1000, 'the timeout is in milliseconds')
+    assert.equal(cfg.hooks.PreCompress[0].hooks[0].command, ours.command)
+    assert.ok(readFileSync(settings, 'utf8').startsWith(before.trimEnd().slice(0, -2)), "every byte of the user's part kept")
+    assert.match(cli(['guard', 'install', 'gemini-cli'], env).stdout, /already/)
+    const status = JSON.parse(cli(['guard', 'status', 'gemini-cli', '--json'], env).stdout).agents[0] as {installed: boolean}
+    assert.equal(status.installed, true)
+
+    const chats = path.join(home, '.gemini', 'tmp', 'demo-app', 'chats')
+    const session = path.join(chats, 'session-2026-12-01T09-42-6e65aa12.jsonl')
+    const original = readFileSync(session)
+    const run = (input: string) => spawnSync('/bin/sh', ['-c', ours.command], {input, env: agentEnv(env), encoding: 'utf8'})
+    // Hostile input: not JSON; a transcript outside Gemini CLI's folder. Exit 0, nothing printed, one line each.
+    const outside = path.join(home, 'elsewhere.jsonl')
+    writeFileSync(outside, original)
+    for (const input of ['not json', JSON.stringify({session_id: 'x', transcript_path: outside, hook_event_name: 'AfterAgent'})]) {
+      const r = run(input)
+      assert.equal(r.status, 0)
+      assert.equal(r.stdout + r.stderr, '', 'nothing on stdout or stderr (Gemini CLI would parse it)')
+    }
+    const lines = hookLog(env)
+    assert.equal(lines.length, 2)
+    assert.match(lines[0].message, /not JSON/)
+    assert.match(lines[1].message, /outside Gemini CLI's sessions folder/)
+    assert.deepEqual(storeFiles(env), [], 'nothing stored')
+
+    // AfterAgent as Gemini CLI runs it: a shell command, the hook input as JSON on stdin.
+    const input = {session_id: '6e65aa12-18d1-407e-a443-edb605205841', transcript_path: session, cwd: path.join(home, 'demo-app'), hook_event_name: 'AfterAgent', timestamp: '2026-12-01T09:42:11.000Z', prompt: 'Summarise the store in one sentence.', prompt_response: 'TodoStore keeps an in-memory list.', stop_hook_active: false}
+    const r = run(JSON.stringify(input))
+    assert.equal(r.status, 0, r.stderr)
+    assert.equal(r.stdout, '')
+    const snaps = storeFiles(env)
+    assert.equal(snaps.length, 1, 'one snapshot stored')
+    const stored = readFileSync(snaps[0])
+    assert.equal(stored.includes(Buffer.from('Add a remove(id) method to TodoStore.')), false, 'the prompt text is not in the snapshot file')
+    assert.equal(stored.includes(original.subarray(0, 120)), false)
+
+    // Damage beyond what is on disk: Gemini CLI keeps one file per session, now zero-filled.
+    restoresZeroFilled(session, session, env)
+
+    const uninstall = cli(['guard', 'uninstall', 'gemini-cli'], env)
+    assert.equal(uninstall.status, 0, uninstall.stderr)
+    assert.equal(readFileSync(settings, 'utf8'), before, 'settings.json is byte-identical to before the install')
+  } finally {
+    cleanup(home)
+  }
+})
+
+test('Cline CLI: guard install writes a TaskComplete file hook that Cline runs with sh, hostile input logs one line, the agent_end call stores a snapshot, repair restores the torn conversation from it byte for byte, uninstall removes the file and the folder it made', async () => {
+  const {home, env} = fakeHome()
+  try {
+    copyWritable(path.join(REALDATA, 'cline', '3.0.65', 'home', '.cline'), path.join(home, '.cline'))
+    const install = cli(['guard', 'install', 'cline'], env)
+    assert.equal(install.status, 0, install.stderr)
+    const hook = path.join(home, '.cline', 'hooks', 'TaskComplete.sh')
+    const script = readFileSync(hook, 'utf8')
+    // Cline's rules (sdk hook-file-config.ts, hook-file-hooks.ts): named after the event with a script extension, interpreter from the shebang.
+    assert.match(path.basename(hook), /^TaskComplete\.(sh|bash|js|mjs|cjs|py)$/)
+    assert.ok(script.startsWith('#!/bin/sh\n'))
+    assert.match(script, /\nexec .* snapshot --hook cline\n$/)
+
+    const id = '1796118198748_i47ig'
+    const conversation = path.join(home, '.cline', 'data', 'sessions', id, `${id}.messages.json`)
+    const original = readFileSync(conversation)
+    const payload = (taskId: string) => JSON.stringify({clineVersion: '3.0.65', hookName: 'agent_end', timestamp: '2026-12-01T09:43:47.100Z', taskId, sessionContext: {rootSessionId: taskId}, workspaceRoots: [path.join(home, 'demo-app')], userId: 'dev', agent_id: 'lead', parent_agent_id: null, taskComplete: {taskMetadata: {}}})
+    // As Cline runs it: `sh <file>`, the payload on stdin.
+    const run = (input: string) => spawnSync('sh', [hook], {input, env: agentEnv(env), encoding: 'utf8'})
+    for (const input of ['{"hookName":', payload('../../../etc')]) {
+      const r = run(input)
+      assert.equal(r.status, 0)
+      assert.equal(r.stdout, '')
+    }
+    assert.equal(hookLog(env).length, 2, 'one log line each')
+    assert.deepEqual(storeFiles(env), [])
+    const r = run(payload(id))
+    assert.equal(r.status, 0, r.stderr)
+    const snaps = storeFiles(env)
+    assert.equal(snaps.length, 1, 'one snapshot stored')
+    assert.equal(readFileSync(snaps[0]).includes(Buffer.from('List the files in this project.')), false, 'the prompt text is not in the snapshot file')
+
+    // Cline rewrites the file in place with no copy: torn mid-message, its own reader gets an empty conversation.
+    writeFileSync(conversation, original.subarray(0, Math.floor(original.length / 3)))
+    const chat = scanJson([path.join(home, '.cline', 'data')], env).chats.find((c) => c.path.includes(id))!
+    assert.equal(chat.status, 'repairable')
+    assert.match(chat.winner ?? '', /^snapshot:/)
+    const repair = cli(['repair', '--yes', path.dirname(conversation)], env)
+    assert.equal(repair.status, 1, repair.stderr + repair.stdout)
+    assert.equal(sha256(readFileSync(conversation)), sha256(original), 'restored byte for byte')
+
+    const uninstall = cli(['guard', 'uninstall', 'cline'], env)
+    assert.equal(uninstall.status, 0, uninstall.stderr)
+    assert.equal(existsSync(path.dirname(hook)), false, 'the hooks folder guard made is gone')
+    assert.ok(existsSync(path.join(home, '.cline', 'data')))
+  } finally {
+    cleanup(home)
+  }
+})
+
+test('Roo Code, Kilo Code and Cline 3.x task folders have no hook: guard install prints a timer over their storage folders; a snapshot of a task restores its zero-filled model context byte for byte', async () => {
+  const {home, env} = fakeHome()
+  try {
+    const timer = cli(['guard', 'install', 'vscode-tasks'], env)
+    assert.equal(timer.status, 0, timer.stderr)
+    assert.match(timer.stdout, /run no program of the user's after a turn/)
+    assert.match(timer.stdout, /^\*\/10 \* \* \* \* .* snapshot --quiet /m)
+    const storage = storageDir(home, 'roo')
+    const [t] = writeStore(storage, 'roo', [buildTask('roo', taskId('roo', 0), realTurns('A'))])
+    const snap = cli(['snapshot', '--json', t.dir], env)
+    assert.equal(snap.status, 0, snap.stderr + snap.stdout)
+    assert.equal(storeFiles(env).length, 1)
+    restoresZeroFilled(path.join(t.dir, 'api_conversation_history.json'), t.dir, env)
+  } finally {
+    cleanup(home)
+  }
+})
+
+test('OpenCode session gone from the store altogether: repair writes its snapshot as an opencode export document and runs opencode import on it in the session\'s directory (a fake opencode on PATH); without opencode on PATH it prints the command; a failing import is reported with the command', async () => {
+  const {home, env} = fakeHome()
+  try {
+    const data = path.join(env.XDG_DATA_HOME!, 'opencode')
+    copyWritable(path.join(REALDATA, 'opencode', '1.1.65', 'data', 'opencode'), data)
+    const sid = 'ses_dd6249cf0ffevk8ay20nf1cCNR'
+    const storage = path.join(data, 'storage')
+    const files = (dir: string): string[] => readdirSync(dir, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]))
+    const sessionFile = files(path.join(storage, 'session')).find((f) => f.endsWith(`${sid}.json`))!
+    // The session's working folder, moved into the fake home (by code, on the copy): OpenCode files an import under it.
+    const project = path.join(home, 'demo-app')
+    mkdirSync(project)
+    const info = JSON.parse(readFileSync(sessionFile, 'utf8')) as Record<string, unknown>
+    writeFileSync(sessionFile, JSON.stringify({...info, directory: project}, null, 2))
+    const snap = cli(['snapshot', data], env)
+    assert.equal(snap.status, 0, snap.stderr + snap.stdout)
+    // What `opencode export` prints for the session, as this store holds it.
+    const exported = JSON.parse(cli(['bundle', '--session', sid, '-o', path.join(home, 'export.json'), data], env).status === 0 ? readFileSync(path.join(home, 'export.json'), 'utf8') : 'null')
+    assert.ok(exported?.info?.id === sid, 'the export of the healthy session')
+    // Gone altogether: the session file, its message files and their part files.
+    for (const m of readdirSync(path.join(storage, 'message', sid))) rmSync(path.join(storage, 'part', m.replace(/\.json$/, '')), {recursive: true, force: true})
+    rmSync(path.join(storage, 'message', sid), {recursive: true})
+    rmSync(sessionFile)
+    assert.equal(files(storage).some((f) => f.includes(sid) || readFileSync(f, 'utf8').includes(sid)), false, 'nothing of the session is left')
+    const chat = scanJson([data], env).chats.find((c) => c.path.includes(sid))!
+    assert.equal(chat.status, 'repairable')
+    assert.match(chat.winner ?? '', /^snapshot:/)
+
+    // No opencode on PATH: the document is written and the command printed.
+    const bare = {...env, PATH: '/nonexistent'}
+    const noCmd = runCli(['repair', '--yes', '--json', data], {env: {...agentEnv(env), PATH: bare.PATH}})
+    const r0 = (JSON.parse(noCmd.stdout).chats as Array<{path: string; repair: {outcome: string; message: string}}>).find((c) => c.path.includes(sid))!.repair
+    assert.equal(r0.outcome, 'manual')
+    const doc = /written to (\S+);/.exec(r0.message)![1]
+    assert.match(r0.message, new RegExp(`cd ${project.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} && opencode import `))
+    assert.deepEqual(JSON.parse(readFileSync(doc, 'utf8')), exported, 'the document is what opencode export prints')
+
+    // A fake opencode that records its argv and working folder and reads the file.
+    const bin = path.join(home, 'bin')
+    mkdirSync(bin)
+    const log = path.join(home, 'opencode-argv.json')
+    writeFileSync(path.join(bin, 'opencode'), `#!${process.execPath}\nconst fs = require('fs')\nconst doc = JSON.parse(fs.readFileSync(process.argv[3], 'utf8'))\nfs.writeFileSync(${JSON.stringify(log)}, JSON.stringify({argv: process.argv.slice(2), cwd: process.cwd(), id: doc.info.id, messages: doc.messages.length}))\nconsole.log('Imported session: ' + doc.info.id)\n`, {mode: 0o755})
+    const withCmd = runCli(['repair', '--yes', '--json', data], {env: {...agentEnv(env), PATH: `${bin}${path.delimiter}${process.env.PATH}`}})
+    const r1 = (JSON.parse(withCmd.stdout).chats as Array<{path: string; repair: {outcome: string; message: string}}>).find((c) => c.path.includes(sid))!.repair
+    assert.equal(r1.outcome, 'repaired', r1.message)
+    const seen = JSON.parse(readFileSync(log, 'utf8')) as {argv: string[]; cwd: string; id: string; messages: number}
+    assert.equal(seen.argv[0], 'import')
+    assert.equal(seen.cwd, project, "run in the session's directory")
+    assert.equal(seen.id, sid)
+    assert.equal(seen.messages, exported.messages.length)
+    assert.match(r1.message, /Imported session/)
+
+    // An import that fails: reported with the command, nothing written into the store by chatdoctor.
+    writeFileSync(path.join(bin, 'opencode'), '#!/bin/sh\necho "database is locked" >&2\nexit 3\n', {mode: 0o755})
+    const before = files(storage).sort()
+    const failing = runCli(['repair', '--yes', '--json', data], {env: {...agentEnv(env), PATH: `${bin}${path.delimiter}${process.env.PATH}`}})
+    const r2 = (JSON.parse(failing.stdout).chats as Array<{path: string; repair: {outcome: string; message: string}}>).find((c) => c.path.includes(sid))!.repair
+    assert.equal(r2.outcome, 'failed')
+    assert.match(r2.message, /exited with status 3 \(database is locked\).*opencode import /)
+    assert.deepEqual(files(storage).sort(), before, 'the store is as it was')
+  } finally {
+    cleanup(home)
+  }
+})
+
+test('snapshot --help and guard install --help are wrapped once when piped: no short line inside a paragraph of the description', () => {
+  for (const args of [['snapshot', '--help'], ['guard', 'install', '--help'], ['guard', 'status', '--help'], ['guard', 'uninstall', '--help']]) {
+    const r = runCli(args)
+    assert.equal(r.status, 0, r.stderr)
+    const description = r.stdout.split('\nDESCRIPTION\n')[1]?.split('\nEXAMPLES\n')[0]
+    assert.ok(description, `${args.join(' ')} has a description`)
+    for (const para of description.split(/\n\s*\n/)) {
+      const lines = para.split('\n').filter((l) => l.trim() !== '')
+      assert.ok(lines.every((l) => l.length <= 80), `${args.join(' ')}: a line over 80 columns:\n${para}`)
+      // Text pre-wrapped at a wider width and wrapped again at 80 leaves short lines in the middle of a paragraph.
+      assert.ok(lines.slice(0, -1).every((l) => l.length >= 50), `${args.join(' ')}: wrapped twice:\n${para}`)
+    }
   }
 })

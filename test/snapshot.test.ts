@@ -12,6 +12,11 @@ import {test} from 'node:test'
 import {RecordingFileSystem, nodeFileSystem} from '../src/lib/fsio/fs.js'
 import {claudeDialect} from '../src/lib/formats/claude-code/session.js'
 import {codexDialect} from '../src/lib/formats/codex/session.js'
+import {analyzeJsonl} from '../src/lib/formats/gemini-cli/session.js'
+import {geminiUnsettled} from '../src/lib/formats/gemini-cli/snapshot.js'
+import {classifyJsonlBytes} from '../src/lib/classify/jsonl.js'
+import {settleMessages} from '../src/lib/formats/anthropic-messages/index.js'
+import {isPrompt as isClinePrompt} from '../src/lib/formats/cline/messages.js'
 import type {SnapshotHeader} from '../src/lib/model/snapshot.js'
 import {guardInstall, guardUninstall} from '../src/lib/pipeline/snapshot/guard.js'
 import {HOOK_LOG, runHook} from '../src/lib/pipeline/snapshot/hook.js'
@@ -113,6 +118,36 @@ test('Claude Code: settled only when the last prompt is answered and no tool cal
   assert.match(claudeDialect.settle!(records(cutAfter(log, lastResult + 1))).unsettled ?? '', /not answered after its last tool result/, 'cut after the tool result: the answer is not on disk yet (the Stop hook race)')
   const lastPrompt = recs.map((v) => v.type === 'user' && typeof (v.message as {content?: unknown})?.content === 'string' && v.isMeta !== true && !String((v.message as {content: string}).content).startsWith('<')).lastIndexOf(true)
   assert.match(claudeDialect.settle!(records(cutAfter(log, lastPrompt + 1))).unsettled ?? '', /no answer/, 'cut after the last prompt: unanswered')
+})
+
+test('Gemini CLI: settled only when the last turn is a complete gemini answer with every tool call resolved (its real session, cut by code)', () => {
+  const log = readFileSync(path.join(REALDATA, 'gemini-cli', '0.61.0', 'home', '.gemini', 'tmp', 'demo-app', 'chats', 'session-2026-12-01T09-42-6e65aa12.jsonl'))
+  const settle = (bytes: Buffer) => {
+    const a = analyzeJsonl(classifyJsonlBytes(bytes), true)
+    return geminiUnsettled(a.replay.messages, a.counts)
+  }
+  assert.equal(settle(log), null, 'the finished session is settled')
+  const recs = records(log)
+  const withCall = recs.map((v) => v.type === 'gemini' && Array.isArray(v.toolCalls) && v.toolCalls.length > 0).lastIndexOf(true)
+  // The CLI writes the call's record with its final status; the call's id only, without a status, is one still running.
+  const running = Buffer.concat([cutAfter(log, withCall), Buffer.from(JSON.stringify({...recs[withCall], toolCalls: (recs[withCall].toolCalls as Array<Record<string, unknown>>).map((c) => ({id: c.id, name: c.name, args: c.args, status: 'executing'}))}) + '\n')])
+  assert.match(settle(running) ?? '', /tool call/, 'a tool call still running')
+  assert.match(settle(cutAfter(log, withCall + 1)) ?? '', /tool call/, 'cut after the call record: the answer is a tool call, not the final answer')
+  const lastPrompt = recs.map((v) => v.type === 'user' && JSON.stringify(v.content).includes('"text"') && !JSON.stringify(v.content).includes('<session_context>')).lastIndexOf(true)
+  assert.match(settle(cutAfter(log, lastPrompt + 1)) ?? '', /no answer/, 'cut after the last prompt: unanswered')
+})
+
+test('Cline CLI and the VS Code task folders: settled only when the last message is the assistant\'s and every tool_use is answered; a last-message attempt_completion waits for the user (the real Cline conversation, cut by code)', () => {
+  const doc = JSON.parse(readFileSync(path.join(REALDATA, 'cline', '3.0.65', 'home', '.cline', 'data', 'sessions', '1796118198748_i47ig', '1796118198748_i47ig.messages.json'), 'utf8')) as {messages: Array<{role: string; content: Array<Record<string, unknown>>}>}
+  const msgs = doc.messages
+  assert.equal(settleMessages(msgs, isClinePrompt), null, 'the finished conversation is settled')
+  const lastUse = msgs.map((m) => m.role === 'assistant' && m.content.some((b) => b.type === 'tool_use')).lastIndexOf(true)
+  assert.match(settleMessages(msgs.slice(0, lastUse + 1), isClinePrompt) ?? '', /1 tool call without a result/, 'cut after a tool_use: the call is open')
+  assert.match(settleMessages(msgs.slice(0, lastUse + 2), isClinePrompt) ?? '', /no answer yet/, 'cut after its tool_result: the answer is not written yet')
+  // A task ending in attempt_completion waits for the user: settled for the extensions, not for a tool the agent still runs.
+  const completion = [...msgs, {role: 'assistant', content: [{type: 'tool_use', id: 'toolu_done', name: 'attempt_completion', input: {result: 'x'}}]}]
+  assert.equal(settleMessages(completion, isClinePrompt, new Set(['attempt_completion'])), null)
+  assert.match(settleMessages(completion, isClinePrompt) ?? '', /tool call/)
 })
 
 test('Codex: settled only after task_complete with every call answered; the pre-session_meta format by its last assistant message', () => {

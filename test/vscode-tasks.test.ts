@@ -418,23 +418,151 @@ test('B17 Cline: a complete 40-message ui_messages.json followed by the stale ta
   }
 })
 
-test('B38 Roo Code: tasks/_index.json lists only one of three intact task folders: the other two not-in-index, Roo adds them back from history_item.json', async () => {
+/**
+ * The task ids Roo Code 3.52.1's History view lists from a storage folder, by its own rules (the oracle of the
+ * repairs): TaskHistoryStore `loadIndex` (version 1 with an entries array, else empty), `reconcile` (every task
+ * folder not named `_`/`.` that the cache lacks is added when its history_item.json parses with an `id`; entries
+ * whose folder is gone are dropped), then the view's filter (`ts` and `task` set).
+ */
+function rooListing(storage: string): string[] {
+  const tasks = path.join(storage, 'tasks')
+  const cache = new Map<string, Record<string, unknown>>()
+  try {
+    const idx = JSON.parse(readFileSync(path.join(tasks, '_index.json'), 'utf8')) as {version?: number; entries?: Array<Record<string, unknown>>}
+    if (idx.version === 1 && Array.isArray(idx.entries)) for (const e of idx.entries) if (e.id) cache.set(String(e.id), e)
+  } catch {
+    // missing or torn: an empty cache
+  }
+  const onDisk = readdirSync(tasks).filter((n) => !n.startsWith('_') && !n.startsWith('.'))
+  for (const id of onDisk) {
+    if (cache.has(id)) continue
+    try {
+      const item = JSON.parse(readFileSync(path.join(tasks, id, 'history_item.json'), 'utf8')) as Record<string, unknown>
+      if (item.id) cache.set(id, item)
+    } catch {
+      // corrupted or missing: skipped
+    }
+  }
+  for (const id of [...cache.keys()]) if (!onDisk.includes(id)) cache.delete(id)
+  return [...cache.values()].filter((i) => i.ts && i.task).map((i) => String(i.id)).sort()
+}
+
+test('B38 Roo Code: tasks/_index.json lists only one of three intact task folders: Roo adds one back from history_item.json; the one without it is rebuilt by repair', async () => {
   const h = tempDir('chatdoctor-b38-')
   try {
     const storage = storageDir(h, 'roo')
     const ts = [task('roo', 0), task('roo', 1, realTurns('B')), task('roo', 2, realTurns('B'))]
-    writeStore(storage, 'roo', ts, {listed: [ts[0].id]})
+    const written = writeStore(storage, 'roo', ts, {listed: [ts[0].id]})
     // The third task's history_item.json is gone: Roo Code cannot add it back by itself.
     rmSync(path.join(storage, 'tasks', ts[2].id, 'history_item.json'))
+    assert.deepEqual(rooListing(storage), [ts[0].id, ts[1].id].sort(), 'Roo Code lists the task whose history_item.json survives')
+    const before = hashTree(storage)
     const chats = await scan([storage], h)
     assert.equal(chats.length, 3)
-    for (const c of chats) assert.equal(c.report.status, 'healthy')
+    assert.equal(byId(chats, ts[0].id).status, 'healthy')
+    assert.equal(byId(chats, ts[1].id).status, 'healthy')
     assert.ok(!ids(byId(chats, ts[0].id)).includes('not-in-index'))
     const b = byId(chats, ts[1].id).findings.find((f) => f.id === 'not-in-index')!
     assert.equal(b.file, path.join('tasks', '_index.json'))
     assert.match(b.message, /adds it back from history_item\.json at its next start/)
-    const c = byId(chats, ts[2].id).findings.find((f) => f.id === 'not-in-index')!
-    assert.match(c.message, /stays hidden/)
+    const c = byId(chats, ts[2].id)
+    assert.equal(c.status, 'repairable')
+    const f = c.findings.find((x) => x.id === 'not-in-index')!
+    assert.match(f.message, /has no history_item\.json, so the task stays hidden; a repair writes history_item\.json from the task's own files \(id, ts, task, tokensIn, tokensOut, cacheWrites, cacheReads, totalCost, workspace\), and Roo Code adds the task to _index\.json itself/)
+    assert.deepEqual(hashTree(storage), before, 'scan writes nothing')
+    // The task folder given on its own, and the tasks folder: listed with what the storage folder's index says.
+    for (const p of [written[2].dir, path.join(storage, 'tasks')]) {
+      const one = byId(await scan([p], h), ts[2].id)
+      assert.deepEqual([one.format, one.status], ['roo-code', 'repairable'], p)
+    }
+
+    const rep = runJson(['repair', storage], {HOME: h})
+    const chat = rep.report.chats.find((x) => x.id === ts[2].id)!
+    assert.equal(chat.repair!.outcome, 'repaired', JSON.stringify(chat.repair))
+    assert.deepEqual(chat.actions!.map((a) => [a.type, a.from, a.to]), [['restore', 'rebuilt:history_item.json', 'history_item.json'], ['restore-mtime', null, '.']])
+    // Only values the task's own files hold: the time of its last message, its first text, the summed usage, its cwd.
+    const item = JSON.parse(readFileSync(path.join(written[2].dir, 'history_item.json'), 'utf8')) as Record<string, unknown>
+    const ui = ts[2].ui as Array<{ts: number; say?: string; text?: string}>
+    const reqs = ui.filter((m) => m.say === 'api_req_started').map((m) => JSON.parse(m.text!) as {tokensIn: number; tokensOut: number; cacheWrites: number; cacheReads: number; cost: number})
+    assert.deepEqual(item, {
+      id: ts[2].id,
+      ts: ui[ui.length - 1].ts,
+      task: ui[0].text,
+      tokensIn: reqs.reduce((n, r) => n + r.tokensIn, 0),
+      tokensOut: reqs.reduce((n, r) => n + r.tokensOut, 0),
+      cacheWrites: 0,
+      cacheReads: 0,
+      totalCost: 0,
+      workspace: '/home/dev/demo-app',
+    })
+    assert.ok(!('number' in item) && !('mode' in item) && !('size' in item), 'nothing the folder does not record')
+    assert.deepEqual(rooListing(storage), ts.map((t) => t.id).sort(), "Roo Code's own listing holds all three again")
+    const after = await scan([storage], h)
+    assert.equal(byId(after, ts[2].id).status, 'healthy')
+    assert.match(byId(after, ts[2].id).findings.find((x) => x.id === 'not-in-index')!.message, /adds it back from history_item\.json/)
+    assert.equal(runCli(['undo', rep.report.repairId!], {env: {HOME: h}}).status, 0)
+    assert.ok(!existsSync(path.join(written[2].dir, 'history_item.json')), 'undo removes the rebuilt file')
+    assert.deepEqual(rooListing(storage), [ts[0].id, ts[1].id].sort())
+    // A task the index lists without its history_item.json: shown, but only through the cache (info, nothing written).
+    rmSync(path.join(written[0].dir, 'history_item.json'))
+    assert.deepEqual(rooListing(storage), [ts[0].id, ts[1].id].sort())
+    const a = byId(await scan([storage], h), ts[0].id)
+    assert.equal(a.status, 'healthy')
+    assert.equal(a.findings.find((x) => x.id === 'index-only')?.severity, 'info')
+    assert.ok(!ids(a).includes('not-in-index'))
+  } finally {
+    cleanup(h)
+  }
+})
+
+test('B38 Roo Code: the index wiped (absent, or torn) while the task folders survive; a torn history_item.json is kept as evidence and rebuilt', async () => {
+  const h = tempDir('chatdoctor-b38-')
+  try {
+    const storage = storageDir(h, 'roo')
+    const ts = [task('roo', 0), task('roo', 1, realTurns('B'))]
+    const written = writeStore(storage, 'roo', ts)
+    const idx = path.join(storage, 'tasks', '_index.json')
+    const hi = path.join(written[1].dir, 'history_item.json')
+    const torn = cutAt(written[1].files['history_item.json'], 40)
+    writeFileSync(hi, torn)
+    for (const damage of ['absent', 'torn'] as const) {
+      if (damage === 'absent') rmSync(idx)
+      else writeFileSync(idx, cutAt(compact({version: 1, updatedAt: T0, entries: ts.map((t) => historyItem(t))}), 100))
+      assert.deepEqual(rooListing(storage), [ts[0].id])
+      const chats = await scan([storage], h)
+      assert.equal(byId(chats, ts[0].id).status, 'healthy', damage)
+      const r = byId(chats, ts[1].id)
+      assert.equal(r.status, 'repairable', damage)
+      const f = r.findings.find((x) => x.id === 'not-in-index')!
+      assert.equal(f.file, 'history_item.json')
+      assert.match(f.message, damage === 'absent' ? /tasks\/_index\.json is missing .* has a truncated history_item\.json, so Roo Code does not show it; a repair writes/ : /has a truncated history_item\.json, so the rebuilt index leaves it out/)
+    }
+    const rep = runJson(['repair', storage], {HOME: h})
+    const chat = rep.report.chats.find((x) => x.id === ts[1].id)!
+    assert.equal(chat.repair!.outcome, 'repaired')
+    assert.deepEqual(chat.actions!.map((a) => a.type), ['preserve', 'restore', 'restore-mtime'])
+    assert.deepEqual(rooListing(storage), ts.map((t) => t.id).sort())
+    assert.equal((JSON.parse(readFileSync(hi, 'utf8')) as {task: string}).task, (ts[1].ui[0] as {text: string}).text)
+    assert.equal(runCli(['undo', rep.report.repairId!], {env: {HOME: h}}).status, 0)
+    assert.ok(readFileSync(hi).equals(torn), 'undo puts the torn bytes back')
+    // A hidden task whose model context is lost too: listing it again would not bring it back, so nothing is rebuilt.
+    const lost = writeStore(storage, 'roo', [task('roo', 7)], {listed: []})[0]
+    rmSync(path.join(lost.dir, 'history_item.json'))
+    writeFileSync(path.join(lost.dir, API), zeroFill(lost.files[API]))
+    const lr = byId(await scan([storage], h), lost.task.id)
+    assert.equal(lr.status, 'unrecoverable')
+    assert.match(lr.findings.find((x) => x.id === 'not-in-index')!.message, /chatdoctor does not rebuild it while the task is unrecoverable/)
+    const lrep = runJson(['repair', lost.dir], {HOME: h})
+    assert.deepEqual(lrep.report.chats[0].actions ?? [], [])
+    assert.ok(!existsSync(path.join(lost.dir, 'history_item.json')))
+    // A store of a Roo Code that keeps its list in VS Code's state (no history_item.json anywhere, no _index.json): nothing said.
+    const old = storageDir(h, 'roo', path.join('.config', 'VSCodium'))
+    const ow = writeStore(old, 'roo', [task('roo', 5)])
+    rmSync(path.join(old, 'tasks', '_index.json'))
+    rmSync(path.join(ow[0].dir, 'history_item.json'))
+    const o = byId(await scan([old], h), ow[0].task.id)
+    assert.equal(o.status, 'healthy')
+    assert.ok(!ids(o).includes('not-in-index'))
   } finally {
     cleanup(h)
   }

@@ -5,13 +5,12 @@
  * (`pipeline/snapshot/hook.ts`), and exits 0 whatever happened: the agent is never blocked or failed. It
  * prints nothing (an agent may read a hook's stdout); what went wrong is in the state folder's
  * `snapshot-hook.log`. A chat not settled yet is tried again by a detached copy of this process (`--settle`).
+ * Only the named agent's adapters are loaded (the registry's `ONLY_AGENT`), and only after the arguments are read.
  */
 import {spawn} from 'node:child_process'
 import os from 'node:os'
-import {nodeFileSystem} from '../lib/fsio/fs.js'
-import {adapterByName} from '../lib/formats/index.js'
 import type {HookInput} from '../lib/model/adapter.js'
-import {runHook, type HookOutcome} from '../lib/pipeline/snapshot/hook.js'
+import type {HookOutcome} from '../lib/pipeline/snapshot/hook.js'
 
 const MAX_STDIN = 1 << 20
 const STDIN_MS = 3000
@@ -53,6 +52,9 @@ export async function hookMain(argv: readonly string[]): Promise<HookOutcome | n
   try {
     const parsed = parseHookArgv(argv)
     if (!parsed) return null
+    // Only the named agent's adapters are loaded (formats/index.ts `ONLY_AGENT`): set before the first import of the registry.
+    ;(globalThis as Record<symbol, unknown>)[Symbol.for('chatdoctor.onlyAgent')] = parsed.agent
+    const [{nodeFileSystem}, {adapterByName}, {runHook}] = await Promise.all([import('../lib/fsio/fs.js'), import('../lib/formats/index.js'), import('../lib/pipeline/snapshot/hook.js')])
     const wantsStdin = adapterByName(parsed.agent)?.snapshot?.hook?.stdin === true
     const input: HookInput = {stdin: wantsStdin ? await readStdin() : '', args: parsed.args}
     const env = process.env

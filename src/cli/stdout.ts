@@ -13,13 +13,13 @@ const SLEEP = new Int32Array(new SharedArrayBuffer(4))
  * of output is kept), else `process.stdout.write`. A reader that went away (EPIPE) ends the output quietly,
  * as a closed pipe does for `process.stdout.write`. Other write errors are thrown.
  */
-export function stdoutWriter(): (text: string) => void {
+export function stdoutWriter(): (text: string | Uint8Array) => void {
   const direct = process.platform !== 'win32' && process.stdout.writableLength === 0
   if (!direct) return (text) => void process.stdout.write(text)
   let closed = false
   return (text) => {
     if (closed) return
-    const buf = Buffer.from(text, 'utf8')
+    const buf = typeof text === 'string' ? Buffer.from(text, 'utf8') : text
     let off = 0
     while (off < buf.length) {
       try {

@@ -4,7 +4,7 @@ import {firstOf, fromAdapters, listed, wrap} from '../cli/help.js'
 import {ADAPTERS} from '../lib/formats/index.js'
 import {EXIT_OPERATIONAL} from '../lib/model/exit-codes.js'
 import type {Report} from '../lib/model/report.js'
-import {tildify} from '../lib/fsio/paths.js'
+import {escapeControls, printableName, tildify} from '../lib/fsio/paths.js'
 import {findSessions, type SessionHit} from '../lib/pipeline/find.js'
 import {buildReport} from '../lib/pipeline/report.js'
 
@@ -27,8 +27,9 @@ lines (shortened, control characters escaped) and the agent's own way to open it
 agent's own picker does not list it:
 ${fromAdapters((h, a) => (a.find ? h.find : undefined)).map((l) => `- ${l}`).join('\n')}
 
-A searched file that is damaged is said to be (then only what is readable in it was searched). Files are
-read in bounded chunks as they stream; nothing is written.
+A searched file that is damaged is said to be (then only what is readable in it was searched), on its
+session when it matched, and counted in the closing line either way (--verbose names each). Files are read
+in bounded chunks as they stream; nothing is written.
 
 Exit status: 0 a session matched, 1 none matched, 8 (added to the above) a path or file could not be read, 16
 usage error.`
@@ -71,7 +72,7 @@ usage error.`
     }
     const home = this.home()
     const json = this.jsonEnabled()
-    const [{hitJson, hitText}, c, width, noteWidth, {fitParts}] = await Promise.all([import('../lib/render/find.js'), json ? Promise.resolve(null) : this.chalkFor(undefined), this.width(), this.proseWidth('stderr'), import('../lib/render/width.js')])
+    const [{hitJson, hitText}, c, width, noteWidth, {fitParts}] = await Promise.all([import('../lib/render/find.js'), json ? Promise.resolve(null) : this.chalkFor(undefined), this.width(), this.width('stderr'), import('../lib/render/width.js')])
     const sessions: ReturnType<typeof hitJson>[] = []
     let shown = 0
     const onSession = (hit: SessionHit) => {
@@ -89,14 +90,16 @@ usage error.`
       for (const e of errors) this.note(fitParts(['chatdoctor: ', {whole: e.path}, `: ${e.message}`], errorWidth).join('\n'))
       const where = result.roots.filter((r) => r.present).length === 0 ? ` (none of the folders searched exists: ${result.roots.map((r) => tildify(r.path, home)).join(', ')})` : ''
       const mib = (s.bytes / (1 << 20)).toFixed(1)
-      if (!flags.quiet) this.note(fitParts([`${s.sessions === 0 ? 'No session matched' : `${s.sessions} session${s.sessions === 1 ? '' : 's'} matched`}; searched ${s.chats} chat${s.chats === 1 ? '' : 's'}, ${s.files} file${s.files === 1 ? '' : 's'}, ${mib} MiB${where}.`], noteWidth).join('\n'))
+      if (flags.verbose) for (const d of result.damagedFiles) this.note(fitParts(['chatdoctor: ', {whole: escapeControls(printableName(tildify(d.path, home)))}, `: ${escapeControls(d.why)}`], errorWidth).join('\n'))
+      const partly = s.damaged === 0 ? '' : `; ${s.damaged} file${s.damaged === 1 ? ' was' : 's were'} damaged or too large, and only what is readable in ${s.damaged === 1 ? 'it' : 'them'} was searched (${flags.verbose ? 'listed above' : `--verbose lists ${s.damaged === 1 ? 'it' : 'them'}`}; chatdoctor scan says what brings ${s.damaged === 1 ? 'it' : 'them'} back)`
+      if (!flags.quiet) this.note(fitParts([`${s.sessions === 0 ? 'No session matched' : `${s.sessions} session${s.sessions === 1 ? '' : 's'} matched`}; searched ${s.chats} chat${s.chats === 1 ? '' : 's'}, ${s.files} file${s.files === 1 ? '' : 's'}, ${mib} MiB${where}${partly}.`], noteWidth).join('\n'))
     }
     return {
       ...buildReport({command: 'find', version: this.config.version, chats: [], skipped: result.skipped.map((k) => ({...k, path: tildify(k.path, home)})), errors, exitCode: code}),
       roots: result.roots.map((r) => ({...r, path: tildify(r.path, home)})),
       query: {words: regex ? [] : words, regex: regex ? words[0] : null},
       sessions,
-      searched: {chats: s.chats, files: s.files, bytes: s.bytes},
+      searched: {chats: s.chats, files: s.files, bytes: s.bytes, damaged: s.damaged, damagedFiles: result.damagedFiles.map((d) => ({path: tildify(d.path, home), why: d.why}))},
     }
   }
 }

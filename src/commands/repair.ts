@@ -7,7 +7,7 @@ import {stateDir} from '../lib/fsio/repair-log.js'
 import type {Report} from '../lib/model/report.js'
 import type {ChatPlan} from '../lib/pipeline/plan.js'
 import {confirmationLines, renderRepair} from '../lib/render/repair.js'
-import {buildRepairReport, newRepairId, type ChatResult} from '../lib/pipeline/repair-report.js'
+import {buildRepairReport, importChat, newRepairId, type ChatResult} from '../lib/pipeline/repair-report.js'
 import {planTarget} from '../lib/pipeline/repair-target.js'
 import {firstOf, fromAdapters, listed, paragraphs, wrap} from '../cli/help.js'
 
@@ -71,7 +71,7 @@ one chat, or naming no intact generation of it).`
     const {result, plans} = t
     // Index chats first: an index that no longer describes a session file being rewritten is harmless (the agent
     // rebuilds it); a rewritten file its index still describes is not.
-    const todo = plans.filter((p) => p.actions.length > 0).sort((a, b) => Number(b.chat.snapshot.unit.index === true) - Number(a.chat.snapshot.unit.index === true))
+    const todo = plans.filter((p) => p.actions.length > 0 || p.agentImport !== undefined).sort((a, b) => Number(b.chat.snapshot.unit.index === true) - Number(a.chat.snapshot.unit.index === true))
     const dryRun = flags['dry-run']
     const repairId = newRepairId()
     const results = new Map<ChatPlan, ChatResult>()
@@ -95,7 +95,7 @@ one chat, or naming no intact generation of it).`
               results.set(p, 'not-attempted')
               continue
             }
-            results.set(p, await applyChat(p, ctx))
+            results.set(p, p.agentImport ? await importChat(p.agentImport, {...ctx, env: process.env}) : await applyChat(p, ctx))
           }
         } finally {
           for (const s of STOP_SIGNALS) process.off(s, onSignal)

@@ -4,8 +4,10 @@ import {Args, Flags} from '../cli/oclif.js'
 import {ScanProgressBar, progressWanted} from '../cli/progress.js'
 import type {ChatReport, Report} from '../lib/model/report.js'
 import {tildify} from '../lib/fsio/paths.js'
-import {buildReport} from '../lib/pipeline/report.js'
-import {scanPaths} from '../lib/pipeline/scan.js'
+import {buildReport, ChatTally} from '../lib/pipeline/report.js'
+import {scanEach, type scanPaths} from '../lib/pipeline/scan.js'
+import {HeldArray, writeJson} from '../lib/render/json.js'
+import {stdoutWriter} from '../cli/stdout.js'
 import {firstOf, fromAdapters, listed, wrap} from '../cli/help.js'
 
 export default class Scan extends BaseCommand {
@@ -49,37 +51,59 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
 
   static override strict = false
 
-  async run(): Promise<Report> {
+  async run(): Promise<Report | undefined> {
     const {argv, flags} = await this.parse(Scan)
     const paths = argv as string[]
     const json = this.jsonEnabled()
     const bar = await ScanProgressBar.create(progressWanted({stderrIsTTY: Boolean(process.stderr.isTTY), json, env: process.env}))
     // A plain scan asks only for verdicts: candidates that cannot change one are left out (the report says so).
     const opts = {home: this.home(), env: process.env, keepData: false, verdictOnly: !flags.verbose, onProgress: bar.update, redactedSnapshots: flags['redacted-snapshots']}
-    let result: Pick<Awaited<ReturnType<typeof scanPaths>>, 'skipped' | 'errors' | 'roots' | 'notChatFiles'> & {chats: Report['chats']}
+    let result: Pick<Awaited<ReturnType<typeof scanPaths>>, 'skipped' | 'errors' | 'roots' | 'notChatFiles'>
     let quick: Report['quick']
     let quickExit: number | undefined
+    // The chats: under --json (not --quick) each chat's text as it comes, held deflated, and its status
+    // counted, so no chat's report is held (`scanEach`); otherwise the reports, for the table.
+    const tally = new ChatTally()
+    const held = new HeldArray()
+    let chats: ChatReport[] = []
+    const streamed = json && !flags.quick
     // `inspect` names a chat of a store (many chats in one folder tree) by the store's folder and its id.
     const inspectArgs = new Map<ChatReport, string[]>()
     try {
       if (flags.quick) {
         const {quickExitCode, quickScanPaths, quickInfo} = await import('../lib/pipeline/quick.js')
-        result = await quickScanPaths(paths, opts)
-        quick = quickInfo(result.chats, flags['trust-ends'])
-        quickExit = quickExitCode(result.chats, result.errors, flags['trust-ends'])
+        const r = await quickScanPaths(paths, opts)
+        result = r
+        chats = r.chats
+        quick = quickInfo(r.chats, flags['trust-ends'])
+        quickExit = quickExitCode(r.chats, r.errors, flags['trust-ends'])
       } else {
-        const r = await scanPaths(paths, {...opts, indexes: true})
-        for (const c of r.chats) if (c.snapshot.unit.members !== undefined && !c.snapshot.unit.index) inspectArgs.set(c.report, [tildify(c.snapshot.unit.dir, opts.home), '--session', c.report.id])
-        result = {...r, chats: r.chats.map((c) => c.report)}
+        result = await scanEach(paths, {...opts, indexes: true}, (c) => {
+          if (streamed) {
+            tally.add(c.report)
+            held.push(c.report)
+            return
+          }
+          if (c.snapshot.unit.members !== undefined && !c.snapshot.unit.index) inspectArgs.set(c.report, [tildify(c.snapshot.unit.dir, opts.home), '--session', c.report.id])
+          chats.push(c.report)
+        })
       }
     } finally {
       bar.stop()
     }
     if (result.notChatFiles.length > 0) throw await this.notChatFileError(result.notChatFiles[0])
+    if (streamed) {
+      const head = tally.head({command: 'scan', version: this.config.version, skipped: result.skipped, errors: result.errors})
+      process.exitCode = head.exitCode
+      // The same document `buildReport` gives (its key order), the chats written from their held text.
+      // Pieces of 64 KiB: short-lived strings that die young instead of large ones the old generation collects late.
+      writeJson({...head, chats: held, roots: result.roots}, stdoutWriter(), 1 << 16)
+      return undefined
+    }
     const report = buildReport({
       command: 'scan',
       version: this.config.version,
-      chats: result.chats,
+      chats,
       skipped: result.skipped,
       errors: result.errors,
       exitCode: quickExit,

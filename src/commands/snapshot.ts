@@ -1,27 +1,27 @@
 import path from 'node:path'
 import {BaseCommand, UsageError, quietVerboseFlags} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
-import {firstOf, fromAdapters, listed, wrap} from '../cli/help.js'
+import {firstOf, fromAdapters, listed} from '../cli/help.js'
 import {EXIT_OPERATIONAL} from '../lib/model/exit-codes.js'
 import {DEFAULT_SNAPSHOT_CAPS, type SnapshotCaps} from '../lib/model/snapshot.js'
 import {nodeFileSystem} from '../lib/fsio/fs.js'
 import {guardAgents} from '../lib/pipeline/snapshot/guard.js'
 
-const agents = () => guardAgents().map((a) => a.name)
+/** The agents whose own hook runs `snapshot --hook` (the others get a timer from guard install). */
+const agents = () => guardAgents().filter((a) => a.snapshot?.hook !== undefined).map((a) => a.name)
 
 export default class Snapshot extends BaseCommand {
   static override summary = 'Store an encrypted last-known-good copy of each healthy, settled chat, for repair to restore when everything on disk is torn.'
 
-  static override description = `${wrap(`Finds chats as scan does (with no PATH: ${listed(fromAdapters((h) => h.roots))}). For each healthy chat whose last turn is settled (no tool call pending or running, the last prompt answered, no temp newer than the primary), stores its agent context: the exact bytes of its winning generation (a session log, a state file) or, for a store, the session's files. Skipped, with the reason: a chat that is not healthy or not settled, one over a cap (never truncated), one unchanged since its newest snapshot (same sha256).`)}
+  static override description = `Finds chats as scan does (with no PATH: ${listed(fromAdapters((h) => h.roots))}). For each healthy chat whose last turn is settled (no tool call pending or running, the last prompt answered, no temp newer than the primary), stores its agent context: the exact bytes of its winning generation (a session log, a state file) or, for a store, the session's files. Skipped, with the reason: a chat that is not healthy or not settled, one over a cap (never truncated), one unchanged since its newest snapshot (same sha256).
 
-${wrap('Snapshots live in $XDG_STATE_HOME/chatdoctor/snapshots/ (default ~/.local/state/chatdoctor), one file per snapshot, written durably, encrypted with AES-256-GCM under a random key made on first use in $XDG_CONFIG_HOME/chatdoctor/snapshot.key (default ~/.config/chatdoctor, mode 0600; a key file others may read is refused) or given by CHATDOCTOR_SNAPSHOT_KEY (64 hex digits). The chat, agent, time, turns covered and the plaintext sha256 are in an authenticated header: a tampered or truncated snapshot, or one made with another key, is rejected with one line and never restored. The oldest beyond --keep per chat are removed after a new one is stored.')}
+Snapshots live in $XDG_STATE_HOME/chatdoctor/snapshots/ (default ~/.local/state/chatdoctor), one file per snapshot, written durably, encrypted with AES-256-GCM under a random key made on first use in $XDG_CONFIG_HOME/chatdoctor/snapshot.key (default ~/.config/chatdoctor, mode 0600; a key file others may read is refused) or given by CHATDOCTOR_SNAPSHOT_KEY (64 hex digits). The chat, agent, time, turns covered and the plaintext sha256 are in an authenticated header: a tampered or truncated snapshot, or one made with another key, is rejected with one line and never restored. The oldest beyond --keep per chat are removed after a new one is stored.
 
-${wrap('scan lists a chat\'s snapshots as generations of role snapshot (snapshot:<time>), ranked like any other; when one wins, repair restores its exact bytes (checked against its sha256) with the usual evidence and undo. --redact removes tool inputs and outputs and per-turn system prompts first (roles, order and tool ids kept): such a snapshot is not the agent\'s whole context, and scan and repair rank it only with --redacted-snapshots.')}
+scan lists a chat's snapshots as generations of role snapshot (snapshot:<time>), ranked like any other; when one wins, repair restores its exact bytes (checked against its sha256) with the usual evidence and undo. --redact removes tool inputs and outputs and per-turn system prompts first (roles, order and tool ids kept): such a snapshot is not the agent's whole context, and scan and repair rank it only with --redacted-snapshots.
 
-${wrap(`--hook AGENT is what the agents' own hooks run (chatdoctor guard install AGENT puts it there; agents: ${agents().join(', ')}): it reads the hook's input, snapshots only the chat it names (inside the agent's roots), never blocks or fails the agent (exit 0 always; errors go to $XDG_STATE_HOME/chatdoctor/snapshot-hook.log) and tries a chat that is not settled yet again in the background for a few seconds.`)}
+--hook AGENT is what the agents' own hooks run (chatdoctor guard install AGENT puts it there; agents: ${agents().join(', ')}): it reads the hook's input, snapshots only the chat it names (inside the agent's roots), never blocks or fails the agent (exit 0 always; errors go to $XDG_STATE_HOME/chatdoctor/snapshot-hook.log) and tries a chat that is not settled yet again in the background for a few seconds.
 
-Exit status: 0 done (snapshots taken or chats skipped), 8 an error (a path, the key or the store could not
-be read or written), 16 usage error.`
+Exit status: 0 done (snapshots taken or chats skipped), 8 an error (a path, the key or the store could not be read or written), 16 usage error.`
 
   static override examples = ['<%= config.bin %> snapshot', '<%= config.bin %> snapshot --list', '<%= config.bin %> snapshot --prune --keep 3', `<%= config.bin %> snapshot --redact ${firstOf((h) => h.examples?.root, './chats')}`]
 

@@ -11,5 +11,6 @@ import {indexesPart} from './indexes.js'
 import {kiloPart} from './kilo.js'
 import {opencodePart} from './opencode.js'
 import type {BugLogPart} from './types.js'
+import {vscodeTasksPart} from './vscode-tasks.js'
 
-export const BUG_LOG_PARTS: readonly BugLogPart[] = [codebuffPart, clinePart, kiloPart, indexesPart, claudeCodePart, codexPart, opencodePart]
+export const BUG_LOG_PARTS: readonly BugLogPart[] = [codebuffPart, clinePart, kiloPart, indexesPart, claudeCodePart, codexPart, opencodePart, vscodeTasksPart]

@@ -1,6 +1,5 @@
 import {BaseCommand, quietVerboseFlags} from '../../cli/base.js'
 import {Args} from '../../cli/oclif.js'
-import {wrap} from '../../cli/help.js'
 import {EXIT_OPERATIONAL} from '../../lib/model/exit-codes.js'
 import {nodeFileSystem} from '../../lib/fsio/fs.js'
 import {guardAgents, guardInstall} from '../../lib/pipeline/snapshot/guard.js'
@@ -10,7 +9,7 @@ import {hookLines} from './status.js'
 export default class GuardInstall extends BaseCommand {
   static override summary = "Add chatdoctor's snapshot hook to an agent's own hook configuration."
 
-  static override description = `${wrap("Adds `chatdoctor snapshot --hook AGENT` to the agent's documented hook mechanism, so every settled turn leaves a snapshot nobody has to remember to take. The agent's settings file is edited in place (every other byte kept); its previous version is kept in $XDG_STATE_HOME/chatdoctor/guard/AGENT/. A hook another program already owns (an agent that runs one program only) is never replaced. An agent without a hook gets a systemd user unit and a cron line printed, never installed. The hook takes effect when the agent starts next.")}
+  static override description = `Adds \`chatdoctor snapshot --hook AGENT\` to the agent's documented hook mechanism, so every settled turn leaves a snapshot nobody has to remember to take. The agent's settings file is edited in place (every other byte kept); its previous version is kept in $XDG_STATE_HOME/chatdoctor/guard/AGENT/. A hook another program already owns (an agent that runs one program only) is never replaced. An agent without a hook gets a systemd user unit and a cron line printed, never installed. The hook takes effect when the agent starts next.
 
 ${hookLines()}
 

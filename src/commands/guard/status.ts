@@ -1,20 +1,19 @@
 import {BaseCommand, UsageError, quietVerboseFlags} from '../../cli/base.js'
 import {Args} from '../../cli/oclif.js'
-import {wrap} from '../../cli/help.js'
 import {guardAgents, guardStatus} from '../../lib/pipeline/snapshot/guard.js'
 import {renderGuardStatus} from '../../lib/render/snapshot.js'
 
-/** One line per agent: the hook chatdoctor installs and where it is documented (for --help). */
+/** One paragraph per agent: the hook chatdoctor installs and where it is documented (for --help; oclif wraps it). */
 export function hookLines(): string {
   return guardAgents()
-    .map((a) => wrap(`${a.displayName}: ${a.snapshot!.hook ? `${a.snapshot!.hook.configFile('~', {}).replace(/^~\/?/, '~/')} (documented in ${a.snapshot!.hook.source})` : `no hook: ${a.snapshot!.noHook}`}`))
-    .join('\n')
+    .map((a) => `${a.displayName}: ${a.snapshot!.hook ? `${a.snapshot!.hook.configFile('~', {}).replace(/^~\/?/, '~/')} (documented in ${a.snapshot!.hook.source})` : `no hook: ${a.snapshot!.noHook}`}.`)
+    .join('\n\n')
 }
 
 export default class GuardStatus extends BaseCommand {
   static override summary = "Say whether chatdoctor's snapshot hook is installed, per agent, and how many snapshots are stored."
 
-  static override description = `${wrap('Reads each agent\'s settings file and the snapshot store; writes nothing.')}
+  static override description = `Reads each agent's settings file and the snapshot store; writes nothing.
 
 ${hookLines()}
 

@@ -1,6 +1,5 @@
 import {BaseCommand, quietVerboseFlags} from '../../cli/base.js'
 import {Args} from '../../cli/oclif.js'
-import {wrap} from '../../cli/help.js'
 import {EXIT_OPERATIONAL} from '../../lib/model/exit-codes.js'
 import {nodeFileSystem} from '../../lib/fsio/fs.js'
 import {guardAgents, guardUninstall} from '../../lib/pipeline/snapshot/guard.js'
@@ -9,7 +8,7 @@ import {renderGuard} from '../../lib/render/snapshot.js'
 export default class GuardUninstall extends BaseCommand {
   static override summary = 'Remove exactly what guard install added to an agent\'s hook configuration.'
 
-  static override description = `${wrap("When the settings file is as guard install left it, its previous bytes are put back exactly (or the file guard made is removed); when it changed since, exactly chatdoctor's entries are taken out and every other byte is kept. The version with the hook is kept in $XDG_STATE_HOME/chatdoctor/guard/AGENT/. Stored snapshots stay (chatdoctor snapshot --prune manages them).")}
+  static override description = `When the settings file is as guard install left it, its previous bytes are put back exactly (or the file guard made is removed); when it changed since, exactly chatdoctor's entries are taken out and every other byte is kept. The version with the hook is kept in $XDG_STATE_HOME/chatdoctor/guard/AGENT/. Stored snapshots stay (chatdoctor snapshot --prune manages them).
 
 Exit status: 0 removed (or nothing there), 8 the settings file could not be read, parsed or written, 16 usage error.`
 

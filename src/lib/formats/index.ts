@@ -4,18 +4,32 @@
  */
 import type {FormatAdapter} from '../model/adapter.js'
 import {CORE_FINDING_KINDS, joinFindingKinds, type FindingKind} from '../model/findings.js'
-import {claudeCode} from './claude-code/index.js'
-import {cline} from './cline/index.js'
-import {codebuff} from './codebuff/index.js'
-import {codex} from './codex/index.js'
-import {geminiCli} from './gemini-cli/index.js'
-import {kilo} from './kilo/index.js'
-import {opencode} from './opencode/index.js'
-import {VSCODE_TASK_ADAPTERS} from './vscode-tasks/index.js'
 
-export const ADAPTERS: readonly FormatAdapter[] = [codebuff, kilo, opencode, geminiCli, cline, claudeCode, codex, ...VSCODE_TASK_ADAPTERS]
+/** The agents in detection order, one line each: the agent's folder, and how its adapters are loaded. */
+const REGISTRY: ReadonlyArray<readonly [string, () => Promise<readonly FormatAdapter[]>]> = [
+  ['codebuff', async () => [(await import('./codebuff/index.js')).codebuff]],
+  ['kilo', async () => [(await import('./kilo/index.js')).kilo]],
+  ['opencode', async () => [(await import('./opencode/index.js')).opencode]],
+  ['gemini-cli', async () => [(await import('./gemini-cli/index.js')).geminiCli]],
+  ['cline', async () => [(await import('./cline/index.js')).cline]],
+  ['claude-code', async () => [(await import('./claude-code/index.js')).claudeCode]],
+  ['codex', async () => [(await import('./codex/index.js')).codex]],
+  ['vscode-tasks', async () => (await import('./vscode-tasks/index.js')).VSCODE_TASK_ADAPTERS],
+]
 
-/** The agents chatdoctor recognises but does not diagnose yet (`unsupported/`). */
+/**
+ * Where a process that needs one agent only says so before it first imports this module (hook mode: the agent
+ * runs chatdoctor after every turn, and loading every adapter is most of its start-up): the agent's name. Then
+ * only that agent's folder is loaded, and every list below holds its adapters alone. Unset (or a name no entry
+ * has): every agent.
+ */
+export const ONLY_AGENT = Symbol.for('chatdoctor.onlyAgent')
+
+const only = (globalThis as Record<symbol, unknown>)[ONLY_AGENT]
+const chosen = typeof only === 'string' && REGISTRY.some(([name]) => name === only) ? REGISTRY.filter(([name]) => name === only) : REGISTRY
+
+export const ADAPTERS: readonly FormatAdapter[] = (await Promise.all(chosen.map(([, load]) => load()))).flat()
+
 export {UNSUPPORTED_AGENTS} from './unsupported/index.js'
 
 /** The adapter with this format id (its name, or one of the formats its reports carry), or undefined. */

@@ -4,7 +4,12 @@
  * An element is added after the array's last one (or inside `[]`), indented like the file; removing it takes
  * its separator with it. Pure; the caller checks the result parses.
  */
-import {applyEdits, findNodeAtLocation, modify, parse, parseTree, printParseErrorCode, type FormattingOptions, type Node, type ParseError} from 'jsonc-parser'
+import {createRequire} from 'node:module'
+import type {FormattingOptions, Node, ParseError} from 'jsonc-parser'
+
+/** jsonc-parser, loaded on first use (a hook run that edits no settings file never loads it). */
+let loaded: typeof import('jsonc-parser') | undefined
+const jsonc = (): typeof import('jsonc-parser') => (loaded ??= createRequire(import.meta.url)('jsonc-parser') as typeof import('jsonc-parser'))
 
 export type JsonPath = Array<string | number>
 
@@ -20,13 +25,13 @@ export function formattingOf(text: string): FormattingOptions {
 /** The parsed value, or the first syntax error in words (line and column). */
 export function parseSettings(text: string): {value: unknown} | {error: string} {
   const errors: ParseError[] = []
-  const value = parse(text, errors, {allowTrailingComma: true, disallowComments: false})
+  const value = jsonc().parse(text, errors, {allowTrailingComma: true, disallowComments: false})
   if (errors.length === 0) return {value}
   const e = errors[0]
   const before = text.slice(0, e.offset)
   const line = before.split('\n').length
   const col = e.offset - before.lastIndexOf('\n')
-  return {error: `${printParseErrorCode(e.error)} at line ${line}, column ${col}`}
+  return {error: `${jsonc().printParseErrorCode(e.error)} at line ${line}, column ${col}`}
 }
 
 function indentAt(text: string, offset: number): string {
@@ -45,17 +50,17 @@ function printAt(value: unknown, indent: string, f: FormattingOptions): string {
 
 /** Sets (adds or replaces) the property at `path`; its parents must exist. */
 export function setProperty(text: string, path: JsonPath, value: unknown): string {
-  return applyEdits(text, modify(text, path, value, {formattingOptions: formattingOf(text)}))
+  return jsonc().applyEdits(text, jsonc().modify(text, path, value, {formattingOptions: formattingOf(text)}))
 }
 
 /** Removes the property at `path` (with its separator). */
 export function removeProperty(text: string, path: JsonPath): string {
-  return applyEdits(text, modify(text, path, undefined, {formattingOptions: formattingOf(text)}))
+  return jsonc().applyEdits(text, jsonc().modify(text, path, undefined, {formattingOptions: formattingOf(text)}))
 }
 
 function arrayAt(text: string, path: JsonPath): Node {
-  const root = parseTree(text)
-  const node = root ? findNodeAtLocation(root, path) : undefined
+  const root = jsonc().parseTree(text)
+  const node = root ? jsonc().findNodeAtLocation(root, path) : undefined
   if (!node || node.type !== 'array') throw new Error(`no array at ${path.join('.')}`)
   return node
 }

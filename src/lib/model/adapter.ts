@@ -291,6 +291,11 @@ export interface SessionFinder {
    * search reports the error and goes on).
    */
   rows?(unit: ChatUnit, source: FindSource): Promise<Iterable<unknown>>
+  /**
+   * True when a chat's sources are different documents holding the same conversation (a model context and a
+   * transcript): human output then names the file of each match.
+   */
+  readonly namesFiles?: boolean
 }
 
 /**
@@ -391,6 +396,14 @@ export interface SnapshotSupport {
   readonly hook?: AgentHook
   /** Why the agent has no hook (a sentence), when it has none: `guard install` then prints a user-level timer. */
   readonly noHook?: string
+  /**
+   * A chat for stored snapshots whose chat discovery did not find (`key`, their chat key), when the key names a
+   * chat of a store among `found` (this adapter's chats): the agent lost that chat altogether and the snapshot is
+   * all that is left of it. Null when the key is not of such a store. Must not touch the disk.
+   */
+  goneChat?(key: string, found: readonly ChatUnit[]): ChatUnit | null
+  /** The folders the printed timer snapshots (default: the adapter's `defaultRoots`). */
+  timerRoots?(home: string, env: NodeJS.ProcessEnv): string[]
 }
 
 /** The command a hook runs: as an argument vector, and as one shell command line. */
@@ -431,6 +444,11 @@ export interface AgentHook {
   uninstall(current: string): {text: string | null} | {absent: true} | {error: string}
   /** Whether the text holds chatdoctor's hook, and what it is, in words (for `guard status`). */
   status(current: string | null): {installed: boolean; detail: string}
+  /**
+   * What the user must know for the hook to run, given the settings file's text after install (a switch of the
+   * agent's that is off, a release that needs one turned on): said by `guard install`, never acted on.
+   */
+  notes?(current: string | null): string[]
   /**
    * The chat a hook invocation names. May read directory listings (to find a session by its id); never writes,
    * never throws. `ignore`: an event that is not one to snapshot on (said in words, logged).
@@ -669,6 +687,23 @@ export interface ChatPlan {
   warnings?: string[]
   /** The plan of the index chat whose repair brings this chat back (its own actions may be none). */
   by?: ChatPlan
+  /**
+   * A chat the agent's store lost altogether, brought back by the agent's own importer: `repair` writes
+   * `data` as `name` into its state folder and runs `argv` (with `{file}` replaced by that file's path) in `cwd`
+   * when `argv[0]` is on PATH, bounded by a timeout; otherwise it prints the command.
+   */
+  agentImport?: AgentImport
+}
+
+/** A document for the agent's own importer, and the command that imports it. */
+export interface AgentImport {
+  name: string
+  data: Buffer
+  argv: string[]
+  /** Where the command runs (the agent files the chat under the project of its working folder); null: anywhere. */
+  cwd: string | null
+  /** What is imported, in words (for the report). */
+  what: string
 }
 
 /** What the user asked `repair` for, beyond the default. */

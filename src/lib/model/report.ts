@@ -542,8 +542,20 @@ export const ReportSchema = z.looseObject({
   query: z.looseObject({words: z.array(z.string()), regex: z.string().nullable()}).optional(),
   /** (`find`) The sessions with a match, in the order they were found. */
   sessions: z.array(FoundSessionSchema).optional(),
-  /** (`find`) How much was searched: chats, files and bytes. */
-  searched: z.looseObject({chats: count(), files: count(), bytes: count()}).optional(),
+  /**
+   * (`find`) How much was searched: chats, files and bytes; `damaged`, the files searched only in part (damaged:
+   * only what is readable in them was searched; or too large to search), matched or not, and `damagedFiles`
+   * each of them (home as `~`) with why (at most 1000 listed).
+   */
+  searched: z
+    .looseObject({
+      chats: count(),
+      files: count(),
+      bytes: count(),
+      damaged: count(),
+      damagedFiles: z.array(z.looseObject({path: z.string(), why: z.string()})),
+    })
+    .optional(),
   /** (`undo`) True when nothing needed undoing (already undone, or the repair replaced nothing): nothing was written. */
   alreadyUndone: z.boolean().optional(),
 })

@@ -69,8 +69,16 @@ function stepMatches(step: string, name: string): boolean {
  * discovery path; anything else.
  */
 export function mayEnter(parent: string, name: string, adapters: ReadonlyArray<Pick<FormatAdapter, 'discoveryPaths'>>): boolean {
-  if (name === 'node_modules') return false
-  const paths = adapters.flatMap((a) => a.discoveryPaths ?? []).map((p) => p.split('/')).filter((p) => p[0].startsWith('.'))
+  return entryRule(parent, dotPathsOf(adapters))(name)
+}
+
+/** The adapters' discovery paths whose first step is a dot-folder, split into steps (`mayEnter`). */
+function dotPathsOf(adapters: ReadonlyArray<Pick<FormatAdapter, 'discoveryPaths'>>): string[][] {
+  return adapters.flatMap((a) => a.discoveryPaths ?? []).map((p) => p.split('/')).filter((p) => p[0].startsWith('.'))
+}
+
+/** `mayEnter` for the entries of one folder: what depends on `parent` worked out once, not per entry. */
+function entryRule(parent: string, paths: readonly string[][]): (name: string) => boolean {
   const tail = parent.split(path.sep)
   const next: string[] = []
   for (const p of paths) {
@@ -79,9 +87,12 @@ export function mayEnter(parent: string, name: string, adapters: ReadonlyArray<P
       if (last.length === k && last.every((seg, i) => stepMatches(p[i], seg))) next.push(p[k])
     }
   }
-  if (next.length > 0) return next.some((step) => stepMatches(step, name))
-  if (name.startsWith('.')) return paths.some((p) => stepMatches(p[0], name))
-  return true
+  return (name) => {
+    if (name === 'node_modules') return false
+    if (next.length > 0) return next.some((step) => stepMatches(step, name))
+    if (name.startsWith('.')) return paths.some((p) => stepMatches(p[0], name))
+    return true
+  }
 }
 
 function errMessage(e: unknown): string {
@@ -131,7 +142,7 @@ export async function discover(paths: string[], adapters: readonly FormatAdapter
       continue
     }
     if (listed !== false) result.roots.push({path: p, format, present: true})
-    const matched = await walk(real, 0, {adapters, unsupported, out: result, seen, noted: new Set()}, onlyFile)
+    const matched = await walk(real, 0, {adapters, unsupported, out: result, seen, noted: new Set(), dotPaths: dotPathsOf([...adapters, ...unsupported])}, onlyFile)
     if (explicit && onlyFile !== undefined && matched === 0) result.notChatFiles.push(p)
   }
   return result
@@ -146,6 +157,8 @@ interface Walk {
   seen: Set<string>
   /** Unsupported finds reported, by path. */
   noted: Set<string>
+  /** `dotPathsOf` the adapters and the unsupported agents (worked out once per discovery). */
+  dotPaths: string[][]
 }
 
 /**
@@ -231,6 +244,7 @@ async function walk(dir: string, depth: number, w: Walk, onlyFile?: string): Pro
     }
   }
   if (!descend || onlyFile !== undefined) return matched
+  const mayEnterHere = entryRule(dir, w.dotPaths)
   for (const e of entries) {
     const child = path.join(dir, e.name)
     if (lossy.has(e.name)) {
@@ -238,7 +252,7 @@ async function walk(dir: string, depth: number, w: Walk, onlyFile?: string): Pro
       continue
     }
     if (e.isSymbolicLink()) {
-      if (!mayEnter(dir, e.name, [...adapters, ...w.unsupported])) continue
+      if (!mayEnterHere(e.name)) continue
       try {
         if ((await stat(child)).isDirectory() && lstatSync(child).isSymbolicLink()) out.skipped.push({path: child, reason: 'symbolic link to a folder: not followed'})
       } catch {
@@ -246,7 +260,7 @@ async function walk(dir: string, depth: number, w: Walk, onlyFile?: string): Pro
       }
       continue
     }
-    if (!e.isDirectory() || !mayEnter(dir, e.name, [...adapters, ...w.unsupported])) continue
+    if (!e.isDirectory() || !mayEnterHere(e.name)) continue
     if (depth >= MAX_DEPTH) out.skipped.push({path: child, reason: TOO_DEEP})
     else await walk(child, depth + 1, w)
   }

@@ -11,7 +11,9 @@
  *
  * Damage: a record that does not parse (a torn line, a torn document) is searched by the JSON string values
  * that can be read from its bytes (keys left out), and the session says its file is damaged; NUL bytes and an
- * unterminated last line say so too. Never throws: an unreadable file is an error and the search goes on.
+ * unterminated last line say so too. Every damaged file searched (or too large to search) is counted and
+ * named in the result, whether its session matched or not, so that a search that finds nothing says what it
+ * could not read whole. Never throws: an unreadable file is an error and the search goes on.
  */
 import {closeSync, constants, fstatSync, openSync, readSync} from 'node:fs'
 import path from 'node:path'
@@ -50,6 +52,8 @@ export interface SessionHit {
   more: number
   /** Why a searched file of the session is damaged (only what was readable was searched). */
   damaged: string[]
+  /** True when the agent's sources are different documents of one conversation: a match says which file it is in. */
+  namesFile: boolean
 }
 
 /** How much was searched. */
@@ -58,6 +62,14 @@ export interface FindStats {
   files: number
   bytes: number
   sessions: number
+  /** Files searched that were damaged (only what is readable in them was searched) or too large to search. */
+  damaged: number
+}
+
+/** A file searched only in part: damaged (its readable parts searched) or too large to search. */
+export interface DamagedFile {
+  path: string
+  why: string
 }
 
 export interface FindOptions {
@@ -74,7 +86,12 @@ export interface FindResult {
   skipped: Skipped[]
   roots: Array<{path: string; format: string | null; present: boolean}>
   notChatFiles: string[]
+  /** The files counted in `stats.damaged`, each with its first damage (at most `MAX_DAMAGED_LISTED`). */
+  damagedFiles: DamagedFile[]
 }
+
+/** Damaged files named in a result (the count in `stats.damaged` goes on past it). */
+export const MAX_DAMAGED_LISTED = 1000
 
 /** Bytes read at a time. */
 const CHUNK = 4 << 20
@@ -163,33 +180,37 @@ interface Session {
   hit: unknown
   hitSource: FindSource | null
   seen: Set<string>
+  /** Each damaged file of the chat with its first damage. */
+  damagedFiles: Map<string, string>
 }
 
 /** Searches the sessions under `paths` (or every agent's default roots). */
 export async function findSessions(paths: string[], query: FindQuery, adapters: readonly FormatAdapter[], opts: FindOptions): Promise<FindResult> {
   const finders = adapters.filter((a) => a.find)
   const found = await discover(paths, finders, opts.home, opts.env)
-  const stats: FindStats = {chats: 0, files: 0, bytes: 0, sessions: 0}
+  const stats: FindStats = {chats: 0, files: 0, bytes: 0, sessions: 0, damaged: 0}
+  const damagedFiles: DamagedFile[] = []
   const errors = [...found.errors]
   const pre = prefilterOf(query)
   const folded = query.words.map((w) => w.toLowerCase())
   const max = opts.maxMatches ?? 3
   for (const chat of found.chats) {
     stats.chats++
-    const hit = await searchChat(chat, query, pre, folded, max, stats, errors)
+    const hit = await searchChat(chat, query, pre, folded, max, stats, errors, damagedFiles)
     if (hit) {
       stats.sessions++
       opts.onSession(hit)
     }
   }
-  return {stats, errors, skipped: found.skipped, roots: found.roots, notChatFiles: found.notChatFiles}
+  return {stats, errors, skipped: found.skipped, roots: found.roots, notChatFiles: found.notChatFiles, damagedFiles}
 }
 
-async function searchChat({unit, adapter}: FoundChat, query: FindQuery, pre: RegExp | null, folded: string[], max: number, stats: FindStats, errors: OperationalError[]): Promise<SessionHit | null> {
+async function searchChat({unit, adapter}: FoundChat, query: FindQuery, pre: RegExp | null, folded: string[], max: number, stats: FindStats, errors: OperationalError[], damagedFiles: DamagedFile[]): Promise<SessionHit | null> {
   const finder = adapter.find!
-  const s: Session = {matches: [], more: 0, damaged: [], hit: undefined, hitSource: null, seen: new Set()}
+  const s: Session = {matches: [], more: 0, damaged: [], hit: undefined, hitSource: null, seen: new Set(), damagedFiles: new Map()}
   let hitHead: {head: Buffer; mtimeMs: number} | null = null
-  for (const source of finder.sources(unit)) {
+  const sources = finder.sources(unit)
+  for (const source of sources) {
     const file = path.join(unit.dir, source.name)
     const onRecord = (record: unknown, line: number | null, damagedRaw: string | null) => {
       const texts: Array<{role: FoundText['role'] | null; text: string}> = damagedRaw === null ? finder.texts(record, source, unit) : readableStrings(damagedRaw).map((text) => ({role: null, text}))
@@ -242,6 +263,10 @@ async function searchChat({unit, adapter}: FoundChat, query: FindQuery, pre: Reg
       errors.push({path: file, message: err.code === 'EACCES' || err.code === 'EPERM' ? 'permission denied (run as a user who can read it)' : (err.message ?? String(e))})
     }
   }
+  for (const [name, why] of s.damagedFiles) {
+    stats.damaged++
+    if (damagedFiles.length < MAX_DAMAGED_LISTED) damagedFiles.push({path: path.join(unit.dir, name), why})
+  }
   if (s.hitSource === null) return null
   const h = hitHead ?? {head: Buffer.alloc(0), mtimeMs: 0}
   let session: FoundSession
@@ -250,7 +275,7 @@ async function searchChat({unit, adapter}: FoundChat, query: FindQuery, pre: Reg
   } catch {
     session = {id: path.basename(unit.path), project: null, timeMs: h.mtimeMs, resume: null, hidden: null}
   }
-  return {format: session.format ?? adapter.name, agent: session.agent ?? adapter.displayName, path: unit.path, session, matches: s.matches, more: s.more, damaged: s.damaged}
+  return {format: session.format ?? adapter.name, agent: session.agent ?? adapter.displayName, path: unit.path, session, matches: s.matches, more: s.more, damaged: s.damaged, namesFile: finder.namesFiles === true && sources.length > 1}
 }
 
 type OnRecord = (record: unknown, line: number | null, damagedRaw: string | null) => void
@@ -263,15 +288,16 @@ function handle(bytes: Buffer, line: number | null, name: string, s: Session, on
     record = JSON.parse(text)
   } catch {
     if (text.trim() === '') return
-    damage(s, line === null ? `${name} does not parse as JSON (torn or overwritten): only its readable strings were searched` : `${name} line ${line} does not parse (torn or overwritten): only its readable strings were searched`)
+    damage(s, name, line === null ? `${name} does not parse as JSON (torn or overwritten): only its readable strings were searched` : `${name} line ${line} does not parse (torn or overwritten): only its readable strings were searched`)
     onRecord(null, line, text)
     return
   }
   onRecord(record, line, null)
 }
 
-function damage(s: Session, why: string): void {
+function damage(s: Session, name: string, why: string): void {
   if (s.damaged.length < 5 && !s.damaged.includes(why)) s.damaged.push(why)
+  if (!s.damagedFiles.has(name)) s.damagedFiles.set(name, why)
 }
 
 /** Searches a JSON-lines file in chunks, in the shared buffer. */
@@ -286,7 +312,7 @@ function searchLines(fd: number, name: string, pre: RegExp | null, s: Session, o
     if (buf.length - have < CHUNK) {
       if (have + CHUNK > MAX_RECORD + CHUNK) {
         // A line longer than MAX_RECORD: not searched; skip to its end.
-        damage(s, `${name} line ${lineNo} is longer than ${MAX_RECORD >> 20} MiB: not searched`)
+        damage(s, name, `${name} line ${lineNo} is longer than ${MAX_RECORD >> 20} MiB: not searched`)
         skipping = true
         have = 0
       } else {
@@ -300,7 +326,7 @@ function searchLines(fd: number, name: string, pre: RegExp | null, s: Session, o
     let end = have + bytesRead
     if (!nul && buf.subarray(have, end).indexOf(0) >= 0) {
       nul = true
-      damage(s, `${name} holds NUL bytes (a crash left zeros): only its readable lines were searched`)
+      damage(s, name, `${name} holds NUL bytes (a crash left zeros): only its readable lines were searched`)
     }
     if (skipping) {
       const nl = buf.subarray(0, end).indexOf(10)
@@ -318,7 +344,7 @@ function searchLines(fd: number, name: string, pre: RegExp | null, s: Session, o
       have = end
       continue
     }
-    if (eof && buf[end - 1] !== 10) damage(s, `${name} ends in an unterminated line (torn write): what it holds was searched`)
+    if (eof && buf[end - 1] !== 10) damage(s, name, `${name} ends in an unterminated line (torn write): what it holds was searched`)
     lineNo = searchRegion(buf, cut, lineNo, name, pre, s, onRecord)
     buf.copy(buf, 0, cut, end)
     have = end - cut
@@ -361,7 +387,7 @@ function searchRegion(buf: Buffer, end: number, lineNo: number, name: string, pr
 /** Searches a file that is one JSON document, read whole into the shared buffer. */
 function searchDocument(fd: number, size: number, name: string, pre: RegExp | null, s: Session, onRecord: OnRecord): void {
   if (size > MAX_RECORD) {
-    damage(s, `${name} is larger than ${MAX_RECORD >> 20} MiB: not searched`)
+    damage(s, name, `${name} is larger than ${MAX_RECORD >> 20} MiB: not searched`)
     return
   }
   if (shared.length < size) shared = Buffer.allocUnsafe(size)
@@ -370,8 +396,20 @@ function searchDocument(fd: number, size: number, name: string, pre: RegExp | nu
   const buf = shared.subarray(0, n)
   if (pre !== null) {
     pre.lastIndex = 0
-    if (!pre.test(buf.toString('latin1'))) return
+    if (!pre.test(buf.toString('latin1'))) {
+      // Ruled out without parsing it: judged by what is cheap to see (zeros, an end no whole document has).
+      if (buf.indexOf(0) >= 0) damage(s, name, `${name} holds NUL bytes (a crash left zeros): only what is readable was searched`)
+      else if (!endsWhole(buf)) damage(s, name, `${name} does not end as a whole JSON document (torn or overwritten): only its readable strings were searched`)
+      return
+    }
   }
-  if (buf.indexOf(0) >= 0) damage(s, `${name} holds NUL bytes (a crash left zeros): only what is readable was searched`)
+  if (buf.indexOf(0) >= 0) damage(s, name, `${name} holds NUL bytes (a crash left zeros): only what is readable was searched`)
   handle(buf, null, name, s, onRecord)
+}
+
+/** Whether a document's last byte that is not blank can end a whole JSON object or array (a blank one holds nothing to search, as when parsed). */
+function endsWhole(buf: Buffer): boolean {
+  let i = buf.length - 1
+  while (i >= 0 && (buf[i] === 0x20 || buf[i] === 0x0a || buf[i] === 0x0d || buf[i] === 0x09)) i--
+  return i < 0 || buf[i] === 0x7d || buf[i] === 0x5d
 }

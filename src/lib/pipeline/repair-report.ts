@@ -10,6 +10,9 @@
  */
 import {randomBytes} from 'node:crypto'
 import type {ChatOutcome} from './apply.js'
+import {runAgentImport, type ImportOutcome} from './agent-import.js'
+import type {FileSystem} from '../fsio/fs.js'
+import type {AgentImport} from '../model/adapter.js'
 import {EXIT_CONTEXT_LOST, EXIT_OPERATIONAL, EXIT_REPAIRABLE, EXIT_REPAIRED} from '../model/exit-codes.js'
 import type {ActionReport, ChatReport, ChatRepair, OperationalError, Report, Skipped} from '../model/report.js'
 import {tildify} from '../fsio/paths.js'
@@ -23,7 +26,17 @@ export function newRepairId(now = new Date()): string {
 }
 
 /** What became of one chat: an outcome of `applyChat`, or a state that never reached it. */
-export type ChatResult = ChatOutcome | 'planned' | 'not-attempted'
+export type ChatResult = ChatOutcome | ImportResult | 'planned' | 'not-attempted'
+
+/** What an agent's importer made of a chat the store lost (`ChatPlan.agentImport`). */
+export interface ImportResult {
+  imported: ImportOutcome
+}
+
+/** Writes a lost chat's document and runs the agent's importer on it (`pipeline/agent-import.ts`). Never throws. */
+export async function importChat(imp: AgentImport, ctx: {fs: FileSystem; stateDir: string; repairId: string; env: NodeJS.ProcessEnv}): Promise<ImportResult> {
+  return {imported: await runAgentImport(imp, ctx)}
+}
 
 /**
  * The exit bit(s) one chat contributes to a `repair` run. An unrecoverable chat whose plan restores no agent
@@ -81,6 +94,8 @@ export function buildRepairReport(args: {
     let repair: ChatRepair
     let evidence: Array<string | null> = plan.actions.map(() => null)
     if (plan.problem) repair = {outcome: 'failed', message: plan.problem, evidence: null, undo: null, warnings: []}
+    else if (plan.agentImport && res !== undefined && res !== 'planned' && res !== 'not-attempted' && 'imported' in res) repair = {outcome: res.imported.outcome, message: res.imported.message, evidence: t(res.imported.file), undo: null, warnings: []}
+    else if (plan.agentImport) repair = {outcome: res === 'not-attempted' ? 'not-attempted' : args.dryRun ? 'planned' : 'not-attempted', message: `${plan.agentImport.what}: ${args.dryRun ? 'would be' : 'not'} written as ${plan.agentImport.name} and imported with ${plan.agentImport.argv[0]} import`, evidence: null, undo: null, warnings: []}
     else if (plan.refusal) repair = {outcome: 'refused', message: plan.refusal, evidence: null, undo: null, warnings: []}
     else if (plan.manual) repair = {outcome: 'manual', message: plan.manual, evidence: null, undo: null, warnings: []}
     else if (plan.actions.length === 0 && report.status === 'unrecoverable') repair = {outcome: 'not-repairable', message: plan.advice ?? 'no usable generation of the agent context: nothing to restore, nothing written', evidence: null, undo: null, warnings: []}
@@ -89,12 +104,13 @@ export function buildRepairReport(args: {
       const byRes = args.results.get(plan.by)
       const byWhat = `through the repair of its index ${t(plan.by.chat.snapshot.unit.path)}`
       if (byRes === undefined || byRes === 'planned') repair = {outcome: args.dryRun ? 'planned' : 'not-attempted', message: `brought back ${byWhat}`, evidence: null, undo: null, warnings: []}
-      else if (byRes === 'not-attempted') repair = {outcome: 'not-attempted', message: `its index ${t(plan.by.chat.snapshot.unit.path)} was not repaired; nothing written`, evidence: null, undo: null, warnings: []}
+      else if (byRes === 'not-attempted' || 'imported' in byRes) repair = {outcome: 'not-attempted', message: `its index ${t(plan.by.chat.snapshot.unit.path)} was not repaired; nothing written`, evidence: null, undo: null, warnings: []}
       else repair = {outcome: byRes.outcome, message: byRes.outcome === 'repaired' ? `brought back ${byWhat}` : byRes.message, evidence: t(byRes.evidenceDir), undo: byRes.evidenceDir !== null ? `chatdoctor undo ${args.repairId}` : null, warnings: []}
     } else if (plan.actions.length === 0 && report.status === 'repairable') repair = {outcome: 'failed', message: `no repair can be planned for this ${report.format} chat yet; nothing written`, evidence: null, undo: null, warnings: []}
     else if (plan.actions.length === 0) repair = {outcome: 'not-needed', message: null, evidence: null, undo: null, warnings: []}
     else if (res === undefined || res === 'planned') repair = {outcome: args.dryRun ? 'planned' : 'not-attempted', message: null, evidence: null, undo: null, warnings: []}
     else if (res === 'not-attempted') repair = {outcome: 'not-attempted', message: args.interrupted ? 'stopped (Ctrl-C or a termination signal) before this chat; nothing written' : 'not confirmed; nothing written', evidence: null, undo: null, warnings: []}
+    else if ('imported' in res) repair = {outcome: 'failed', message: res.imported.message, evidence: null, undo: null, warnings: []}
     else {
       evidence = res.evidence
       const wrote = res.evidenceDir !== null

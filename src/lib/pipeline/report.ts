@@ -40,6 +40,36 @@ export function buildReport(args: {
   }
 }
 
+/**
+ * What a report's head (`exitCode`, `summary`) needs of its chats, counted one chat at a time, for a report
+ * whose chats are written out as they come instead of held (`scan --json`). `head` gives the same values
+ * `buildReport` gives over the same chats.
+ */
+export class ChatTally {
+  private readonly counts = {healthy: 0, repairable: 0, unrecoverable: 0, degraded: 0}
+  private chats = 0
+  private bits = 0
+
+  add(chat: Pick<ChatReport, 'status'>): void {
+    this.chats++
+    this.counts[chat.status]++
+    this.bits |= exitBitForStatus(chat.status)
+  }
+
+  /** The report without its chats, in `buildReport`'s key order (`chats` goes after `skipped`). */
+  head(args: {command: string; version: string; skipped: Skipped[]; errors: OperationalError[]; exitCode?: number}): Omit<Report, 'chats'> {
+    return {
+      schemaVersion: SCHEMA_VERSION,
+      command: args.command,
+      chatdoctorVersion: args.version,
+      exitCode: args.exitCode ?? ((args.errors.length > 0 ? EXIT_OPERATIONAL : 0) | this.bits),
+      summary: {chats: this.chats, ...this.counts, skipped: args.skipped.length},
+      errors: args.errors,
+      skipped: args.skipped,
+    }
+  }
+}
+
 /** The report of a usage error (exit 16): still one JSON object, with `error`. */
 export function usageErrorReport(command: string, version: string, message: string): Report {
   return {...buildReport({command, version, chats: [], skipped: [], errors: [], exitCode: 16}), error: message}

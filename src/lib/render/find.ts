@@ -53,7 +53,11 @@ export function hitText(hit: SessionHit, home: string, c: ChalkInstance, opts: {
   const lines = fit(headParts)
   const resume = resumeLine(hit, home)
   if (opts.quiet) return [...lines, `  ${resume ?? s.howToOpen ?? ''}`].join('\n')
-  for (const m of hit.matches) lines.push(...fit([`  ${m.role ?? 'text (damaged part)'}${m.line === null ? '' : ` (line ${m.line})`}: ${m.text}`], '    '))
+  for (const m of hit.matches) {
+    // A chat of several files names the file of each match.
+    const where = [hit.namesFile ? show(m.file) : null, m.line === null ? null : `line ${m.line}`].filter((x) => x !== null).join(' ')
+    lines.push(...fit([`  ${m.role ?? 'text (damaged part)'}${where === '' ? '' : ` (${where})`}: ${m.text}`], '    '))
+  }
   if (hit.more > 0) lines.push(`  … and ${hit.more} more match${hit.more === 1 ? '' : 'es'}`)
   if (resume !== null) lines.push(...fit(['  resume: ', {whole: resume}, s.howToOpen ? ` (${s.howToOpen})` : ''], '    '))
   else if (s.howToOpen) lines.push(...fit([`  open: ${s.howToOpen}`], '    '))

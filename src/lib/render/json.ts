@@ -3,7 +3,12 @@
  * one array element at a time for the arrays directly under the top-level object (`chats`, `errors`, …), so a
  * report of thousands of chats is never one string of tens of MB plus a Buffer copy of it (~15 MB
  * for 5,000 chats, held twice, and a third of a second to build).
+ *
+ * An array may also be a `HeldArray`: its elements' text made one at a time as they come and held deflated
+ * (`scan --json` holds its chats so: the document puts the totals before them, and they are known only once
+ * every chat is diagnosed), written out as the same text an array of the same values gives.
  */
+import {deflateRawSync, inflateRawSync} from 'node:zlib'
 
 const INDENT = '  '
 
@@ -14,11 +19,46 @@ function nested(v: unknown, depth: number): string | undefined {
 }
 
 /**
- * Yields the text of `JSON.stringify(value, null, 2)` in pieces (without a trailing newline). Values with a
+ * The elements of an array directly under the report's top level, as their text (`jsonPieces`' own text for
+ * them, separators included), made when each is pushed and held deflated in chunks of about `chunkChars`
+ * characters: a report's chats are alike, so they compress about 20 to 1, and the values themselves are let go.
+ */
+export class HeldArray {
+  /** Elements pushed so far. */
+  count = 0
+  private pending = ''
+  private readonly chunks: Buffer[] = []
+
+  constructor(private readonly chunkChars = 1 << 16) {}
+
+  /** Adds one element (what `JSON.stringify` gives for it, `null` for a value it leaves out, as in an array). */
+  push(value: unknown): void {
+    this.pending += `${this.count++ > 0 ? ',' : ''}\n${INDENT}${INDENT}${nested(value, 2) ?? 'null'}`
+    if (this.pending.length >= this.chunkChars) {
+      this.chunks.push(deflateRawSync(Buffer.from(this.pending, 'utf8'), {level: 1}))
+      this.pending = ''
+    }
+  }
+
+  /** Bytes held now (deflated chunks and the characters not yet deflated), for measuring. */
+  get heldBytes(): number {
+    return this.chunks.reduce((n, c) => n + c.length, 0) + this.pending.length
+  }
+
+  /** The elements' text, in pieces (between `[` and the `]` line): the deflated chunks as their UTF-8 bytes. */
+  *pieces(): Generator<string | Buffer> {
+    for (const c of this.chunks) yield inflateRawSync(c)
+    if (this.pending !== '') yield this.pending
+  }
+}
+
+/**
+ * Yields the text of `JSON.stringify(value, null, 2)` in pieces (without a trailing newline; a `HeldArray`'s as
+ * UTF-8 bytes). Values with a
  * `toJSON`, non-plain objects and anything that is not an object at the top are stringified whole; keys whose
  * value `JSON.stringify` would leave out (undefined, functions, symbols) are left out as it would.
  */
-export function* jsonPieces(value: unknown): Generator<string> {
+export function* jsonPieces(value: unknown): Generator<string | Buffer> {
   if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof (value as {toJSON?: unknown}).toJSON === 'function') {
     const whole = JSON.stringify(value, null, 2)
     if (whole !== undefined) yield whole
@@ -33,7 +73,14 @@ export function* jsonPieces(value: unknown): Generator<string> {
   for (let k = 0; k < entries.length; k++) {
     const [key, v] = entries[k]
     const comma = k < entries.length - 1 ? ',' : ''
-    if (Array.isArray(v) && v.length > 0 && typeof (v as {toJSON?: unknown}).toJSON !== 'function') {
+    if (v instanceof HeldArray) {
+      if (v.count === 0) yield `\n${INDENT}${JSON.stringify(key)}: []${comma}`
+      else {
+        yield `\n${INDENT}${JSON.stringify(key)}: [`
+        yield* v.pieces()
+        yield `\n${INDENT}]${comma}`
+      }
+    } else if (Array.isArray(v) && v.length > 0 && typeof (v as {toJSON?: unknown}).toJSON !== 'function') {
       yield `\n${INDENT}${JSON.stringify(key)}: [`
       for (let i = 0; i < v.length; i++) yield `\n${INDENT}${INDENT}${nested(v[i], 2) ?? 'null'}${i < v.length - 1 ? ',' : ''}`
       yield `\n${INDENT}]${comma}`
@@ -44,11 +91,18 @@ export function* jsonPieces(value: unknown): Generator<string> {
 
 /**
  * Writes `jsonPieces(value)` and a newline through `write`, gathered into chunks of about `chunkChars`
- * characters (default 1 MiB) so a large report costs a handful of writes.
+ * characters (default 1 MiB) so a large report costs a handful of writes. A piece that is already bytes (a
+ * `HeldArray`'s) is written as it is, after what was gathered before it.
  */
-export function writeJson(value: unknown, write: (text: string) => void, chunkChars = 1 << 20): void {
+export function writeJson(value: unknown, write: (text: string | Uint8Array) => void, chunkChars = 1 << 20): void {
   let pending = ''
   for (const piece of jsonPieces(value)) {
+    if (typeof piece !== 'string') {
+      if (pending !== '') write(pending)
+      pending = ''
+      write(piece)
+      continue
+    }
     pending += piece
     if (pending.length >= chunkChars) {
       write(pending)

@@ -76,6 +76,7 @@ export function renderGuard(r: GuardResult, opts: {chalk: ChalkInstance; quiet?:
   if (r.kind === 'error') return out
   // -q: nothing but errors, and for an agent without a hook the timer text alone (what there is to act on).
   if (opts.quiet) return {stdout: r.kind === 'timer' ? r.text : '', stderr: ''}
+  if ((r.kind === 'installed' || r.kind === 'already') && r.notes.length > 0) out.stdout += r.notes.map((n) => `\nnote: ${n}`).join('')
   if (opts.verbose && opts.source) out.stdout += `\nThe mechanism is documented in ${opts.source}.`
   return out
 }

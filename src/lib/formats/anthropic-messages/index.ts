@@ -89,3 +89,26 @@ export function countMessages(messages: readonly unknown[], isPrompt: (m: Record
   c.toolCallsOpen = c.toolCalls - c.toolCallsWithResult
   return c
 }
+
+/**
+ * Whether a conversation's last turn is settled (for a snapshot): a prompt in it, the last message the
+ * assistant's, and every `tool_use` answered by a `tool_result` — but for a call in that last message to one of
+ * the `waiting` tools (a tool whose answer is the user's next message, like the extensions'
+ * `attempt_completion`). `unsettled` says why not; null when settled.
+ */
+export function settleMessages(messages: readonly unknown[], isPrompt: (m: Record<string, unknown>) => boolean, waiting: ReadonlySet<string> = new Set()): string | null {
+  const c = countMessages(messages, isPrompt)
+  if (c.prompts === 0) return 'no prompt yet'
+  const last = messages[messages.length - 1]
+  if (!isMessage(last) || last.role !== 'assistant') return 'the last prompt has no answer yet'
+  const lastIds = new Set(blocksOf(last).filter((b) => b.type === 'tool_use' && typeof b.id === 'string' && waiting.has(String((b as {name?: unknown}).name))).map((b) => b.id as string))
+  const answered = new Set<string>()
+  for (const m of messages) if (isMessage(m)) for (const b of blocksOf(m)) if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') answered.add(b.tool_use_id)
+  let open = 0
+  for (const m of messages) {
+    if (!isMessage(m)) continue
+    for (const b of blocksOf(m)) if (b.type === 'tool_use' && !(typeof b.id === 'string' && (answered.has(b.id) || lastIds.has(b.id)))) open++
+  }
+  if (open > 0) return `${open} tool call${open === 1 ? '' : 's'} without a result`
+  return null
+}

@@ -29,6 +29,7 @@ import type {ChatDirSnapshot, Diagnosis, FileEntry} from '../../model/adapter.js
 import {salvageLabel} from '../../salvage/index.js'
 import {compactionFile, isChildMessagesFile, messagesFile, recordFile, roleIn} from './layout.js'
 import {clineRead, measureMessages, messagesOf, type ClineRead} from './messages.js'
+import {conversationSnapshots} from './snapshot.js'
 import {recordProblem, runCountOf} from './record.js'
 import {salvageMessages, salvageRecord, salvageable, type ClineSalvage} from './salvage.js'
 import type {ClineFacts, IndexOnlyFacts, SessionFacts} from './store.js'
@@ -171,12 +172,25 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, facts: SessionFacts):
   const candidates: Candidate[] = []
   if (read.read !== 'empty' && primary.measure) candidates.push({file: primary.file, measure: primary.measure, mtimeMs: primary.mtimeMs})
   else if (messagesSalvage?.summary.candidate && messagesSalvage.measure) candidates.push({file: salvageName(primary.file), measure: messagesSalvage.measure, mtimeMs: primary.mtimeMs})
+  // chatdoctor's stored snapshots of the conversation: generations of role `snapshot`, ranked with the file.
+  for (const snap of conversationSnapshots(snapshot, id)) {
+    const mtimeMs = Date.parse(snap.header.time)
+    const g: Generation = {file: snap.name, role: 'snapshot', class: null, reasons: [], bytes: snap.data.length, mtimeMs, sha256: snap.header.sha256, turns: null}
+    generations.push(g)
+    const r = clineRead(snap.data)
+    g.class = r.read === 'empty' ? 'corrupt' : 'intact'
+    if (r.read === 'empty') continue
+    g.measure = measureMessages(r.messages).measure
+    g.turns = g.measure.turns
+    candidates.push({file: snap.name, measure: g.measure, mtimeMs})
+  }
   const {order, entries: ranking} = rankCandidates(candidates, read.read !== 'empty' ? primary.file : undefined)
   const best = order[0]
+  const fromSnapshot = best !== undefined && generations.some((g) => g.role === 'snapshot' && g.file === best.file)
 
   let status: ChatStatus
   if (!best) status = 'unrecoverable'
-  else if (read.read === 'empty') status = 'repairable'
+  else if (read.read === 'empty' || fromSnapshot) status = 'repairable'
   else if (read.read === 'lossy' || (M !== null && best.measure.turns < M)) status = 'degraded'
   else status = 'healthy'
   const recordUsable = record?.class === 'intact' || recordSalvage?.summary.candidate === true
@@ -199,6 +213,7 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, facts: SessionFacts):
     const how = read.read === 'lossy' ? 'but only with its invalid bytes replaced by U+FFFD, and its next save writes the replacements over the original bytes' : 'as written (its reader strips a byte-order mark and surrounding whitespace); strict JSON readers reject it'
     findings.push(finding('primary-irregular', primary.file, `${primary.file} is ${describe(primary)}: Cline loads its ${plural(primary.turns ?? 0, 'turn')} ${how}`))
   }
+  if (fromSnapshot) findings.push(finding('snapshot-restores', null, `${best!.file} holds ${plural(best!.measure.turns, 'turn')}, more than ${read.read !== 'empty' ? `${primary.file} (${primary.turns ?? 0})` : 'anything on disk'}; chatdoctor repair writes its bytes back as ${primary.file}`))
   if (messagesSalvage) {
     const s = messagesSalvage.summary
     const lost = M !== null && s.turns !== null && M > s.turns ? `; ${M - s.turns === 1 ? `turn ${M} is` : `turns ${s.turns + 1}–${M} are`} lost with the dropped bytes (${written!.from} says ${M})` : ''
@@ -216,7 +231,7 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, facts: SessionFacts):
 
   // Before the next start: what Cline's own resume will destroy.
   if (read.read === 'empty' && !unreadable) {
-    const first = status === 'repairable' ? `run chatdoctor repair first (it writes the salvage, keeping the damaged file as evidence)` : `bundle it first (chatdoctor bundle) to keep what is left`
+    const first = status === 'repairable' ? `run chatdoctor repair first (it writes the ${fromSnapshot ? 'snapshot' : 'salvage'}, keeping the damaged file as evidence)` : `bundle it first (chatdoctor bundle) to keep what is left`
     findings.push(finding('next-start-loss', primary.file, `before Cline's next start of this session: its resume (${resume}) reads an empty conversation, starts a new one and overwrites ${primary.class === 'missing' ? 'the session files' : `${primary.file} and ${recordFile(id)}`} (title, usage and checkpoint history reset; observed on Cline 3.0.65): ${first}`))
   } else if (read.read !== 'empty' && read.messages.length === 0 && record?.class === 'intact') {
     // An empty conversation is not resumed as it is: the SDK starts the session over (`isReadOnlyResumeStart`).
@@ -243,7 +258,7 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, facts: SessionFacts):
 
   return {
     kind: 'chat',
-    report: {format: 'cline', id, status, winner: best?.file ?? null, transcriptTurns: M, contextTurns: best ? best.measure.turns : null, findings, generations, ranking},
+    report: {format: 'cline', id, status, winner: best?.file ?? null, transcriptTurns: fromSnapshot && (M ?? 0) < best!.measure.turns ? best!.measure.turns : M, contextTurns: best ? best.measure.turns : null, findings, generations, ranking},
   }
 }
 

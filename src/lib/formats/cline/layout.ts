@@ -50,6 +50,16 @@ export function dataDir(home: string, env: NodeJS.ProcessEnv): string {
   return envDir(env, 'CLINE_DATA_DIR') ?? path.join(envDir(env, 'CLINE_DIR') ?? path.join(home, '.cline'), 'data')
 }
 
+/** Cline's own folder: `$CLINE_DIR`, else `<home>/.cline` (paths.ts `resolveClineDir`; its file hooks are in `hooks/` there). */
+export function clineDir(home: string, env: NodeJS.ProcessEnv): string {
+  return envDir(env, 'CLINE_DIR') ?? path.join(home, '.cline')
+}
+
+/** The sessions dir: `$CLINE_SESSION_DATA_DIR`, else `<data>/sessions`. */
+export function sessionsDir(home: string, env: NodeJS.ProcessEnv): string {
+  return envDir(env, 'CLINE_SESSION_DATA_DIR') ?? path.join(dataDir(home, env), SESSIONS)
+}
+
 /** Folders searched when no PATH is given: the data dir, and the sessions dir when it is moved out of it. */
 export function defaultRoots(home: string, env: NodeJS.ProcessEnv): string[] {
   const data = dataDir(home, env)

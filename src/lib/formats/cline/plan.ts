@@ -19,6 +19,7 @@ import type {ChatDirSnapshot, ChatPlan, PlannedAction, PlanOptions, ScannedChat,
 import {salvageBytes} from '../../salvage/index.js'
 import {analyzeSession, salvageName} from './diagnose.js'
 import {clineLiveSigns} from './live.js'
+import {conversationSnapshots} from './snapshot.js'
 import type {ClineFacts} from './store.js'
 
 function sha256(b: Uint8Array): string {
@@ -46,8 +47,17 @@ export function planClineRepair(chat: ScannedChat, opts: PlanOptions): ChatPlan 
     }
     restores.push({file, sha, label: salvageName(file), data})
   }
-  const messagesRestored = report.winner === salvageName(a.primary.file) && a.messagesSalvage?.summary.candidate === true
-  if (messagesRestored) take(a.primary.file, a.primary.sha256, a.messagesSalvage!)
+  const stored = conversationSnapshots(snapshot, a.id).find((s) => s.name === report.winner)
+  if (stored) {
+    // A stored snapshot: its bytes, checked against its header once more, written as the conversation file.
+    if (sha256(stored.data) !== stored.header.sha256) {
+      plan.problem = `the bytes of ${stored.name} do not match its header's sha256; nothing written`
+      return plan
+    }
+    restores.push({file: a.primary.file, sha: a.primary.class === 'missing' ? null : a.primary.sha256, label: stored.name, data: stored.data})
+  }
+  const messagesRestored = stored !== undefined || (report.winner === salvageName(a.primary.file) && a.messagesSalvage?.summary.candidate === true)
+  if (messagesRestored && !stored) take(a.primary.file, a.primary.sha256, a.messagesSalvage!)
   const conversationSurvives = a.read.read !== 'empty' || messagesRestored
   if (a.record && a.record.class !== 'intact' && a.recordSalvage?.summary.candidate && conversationSurvives) take(a.record.file, a.record.sha256, a.recordSalvage)
   if (plan.problem || restores.length === 0) return plan
@@ -57,13 +67,13 @@ export function planClineRepair(chat: ScannedChat, opts: PlanOptions): ChatPlan 
   }
   const actions: PlannedAction[] = []
   for (const r of restores) {
-    actions.push({type: 'preserve', from: r.file, to: r.file, sha256: r.sha})
+    if (r.sha !== null || snapshot.files.some((f) => f.name === r.file)) actions.push({type: 'preserve', from: r.file, to: r.file, sha256: r.sha})
     actions.push({type: 'restore', from: r.label, to: r.file, sha256: sha256(r.data), source: {kind: 'bytes', label: r.label, data: r.data}, data: r.data})
   }
   actions.push({type: 'restore-mtime', from: null, to: '.', sha256: null, mtimeMs: snapshot.dirMtimeMs})
   plan.actions = actions
   // A salvage that drops turns leaves the conversation shorter than the session's own run count: degraded.
-  const after = messagesRestored ? a.messagesSalvage!.measure?.turns ?? 0 : a.primary.turns ?? 0
+  const after = stored ? (report.contextTurns ?? 0) : messagesRestored ? a.messagesSalvage!.measure?.turns ?? 0 : a.primary.turns ?? 0
   plan.statusAfter = report.transcriptTurns !== null && after < report.transcriptTurns ? 'degraded' : 'healthy'
   return plan
 }

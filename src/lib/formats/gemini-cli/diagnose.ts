@@ -26,7 +26,8 @@ import {analyzeJsonl, analyzeLegacy, dropUnfinishedResume, GEMINI_RULES, type De
 export interface GenState {
   gen: Generation
   entry: FileEntry
-  kind: GeminiFileKind
+  /** `snapshot`: one of chatdoctor's stored snapshots of the session (its decrypted bytes as `entry.data`). */
+  kind: GeminiFileKind | 'snapshot'
   /** A legacy `.json` document (or a copy of one). */
   legacy: boolean
   /** The short id of the session the name belongs to. */
@@ -92,7 +93,42 @@ function isSessionFolder(dir: string): boolean {
   return !isChatsDir(path.dirname(dir))
 }
 
-/** Reads every generation of the unit: classification, replay, repair plan. */
+/** Classifies and replays one generation's bytes, with what a repair would make of them (fills `st`). */
+function analyze(st: GenState, data: Buffer, topLevel: boolean): void {
+  const gen = st.gen
+  const legacy = st.legacy
+  if (legacy) {
+    const l = analyzeLegacy(data, topLevel)
+    gen.class = l.classification.class
+    gen.reasons = [...l.classification.reasons]
+    if (l.classification.damage) gen.damage = l.classification.damage
+    st.analysis = l.analysis
+    st.repaired = l.analysis
+  } else {
+    const cls = classifyJsonlBytes(data)
+    st.cls = cls
+    st.analysis = analyzeJsonl(cls, topLevel)
+    st.plan = planJsonlRepair(data, GEMINI_RULES)
+    st.repaired = st.plan.changes.length === 0 ? st.analysis : analyzeJsonl(st.plan.after, topLevel)
+    if (st.plan.accepted && st.repaired.deletes === 'nothing-resumable') {
+      const more = dropUnfinishedResume(data, st.plan)
+      if (more?.accepted) {
+        st.plan = more
+        st.repaired = analyzeJsonl(more.after, topLevel)
+      }
+    }
+    gen.class = cls.class
+    gen.reasons = [...cls.reasons]
+    if (cls.damage) gen.damage = cls.damage
+    gen.lines = cls.counts
+  }
+  if (st.analysis) {
+    gen.measure = {...st.analysis.measure}
+    gen.turns = st.analysis.measure.turns
+  }
+}
+
+/** Reads every generation of the unit (and the stored snapshots): classification, replay, repair plan. */
 export function readStates(snapshot: ChatDirSnapshot): GenState[] {
   const states: GenState[] = []
   const topLevel = isSessionFolder(snapshot.dir)
@@ -120,35 +156,17 @@ export function readStates(snapshot: ChatDirSnapshot): GenState[] {
     }
     gen.sha256 = sha256(entry.data)
     gen.bytes = entry.data.length
-    if (legacy) {
-      const l = analyzeLegacy(entry.data, topLevel)
-      gen.class = l.classification.class
-      gen.reasons = [...l.classification.reasons]
-      if (l.classification.damage) gen.damage = l.classification.damage
-      st.analysis = l.analysis
-      st.repaired = l.analysis
-    } else {
-      const cls = classifyJsonlBytes(entry.data)
-      st.cls = cls
-      st.analysis = analyzeJsonl(cls, topLevel)
-      st.plan = planJsonlRepair(entry.data, GEMINI_RULES)
-      st.repaired = st.plan.changes.length === 0 ? st.analysis : analyzeJsonl(st.plan.after, topLevel)
-      if (st.plan.accepted && st.repaired.deletes === 'nothing-resumable') {
-        const more = dropUnfinishedResume(entry.data, st.plan)
-        if (more?.accepted) {
-          st.plan = more
-          st.repaired = analyzeJsonl(more.after, topLevel)
-        }
-      }
-      gen.class = cls.class
-      gen.reasons = [...cls.reasons]
-      if (cls.damage) gen.damage = cls.damage
-      gen.lines = cls.counts
-    }
-    if (st.analysis) {
-      gen.measure = {...st.analysis.measure}
-      gen.turns = st.analysis.measure.turns
-    }
+    analyze(st, entry.data, topLevel)
+  }
+  // chatdoctor's stored snapshots of the session: generations of role `snapshot`, ranked with the session files.
+  for (const snap of snapshot.snapshots ?? []) {
+    if (snap.data === undefined || snap.header.kind !== 'generation' || snap.header.target === null) continue
+    const mtimeMs = Date.parse(snap.header.time)
+    const entry: FileEntry = {name: snap.name, kind: 'file', bytes: snap.data.length, mtimeMs, data: snap.data}
+    const gen: Generation = {file: snap.name, role: 'snapshot', class: null, reasons: [], bytes: snap.data.length, mtimeMs, sha256: snap.header.sha256, turns: null}
+    const st: GenState = {gen, entry, kind: 'snapshot', legacy: snap.header.target.endsWith('.json'), shortId: parseName(snapshot.dir, snap.header.target)?.shortId ?? null, cls: null, analysis: null, plan: null, repaired: null}
+    states.push(st)
+    analyze(st, snap.data, topLevel)
   }
   return states
 }
@@ -233,6 +251,7 @@ export function diagnoseGemini(snapshot: ChatDirSnapshot): Diagnosis {
   // Findings: line damage of each generation, what the loader and the next start make of the files.
   for (const s of states) {
     const cls = s.cls
+    if (s.kind === 'snapshot') continue
     if (s.entry.kind === 'file' && s.entry.data === undefined) findings.push(finding('unreadable', s.gen.file, `could not read ${s.gen.file} (${s.entry.readError ?? (s.entry.streamed ? `${s.entry.bytes} bytes, too large to read whole` : 'unknown error')}); not diagnosed, never written`))
     if (s.entry.kind !== 'file') findings.push(finding('unknown-file', s.gen.file, `${s.gen.file} is ${s.entry.kind === 'symlink' ? 'a symbolic link' : s.entry.kind === 'directory' ? 'a folder' : 'not a regular file'}: never read, never touched`, 'warning'))
     if (s.entry.data && s.entry.data.length !== s.entry.bytes) findings.push(finding('session-live', s.gen.file, `${s.gen.file} changed size while it was read (${s.entry.bytes} → ${s.entry.data.length} bytes): Gemini CLI is probably writing it`))
@@ -280,7 +299,8 @@ export function diagnoseGemini(snapshot: ChatDirSnapshot): Diagnosis {
     else if (primary.plan.changes.some((c) => c.kind === 'add-newline') && !primary.plan.changes.some((c) => c.kind !== 'add-newline')) findings.push(finding('next-start-loss', primary.gen.file, `the last record has no line end: Gemini CLI's next append runs onto the same line, and its loader then loses both records; a repair adds the line end`, 'warning'))
   }
 
-  if (best && primary && best.st !== primary && primary.repaired) findings.push(finding('primary-behind', primary.gen.file, `${primary.gen.file} reaches ${primary.repaired.measure.turns} answered prompts even after repair; ${best.file} reaches ${best.measure.turns}`))
+  if (best && best.st.kind === 'snapshot') findings.push(finding('snapshot-restores', null, `${best.file} holds ${plural(best.measure.turns, 'answered prompt')}, more than a repair of the session files on disk keeps (${primary?.repaired ? primary.repaired.measure.turns : 0}); repair writes its bytes back as ${primary?.gen.file ?? 'the session file'}`))
+  else if (best && primary && best.st !== primary && primary.repaired) findings.push(finding('primary-behind', primary.gen.file, `${primary.gen.file} reaches ${primary.repaired.measure.turns} answered prompts even after repair; ${best.file} reaches ${best.measure.turns}`))
 
   // Setting a file aside matters when the cleanup it triggers would take a file holding prompts with it.
   const endangered = setAside.length > 0 && states.some((s) => s.kind === 'session' && !hazard.triggers.some((t) => t.st === s) && (s.analysis?.promptsWritten ?? 0) > 0)

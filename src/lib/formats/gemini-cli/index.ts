@@ -15,6 +15,8 @@ import {planGeminiRepair} from './plan.js'
 import {redactGeminiFiles} from './redact.js'
 import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'
 import {geminiFinder} from './find.js'
+import {geminiHook} from './hook.js'
+import {captureGemini} from './snapshot.js'
 
 /** Groups a folder's Gemini CLI files into chats: by short id, or one per sub-agent session file. */
 function chatsIn(dir: string, names: string[]): {chats: ChatUnit[]; descend: boolean} | null {
@@ -73,6 +75,16 @@ export const geminiCli: FormatAdapter = {
   inspect: (chat) => inspectGemini(chat),
   redact: redactGeminiFiles,
   find: geminiFinder,
+  snapshot: {
+    // A session is its short id's files: named by the folder and the short id, so a snapshot still finds the chat
+    // when the file it was named by is gone and another file of the short id is left.
+    chatKey: (unit) => {
+      const p = parseName(unit.dir, path.basename(unit.path))
+      return p ? `${unit.dir}#${p.shortId}` : unit.path
+    },
+    capture: captureGemini,
+    hook: geminiHook,
+  },
   help: {
     roots: "Gemini CLI's ($GEMINI_CLI_HOME or ~)/.gemini/tmp/*/chats",
     find: 'Gemini CLI: gemini --resume <id> from its project folder',

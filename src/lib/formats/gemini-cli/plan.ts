@@ -65,7 +65,27 @@ export function planGeminiRepair(chat: ScannedChat, opts: PlanOptions): ChatPlan
     actions.push({type: 'rewrite', from: source.gen.file, to: target.gen.file, sha256: hash, source: {kind: 'bytes', label: source.gen.file, data}, data, changes, mtimeMs: target.entry.mtimeMs})
   }
   let kept: GenState = best
-  if (best.kind === 'session') {
+  if (best.kind === 'snapshot') {
+    // A stored snapshot: its bytes, checked against its header once more, written as the session file it was taken of.
+    const stored = snapshot.snapshots?.find((c) => c.name === best.gen.file)
+    if (!stored?.data || stored.header.target === null || sha256(stored.data) !== stored.header.sha256) {
+      plan.problem = `the bytes of ${best.gen.file} do not match its header's sha256; nothing written`
+      return plan
+    }
+    const target = states.find((s) => s.kind === 'session' && s.gen.file === stored.header.target)
+    if (target && target.entry.kind !== 'file') {
+      plan.problem = `${stored.header.target} is not a regular file; nothing written`
+      return plan
+    }
+    if (target) {
+      rewrite(target, best)
+      kept = target
+    } else {
+      const data = best.plan ? best.plan.bytes : stored.data
+      actions.push({type: 'rewrite', from: best.gen.file, to: stored.header.target, sha256: sha256(data), source: {kind: 'bytes', label: best.gen.file, data}, data, changes: lineChangeReports(best.plan?.changes ?? []), mtimeMs: best.entry.mtimeMs})
+    }
+    if (primary && primary !== target && primary.entry.kind === 'file' && primary.gen.file !== stored.header.target) move(primary, 'behind-sibling')
+  } else if (best.kind === 'session') {
     if (primary && primary !== best) move(primary, 'behind-sibling')
     rewrite(best, best)
   } else if (primary && primary.entry.kind === 'file') {

@@ -12,7 +12,7 @@
  */
 import {createHash} from 'node:crypto'
 import path from 'node:path'
-import {decompress} from 'fzstd'
+import {createRequire} from 'node:module'
 import {classifyJsonlBytes, type JsonlClassification, type JsonlLine} from '../../classify/jsonl.js'
 import {finding} from './findings.js'
 import {planJsonlRepair, type JsonlRepairPlan, type JsonlRepairRules} from './repair.js'
@@ -176,11 +176,11 @@ export function sessionRules(format: SessionDialect, name: string, bytes: Uint8A
 /** The bytes of a generation: the file's own, or the decoded log of a `.zst`. */
 type Decoded = {ok: true; bytes: Buffer} | {ok: false; why: 'unexpected-end' | 'syntax-error'; message: string}
 
-/** Decodes a zstd file (fzstd, pure JS). A cut frame is `unexpected-end`; anything else `syntax-error`. */
+/** Decodes a zstd file (fzstd, pure JS, loaded on first use: most scans and every hook run of a plain log never need it). A cut frame is `unexpected-end`; anything else `syntax-error`. */
 export function decodeZstd(data: Buffer): Decoded {
   if (data.length < 4 || !data.subarray(0, 4).equals(ZSTD_MAGIC)) return {ok: false, why: 'syntax-error', message: 'not a zstd frame (bad magic)'}
   try {
-    return {ok: true, bytes: Buffer.from(decompress(data))}
+    return {ok: true, bytes: Buffer.from((createRequire(import.meta.url)('fzstd') as typeof import('fzstd')).decompress(data))}
   } catch (e) {
     const msg = (e as Error).message ?? String(e)
     return {ok: false, why: /EOF/i.test(msg) ? 'unexpected-end' : 'syntax-error', message: `zstd: ${msg}`}

@@ -14,6 +14,26 @@ import {decodeZstd} from './session.js'
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 
+/**
+ * The records of a log the scan found intact (every line one complete record), parsed line by line: the
+ * hook's time budget has no room for classifying the log a second time. Null when a line does not parse as an
+ * object (then the caller classifies it).
+ */
+function intactRecords(bytes: Buffer): Array<Record<string, unknown>> | null {
+  const out: Array<Record<string, unknown>> = []
+  for (const line of bytes.toString('utf8').split('\n')) {
+    if (line.trim() === '') continue
+    try {
+      const v: unknown = JSON.parse(line)
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) return null
+      out.push(v as Record<string, unknown>)
+    } catch {
+      return null
+    }
+  }
+  return out
+}
+
 /** The snapshot of a healthy, settled session: the loaded log's exact bytes (a `.zst` winner decoded). Pure. */
 export function captureSession(chat: Pick<ScannedChat, 'report' | 'snapshot'>, caps: SnapshotCaps): SnapshotCapture {
   const {report, snapshot} = chat
@@ -31,8 +51,8 @@ export function captureSession(chat: Pick<ScannedChat, 'report' | 'snapshot'>, c
     bytes = d.bytes
   }
   if (bytes.length > caps.maxBytes) return {ok: false, skip: `over the byte cap (${bytes.length} > ${caps.maxBytes} bytes; --max-bytes raises it)`}
-  const cls = classifyJsonlBytes(bytes)
-  const s = dialect.settle(cls.records.map((r) => r.value))
+  const intact = report.generations.find((g) => g.file === entry.name)?.class === 'intact'
+  const s = dialect.settle((intact ? intactRecords(bytes) : null) ?? classifyJsonlBytes(bytes).records.map((r) => r.value))
   if (s.unsettled !== null) return {ok: false, skip: `not settled: ${s.unsettled}`, unsettled: true}
   if (s.messages > caps.maxMessages) return {ok: false, skip: `over the message cap (${plural(s.messages, 'message')} > ${caps.maxMessages}; --max-messages raises it)`}
   const target = entry.name.endsWith('.zst') ? entry.name.slice(0, -4) : entry.name

@@ -23,7 +23,7 @@ import {redactOpenCodeBytes} from './redact.js'
 export function exportTreeSession(units: readonly ChatUnit[], sessionId: string, opts: SessionExportOptions): SessionExport | {error: string} | null {
   const unit = units.find((u) => {
     const f = u.facts as OpenCodeFacts | undefined
-    return f !== undefined && (f.kind === 'tree' ? f.sessionId === sessionId : f.session?.id === sessionId)
+    return f !== undefined && (f.kind === 'tree' ? f.sessionId === sessionId : f.kind === 'database' && f.session?.id === sessionId)
   })
   if (!unit) return null
   if ((unit.facts as OpenCodeFacts).kind === 'database') {

@@ -12,34 +12,16 @@ import path from 'node:path'
 import type {FileEntry} from '../../model/adapter.js'
 import {checkStoreExport, type ExportCheck} from '../opencode-family/export.js'
 import {EXPORT_SIZE_CAP_BYTES, OPENCODE, STORAGE, messageFile, partFile, sessionFile} from './layout.js'
-import {readTreeSession, usable} from './tree.js'
+import {ExportRefused, exportFromFiles, type TreeExport} from './export-doc.js'
 import {sortedNames} from '../../fsio/names.js'
 
 export {EXPORT_SIZE_CAP_BYTES} from './layout.js'
+export {ExportRefused, exportFromFiles, type TreeExport} from './export-doc.js'
 export type {ExportCheck} from '../opencode-family/export.js'
 
 /** Checks the bytes of an `opencode export` file (`checkStoreExport` with OpenCode's names). Pure; never throws. */
 export function checkExport(bytes: Uint8Array): ExportCheck {
   return checkStoreExport(bytes, OPENCODE)
-}
-
-/** Why a tree session cannot be exported. */
-export class ExportRefused extends Error {
-  constructor(
-    readonly reason: 'no-session' | 'session-damaged' | 'too-large',
-    message: string,
-  ) {
-    super(message)
-  }
-}
-
-/** What `exportFromTree` produced: the document, and what of the session it had to leave out. */
-export interface TreeExport {
-  document: {info: Record<string, unknown>; messages: Array<{info: Record<string, unknown>; parts: Array<Record<string, unknown>>}>}
-  /** Relative paths of damaged message and part files left out (a message's parts go with it). */
-  omitted: string[]
-  /** Total bytes of the session's files read. */
-  bytes: number
 }
 
 /** Reads the names of a folder, [] when it does not exist. */
@@ -86,25 +68,3 @@ export function exportFromTree(dataDir: string, sessionId: string, capBytes = EX
   return exportFromFiles(sessionId, files, bytes)
 }
 
-/** The pure half of `exportFromTree`: the document from a session's files as the inventory reads them. */
-export function exportFromFiles(sessionId: string, files: FileEntry[], bytes = files.reduce((n, f) => n + f.bytes, 0)): TreeExport {
-  const s = readTreeSession(sessionId, files)
-  if (!s.session) throw new ExportRefused('no-session', `no session file for ${sessionId}`)
-  if (!usable(s.session)) throw new ExportRefused('session-damaged', `the session file of ${sessionId} is ${s.session.generation.class}: there is no session info to export`)
-  const omitted: string[] = []
-  const messages: TreeExport['document']['messages'] = []
-  for (const m of s.messages) {
-    if (!m.file) continue
-    if (!usable(m.file)) {
-      omitted.push(m.file.rel, ...m.parts.map((p) => p.rel))
-      continue
-    }
-    const parts: Array<Record<string, unknown>> = []
-    for (const p of m.parts) {
-      if (usable(p)) parts.push(p.value)
-      else omitted.push(p.rel)
-    }
-    messages.push({info: m.file.value, parts})
-  }
-  return {document: {info: s.session.value, messages}, omitted, bytes}
-}

@@ -15,6 +15,7 @@
 import {realpathSync} from 'node:fs'
 import path from 'node:path'
 import type {AgentHook, HookCommand, HookInput, HookTarget} from '../../model/adapter.js'
+import {ownedFileHook} from '../owned-file-hook/index.js'
 import {SESSION_ID, defaultRoots} from './layout.js'
 
 export const PLUGIN_FILE = 'chatdoctor-snapshot.js'
@@ -60,20 +61,7 @@ export const openCodeHook: AgentHook = {
   // OpenCode publishes session.idle when the turn is done; the answer's files may land a moment later.
   settleMs: 3000,
   configFile: (home, env) => path.join(configDir(home, env), 'plugins', PLUGIN_FILE),
-  install(current, cmd) {
-    const text = pluginSource(cmd)
-    if (current === null) return {text}
-    if (!isOurs(current)) return {error: `${PLUGIN_FILE} exists and is not chatdoctor's; move it away and run chatdoctor guard install opencode again`}
-    return current === text ? {already: true} : {text}
-  },
-  uninstall(current) {
-    if (!isOurs(current)) return {error: `${PLUGIN_FILE} is not chatdoctor's; left as it is`}
-    return {text: null}
-  },
-  status(current) {
-    if (current === null) return {installed: false, detail: 'no plugin file'}
-    return isOurs(current) ? {installed: true, detail: 'plugin on session.idle'} : {installed: false, detail: `${PLUGIN_FILE} is another program's`}
-  },
+  ...ownedFileHook({file: PLUGIN_FILE, agent: 'opencode', text: pluginSource, isOurs, installed: 'plugin on session.idle', absent: 'no plugin file'}),
   parseInput: parseOpenCodeHookInput,
 }
 

@@ -18,7 +18,7 @@ import {OPENCODE_FINDING_KINDS, finding} from './findings.js'
 import {annotateOpenCodeSession, diagnoseProjects, planProjects, projectFactsOf} from './projects-chat.js'
 import {readProjects} from './projects.js'
 import {opencodeFinder} from './find.js'
-import {captureOpenCode, judgeSnapshots, openCodeChatKey} from './snapshot.js'
+import {captureOpenCode, diagnoseGone, judgeSnapshots, openCodeChatKey, openCodeGoneChat} from './snapshot.js'
 import {openCodeHook} from './hook.js'
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
@@ -45,6 +45,10 @@ export function diagnoseOpenCode(snapshot: ChatDirSnapshot): Diagnosis {
   const facts = snapshot.unit.facts as OpenCodeFacts | undefined
   if (!facts) return {kind: 'skipped', reason: 'not listed by the OpenCode store listing'}
   if (facts.kind === 'database') return diagnoseDatabaseSession(OPENCODE, snapshot, facts, roleOf)
+  if (facts.kind === 'gone') {
+    const {path: _p, ...report} = diagnoseGone(snapshot.snapshots, facts, snapshot.unit.path)
+    return {kind: 'chat', report}
+  }
   const report = diagnoseTreeSession(snapshot.files, facts)
   if (facts.sessionId === null || !snapshot.snapshots?.length) return {kind: 'chat', report}
   // chatdoctor's stored snapshots: generations of the session, and the winner when the files on disk are worse.
@@ -94,7 +98,7 @@ export const opencode: FormatAdapter = {
   },
   // Export files and tree files are JSON (told apart by content); a store's database files are needed whole.
   archiveWants: (name) => name.toLowerCase().endsWith('.json') || isDatabaseName(name.replace(/-(?:wal|shm)$/, '')),
-  snapshot: {chatKey: openCodeChatKey, capture: captureOpenCode, hook: openCodeHook},
+  snapshot: {chatKey: openCodeChatKey, capture: captureOpenCode, hook: openCodeHook, goneChat: openCodeGoneChat},
   texts: {sessionUnlisted: 'OpenCode still cannot list this session, but the other sessions of the store are listed again'},
   help: {
     roots: "OpenCode's data dir ($XDG_DATA_HOME/opencode, default ~/.local/share/opencode; its database is read on a private copy, never opened in place)",

@@ -24,7 +24,7 @@ import type {ChatPlan, PlannedAction, PlanOptions, ScannedChat, WatchedFile} fro
 import {manualDatabaseSteps} from '../opencode-family/database.js'
 import {OPENCODE} from './layout.js'
 import {planTreeRepair} from './plan.js'
-import {planSnapshotRestore} from './snapshot.js'
+import {planGoneImport, planSnapshotRestore} from './snapshot.js'
 import type {OpenCodeFacts} from './store.js'
 
 /** Plans the repair of one OpenCode chat. Pure; never throws. */
@@ -37,6 +37,7 @@ export function planOpenCodeRepair(chat: ScannedChat, opts: PlanOptions): ChatPl
   }
   const facts = snapshot.unit.facts as OpenCodeFacts | undefined
   if (!facts) return plan
+  if (facts.kind === 'gone') return planGoneImport(chat, plan, facts)
   if (facts.kind === 'database') {
     if (report.status === 'repairable') plan.manual = manualDatabaseSteps(OPENCODE, facts.file)
     return plan

@@ -12,12 +12,14 @@
  */
 import {createHash} from 'node:crypto'
 import type {ChatPlan, ChatUnit, FileEntry, PlannedAction, ScannedChat, WatchedFile} from '../../model/adapter.js'
-import type {Generation, RankEntry, SessionContext} from '../../model/report.js'
+import type {ChatReport, Generation, RankEntry, SessionContext} from '../../model/report.js'
 import {decodeFiles, encodeFiles, type SnapshotCandidate, type SnapshotCaps, type SnapshotCapture} from '../../model/snapshot.js'
-import {missingSessionFile, treeFileOf} from './layout.js'
+import {SESSION_ID, missingSessionFile, treeFileOf} from './layout.js'
+import {exportFromFiles, type TreeExport} from './export-doc.js'
+import {finding} from './findings.js'
 import {measureSession} from '../opencode-family/measure.js'
 import {planTreeRepair} from './plan.js'
-import type {OpenCodeFacts} from './store.js'
+import type {GoneFacts, OpenCodeFacts} from './store.js'
 import {readTreeSession, sessionMessages, usable} from './tree.js'
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -26,7 +28,7 @@ const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 /** A session's identity in the store: its data dir and session id (its file path changes when its file is gone). */
 export function openCodeChatKey(unit: ChatUnit): string {
   const f = unit.facts as OpenCodeFacts | undefined
-  if (f?.kind === 'tree' && f.sessionId !== null) return `${unit.dir}#${f.sessionId}`
+  if ((f?.kind === 'tree' && f.sessionId !== null) || f?.kind === 'gone') return `${unit.dir}#${f.sessionId}`
   if (f?.kind === 'database' && f.session) return `${unit.dir}#${f.session.id}`
   return unit.path
 }
@@ -163,6 +165,63 @@ export function planSnapshotRestore(chat: Pick<ScannedChat, 'report' | 'snapshot
   actions.push({type: 'restore-mtime', from: null, to: '.', sha256: null, mtimeMs: snapshot.dirMtimeMs})
   plan.actions = actions
   plan.watch = watch
+  plan.statusAfter = 'healthy'
+  return plan
+}
+
+/**
+ * The chat of a session whose snapshots name a data dir discovery listed but which the store no longer holds
+ * at all (no session, message or part file, no database row): its key is `<data dir>#<session id>`. Pure.
+ */
+export function openCodeGoneChat(key: string, found: readonly ChatUnit[]): ChatUnit | null {
+  const at = key.lastIndexOf('#')
+  if (at < 0) return null
+  const dir = key.slice(0, at)
+  const sessionId = key.slice(at + 1)
+  if (!SESSION_ID.test(sessionId) || !found.some((u) => u.dir === dir)) return null
+  const facts: GoneFacts = {kind: 'gone', sessionId}
+  return {dir, path: `${dir}/${missingSessionFile(sessionId)}`, members: [], facts}
+}
+
+/** The newest snapshot of a gone session that holds a usable session, with its export document. Pure. */
+function goneWinner(snapshots: readonly SnapshotCandidate[] | undefined, sessionId: string): {c: SnapshotCandidate; context: SessionContext; doc: TreeExport['document']} | null {
+  for (const c of snapshots ?? []) {
+    const files = snapshotFilesOf(c, sessionId)
+    if (!files) continue
+    try {
+      const doc = exportFromFiles(sessionId, files).document
+      return {c, context: measureSnapshot(files, sessionId).context, doc}
+    } catch {
+      continue
+    }
+  }
+  return null
+}
+
+/** The diagnosis of a session the store lost altogether: its snapshots are its generations, the newest usable one wins. Pure. */
+export function diagnoseGone(snapshots: readonly SnapshotCandidate[] | undefined, facts: GoneFacts, unitPath: string): ChatReport {
+  const generations: Generation[] = (snapshots ?? []).map((c) => ({file: c.name, role: 'snapshot', class: c.data ? 'intact' : 'corrupt', reasons: c.data ? [] : ['unreadable'], bytes: c.data?.length ?? 0, mtimeMs: Date.parse(c.header.time), sha256: c.header.sha256, turns: c.header.turns}))
+  generations.unshift({file: missingSessionFile(facts.sessionId), role: 'primary', class: 'missing', reasons: [], bytes: 0, mtimeMs: null, sha256: null, turns: null})
+  const w = goneWinner(snapshots, facts.sessionId)
+  const findings = [finding('context-lost', null, `${facts.sessionId} is gone from the OpenCode store altogether: no session file, message or part of it, no database row`, w ? 'warning' : 'error')]
+  if (w) findings.push(finding('snapshot-restores', null, `${w.c.name} holds ${plural(w.context.userTurns, 'user turn')} and ${plural(w.context.messages, 'message')}; repair writes it as an \`opencode export\` document and imports it with \`opencode import\` (or prints that command)`))
+  return {path: unitPath, format: 'opencode', id: facts.sessionId, status: w ? 'repairable' : 'unrecoverable', winner: w?.c.name ?? null, transcriptTurns: w?.context.userTurns ?? null, contextTurns: w?.context.userTurns ?? null, findings, generations, ranking: w ? [{file: w.c.name, rank: 1, turns: w.context.userTurns, lostBecause: null}] : []}
+}
+
+/**
+ * The plan of a gone session: the winning snapshot's export document (what \`opencode export\` prints for the
+ * session, built from its files), for \`opencode import\`, run in the session's own directory (OpenCode files an
+ * imported session under the project of its working folder). Pure.
+ */
+export function planGoneImport(chat: Pick<ScannedChat, 'report' | 'snapshot'>, plan: ChatPlan, facts: GoneFacts): ChatPlan {
+  const w = goneWinner(chat.snapshot.snapshots, facts.sessionId)
+  if (!w || w.c.name !== chat.report.winner) return plan
+  if (createHash('sha256').update(w.c.data!).digest('hex') !== w.c.header.sha256) {
+    plan.problem = `the bytes of ${w.c.name} do not match its header's sha256; nothing written`
+    return plan
+  }
+  const dir = typeof w.doc.info.directory === 'string' && w.doc.info.directory.startsWith('/') ? w.doc.info.directory : null
+  plan.agentImport = {name: `${facts.sessionId}.json`, data: Buffer.from(JSON.stringify(w.doc, null, 2) + '\n', 'utf8'), argv: ['opencode', 'import', '{file}'], cwd: dir, what: `${facts.sessionId} from ${w.c.name}`}
   plan.statusAfter = 'healthy'
   return plan
 }

@@ -34,7 +34,13 @@ export interface DatabaseSessionFacts extends StoreSessionFacts {
   treeSessionFile: string | null
 }
 
-export type OpenCodeFacts = TreeFacts | DatabaseSessionFacts
+/** Facts of a session the store lost altogether, of which only chatdoctor's snapshots are left (`goneChat`). */
+export interface GoneFacts {
+  kind: 'gone'
+  sessionId: string
+}
+
+export type OpenCodeFacts = TreeFacts | DatabaseSessionFacts | GoneFacts
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 

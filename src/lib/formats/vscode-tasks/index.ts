@@ -5,6 +5,7 @@
  * the transcript (`ui_messages.json`) gives M; sidecars are checked; the task index says whether the extension
  * lists the task. Pure over the snapshot; never throws.
  */
+import {createHash} from 'node:crypto'
 import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
 import {classifyEntry} from '../../classify/entry.js'
@@ -12,16 +13,19 @@ import {finding, VSCODE_TASK_FINDING_KINDS} from './findings.js'
 import type {ChatReport, ChatStatus, Classification, Finding, Generation, Role, TranscriptRestore} from '../../model/report.js'
 import {rankCandidates, type Candidate} from '../../rank/index.js'
 import type {SalvagedGeneration} from '../../salvage/index.js'
-import type {ChatDirSnapshot, Diagnosis, FileEntry, FormatAdapter} from '../../model/adapter.js'
+import type {ChatDirSnapshot, ChatPlan, Diagnosis, FileEntry, FormatAdapter, PlanOptions, PlannedAction, ScannedChat} from '../../model/adapter.js'
 import {planGenerations, salvageLabel, type GenerationFormat} from '../generations/plan.js'
-import {API_HISTORY, DISCOVERY_PATHS, FORMAT_OF, HISTORY_ITEM, KNOWN_OTHER, PRODUCT_OF, TASK_ID, UI_MESSAGES, defaultRoots, isTaskDir, leftoverOf, lockedFileOf, roleOf, variantOfFiles, wantsContent, type Variant} from './layout.js'
+import {rebuildHistoryItem} from './history-item.js'
+import {API_HISTORY, DISCOVERY_PATHS, FORMAT_OF, HISTORY_ITEM, KNOWN_OTHER, ROO_INDEX, PRODUCT_OF, TASK_ID, UI_MESSAGES, defaultRoots, isTaskDir, leftoverOf, lockedFileOf, roleOf, variantOfFiles, wantsContent, type Variant} from './layout.js'
 import {liveReasons} from './live.js'
 import {contextMeasure, historyFacts, isMessageArray, transcriptPrompts, type HistoryFacts} from './measure.js'
 import {redactTaskFiles} from './redact.js'
 import {asSalvagedGeneration, salvageMessageArray, type ArraySalvage} from './salvage.js'
-import {isStorageRoot, listStorage, type TaskFacts} from './store.js'
+import {isInStorage, isStorageRoot, listStorage, listTaskOfStorage, type TaskFacts} from './store.js'
 import {taskAccount} from './account.js'
 import {taskFinder} from './find.js'
+import {captureTask, taskSnapshots, TASKS_NO_HOOK} from './snapshot.js'
+import {sha256Hex} from '../../fsio/durable-write.js'
 
 const ROLE_ORDER: Role[] = ['primary', 'backup', 'temp', 'transcript', 'transcript-temp', 'meta', 'other']
 /** Names inside a chat dir that are chatdoctor's own and never part of the chat. */
@@ -146,6 +150,12 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
     const names = entries.map((f) => f.name)
     return {kind: 'skipped', reason: `no ${API_HISTORY} and no ${UI_MESSAGES} (${names.length === 0 ? 'empty folder' : names.join(', ')})`}
   }
+  // chatdoctor's stored snapshots of the model context: generations of role `snapshot`, ranked with the others.
+  for (const snap of taskSnapshots(snapshot)) {
+    const g = classifyTaskEntry({name: snap.name, kind: 'file', bytes: snap.data.length, mtimeMs: Date.parse(snap.header.time), data: snap.data}, 'primary', values)
+    g.role = 'snapshot'
+    generations.push(g)
+  }
   if (!generations.some((g) => g.role === 'primary')) generations.push({file: API_HISTORY, role: 'primary', class: 'missing', reasons: [], bytes: 0, mtimeMs: null, sha256: null, turns: null})
   generations.sort((a, b) => ROLE_ORDER.indexOf(a.role) - ROLE_ORDER.indexOf(b.role) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))
   const primary = generations.find((g) => g.role === 'primary')!
@@ -159,7 +169,7 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
   const candidates: Candidate[] = []
   const factsByFile = new Map<string, HistoryFacts>()
   for (const g of generations) {
-    if (g.role !== 'primary' && g.role !== 'backup' && g.role !== 'temp') continue
+    if (g.role !== 'primary' && g.role !== 'backup' && g.role !== 'temp' && g.role !== 'snapshot') continue
     if (g.class === 'intact') {
       const hf = historyFacts(values.get(g.file) as unknown[])
       factsByFile.set(g.file, hf)
@@ -297,14 +307,27 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
   // The task index.
   const idx = facts.index
   const id = path.basename(snapshot.dir)
+  const hi = generations.find((g) => g.file === HISTORY_ITEM)
+  // Roo Code lists a task its cache lacks only from an intact history_item.json (TaskHistoryStore reconcile).
+  const rooHidden = variant === 'roo' && idx !== null && idx.state !== 'listed' && hi?.class !== 'intact'
+  // Listing again a task whose model context is lost would not bring it back: only a usable task is rebuilt.
+  const usable = status === 'healthy' || status === 'repairable'
+  const rebuilt = rooHidden && usable ? rebuildHistoryItem(id, fileBytes(snapshot)) : null
+  const lacks = hi === undefined ? `has no ${HISTORY_ITEM}` : `has a ${hi.class} ${HISTORY_ITEM}`
+  const rebuild = rebuilt === null ? (rooHidden ? `; chatdoctor does not rebuild it while the task is ${status}` : '') : 'data' in rebuilt ? `; a repair writes ${HISTORY_ITEM} from the task's own files (${rebuilt.fields.join(', ')}), and ${product} adds the task to ${ROO_INDEX} itself at its next start` : `; it cannot be rebuilt from the task's files (${rebuilt.why})`
   if (idx?.state === 'not-listed') {
-    const hi = generations.find((g) => g.file === HISTORY_ITEM)
-    const heals = variant === 'roo' ? (hi?.class === 'intact' ? `; ${product} adds it back from ${HISTORY_ITEM} at its next start` : `; ${product} adds tasks back only from an intact ${HISTORY_ITEM}, which this folder lacks, so the task stays hidden`) : `; ${product}'s "Reconstruct Task History" command rebuilds the index from the task folders`
+    const heals = variant === 'roo' ? (hi?.class === 'intact' ? `; ${product} adds it back from ${HISTORY_ITEM} at its next start` : `; ${product} adds tasks back only from an intact ${HISTORY_ITEM}, and this folder ${lacks}, so the task stays hidden${rebuild}`) : `; ${product}'s "Reconstruct Task History" command (command palette) rebuilds the whole list from the task folders, backing the old one up to state/taskHistory.backup.<ms>.json; the entries it writes keep no favourite, truncation range or model, and get a new ulid`
     findings.push(finding('not-in-index', idx.file, `${idx.file} (${idx.entries ?? 0} ${idx.entries === 1 ? 'entry' : 'entries'}) does not list this task, so ${product} does not show it${heals}`))
   } else if (idx?.state === 'damaged') {
     const next = variant === 'cline' ? `; at its next start ${product} offers to reconstruct it from the task folders, and declining wipes its list` : `; ${product} rebuilds it from each task's ${HISTORY_ITEM} at its next start`
     findings.push(finding('index-unreadable', idx.file, `${idx.file} is ${idx.class}${idx.reasons && idx.reasons.length > 0 ? ` (${idx.reasons.join(', ')})` : ''}${next}`))
+    if (rooHidden) findings.push(finding('not-in-index', HISTORY_ITEM, `this task folder ${lacks}, so the rebuilt index leaves it out and ${product} does not show it${rebuild}`))
+  } else if (idx?.state === 'listed' && variant === 'roo' && hi?.class !== 'intact') {
+    findings.push(finding('index-only', HISTORY_ITEM, `${product} lists this task only through ${idx.file}: the folder ${lacks}, so an index that is reset, lost or rebuilt would leave the task out (${product} writes the file again at its next save of the task)`))
+  } else if (idx?.state === 'absent' && rooHidden) {
+    findings.push(finding('not-in-index', HISTORY_ITEM, `${idx.file} is missing (${product} rebuilds it from each task's ${HISTORY_ITEM} at its next start) and this task folder ${lacks}, so ${product} does not show it${rebuild}`))
   }
+  if (rebuilt !== null && 'data' in rebuilt && status === 'healthy') status = 'repairable'
 
   // What opening the task in the extension destroys.
   for (const file of [UI_MESSAGES, API_HISTORY]) {
@@ -320,6 +343,52 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
   }
 }
 
+/** The bytes of the task folder's files that the scan read, by name. */
+function fileBytes(snapshot: ChatDirSnapshot): Map<string, Buffer> {
+  const out = new Map<string, Buffer>()
+  for (const f of snapshot.files) if (f.kind === 'file' && f.data) out.set(f.name, f.data)
+  return out
+}
+
+/**
+ * The `history_item.json` a repair writes for a Roo Code task the extension does not list (its index lacks it
+ * and its own `history_item.json` is missing or damaged), rebuilt from the task's files; null when none is due.
+ */
+function historyItemRepair(snapshot: ChatDirSnapshot): ReturnType<typeof rebuildHistoryItem> | null {
+  const facts = factsOf(snapshot)
+  if (facts.variant !== 'roo' || facts.index === null || facts.index.state === 'listed') return null
+  const hi = snapshot.files.find((f) => f.name === HISTORY_ITEM && f.kind === 'file')
+  if (hi?.data) {
+    const c = classifyFile('meta', HISTORY_ITEM, hi.data)
+    if (c.class === 'intact') return null
+  }
+  return rebuildHistoryItem(path.basename(snapshot.dir), fileBytes(snapshot))
+}
+
+/**
+ * The repair plan of a task: its generations (`planGenerations`), then, for a Roo Code task its index no longer
+ * lists, its `history_item.json` written from the task's own files (the damaged one kept as evidence first), so
+ * that Roo Code lists it again.
+ */
+function planTask(chat: ScannedChat, opts: PlanOptions): ChatPlan {
+  const plan = planGenerations(chat, opts, TASKS)
+  const item = chat.report.status === 'repairable' ? historyItemRepair(chat.snapshot) : null
+  if (plan.problem || plan.refusal || item === null || !('data' in item)) return plan
+  const hi = chat.report.generations.find((g) => g.file === HISTORY_ITEM)
+  const entry = chat.snapshot.files.find((f) => f.name === HISTORY_ITEM && f.kind === 'file')
+  if (hi && entry) plan.watch.push({name: HISTORY_ITEM, bytes: entry.bytes, mtimeMs: entry.mtimeMs})
+  const mtime = plan.actions.findIndex((a) => a.type === 'restore-mtime')
+  const actions: PlannedAction[] = []
+  if (hi && hi.class !== 'missing') actions.push({type: 'preserve', from: HISTORY_ITEM, to: HISTORY_ITEM, sha256: hi.sha256})
+  actions.push({type: 'restore', from: REBUILT, to: HISTORY_ITEM, sha256: createHash('sha256').update(item.data).digest('hex'), source: {kind: 'bytes', label: REBUILT, data: item.data}, data: item.data})
+  if (mtime >= 0) plan.actions.splice(mtime, 0, ...actions)
+  else plan.actions.push(...actions, {type: 'restore-mtime', from: null, to: '.', sha256: null, mtimeMs: chat.snapshot.dirMtimeMs})
+  return plan
+}
+
+/** The label of the rebuilt `history_item.json` as a repair's source. */
+const REBUILT = `rebuilt:${HISTORY_ITEM}`
+
 /**
  * The exact bytes of a generation of a task: a file's bytes, or for `salvage:<file>` the salvaged bytes of that
  * torn file (recomputed from the snapshot). Null when not available.
@@ -333,6 +402,8 @@ export function generationBytes(snapshot: ChatDirSnapshot, file: string): Buffer
     const s = salvageMessageArray(torn, entry.data, c)
     return s ? Buffer.concat(s.parts) : null
   }
+  const stored = taskSnapshots(snapshot).find((s) => s.name === file)
+  if (stored) return sha256Hex(stored.data) === stored.header.sha256 ? stored.data : null
   return snapshot.files.find((f) => f.name === file && f.kind === 'file')?.data ?? null
 }
 
@@ -374,17 +445,18 @@ export const vscodeTasks: FormatAdapter & {generationBytes: typeof generationByt
   diagnose: diagnoseTask,
   generationBytes,
   salvage: salvageTask,
-  planRepair: (chat, opts) => planGenerations(chat, opts, TASKS),
+  planRepair: planTask,
   liveReasons: (snapshot) => liveReasons(snapshot.dir),
   inspect: (chat) => ({account: taskAccount(chat.report)}),
   redact: redactTaskFiles,
   find: taskFinder,
+  snapshot: {capture: captureTask, noHook: TASKS_NO_HOOK, timerRoots: defaultRoots},
   help: {
     find: "Roo Code, Kilo Code and Cline 3.x: the extension's History view (a task its index lost is not in it)",
     roots:
       'the globalStorage folders of Roo Code, Kilo Code and Cline 3.x in every VS Code-family editor (Code, Insiders, VSCodium, Cursor, Windsurf; Linux, macOS, Windows and remote-server paths) plus the customStoragePath their settings.json names',
     repair:
-      'Roo Code, Kilo Code and Cline 3.x tasks: the best generation of api_conversation_history.json (a leftover of the safe write, or a torn file whose every message survives) is written byte for byte, and a torn or missing ui_messages.json is restored from its leftover or its salvage. A task is refused while its <file>.lock folder is fresher than 31 s (the extension is writing) or a process holds its storage folder or the editor profile\'s globalStorage/state.vscdb open (the editor is running; Linux /proc only).',
+      'Roo Code, Kilo Code and Cline 3.x tasks: the best generation of api_conversation_history.json (a leftover of the safe write, or a torn file whose every message survives) is written byte for byte, and a torn or missing ui_messages.json is restored from its leftover or its salvage; a Roo Code task its index lacks whose history_item.json is missing or torn gets that file rebuilt from its own files (Roo adds it back to tasks/_index.json at its next start). A task is refused while its <file>.lock folder is fresher than 31 s (the extension is writing) or a process holds its storage folder or the editor profile\'s globalStorage/state.vscdb open (the editor is running; Linux /proc only).',
     inspect: 'For a Roo Code, Kilo Code or Cline 3.x task: what the safe write left behind and what opening the task in the extension would destroy.',
     bundle: 'A task folder of Roo Code, Kilo Code or Cline 3.x is bundled with its JSON files; with --redact every text becomes a placeholder but the user-content tags, so the redacted task counts the same turns (its checkpoints are left out).',
   },
@@ -397,8 +469,12 @@ export const vscodeTaskStores: FormatAdapter = {
   formats: [],
   defaultRoots,
   discoveryPaths: DISCOVERY_PATHS,
-  chatsIn: (dir, names) => (isStorageRoot(dir, names) ? {chats: [], descend: false, store: true} : null),
-  listStore: listStorage,
+  // A task folder given on its own below a storage folder (found first here, so discovery keeps this unit) is
+  // listed with what that folder's task index says of it, as in a scan of the storage folder.
+  chatsIn: (dir, names) => (isStorageRoot(dir, names) || (isTaskDir(names) && isInStorage(dir)) ? {chats: [], descend: false, store: true} : null),
+  listStore: (dir) => (isInStorage(dir) ? listTaskOfStorage(dir) : listStorage(dir)),
+  // Snapshots of the tasks it lists, but no guard entry of its own: `guard` names the task format.
+  snapshot: {capture: captureTask},
 }
 
 /** Both, in detection order (the registry's one line). */

@@ -48,6 +48,11 @@ export function holdsUserContent(text: string): boolean {
   return USER_CONTENT_TAGS.some((t) => lower.includes(t))
 }
 
+/** A prompt: a user message (not a summary or truncation marker) that carries user-written content. */
+export function isTaskPrompt(m: Record<string, unknown>): boolean {
+  return m.role === 'user' && m.isSummary !== true && m.isTruncationMarker !== true && textsOf(m.content).some(holdsUserContent)
+}
+
 /** What one generation of the model context holds. */
 export interface HistoryFacts {
   messages: number

@@ -15,14 +15,18 @@ import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
 import type {FileClass} from '../../model/report.js'
 import type {ChatUnit, StoreListing} from '../../model/adapter.js'
-import {CLINE_INDEX, ROO_INDEX, isTaskDir, variantOfFiles, variantOfRoot, type Variant} from './layout.js'
+import {CLINE_INDEX, HISTORY_ITEM, ROO_INDEX, isTaskDir, variantOfFiles, variantOfRoot, type Variant} from './layout.js'
 
 /** What the task index says of one task. */
 export interface IndexFacts {
   /** The index file, relative to the storage folder (`tasks/_index.json`, `state/taskHistory.json`). */
   file: string
-  /** `listed`, `not-listed`, or the index cannot be read (`damaged`: its class in `class`). */
-  state: 'listed' | 'not-listed' | 'damaged'
+  /**
+   * `listed`, `not-listed`, the index cannot be read (`damaged`: its class in `class`), or Roo Code's
+   * `tasks/_index.json` is not there while other tasks of the folder have a `history_item.json` (`absent`: a
+   * version that keeps them, 3.48.1 or later, rebuilds the index from those files).
+   */
+  state: 'listed' | 'not-listed' | 'damaged' | 'absent'
   class?: FileClass
   reasons?: string[]
   /** Entries the index holds (when it could be read). */
@@ -104,6 +108,8 @@ export async function listStorage(root: string): Promise<StoreListing> {
   }
   const rootVariant = variantOfRoot(root) ?? 'unknown'
   const index = rootVariant === 'cline' ? readIndex(root, CLINE_INDEX, 'cline') : rootVariant === 'unknown' ? null : readIndex(root, path.join('tasks', ROO_INDEX), 'roo')
+  // Roo Code's per-task history files tell a version that keeps `_index.json` (and rebuilds it) from one that keeps its list in VS Code's state.
+  let withHistoryItem = 0
   for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (!e.isDirectory() || e.name.startsWith('_') || e.name.startsWith('.') || e.name.includes('\uFFFD')) continue
     const dir = path.join(tasks, e.name)
@@ -117,8 +123,77 @@ export async function listStorage(root: string): Promise<StoreListing> {
     if (!isTaskDir(names)) continue
     const variant = rootVariant !== 'unknown' ? rootVariant : variantOfFiles(names)
     const facts: TaskFacts = {kind: 'vscode-task', variant, index: factsOf(index, e.name)}
+    if (names.includes(HISTORY_ITEM)) withHistoryItem++
     const unit: ChatUnit = {dir, path: dir, facts, listing: names}
     out.chats.push(unit)
   }
+  if (rootVariant === 'roo' && index === null && withHistoryItem > 0) {
+    for (const unit of out.chats) (unit.facts as TaskFacts).index = {file: path.join('tasks', ROO_INDEX), state: 'absent'}
+  }
   return out
+}
+
+/** True when a folder is a task folder `<storage>/tasks/<id>/` of an extension's storage folder (by its path alone). */
+export function isInStorage(dir: string): boolean {
+  const name = path.basename(dir)
+  // Names beginning with `_` or `.` in `tasks/` are not tasks to the extensions (listStorage skips them too).
+  return !name.startsWith('_') && !name.startsWith('.') && path.basename(path.dirname(dir)) === 'tasks' && variantOfRoot(path.dirname(path.dirname(dir))) !== null
+}
+
+/** The ids of the last index file read for a task folder given on its own, by its path and what `stat` said of it. */
+let lastIndex: {key: string; index: ReadIndex | null} | null = null
+
+/** `readIndex`, reusing the last result while the file's path, size, mtime and inode are the same. */
+function readIndexOnce(root: string, rel: string, shape: 'roo' | 'cline'): ReadIndex | null {
+  let key: string
+  try {
+    const st = statSync(path.join(root, rel))
+    key = `${path.join(root, rel)}\0${st.size}\0${st.mtimeMs}\0${st.ino}`
+  } catch {
+    return readIndex(root, rel, shape)
+  }
+  if (lastIndex?.key !== key) lastIndex = {key, index: readIndex(root, rel, shape)}
+  return lastIndex.index
+}
+
+/** True when some task folder of `tasks` holds a `history_item.json` (stops at the first). */
+function anyHistoryItem(tasks: string): boolean {
+  let entries
+  try {
+    entries = readdirSync(tasks, {withFileTypes: true})
+  } catch {
+    return false
+  }
+  for (const e of entries) {
+    if (!e.isDirectory() || e.name.startsWith('_') || e.name.startsWith('.')) continue
+    try {
+      if (statSync(path.join(tasks, e.name, HISTORY_ITEM)).isFile()) return true
+    } catch {
+      // none in this one
+    }
+  }
+  return false
+}
+
+/**
+ * A task folder given on its own (a PATH below the storage folder, or its `tasks` folder), listed with what its
+ * storage folder's task index says of it, so that it is diagnosed as in a scan of the storage folder (the same
+ * rules as `listStorage`). The index file's ids are kept for the next task folder while the file is unchanged
+ * (a PATH `tasks/` lists each task this way). Never throws.
+ */
+export async function listTaskOfStorage(dir: string): Promise<StoreListing> {
+  // A folder laid out elsewhere (an archive's member extracted for `check`): the folder alone.
+  if (!isInStorage(dir)) return {chats: [{dir, path: dir}], errors: []}
+  const root = path.dirname(path.dirname(dir))
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch (e) {
+    return {chats: [], errors: [{path: dir, message: message(e)}]}
+  }
+  const rootVariant = variantOfRoot(root) ?? 'unknown'
+  const index = rootVariant === 'cline' ? readIndexOnce(root, CLINE_INDEX, 'cline') : readIndexOnce(root, path.join('tasks', ROO_INDEX), 'roo')
+  const facts: TaskFacts = {kind: 'vscode-task', variant: rootVariant !== 'unknown' ? rootVariant : variantOfFiles(names), index: factsOf(index, path.basename(dir))}
+  if (rootVariant === 'roo' && index === null && (names.includes(HISTORY_ITEM) || anyHistoryItem(path.dirname(dir)))) facts.index = {file: path.join('tasks', ROO_INDEX), state: 'absent'}
+  return {chats: [{dir, path: dir, facts, listing: names}], errors: []}
 }

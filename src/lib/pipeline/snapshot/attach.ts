@@ -29,25 +29,45 @@ export function chatKeyOf(adapter: FormatAdapter, unit: ChatUnit): string {
  * Gives each found chat the refs of its stored snapshots (newest first). Returns the keyring to decrypt them
  * with (null when no chat has any) and the store's own errors.
  */
-export function attachSnapshots(chats: ReadonlyArray<{unit: ChatUnit; adapter: FormatAdapter}>, opts: {stateDir: string; home: string; env: NodeJS.ProcessEnv; redacted?: boolean}): {keyring: SnapshotKeyring | null; errors: OperationalError[]} {
+export function attachSnapshots(chats: ReadonlyArray<{unit: ChatUnit; adapter: FormatAdapter}>, opts: {stateDir: string; home: string; env: NodeJS.ProcessEnv; redacted?: boolean}): {keyring: SnapshotKeyring | null; errors: OperationalError[]; gone: Array<{unit: ChatUnit; adapter: FormatAdapter}>} {
   const supported = chats.filter((c) => c.adapter.snapshot !== undefined)
-  if (supported.length === 0) return {keyring: null, errors: []}
+  const gone: Array<{unit: ChatUnit; adapter: FormatAdapter}> = []
+  if (supported.length === 0) return {keyring: null, errors: [], gone}
   const store = listStore(opts.stateDir)
-  if (store.refs.length === 0) return {keyring: null, errors: store.errors}
+  if (store.refs.length === 0) return {keyring: null, errors: store.errors, gone}
   const index = byChat(store.refs)
+  const usableOf = (refs: readonly SnapshotRef[]) => refs.filter((r) => opts.redacted === true || !r.header.redacted)
   let any = false
+  const matched = new Set<string>()
   for (const c of supported) {
-    const refs = index.get(chatKeyOf(c.adapter, c.unit))
+    const key = chatKeyOf(c.adapter, c.unit)
+    const refs = index.get(key)
     if (!refs) continue
-    const usable = refs.filter((r) => opts.redacted === true || !r.header.redacted)
+    matched.add(key)
+    const usable = usableOf(refs)
     if (usable.length === 0) continue
     c.unit.snapshots = usable
     any = true
   }
-  if (!any) return {keyring: null, errors: store.errors}
+  // Snapshots of a chat the agent's store lost altogether: a chat of their own, when their adapter says whose store they are of.
+  for (const adapter of new Set(supported.map((c) => c.adapter))) {
+    if (!adapter.snapshot?.goneChat) continue
+    const found = supported.filter((c) => c.adapter === adapter).map((c) => c.unit)
+    for (const [key, refs] of index) {
+      if (matched.has(key)) continue
+      const usable = usableOf(refs)
+      const unit = usable.length > 0 ? adapter.snapshot.goneChat(key, found) : null
+      if (!unit) continue
+      matched.add(key)
+      unit.snapshots = usable
+      gone.push({unit, adapter})
+      any = true
+    }
+  }
+  if (!any) return {keyring: null, errors: store.errors, gone}
   const k = readKey(opts.home, opts.env)
-  if ('key' in k) return {keyring: {key: k.key, problem: ''}, errors: store.errors}
-  return {keyring: {key: null, problem: 'absent' in k ? `no snapshot key (${k.file} is missing, and CHATDOCTOR_SNAPSHOT_KEY is not set); restore the key it was made with` : k.error}, errors: store.errors}
+  if ('key' in k) return {keyring: {key: k.key, problem: ''}, errors: store.errors, gone}
+  return {gone, keyring: {key: null, problem: 'absent' in k ? `no snapshot key (${k.file} is missing, and CHATDOCTOR_SNAPSHOT_KEY is not set); restore the key it was made with` : k.error}, errors: store.errors}
 }
 
 /** Decrypts a unit's snapshot refs for its diagnosis. Never throws. */

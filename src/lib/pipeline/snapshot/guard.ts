@@ -41,8 +41,8 @@ export interface GuardOptions {
 
 /** What guard did (paths with the home as `~`). */
 export type GuardResult =
-  | {kind: 'installed'; agent: string; file: string; evidence: string | null; created: boolean}
-  | {kind: 'already'; agent: string; file: string}
+  | {kind: 'installed'; agent: string; file: string; evidence: string | null; created: boolean; notes: string[]}
+  | {kind: 'already'; agent: string; file: string; notes: string[]}
   | {kind: 'uninstalled'; agent: string; file: string; evidence: string | null; how: 'restored' | 'removed-file' | 'edited'}
   | {kind: 'absent'; agent: string; file: string}
   | {kind: 'timer'; agent: string; why: string; text: string}
@@ -54,6 +54,36 @@ interface GuardRecord {
   installedSha256: string
   previous: {sha256: string; evidence: string} | null
   time: string
+  /** Folders install made for the file (outermost first): uninstall removes each it finds empty, innermost first. */
+  createdDirs?: string[]
+}
+
+/** The folders above `file` that do not exist yet, outermost first. */
+function missingDirs(file: string): string[] {
+  const out: string[] = []
+  for (let d = path.dirname(file); d !== path.dirname(d); d = path.dirname(d)) {
+    try {
+      lstatSync(d)
+      break
+    } catch {
+      out.unshift(d)
+    }
+  }
+  return out
+}
+
+/** Removes the folders install made, innermost first, each only while it is an empty folder. Never throws. */
+async function removeCreatedDirs(fs: FileSystem, dirs: readonly string[]): Promise<void> {
+  for (const d of [...dirs].reverse()) {
+    try {
+      const st = lstatSync(d)
+      if (!st.isDirectory() || (await fs.readdir(d)).length > 0) return
+      await fs.rmdir(d)
+      await fs.fsyncDir(path.dirname(d))
+    } catch {
+      return
+    }
+  }
 }
 
 /** The agents `guard` knows: every adapter with snapshot support, by name. */
@@ -128,7 +158,7 @@ async function keepEvidence(fs: FileSystem, state: string, agent: string, file: 
 
 /** The user-level timer an agent without a hook gets printed (a systemd user unit, or a cron line). */
 export function timerText(adapter: FormatAdapter, home: string, env: NodeJS.ProcessEnv, runJs = RUN_JS, node = process.execPath): string {
-  const roots = adapter.defaultRoots(home, env)
+  const roots = adapter.snapshot?.timerRoots?.(home, env) ?? adapter.defaultRoots(home, env)
   const cmd = [node, runJs, 'snapshot', '--quiet', ...roots].map(shellWord).join(' ')
   return [
     `# ~/.config/systemd/user/chatdoctor-snapshot-${adapter.name}.service`,
@@ -170,15 +200,16 @@ export async function guardInstall(agent: string, opts: GuardOptions): Promise<G
   if ('error' in cur) return {kind: 'error', agent: a.name, message: cur.error}
   const r = hook.install(cur.text, opts.command ?? hookCommand(a.name))
   if ('error' in r) return {kind: 'error', agent: a.name, message: `${shown}: ${r.error}`}
-  if ('already' in r) return {kind: 'already', agent: a.name, file: shown}
+  if ('already' in r) return {kind: 'already', agent: a.name, file: shown, notes: hook.notes?.(cur.text) ?? []}
   try {
     const evidence = cur.text !== null ? await keepEvidence(opts.fs, state, a.name, file, cur.text, now) : null
+    const createdDirs = missingDirs(file)
     await mkdirs(opts.fs, path.dirname(file))
     await durableWrite(opts.fs, file, Buffer.from(r.text, 'utf8'), {tag: 'guard', mode: cur.st?.mode ?? 0o644, expect: cur.st ?? 'absent'})
-    const record: GuardRecord = {file, installedSha256: sha256Hex(Buffer.from(r.text, 'utf8')), previous: cur.text !== null && evidence ? {sha256: sha256Hex(Buffer.from(cur.text, 'utf8')), evidence} : null, time: now.toISOString()}
+    const record: GuardRecord = {file, installedSha256: sha256Hex(Buffer.from(r.text, 'utf8')), previous: cur.text !== null && evidence ? {sha256: sha256Hex(Buffer.from(cur.text, 'utf8')), evidence} : null, time: now.toISOString(), ...(createdDirs.length > 0 ? {createdDirs} : {})}
     await mkdirs(opts.fs, guardDir(state))
     await durableWrite(opts.fs, recordFile(state, a.name), Buffer.from(JSON.stringify(record, null, 2) + '\n'), {tag: 'guard', mode: 0o600})
-    return {kind: 'installed', agent: a.name, file: shown, evidence: evidence ? tildify(evidence, opts.home) : null, created: cur.text === null}
+    return {kind: 'installed', agent: a.name, file: shown, evidence: evidence ? tildify(evidence, opts.home) : null, created: cur.text === null, notes: hook.notes?.(r.text) ?? []}
   } catch (e) {
     return {kind: 'error', agent: a.name, message: problem(e, `writing ${shown}`)}
   }
@@ -220,6 +251,9 @@ export async function guardUninstall(agent: string, opts: GuardOptions): Promise
     if (next === null) {
       await opts.fs.unlink(file, cur.st)
       await opts.fs.fsyncDir(path.dirname(file))
+      // A folder guard made for the file goes with it when nothing else is in it (a folder it did not make stays).
+      const made = record?.file === file ? (record.createdDirs ?? []).filter((d) => typeof d === 'string' && path.isAbsolute(d) && (file.startsWith(d + path.sep))) : []
+      await removeCreatedDirs(opts.fs, made)
     } else await durableWrite(opts.fs, file, Buffer.from(next, 'utf8'), {tag: 'guard', mode: cur.st.mode, expect: cur.st})
     if (record !== null) await opts.fs.unlink(recordFile(state, a.name)).catch(() => undefined)
     return {kind: 'uninstalled', agent: a.name, file: shown, evidence: tildify(evidence, opts.home), how}

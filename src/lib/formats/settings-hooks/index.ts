@@ -1,0 +1,155 @@
+/**
+ * The hooks of agents that keep them in a JSON `settings.json` as `hooks.<Event>[] = {matcher?, hooks: [{type:
+ * "command", command, timeout, …}]}` and pass the hook a JSON object on stdin naming the session's transcript
+ * (`session_id`, `transcript_path`, `cwd`, `hook_event_name`): Claude Code and Gemini CLI. Each member gives its
+ * events, the entry it writes and the transcript names it takes; the edits and the input checks are here, once.
+ *
+ * Edits are minimal text edits (`json/edit.ts`): every byte of the file but chatdoctor's entries stays as it
+ * was. An entry is chatdoctor's when its command ends in `snapshot --hook <agent>`.
+ */
+import {realpathSync, statSync} from 'node:fs'
+import path from 'node:path'
+import type {AgentHook, HookCommand, HookInput, HookTarget} from '../../model/adapter.js'
+import {appendToArray, parseSettings, removeArrayItem, removeProperty, setProperty} from '../../json/edit.js'
+
+/** What one member of the family hooks, and how. */
+export interface SettingsHooksSpec {
+  /** The agent's name (as `snapshot --hook` takes it). */
+  agent: string
+  /** The agent as people write it, for messages. */
+  displayName: string
+  /** The events chatdoctor hooks, in the order they are added. */
+  events: readonly string[]
+  /** The hook configuration chatdoctor adds to each event: `{type: "command", command, …}`. */
+  hook(cmd: HookCommand): Record<string, unknown>
+  /** The settings file's name, for messages. */
+  file: string
+  /** The transcript names the agent passes (tested on `transcript_path`). */
+  transcript: RegExp
+  /** The folders the transcript must lie in (its roots), and what they are called in messages. */
+  roots(home: string, env: NodeJS.ProcessEnv): string[]
+  rootsName: string
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** The text edits, status and input check of a member's hook. */
+export type SettingsHooks = Pick<AgentHook, 'install' | 'uninstall' | 'status' | 'parseInput'> & {
+  /** The parsed settings (root object and its `hooks`), or why not. */
+  settingsOf(text: string): {hooks: Record<string, unknown> | undefined; root: Record<string, unknown>} | {error: string}
+}
+
+/** The hook functions of one member. */
+export function settingsHooks(spec: SettingsHooksSpec): SettingsHooks {
+  const marker = new RegExp(`(?:^|\\s)snapshot --hook ${spec.agent.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')}$`)
+  const isOurs = (h: unknown): boolean => isObj(h) && typeof h.command === 'string' && marker.test(h.command)
+  const entry = (cmd: HookCommand) => ({hooks: [spec.hook(cmd)]})
+  const fix = `fix it and run chatdoctor guard again`
+
+  function settingsOf(text: string): {hooks: Record<string, unknown> | undefined; root: Record<string, unknown>} | {error: string} {
+    const p = parseSettings(text)
+    if ('error' in p) return {error: `${spec.file} is not valid JSON (${p.error}); ${fix}`}
+    if (!isObj(p.value)) return {error: `${spec.file} is not a JSON object; ${fix}`}
+    const hooks = p.value.hooks
+    if (hooks !== undefined && !isObj(hooks)) return {error: `${spec.file}: "hooks" is not an object; ${fix}`}
+    return {hooks: hooks as Record<string, unknown> | undefined, root: p.value}
+  }
+
+  /** Events whose groups hold a command of ours. */
+  function eventsWithOurs(hooks: Record<string, unknown> | undefined): string[] {
+    if (!hooks) return []
+    return spec.events.filter((ev) => Array.isArray(hooks[ev]) && (hooks[ev] as unknown[]).some((g) => isObj(g) && Array.isArray(g.hooks) && g.hooks.some(isOurs)))
+  }
+
+  return {
+    settingsOf,
+    install(current, cmd) {
+      if (current === null || current.trim() === '') {
+        const hooks = Object.fromEntries(spec.events.map((ev) => [ev, [entry(cmd)]]))
+        return {text: JSON.stringify({hooks}, null, 2) + '\n'}
+      }
+      const s = settingsOf(current)
+      if ('error' in s) return s
+      const have = new Set(eventsWithOurs(s.hooks))
+      const missing = spec.events.filter((ev) => !have.has(ev))
+      if (missing.length === 0) return {already: true}
+      let text = current
+      if (s.hooks === undefined) return {text: setProperty(text, ['hooks'], Object.fromEntries(missing.map((ev) => [ev, [entry(cmd)]])))}
+      for (const ev of missing) {
+        const list = s.hooks[ev]
+        if (list === undefined) text = setProperty(text, ['hooks', ev], [entry(cmd)])
+        else if (!Array.isArray(list)) return {error: `${spec.file}: "hooks.${ev}" is not an array; ${fix}`}
+        else text = appendToArray(text, ['hooks', ev], entry(cmd))
+      }
+      return {text}
+    },
+    uninstall(current) {
+      const s = settingsOf(current)
+      if ('error' in s) return s
+      const events = eventsWithOurs(s.hooks)
+      if (events.length === 0) return {absent: true}
+      let text = current
+      for (const ev of events) {
+        const groups = s.hooks![ev] as unknown[]
+        for (let gi = groups.length - 1; gi >= 0; gi--) {
+          const g = groups[gi]
+          if (!isObj(g) || !Array.isArray(g.hooks) || !g.hooks.some(isOurs)) continue
+          if (g.hooks.every(isOurs)) text = removeArrayItem(text, ['hooks', ev], gi)
+          else for (let hi = g.hooks.length - 1; hi >= 0; hi--) if (isOurs(g.hooks[hi])) text = removeArrayItem(text, ['hooks', ev, gi, 'hooks'], hi)
+        }
+        const after = settingsOf(text)
+        if (!('error' in after) && Array.isArray(after.hooks?.[ev]) && (after.hooks![ev] as unknown[]).length === 0) text = removeProperty(text, ['hooks', ev])
+      }
+      const after = settingsOf(text)
+      if (!('error' in after) && after.hooks !== undefined && Object.keys(after.hooks).length === 0) text = removeProperty(text, ['hooks'])
+      return {text}
+    },
+    status(current) {
+      if (current === null) return {installed: false, detail: `no ${spec.file}`}
+      const s = settingsOf(current)
+      if ('error' in s) return {installed: false, detail: s.error}
+      const events = eventsWithOurs(s.hooks)
+      if (events.length === spec.events.length) return {installed: true, detail: `hooks on ${events.join(' and ')}`}
+      if (events.length > 0) return {installed: false, detail: `only on ${events.join(', ')} (guard install adds the rest)`}
+      return {installed: false, detail: 'no chatdoctor hook'}
+    },
+    parseInput: (input, home, env) => parseTranscriptInput(spec, input, home, env),
+  }
+}
+
+function realOr(p: string): string {
+  try {
+    return realpathSync(p)
+  } catch {
+    return p
+  }
+}
+
+/**
+ * The session a hook call names: `transcript_path` of the JSON on stdin, a file of the agent's transcript name
+ * inside its roots (symbolic links followed). Events other than the member's are ignored. Reads only the path's
+ * real location; never throws.
+ */
+export function parseTranscriptInput(spec: SettingsHooksSpec, input: HookInput, home: string, env: NodeJS.ProcessEnv): HookTarget | {error: string} | {ignore: string} {
+  let v: unknown
+  try {
+    v = JSON.parse(input.stdin)
+  } catch {
+    return {error: `the hook input on stdin is not JSON (${spec.displayName} passes a JSON object)`}
+  }
+  if (!isObj(v)) return {error: 'the hook input on stdin is not a JSON object'}
+  const event = v.hook_event_name
+  if (typeof event === 'string' && !spec.events.includes(event)) return {ignore: `event ${event.slice(0, 40)} is not one chatdoctor snapshots on`}
+  const tp = v.transcript_path
+  if (typeof tp !== 'string' || tp === '' || !path.isAbsolute(tp) || !spec.transcript.test(path.basename(tp)) || tp.includes('\0')) return {error: `the hook input has no absolute transcript_path to a ${spec.displayName} session file`}
+  let real: string
+  try {
+    real = realpathSync(tp)
+    if (!statSync(real).isFile()) return {error: `transcript_path ${tp} is not a file`}
+  } catch {
+    return {error: `transcript_path ${tp} does not exist`}
+  }
+  const roots = spec.roots(home, env).map(realOr)
+  if (!roots.some((r) => real.startsWith(r + path.sep))) return {error: `transcript_path ${tp} is outside ${spec.displayName}'s ${spec.rootsName} (${roots.join(', ')}); not snapshotted`}
+  return {paths: [real], key: real}
+}
