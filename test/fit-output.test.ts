@@ -248,7 +248,7 @@ describe('find, snapshot, undo, the did-you-mean line and --help fit too', () =>
       const none = await runCliAsync(['find', 'no such words anywhere'], {env: width === null ? env : {...env, COLUMNS: String(width)}})
       assert.equal(none.status, 1)
       if (width !== null) assert.deepEqual(tooWide(none.stderr, width), [], 'the closing sentence')
-      else assert.match(none.stderr, /^No session matched; searched \d+ chats, \d+ files, [\d.]+ MiB\.\n$/, 'piped: one line')
+      else assert.match(none.stderr, /^No session matched; searched [^\n]*\.\n$/, 'piped: one line')
     }
     // Piped, a session's lines are whole (nothing cut, as for scan): the resume line is one line.
     const piped = (await runCliAsync(['find', 'step'], {env})).stdout
