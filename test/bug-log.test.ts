@@ -1,8 +1,9 @@
 /**
  * Every report of the bug log a named test: each entry of `test/bug-log/<agent>.ts` builds its damage from
- * copies of real agent files, runs the BUILT CLI as a user would (`scan --json`, `inspect --json`,
- * `bundle --redact`, `repair --dry-run --json`, then `repair -y --json` and a second `scan --json` where a
- * repair applies) and asserts the exact verdict: class and reasons of each file, chat status, winner, turns N
+ * copies of real agent files, runs the BUILT CLI as a user would (`scan --json`, the human `inspect`,
+ * `bundle --redact`, then `repair -y --json` and a second `scan --json` where a repair applies; the inspection
+ * `inspect --json` prints and the plan `repair --dry-run --json` prints are made in this process by the same
+ * functions) and asserts the exact verdict: class and reasons of each file, chat status, winner, turns N
  * of M, exit codes, and what the repair wrote; the redacted bundle must diagnose the same. `docs/bug-log-verdicts.md` is generated from the same entries and must be in step.
  */
 import assert from 'node:assert/strict'
@@ -14,7 +15,10 @@ import {bugLogVerdictsMarkdown, entryTestName} from './bug-log/render.js'
 import {BUG_LOG_REPORTS} from './bug-log/reports.js'
 import {fileVerdictOf, type BugLogEntry, type ChatVerdict} from './bug-log/types.js'
 import {runCliAsync} from './helpers/cli-async.js'
-import {REPO_ROOT, cleanup, hashTree, sha256, tempDir} from './helpers/fixtures.js'
+import {REPO_ROOT, cleanup, hashTree, inheritedEnv, sha256, tempDir} from './helpers/fixtures.js'
+import {VERSION} from '../src/api/index.js'
+import {inspectTarget} from '../src/lib/pipeline/inspect-target.js'
+import {dryRunReport, planTarget} from '../src/lib/pipeline/repair-target.js'
 
 interface ReportChat {
   path: string
@@ -121,16 +125,18 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     // inspect --json: the same verdict, and the account states the facts (an agent's index is not inspected).
     // A chat is inspected by its path; a chat named by a file that is gone (a store's missing database) in its
     // folder, by its id; a chat of a store the path does not name (an OpenCode data dir) by the PATH and its id.
+    // The inspection is made in this process by the function `inspect --json` prints (`inspectTarget`); the
+    // human inspect below, and the scans and repairs, run the built CLI.
     if (isIndex(c)) continue
-    type Inspected = {inspection?: {status: string; winner: string | null; account: string}}
-    let insArgs = existsSync(chatDirOf(c)) ? [chatDirOf(c)] : ['--session', c.id, path.dirname(chatDirOf(c))]
-    let ins = await runCliAsync(['inspect', '--json', ...insArgs], {env})
-    if ((JSON.parse(ins.stdout) as Inspected).inspection == null) {
-      insArgs = [target, '--session', c.id]
-      ins = await runCliAsync(['inspect', '--json', ...insArgs], {env})
+    let where: {dir: string; session?: string} = existsSync(chatDirOf(c)) ? {dir: chatDirOf(c)} : {dir: path.dirname(chatDirOf(c)), session: c.id}
+    let ins = await inspectTarget(where.dir, where.session, {home: root, env: {...inheritedEnv(), HOME: root}, version: VERSION})
+    if ('usage' in ins || ins.inspection === null) {
+      where = {dir: target, session: c.id}
+      ins = await inspectTarget(where.dir, where.session, {home: root, env: {...inheritedEnv(), HOME: root}, version: VERSION})
     }
-    const x = (JSON.parse(ins.stdout) as Inspected).inspection!
-    assert.ok(x, `inspect ${insArgs.join(' ')}: ${ins.stdout.slice(0, 300)}`)
+    const insArgs = where.session === undefined ? [where.dir] : [where.dir, '--session', where.session]
+    const x = 'usage' in ins ? null : ins.inspection
+    assert.ok(x, `inspect ${insArgs.join(' ')}: ${'usage' in ins ? ins.usage : 'no inspection'}`)
     assert.equal(x.status, want.status, 'inspect status')
     assert.equal(x.winner, want.winner, 'inspect winner')
     for (const re of want.account ?? []) assert.match(x.account, re)
@@ -140,15 +146,18 @@ async function runEntry(e: BugLogEntry): Promise<void> {
     const degraded = c.findings.filter((f) => (f.id === 'context-amnesia' || f.id === 'compaction-wipe') && c.status === 'degraded')
     const more = ids.includes('salvage-more-turns')
     const damaged = Object.values(want.files).some((v) => !/^(intact|other|missing)$/.test(v))
-    const human = damaged || more ? await runCliAsync(['inspect', ...insArgs], {env}) : null
-    if (human) assert.doesNotMatch(human.stdout, /from byte (\d+) of \1 \(0 bytes\)/, 'inspect never says "from byte X of X (0 bytes)"')
+    // The human inspect through the built CLI, for every chat inspected: its exit status is the inspection's report's.
+    const human = await runCliAsync(['inspect', ...insArgs], {env})
+    assert.equal(human.status, 'usage' in ins ? -1 : ins.report.exitCode, `inspect ${insArgs.join(' ')}: the exit status of the inspection's report`)
+    assert.ok(human.stdout.length > 0, 'inspect printed the inspection')
+    if (damaged || more) assert.doesNotMatch(human.stdout, /from byte (\d+) of \1 \(0 bytes\)/, 'inspect never says "from byte X of X (0 bytes)"')
     if (degraded.length > 0 || more) {
       const scanned = await runCliAsync(['scan', chatDirOf(c)], {env})
       for (const f of degraded) assert.ok(scanned.stdout.includes(f.message), `the default scan output says: ${f.message}`)
       if (more) {
         const cmd = `chatdoctor repair --salvage ${c.path}`
         assert.ok(scanned.stdout.includes(cmd), 'the default scan output gives the repair --salvage command')
-        assert.ok(human!.stdout.includes(cmd), 'inspect gives the repair --salvage command')
+        assert.ok(human.stdout.includes(cmd), 'inspect gives the repair --salvage command')
         const dry = await runCliAsync(['repair', '--dry-run', chatDirOf(c)], {env})
         assert.ok(dry.stdout.includes(cmd), 'repair --dry-run gives the repair --salvage command')
       }
@@ -180,8 +189,11 @@ async function runEntry(e: BugLogEntry): Promise<void> {
   } else assert.equal(b.status, 0, `bundle --redact: ${b.stderr}`)
   assert.deepEqual(hashTree(root), untouched, 'bundle changed the chats')
 
-  // repair --dry-run --json: the plan, nothing written.
-  const dry = await json(['repair', '--dry-run', '--json', target], env)
+  // repair --dry-run --json: the plan, nothing written. Made in this process by the functions the command
+  // prints it with (`planTarget`, `dryRunReport`), as JSON; `repair -y --json` below runs the built CLI.
+  const target0 = await planTarget([target], {home: root, env: {...inheritedEnv(), HOME: root}})
+  if (!('result' in target0)) assert.fail(`repair --dry-run ${target}: ${JSON.stringify(target0)}`)
+  const dry = {report: JSON.parse(JSON.stringify(dryRunReport(target0, {version: VERSION, home: root}))) as Report}
   assert.deepEqual(hashTree(root), untouched, 'a dry run changed the tree')
   const planned = (id: string) => dry.report.chats.find((c) => c.id === id)!
   const rv = e.expect.repair

@@ -272,6 +272,36 @@ test("check ranks with the manifest's exact mtimes (archives keep whole seconds)
   }
 })
 
+test('bundle -o in a folder that does not exist (or is a file) is a usage error that says so: no folder created, nothing written', () => {
+  const root = tempDir()
+  try {
+    const chats = makeChats(root)
+    const tree = () => readdirSync(root, {recursive: true}).map(String).sort()
+    const before = tree()
+    for (const [file, why] of [
+      [path.join(root, 'missing', 'deeper', 'b.tar.gz'), 'does not exist'],
+      [path.join(root, 'missing', 'session.json'), 'does not exist'],
+    ] as const) {
+      for (const args of [['bundle', chats, '-o', file], ['bundle', '--session', 'ses_x', chats, '-o', file]]) {
+        if (file.endsWith('.json') !== args.includes('--session')) continue
+        const r = runCli(args)
+        assert.equal(r.status, 16, `${args.join(' ')}: ${r.stderr}`)
+        assert.equal(r.stderr, `chatdoctor: -o ${file}: the folder ${path.dirname(file)} ${why}; create it or pick another path\nTry: chatdoctor bundle --help\n`)
+        assert.equal(JSON.parse(runCli([...args, '--json']).stdout).exitCode, 16)
+      }
+    }
+    writeFileSync(path.join(root, 'plain'), 'a file')
+    const r = runCli(['bundle', chats, '-o', path.join(root, 'plain', 'b.zip')])
+    assert.equal(r.status, 16)
+    assert.match(r.stderr, /the folder .*plain is not a folder; create it or pick another path/)
+    assert.deepEqual(tree(), [...before, 'plain'].sort(), 'no folder created, nothing written')
+    mkdirSync(path.join(root, 'made'))
+    assert.equal(runCli(['bundle', chats, '-o', path.join(root, 'made', 'b.tar.gz')]).status, 0, 'a folder that exists takes the file')
+  } finally {
+    cleanup(root)
+  }
+})
+
 test('bundle refuses to replace an existing file, and check with no PATH is a usage error', () => {
   const root = tempDir()
   try {

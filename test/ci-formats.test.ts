@@ -3,7 +3,7 @@
  * 2.1.0 schema (test/fixtures), JUnit parsed back, GitHub annotation lines counted against GitHub's caps.
  */
 import assert from 'node:assert/strict'
-import {readFileSync, writeFileSync, existsSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 import AjvDraft04Module from 'ajv-draft-04'
@@ -28,6 +28,7 @@ function workspace(root: string, damagedDirs: number): void {
   writeFileSync(path.join(ten, 'run-state.json'), cutAt(readFileSync(path.join(ten, 'run-state.json')), 12000))
   writeFileSync(path.join(ten, 'run-state.json.bak'), cutAt(readFileSync(path.join(ten, 'run-state.json.bak')), 500))
   copyRealChat(REAL_CHATS.small, torn, 'chats')
+  mkdirSync(path.join(root, 'bundles'))
   const b = runCli(['bundle', path.join(torn, 'chats'), '-o', path.join(root, 'bundles', 'torn.tar.gz')])
   assert.equal(b.status, 0, b.stderr)
   for (let i = 0; i < damagedDirs; i++) {

@@ -222,7 +222,10 @@ describe('usage errors exit 16', {concurrency: 2}, () => {
     const r = await cli(['scna', home])
     assert.equal(r.status, 16)
     assert.equal(r.stdout, '')
-    assert.equal(r.stderr, `chatdoctor: unknown command "scna"; did you mean "scan"? Commands: ${ALL_COMMANDS}. Try: chatdoctor scan --help\n`)
+    // Wrapped to 80 columns (stderr is a pipe here), the command to try whole.
+    assert.equal(r.stderr.replace(/\n {2}/g, ' '), `chatdoctor: unknown command "scna"; did you mean "scan"? Commands: ${ALL_COMMANDS}. Try: chatdoctor scan --help\n`)
+    assert.ok(r.stderr.split('\n').every((l) => l.length <= 80), r.stderr)
+    assert.ok(r.stderr.split('\n').some((l) => l.includes('Try: chatdoctor scan --help')), r.stderr)
     for (const [typo, meant] of [['repiar', 'repair'], ['chek', 'check'], ['insp', 'inspect'], ['udno', 'undo'], ['bundel', 'bundle'], ['SCAN', 'scan'], ['hlep', 'help']]) {
       assert.match((await cli([typo, '--dry-run'])).stderr, new RegExp(`^chatdoctor: unknown command "${typo}"; did you mean "${meant}"\\?`), typo)
     }
@@ -230,7 +233,8 @@ describe('usage errors exit 16', {concurrency: 2}, () => {
   test('an unknown command that is close to none gets the list of commands only', async () => {
     const r = await cli(['frobnicate', home])
     assert.equal(r.status, 16)
-    assert.equal(r.stderr, `chatdoctor: unknown command "frobnicate". Commands: ${ALL_COMMANDS}. Try: chatdoctor --help\n`)
+    assert.equal(r.stderr.replace(/\n {2}/g, ' '), `chatdoctor: unknown command "frobnicate". Commands: ${ALL_COMMANDS}. Try: chatdoctor --help\n`)
+    assert.ok(r.stderr.split('\n').every((l) => l.length <= 80), r.stderr)
   })
   test('an unknown command with --json is one JSON object with exitCode 16', async () => {
     const r = await cli(['scna', '--json'])

@@ -42,7 +42,7 @@ describe('help', {concurrency: 2}, () => {
       const r = runCli(args)
       assert.equal(r.status, 16, args.join(' '))
       assert.equal(r.stdout, '')
-      assert.match(r.stderr, /^chatdoctor: unknown command "scna"; did you mean "scan"\? Commands: .*\. Try: chatdoctor scan --help\n$/, args.join(' '))
+      assert.match(r.stderr.replace(/\n {2}/g, ' '), /^chatdoctor: unknown command "scna"; did you mean "scan"\? Commands: .*\. Try: chatdoctor scan --help\n$/, args.join(' '))
     }
     const stray = runCli(['help', '--json'])
     assert.equal(stray.status, 16)

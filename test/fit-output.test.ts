@@ -3,17 +3,20 @@
  * never cut). Over a home with many chats of every agent under long and wide-character folder names, no line of
  * `scan`, `repair --dry-run`, `inspect` or `check` is wider than 80 or 100 columns; folder paths are shortened in
  * the middle keeping the chat id; names are shown once (a one-file session's winner is `itself`); times in
- * messages are ISO dates. The layout helpers are checked on random input too.
+ * messages are ISO dates. `find`, `snapshot`, `undo`, the did-you-mean line and `--help` (its examples too) fit
+ * the width as well (help and the did-you-mean line 80 columns when piped); a path or a command stands whole
+ * on a line of its own when it does not fit. The layout helpers are checked on random input too.
  */
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
+import {existsSync} from 'node:fs'
 import path from 'node:path'
 import {after, before, describe, test} from 'node:test'
 import fc from 'fast-check'
 import stringWidth from 'string-width'
 import {fitTable, type FitColumn} from '../src/lib/render/fit-table.js'
 import {makeChalk} from '../src/lib/render/style.js'
-import {UNLIMITED, outputWidth, shortenMiddle, wrapLine} from '../src/lib/render/width.js'
+import {UNLIMITED, fitCommand, fitParts, outputWidth, shellWords, shortenMiddle, wrapLine} from '../src/lib/render/width.js'
 import {runCliAsync} from './helpers/cli-async.js'
 import {REPO_ROOT, cleanup, inheritedEnv, tempDir} from './helpers/fixtures.js'
 import {CLAUDE_PROJECT, LONG, LONG_CHATS, ODD_CHATS, UX, UX_CHATS, buildUxHome} from './helpers/ux-home.js'
@@ -53,6 +56,35 @@ describe('shortening and wrapping (random input)', () => {
         const lines = wrapLine(`  ${words.join(' ')}`, width)
         for (const l of lines) assert.ok(stringWidth(l) <= width, `${JSON.stringify(l)} is wider than ${width}`)
         assert.equal(lines.join('').replace(/\s+/g, '').normalize('NFC'), words.join('').normalize('NFC'), 'the same text (up to normal form C)')
+      }),
+      {numRuns: 300},
+    )
+  })
+  test('fitParts: every line within the width unless one whole part stands alone; no text lost, every whole part on one line', () => {
+    const word = fc.string({unit: 'grapheme', minLength: 1, maxLength: 30}).filter((w) => !/\s/.test(w))
+    const whole = fc.array(word, {minLength: 1, maxLength: 4}).map((ws) => ({whole: ws.join(' ')}))
+    fc.assert(
+      fc.property(fc.array(fc.oneof(word.map((w) => ` ${w}`), whole.map((w) => [' ', w] as const)), {minLength: 1, maxLength: 12}), fc.integer({min: 20, max: 120}), (items, width) => {
+        const parts: Array<string | {whole: string}> = items.flatMap((i): Array<string | {whole: string}> => (typeof i === 'string' ? [i] : [i[0], i[1]]))
+        const wholes = parts.filter((p): p is {whole: string} => typeof p !== 'string').map((p) => p.whole)
+        const lines = fitParts(parts, width)
+        for (const l of lines) if (stringWidth(l) > width) assert.ok(wholes.includes(l.trim()) || !/ /.test(l.trim()), `${JSON.stringify(l)} is wider than ${width}`)
+        for (const w of wholes) assert.ok(lines.some((l) => l.includes(w)), `${JSON.stringify(w)} broken`)
+        const text = parts.map((p) => (typeof p === 'string' ? p : p.whole)).join('')
+        assert.equal(lines.join(' ').replace(/\s+/g, ''), text.replace(/\s+/g, ''), 'the same text')
+      }),
+      {numRuns: 300},
+    )
+  })
+  test('fitCommand: the same shell words, each whole, every line but the last ending in a backslash', () => {
+    const word = fc.oneof(fc.stringMatching(/^[a-z0-9~/._-]{1,40}$/), fc.stringMatching(/^'[a-z ]{0,20}'$/), fc.stringMatching(/^--?[a-z]{1,10}$/))
+    fc.assert(
+      fc.property(fc.array(word, {minLength: 1, maxLength: 15}), fc.integer({min: 20, max: 120}), (words, width) => {
+        const line = `  $ ${words.join(' ')}`
+        const lines = fitCommand(line, width)
+        lines.slice(0, -1).forEach((l) => assert.ok(l.endsWith(' \\'), `${JSON.stringify(l)} continues`))
+        assert.deepEqual(shellWords(lines.map((l) => l.replace(/ \\$/, '')).join(' ').trim()), ['$', ...words])
+        for (const l of lines) if (stringWidth(l) > width) assert.equal(shellWords(l.replace(/ \\$/, '').trim()).length <= 2, true, `${JSON.stringify(l)} is wider than ${width}`)
       }),
       {numRuns: 300},
     )
@@ -160,5 +192,118 @@ describe('commands over many chats with long paths', {concurrency: 4}, () => {
     assert.match(out, /chats: /, out)
     assert.deepEqual(tooWide(out, 80), [])
     assert.ok(out.includes('…'), 'something had to be shortened to fit')
+  })
+})
+
+describe('find, snapshot, undo, the did-you-mean line and --help fit too', () => {
+  let home: string
+  let env: NodeJS.ProcessEnv
+  before(() => {
+    home = tempDir('chatdoctor-fit-prose-')
+    buildUxHome(home)
+    env = {HOME: home, XDG_STATE_HOME: path.join(home, '.local', 'state')}
+  })
+  after(() => cleanup(home))
+
+  /**
+   * The lines wider than `width` that are not one unbroken path or command standing alone on its line: a single
+   * word (a path, an id; ` \` and closing punctuation aside), a path with spaces that exists, or one of `commands`.
+   */
+  function overflow(text: string, width: number, commands: ReadonlySet<string> = new Set()): string[] {
+    const alone = (l: string) => {
+      const t = l.trim().replace(/ \\$/, '').replace(/[:),.]+$/, '').replace(/^\(/, '')
+      if (!/ /.test(t) || commands.has(t)) return true
+      return /^~\//.test(t) && existsSync(path.join(home, t.slice(2)))
+    }
+    return text.split('\n').filter((l) => stringWidth(l) > width && !alone(l)).map((l) => `${stringWidth(l)}: ${l}`)
+  }
+
+  /**
+   * Runs the CLI at `COLUMNS` = width and asserts the fit of stdout and stderr (piped, no COLUMNS: nothing is
+   * cut, as for scan; only help and the did-you-mean line are wrapped at 80).
+   */
+  async function fits(args: string[], width: number | null, commands?: ReadonlySet<string>) {
+    const r = await runCliAsync(args, {env: width === null ? env : {...env, COLUMNS: String(width)}})
+    assert.ok(r.status >= 0 && r.status < 16, `${args.join(' ')} exited ${r.status}: ${r.stderr}`)
+    assert.ok(r.stdout.length + r.stderr.length > 0, `${args.join(' ')} printed something`)
+    for (const [name, text] of [['stdout', r.stdout], ['stderr', r.stderr]]) assert.deepEqual(overflow(text, width ?? 80, commands), [], `chatdoctor ${args.join(' ')} (${name}, ${width ?? 'piped'})`)
+    return r
+  }
+
+  test('find: the matching lines wrapped, every resume command and path whole on one line', async () => {
+    const json = JSON.parse((await runCliAsync(['find', 'step', '--json'], {env})).stdout) as {sessions: Array<{path: string; resume: {command: string} | null}>}
+    assert.ok(json.sessions.length > 3, 'sessions matched')
+    const commands = new Set(json.sessions.flatMap((s) => (s.resume ? [s.resume.command] : [])))
+    for (const width of [80, 100, null]) {
+      const r = await runCliAsync(['find', 'step'], {env: width === null ? env : {...env, COLUMNS: String(width)}})
+      assert.equal(r.status, 0, r.stderr)
+      if (width !== null) assert.deepEqual(overflow(r.stdout, width, commands), [], `find at ${width}`)
+      if (width !== null) assert.deepEqual(tooWide(r.stderr, width), [], 'the closing sentence')
+      const lines = r.stdout.split('\n').map((l) => l.trim())
+      for (const s of json.sessions) {
+        assert.ok(lines.includes(s.path), `${s.path} whole on its own line`)
+        if (s.resume) assert.ok(lines.some((l) => l.includes(s.resume!.command)), `${s.resume.command} whole on one line`)
+      }
+      if (width !== null) await fits(['find', 'step', '--quiet'], width, commands)
+      const none = await runCliAsync(['find', 'no such words anywhere'], {env: width === null ? env : {...env, COLUMNS: String(width)}})
+      assert.equal(none.status, 1)
+      if (width !== null) assert.deepEqual(tooWide(none.stderr, width), [], 'the closing sentence')
+      else assert.match(none.stderr, /^No session matched; searched [^\n]*\.\n$/, 'piped: one line')
+    }
+    // Piped, a session's lines are whole (nothing cut, as for scan): the resume line is one line.
+    const piped = (await runCliAsync(['find', 'step'], {env})).stdout
+    for (const s of json.sessions) if (s.resume) assert.ok(piped.split('\n').some((l) => l.startsWith(`  resume: ${s.resume!.command}`)), `piped: resume: ${s.resume.command}`)
+  })
+
+  test('snapshot, snapshot --list, --prune: each chat path whole, the rest wrapped', async () => {
+    for (const width of [80, 60]) {
+      await fits(['snapshot', '--verbose'], width)
+      await fits(['snapshot', '--list'], width)
+      await fits(['snapshot', '--prune'], width)
+    }
+    const list = await runCliAsync(['snapshot', '--list'], {env: {...env, COLUMNS: '80'}})
+    assert.match(list.stdout, /^\d+ snapshots, .* in the store$/m)
+  })
+
+  test('undo --list and undo: each chat folder and file path whole on a line of its own', async () => {
+    const rep = JSON.parse((await runCliAsync(['repair', '-y', '--json'], {env})).stdout) as {repairId: string}
+    assert.ok(rep.repairId, 'a repair was made')
+    for (const width of [80, 60]) await fits(['undo', '--list'], width)
+    const list = JSON.parse((await runCliAsync(['undo', '--list', '--json'], {env})).stdout) as {repairs: Array<{chats: string[]}>}
+    const human = (await runCliAsync(['undo', '--list'], {env: {...env, COLUMNS: '80'}})).stdout.split('\n')
+    for (const c of list.repairs.flatMap((r) => r.chats)) assert.ok(human.includes(`  ${c}`), `${c} on its own line`)
+    const undo = await fits(['undo', rep.repairId, '--verbose'], 80)
+    assert.match(undo.stdout, /^Undid repair /m)
+    const again = await runCliAsync(['undo', rep.repairId], {env})
+    assert.match(again.stdout, /^Repair \S+ was already undone: every file is as before it; nothing written\.$/m)
+  })
+
+  test('the did-you-mean line: wrapped, the command to try whole', async () => {
+    for (const width of [80, 60, null]) {
+      for (const args of [['scna'], ['help', 'scna'], ['frobnicate']]) {
+        const r = await runCliAsync(args, {env: width === null ? env : {...env, COLUMNS: String(width)}})
+        assert.equal(r.status, 16)
+        assert.deepEqual(tooWide(r.stderr, width ?? 80), [], `${args.join(' ')} at ${width}`)
+        assert.match(r.stderr, /^(chatdoctor: .*|.*)?Try: chatdoctor (scan )?--help$/m, 'the command to try on one line')
+      }
+    }
+  })
+
+  test('--help of every command: the summary, the sections and the examples within the width (an example broken between its words with \\)', async () => {
+    const commands = ['', 'scan', 'inspect', 'repair', 'undo', 'find', 'snapshot', 'bundle', 'check', 'guard install', 'guard status', 'guard uninstall']
+    for (const width of [80, 100, null]) {
+      for (const c of commands) {
+        const args = [...(c ? c.split(' ') : []), '--help']
+        const r = await fits(args, width)
+        assert.match(r.stdout, /USAGE/)
+        // An example broken over lines is still one command: each line but its last ends in " \".
+        const lines = r.stdout.split('\n')
+        lines.forEach((l, i) => {
+          if (l.endsWith(' \\')) assert.match(lines[i + 1], /^ {6}\S/, `${args.join(' ')}: the continuation of ${l}`)
+        })
+      }
+    }
+    const bundle = await runCliAsync(['bundle', '--help'], {env})
+    assert.match(bundle.stdout, /^ {2}\$ chatdoctor bundle \\\n {6}~\/\.config\/manicode\/projects\/my-app\/chats\/2025-11-04T14-01-15\.000Z \\\n {6}-o chat\.tar\.gz$/m)
   })
 })

@@ -7,10 +7,10 @@
  */
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
-import {chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, it} from 'node:test'
-import {cleanup, REALDATA, REPO_ROOT, tempDir} from './helpers/fixtures.js'
+import {cleanup, copyWritable, REALDATA, REPO_ROOT, tempDir} from './helpers/fixtures.js'
 import {peek, sqlite, treeBytes} from './helpers/indexes.js'
 
 const BIN = path.join(REPO_ROOT, 'bin', 'run.js')
@@ -36,18 +36,7 @@ interface Report {
 }
 
 function copyStore(version: string, root: string): string {
-  const dest = path.join(root, '.local', 'share', 'opencode')
-  cpSync(path.join(OC, version, 'data', 'opencode'), dest, {recursive: true})
-  const walk = (d: string) => {
-    chmodSync(d, 0o755)
-    for (const n of readdirSync(d)) {
-      const p = path.join(d, n)
-      if (statSync(p).isDirectory()) walk(p)
-      else chmodSync(p, 0o644)
-    }
-  }
-  walk(dest)
-  return dest
+  return copyWritable(path.join(OC, version, 'data', 'opencode'), path.join(root, '.local', 'share', 'opencode'))
 }
 
 function run(root: string, args: string[]): Report {

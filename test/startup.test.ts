@@ -69,12 +69,12 @@ describe('what a command loads', {concurrency: 2}, () => {
   })
 
   for (const args of [['--help'], ['scan', '--help'], ['-h'], ['check', '-h']]) {
-    test(`${args.join(' ')}: answered from oclif.manifest.json, loading none of our modules but the help class`, () => {
+    test(`${args.join(' ')}: answered from oclif.manifest.json, loading none of our modules but the help class and the width helpers it fits the text with`, () => {
       const r = traced(args)
       assert.equal(r.status, 0)
       assert.match(r.stdout, /USAGE/)
       assert.ok(loads(r.modules, '/node_modules/@oclif/core/lib/help/'))
-      assert.deepEqual(r.modules.filter((m) => m.includes('/dist/src/')).map((m) => m.slice(m.indexOf('/dist/src/'))), ['/dist/src/cli/help-class.js'])
+      assert.deepEqual(r.modules.filter((m) => m.includes('/dist/src/')).map((m) => m.slice(m.indexOf('/dist/src/'))), ['/dist/src/cli/help-class.js', '/dist/src/lib/render/width.js'])
       for (const part of NEVER) assert.ok(!loads(r.modules, part), `${args.join(' ')} loaded ${part}`)
     })
   }

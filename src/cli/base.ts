@@ -88,10 +88,19 @@ export abstract class BaseCommand extends Command {
     return makeChalk(useColor({flag, env: process.env, isTTY: Boolean(process.stdout.isTTY)}))
   }
 
-  /** The columns human output must fit: `COLUMNS`, else stdout's terminal width, else unlimited (`render/width.ts`). */
-  protected async width(): Promise<number> {
+  /** The columns human output must fit: `COLUMNS`, else the terminal width of `stream` (stdout), else unlimited (`render/width.ts`). */
+  protected async width(stream: 'stdout' | 'stderr' = 'stdout'): Promise<number> {
     const {outputWidth} = await import('../lib/render/width.js')
-    return outputWidth(process.stdout, process.env)
+    return outputWidth(stream === 'stdout' ? process.stdout : process.stderr, process.env)
+  }
+
+  /**
+   * The columns prose written to `stream` is wrapped to: its width (as `width()`), or 80 when nothing bounds it
+   * (a pipe, a file; prose is only moved to new lines, never cut).
+   */
+  protected async proseWidth(stream: 'stdout' | 'stderr' = 'stdout'): Promise<number> {
+    const {outputWidth, proseWidth} = await import('../lib/render/width.js')
+    return proseWidth(outputWidth(stream === 'stdout' ? process.stdout : process.stderr, process.env))
   }
 
   /**

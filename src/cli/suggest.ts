@@ -4,6 +4,7 @@
  * not start a repair).
  */
 import {distance} from 'fastest-levenshtein'
+import {fitParts} from '../lib/render/width.js'
 
 /**
  * The nearest command by edit distance when it is at most 2 edits away (a third of the word's length for long
@@ -26,4 +27,12 @@ export function unknownCommandMessage(word: string, commands: readonly string[])
   const guess = closestCommand(word, commands)
   const message = `unknown command "${word}"${guess ? `; did you mean "${guess}"?` : '.'} Commands: ${[...commands].sort().join(', ')}.`
   return {message, next: `chatdoctor ${guess ? `${guess} ` : ''}--help`}
+}
+
+/**
+ * The usage error's human text, wrapped to `width` columns (`message` already escaped for the terminal); the
+ * command to try is never broken: `Try: <command>` stays whole, on a line of its own when it does not fit.
+ */
+export function unknownCommandText(message: string, next: string, width: number): string {
+  return fitParts([`chatdoctor: ${message} `, {whole: `Try: ${next}`}], width).join('\n') + '\n'
 }

@@ -4,6 +4,7 @@ import {archiveKindByName} from '../lib/archive/read.js'
 import {archiveStream, SourceChangedError} from '../lib/archive/write.js'
 import {buildBundle} from '../lib/pipeline/bundle/create.js'
 import {exportSession, SessionExportError, sessionExporter} from '../lib/pipeline/session-export.js'
+import {statSync} from 'node:fs'
 import path from 'node:path'
 import {EXIT_OPERATIONAL} from '../lib/model/exit-codes.js'
 import {writeFileDurable, writeStreamDurable} from '../lib/fsio/output.js'
@@ -61,7 +62,7 @@ error.`
       quiet: 'No table of the bundled chats: only errors and the line naming the file written.',
       verbose: "Also list each bundled chat's findings (the verdict stored in the manifest) under the table.",
     }),
-    output: Flags.string({char: 'o', description: 'The archive to write, by its name: .tar.gz or .tgz (gzip-compressed tar), .tar, .zip; with --session, the JSON file.', required: true}),
+    output: Flags.string({char: 'o', description: 'The archive to write, by its name: .tar.gz or .tgz (gzip-compressed tar), .tar, .zip; with --session, the JSON file. Its folder must exist (chatdoctor creates none).', required: true}),
     redact: Flags.boolean({description: 'Replace content with keyed-hash placeholders; leave out files that cannot be redacted.'}),
     force: Flags.boolean({description: 'Replace FILE when it exists.'}),
     session: Flags.string({description: firstOf((h) => h.sessionExport?.flag, 'Write this session as a single document (FILE.json) instead of an archive.')}),
@@ -71,6 +72,15 @@ error.`
   async run(): Promise<Report & {bundle: unknown}> {
     const {argv, flags} = await this.parse(Bundle)
     const paths = argv as string[]
+    // chatdoctor makes no folder the user did not ask for: -o names a file in a folder that exists.
+    const folder = path.dirname(path.resolve(flags.output))
+    let kindOfFolder: 'folder' | 'other' | 'missing'
+    try {
+      kindOfFolder = statSync(folder).isDirectory() ? 'folder' : 'other'
+    } catch {
+      kindOfFolder = 'missing'
+    }
+    if (kindOfFolder !== 'folder') throw new UsageError(`-o ${flags.output}: the folder ${folder} ${kindOfFolder === 'missing' ? 'does not exist' : 'is not a folder'}; create it or pick another path`)
     if (flags.session !== undefined) {
       if (archiveKindByName(flags.output) !== null) throw new UsageError(`--session writes one JSON document, not an archive: name it FILE.json (got -o ${flags.output}), or leave out --session to write an archive`)
       return this.exportOne(paths, flags.session, flags)

@@ -72,12 +72,12 @@ usage error.`
     }
     const home = this.home()
     const json = this.jsonEnabled()
-    const [{hitJson, hitText}, c] = await Promise.all([import('../lib/render/find.js'), json ? Promise.resolve(null) : this.chalkFor(undefined)])
+    const [{hitJson, hitText}, c, width, noteWidth, {fitParts}] = await Promise.all([import('../lib/render/find.js'), json ? Promise.resolve(null) : this.chalkFor(undefined), this.width(), this.width('stderr'), import('../lib/render/width.js')])
     const sessions: ReturnType<typeof hitJson>[] = []
     let shown = 0
     const onSession = (hit: SessionHit) => {
       if (json) sessions.push(hitJson(hit, home))
-      else this.out(`${shown++ === 0 || flags.quiet ? '' : '\n'}${hitText(hit, home, c!, {quiet: flags.quiet})}`)
+      else this.out(`${shown++ === 0 || flags.quiet ? '' : '\n'}${hitText(hit, home, c!, {quiet: flags.quiet, width})}`)
     }
     const result = await findSessions(flags.path ?? [], {words: regex ? [] : words, regex}, ADAPTERS, {home, env: process.env, maxMatches: flags.verbose ? Number.MAX_SAFE_INTEGER : flags['max-matches'], onSession})
     if (result.notChatFiles.length > 0) throw await this.notChatFileError(result.notChatFiles[0])
@@ -86,12 +86,13 @@ usage error.`
     process.exitCode = code
     const s = result.stats
     if (!json) {
-      for (const e of errors) this.note(`chatdoctor: ${e.path}: ${e.message}`)
+      const errorWidth = await this.width('stderr')
+      for (const e of errors) this.note(fitParts(['chatdoctor: ', {whole: e.path}, `: ${e.message}`], errorWidth).join('\n'))
       const where = result.roots.filter((r) => r.present).length === 0 ? ` (none of the folders searched exists: ${result.roots.map((r) => tildify(r.path, home)).join(', ')})` : ''
       const mib = (s.bytes / (1 << 20)).toFixed(1)
-      if (flags.verbose) for (const d of result.damagedFiles) this.note(`chatdoctor: ${escapeControls(printableName(tildify(d.path, home)))}: ${escapeControls(d.why)}`)
+      if (flags.verbose) for (const d of result.damagedFiles) this.note(fitParts(['chatdoctor: ', {whole: escapeControls(printableName(tildify(d.path, home)))}, `: ${escapeControls(d.why)}`], errorWidth).join('\n'))
       const partly = s.damaged === 0 ? '' : `; ${s.damaged} file${s.damaged === 1 ? ' was' : 's were'} damaged or too large, and only what is readable in ${s.damaged === 1 ? 'it' : 'them'} was searched (${flags.verbose ? 'listed above' : `--verbose lists ${s.damaged === 1 ? 'it' : 'them'}`}; chatdoctor scan says what brings ${s.damaged === 1 ? 'it' : 'them'} back)`
-      if (!flags.quiet) this.note(`${s.sessions === 0 ? 'No session matched' : `${s.sessions} session${s.sessions === 1 ? '' : 's'} matched`}; searched ${s.chats} chat${s.chats === 1 ? '' : 's'}, ${s.files} file${s.files === 1 ? '' : 's'}, ${mib} MiB${where}${partly}.`)
+      if (!flags.quiet) this.note(fitParts([`${s.sessions === 0 ? 'No session matched' : `${s.sessions} session${s.sessions === 1 ? '' : 's'} matched`}; searched ${s.chats} chat${s.chats === 1 ? '' : 's'}, ${s.files} file${s.files === 1 ? '' : 's'}, ${mib} MiB${where}${partly}.`], noteWidth).join('\n'))
     }
     return {
       ...buildReport({command: 'find', version: this.config.version, chats: [], skipped: result.skipped.map((k) => ({...k, path: tildify(k.path, home)})), errors, exitCode: code}),

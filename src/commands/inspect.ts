@@ -1,11 +1,10 @@
 import {BaseCommand, UsageError, prose} from '../cli/base.js'
 import {Args, Flags} from '../cli/oclif.js'
-import {inspectChat, type Inspection} from '../lib/pipeline/inspect.js'
+import type {Inspection} from '../lib/pipeline/inspect.js'
+import {inspectTarget} from '../lib/pipeline/inspect-target.js'
 import type {Report} from '../lib/model/report.js'
 import {renderInspection} from '../lib/render/inspect.js'
-import {buildReport} from '../lib/pipeline/report.js'
-import {scanPaths, type ScannedChat} from '../lib/pipeline/scan.js'
-import {storeChatPath} from '../lib/pipeline/chat-path.js'
+import type {ScannedChat} from '../lib/pipeline/scan.js'
 import {EXIT_OPERATIONAL} from '../lib/model/exit-codes.js'
 import {firstOf, fromAdapters, listed, wrap} from '../cli/help.js'
 
@@ -29,21 +28,10 @@ Writes nothing, anywhere. Exit status as for scan.`
   async run(): Promise<Report & {inspection: Inspection | null}> {
     const {args, flags} = await this.parse(Inspect)
     if (flags.html !== undefined && !/\.html?$/i.test(flags.html)) throw new UsageError(`--html writes an HTML page: give a file name ending in .html (got ${flags.html})`)
-    const {target, session} = storeChatPath(args.chat_dir, flags.session)
-    // The agents' indexes say what they hide of a session (the same verdict as scan's); an index chat itself is not inspected.
-    const result = await scanPaths([target], {home: this.home(), env: process.env, indexes: true})
-    result.chats = result.chats.filter((c) => !c.snapshot.unit.index)
-    if (session !== undefined) {
-      result.chats = result.chats.filter((c) => c.report.id === session)
-      if (result.errors.length === 0 && result.chats.length === 0) throw new UsageError(`no chat with id ${session} in ${target}; \`chatdoctor scan ${target}\` lists the ids`)
-    }
-    if (result.errors.length === 0 && result.chats.length !== 1) {
-      const why = result.chats.length > 1 ? `${args.chat_dir} holds ${result.chats.length} chats; give one chat dir, or pick one with --session <id>` : result.skipped.length > 0 ? `nothing to inspect in ${args.chat_dir}: ${result.skipped[0].reason}` : `no chat found at ${args.chat_dir}`
-      throw new UsageError(why)
-    }
-    const report = buildReport({command: 'inspect', version: this.config.version, chats: result.chats.map((c) => c.report), skipped: result.skipped, errors: result.errors})
-    const inspection = result.chats.length === 1 ? inspectChat(result.chats[0]) : null
-    if (flags.html !== undefined && inspection) await this.writeHtml(flags.html, result.chats[0], report, false)
+    const r = await inspectTarget(args.chat_dir, flags.session, {home: this.home(), env: process.env, version: this.config.version})
+    if ('usage' in r) throw new UsageError(r.usage)
+    const {report, inspection} = r
+    if (flags.html !== undefined && inspection && r.chat) await this.writeHtml(flags.html, r.chat, report, false)
     process.exitCode = report.exitCode
     if (!this.jsonEnabled()) {
       const [chalk, width] = [await this.chalkFor(flags.color), await this.width()]

@@ -5,11 +5,10 @@ import {applyChat} from '../lib/pipeline/apply.js'
 import {nodeFileSystem} from '../lib/fsio/fs.js'
 import {stateDir} from '../lib/fsio/repair-log.js'
 import type {Report} from '../lib/model/report.js'
-import {planRepairs, restorableGenerations, type ChatPlan} from '../lib/pipeline/plan.js'
+import type {ChatPlan} from '../lib/pipeline/plan.js'
 import {confirmationLines, renderRepair} from '../lib/render/repair.js'
 import {buildRepairReport, importChat, newRepairId, type ChatResult} from '../lib/pipeline/repair-report.js'
-import {scanPaths} from '../lib/pipeline/scan.js'
-import {isQuietIndex} from '../lib/pipeline/indexes.js'
+import {planTarget} from '../lib/pipeline/repair-target.js'
 import {firstOf, fromAdapters, listed, paragraphs, wrap} from '../cli/help.js'
 
 /** The example chat of the examples. */
@@ -66,17 +65,10 @@ one chat, or naming no intact generation of it).`
   async run(): Promise<Report> {
     const {argv, flags} = await this.parse(Repair)
     const home = this.home()
-    const result = await scanPaths(argv as string[], {home, env: process.env, indexes: 'all', redactedSnapshots: flags['redacted-snapshots']})
-    if (result.notChatFiles.length > 0) throw await this.notChatFileError(result.notChatFiles[0])
-    const restoreFrom = flags['restore-from']
-    if (restoreFrom !== undefined) {
-      const chats = result.chats.filter((c) => !c.snapshot.unit.index)
-      if (chats.length !== 1) throw new UsageError(`--restore-from needs exactly one chat in scope (found ${chats.length}); give its chat dir as PATH`)
-      const ok = restorableGenerations(chats[0].report)
-      if (!ok.includes(restoreFrom)) throw new UsageError(`--restore-from: ${restoreFrom} is not an intact generation of ${chats[0].report.path} (intact: ${ok.length === 0 ? 'none' : ok.length <= 6 ? ok.join(', ') : `${ok.slice(0, 3).join(', ')} … ${ok.at(-1)}, ${ok.length} in all; chatdoctor inspect lists them`})`)
-    }
-    // A quiet index (healthy, nothing to say) stays in the report only when it follows a rewrite of this run.
-    const plans = planRepairs(result.chats, {salvage: flags.salvage, restoreFrom, force: flags.force}).filter((p) => p.actions.length > 0 || p.refusal !== undefined || !isQuietIndex(p.chat))
+    const t = await planTarget(argv as string[], {home, env: process.env, salvage: flags.salvage, restoreFrom: flags['restore-from'], force: flags.force, redactedSnapshots: flags['redacted-snapshots']})
+    if ('notChatFile' in t) throw await this.notChatFileError(t.notChatFile)
+    if ('usage' in t) throw new UsageError(t.usage)
+    const {result, plans} = t
     // Index chats first: an index that no longer describes a session file being rewritten is harmless (the agent
     // rebuilds it); a rewritten file its index still describes is not.
     const todo = plans.filter((p) => p.actions.length > 0 || p.agentImport !== undefined).sort((a, b) => Number(b.chat.snapshot.unit.index === true) - Number(a.chat.snapshot.unit.index === true))

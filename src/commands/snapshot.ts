@@ -67,11 +67,12 @@ Exit status: 0 done (snapshots taken or chats skipped), 8 an error (a path, the 
     }
     const take = await import('../lib/pipeline/snapshot/take.js')
     const render = await import('../lib/render/snapshot.js')
+    const widths = this.jsonEnabled() ? {} : {width: await this.width()}
     if (flags.list) {
       const l = take.listSnapshots(paths, {home, env, resolve: (p) => path.resolve(p.startsWith('~/') ? path.join(home, p.slice(2)) : p)})
       process.exitCode = l.errors.length > 0 ? EXIT_OPERATIONAL : 0
       if (!this.jsonEnabled()) {
-        await this.printHuman(l, (d) => render.renderList(d, {chalk, home}))
+        await this.printHuman(l, (d) => render.renderList(d, {chalk, home, ...widths}))
       }
       return {command: 'snapshot --list', exitCode: process.exitCode, bytes: l.bytes, snapshots: l.refs.map((r) => ({file: r.file, fileBytes: r.fileBytes, ...r.header})), errors: l.errors}
     }
@@ -80,14 +81,14 @@ Exit status: 0 done (snapshots taken or chats skipped), 8 an error (a path, the 
       const p = await take.pruneSnapshots({home, env, fs, caps})
       process.exitCode = p.errors.length > 0 ? EXIT_OPERATIONAL : 0
       if (!this.jsonEnabled()) {
-        await this.printHuman(p, (d) => render.renderPrune(d, {chalk}))
+        await this.printHuman(p, (d) => render.renderPrune(d, {chalk, ...widths}))
       }
       return {command: 'snapshot --prune', exitCode: process.exitCode, ...p}
     }
     const r = await take.takeSnapshots(paths, {home, env, fs, caps, redact: flags.redact})
     process.exitCode = r.errors.length > 0 ? EXIT_OPERATIONAL : 0
     if (!this.jsonEnabled()) {
-      await this.printHuman(r, (d) => render.renderTake(d, {chalk, quiet: flags.quiet, verbose: flags.verbose}))
+      await this.printHuman(r, (d) => render.renderTake(d, {chalk, quiet: flags.quiet, verbose: flags.verbose, ...widths}))
     }
     return {command: 'snapshot', exitCode: process.exitCode, chats: r.chats, taken: r.taken, skipped: r.skipped, errors: r.errors}
   }

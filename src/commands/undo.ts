@@ -56,8 +56,10 @@ Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repai
       const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors: [], exitCode: 0}), repairs}
       process.exitCode = 0
       if (!this.jsonEnabled()) {
+        const [width, {fitParts}] = [await this.width(), await import('../lib/render/width.js')]
+        // Each chat's folder on a line of its own, never broken.
         await this.printHuman({repairs, dir: tildify(dir, home)}, (d) => ({
-          stdout: d.repairs.length === 0 ? `No repairs in ${d.dir}.` : d.repairs.map((r) => `${r.repairId}  ${r.time}  ${r.chats.length} chat${r.chats.length === 1 ? '' : 's'}${r.undone ? '  (undone)' : ''}\n${r.chats.map((c) => `  ${c}`).join('\n')}`).join('\n'),
+          stdout: (d.repairs.length === 0 ? fitParts(['No repairs in ', {whole: d.dir}, '.'], width) : d.repairs.flatMap((r) => [...fitParts([`${r.repairId}  ${r.time}  ${r.chats.length} chat${r.chats.length === 1 ? '' : 's'}${r.undone ? '  (undone)' : ''}`], width), ...r.chats.map((c) => `  ${c}`)])).join('\n'),
         }))
       }
       return report
@@ -68,13 +70,19 @@ Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repai
       const message = `unknown repair id "${args.repairId}"; chatdoctor undo --list shows past repairs`
       process.exitCode = EXIT_USAGE
       const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors: [], exitCode: EXIT_USAGE}), error: message}
-      if (!this.jsonEnabled()) await this.printHuman({message}, (d) => ({stderr: `chatdoctor: ${d.message}`}))
+      if (!this.jsonEnabled()) {
+        const [width, {fitParts}] = [await this.width('stderr'), await import('../lib/render/width.js')]
+        await this.printHuman({message}, (d) => ({stderr: fitParts([`chatdoctor: ${d.message}`], width).join('\n')}))
+      }
       return report
     }
     if (result.refusal !== null) {
       process.exitCode = EXIT_OPERATIONAL
       const report: Report = {...buildReport({command: 'undo', version, chats: [], skipped: [], errors: [{path: args.repairId, message: result.refusal}], exitCode: EXIT_OPERATIONAL}), repairId: args.repairId, undone: []}
-      if (!this.jsonEnabled()) await this.printHuman({refusal: tildify(result.refusal, home)}, (d) => ({stderr: `chatdoctor: ${d.refusal}`}))
+      if (!this.jsonEnabled()) {
+        const [width, {fitParts}] = [await this.width('stderr'), await import('../lib/render/width.js')]
+        await this.printHuman({refusal: tildify(result.refusal, home)}, (d) => ({stderr: fitParts([`chatdoctor: ${d.refusal}`], width).join('\n')}))
+      }
       return report
     }
     const bad = result.files.filter((f) => f.outcome === 'refused' || f.outcome === 'failed')
@@ -92,14 +100,16 @@ Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repai
       const written = cleaned.length > 0 ? `no file of the chat written (only chatdoctor's leftovers removed)` : 'nothing written'
       const last = code !== 0 ? `Repair ${args.repairId} was not fully undone (exit ${code}).` : result.alreadyUndone ? (result.files.length === 0 ? `Repair ${args.repairId} replaced nothing; nothing to undo, ${written}.` : `Repair ${args.repairId} was already undone: every file is as before it; ${written}.`) : `Undid repair ${args.repairId}.`
       const nothingReplaced = flags.quiet ? [] : result.nothingReplaced.map((c) => tildify(c, home))
-      const removed = flags.quiet ? [] : cleaned.map((l) => `removed chatdoctor's leftover ${l.chat}/${l.path} (${l.bytes} bytes)`)
+      const removed = flags.quiet ? [] : cleaned.map((l) => ({path: `${l.chat}/${l.path}`, bytes: l.bytes}))
+      const [width, noteWidth, {fitParts}] = [await this.width(), await this.width('stderr'), await import('../lib/render/width.js')]
+      // Fitted to the width (piped: whole lines); a path is never broken: one that does not fit stands on a line of its own.
       await this.printHuman({files, errors, warnings: result.warnings, nothingReplaced, removed, repairId: args.repairId, last}, (d) => ({
-        stderr: [...d.errors.map((e) => `chatdoctor: ${e.path}: ${e.message}`), ...d.warnings.map((w) => `warning: ${w}`)].join('\n'),
+        stderr: [...d.errors.flatMap((e) => fitParts(['chatdoctor: ', {whole: e.path}, `: ${e.message}`], noteWidth)), ...d.warnings.flatMap((w) => fitParts([`warning: ${w}`], noteWidth))].join('\n'),
         stdout: [
-          ...d.files.map((f) => `${words[f.outcome]} ${f.path}${f.message && f.outcome !== 'refused' && f.outcome !== 'failed' ? ` (${f.message})` : ''}${f.hash}`),
-          ...d.nothingReplaced.map((c) => `nothing to undo in ${c}: repair ${d.repairId} replaced nothing there`),
-          ...d.removed,
-          d.last,
+          ...d.files.flatMap((f) => fitParts([`${words[f.outcome]} `, {whole: f.path}, `${f.message && f.outcome !== 'refused' && f.outcome !== 'failed' ? ` (${f.message})` : ''}${f.hash}`], width)),
+          ...d.nothingReplaced.flatMap((c) => fitParts(['nothing to undo in ', {whole: c}, `: repair ${d.repairId} replaced nothing there`], width)),
+          ...d.removed.flatMap((l) => fitParts(["removed chatdoctor's leftover ", {whole: l.path}, ` (${l.bytes} bytes)`], width)),
+          ...fitParts([d.last], width),
         ].join('\n'),
       }))
     }

@@ -1,11 +1,12 @@
 /**
- * oclif `command_not_found` hook: an unknown command is a usage error (exit 16), with a one-line message that
+ * oclif `command_not_found` hook: an unknown command is a usage error (exit 16), with a message that
  * names the closest command when one is close ("did you mean", `cli/suggest.ts`), every command, and what to
- * do next, instead of oclif's default. With `--json` it is still one JSON object on stdout, with `exitCode` 16
+ * do next (wrapped to the width of the terminal, else 80 columns), instead of oclif's default. With `--json` it is still one JSON object on stdout, with `exitCode` 16
  * and `error`, like every other usage error.
  */
 import type {Hook} from '@oclif/core'
-import {unknownCommandMessage} from '../cli/suggest.js'
+import {unknownCommandMessage, unknownCommandText} from '../cli/suggest.js'
+import {outputWidth, proseWidth} from '../lib/render/width.js'
 import {forTerminal} from '../lib/render/terminal.js'
 import {usageErrorReport} from '../lib/pipeline/report.js'
 
@@ -16,7 +17,7 @@ const hook: Hook<'command_not_found'> = async function (opts) {
   const word = opts.id.split(':')[0]
   const {message, next} = unknownCommandMessage(word, commands)
   if (opts.id === '--json' || opts.argv?.includes('--json')) process.stdout.write(JSON.stringify(usageErrorReport(word, opts.config.version, message), null, 2) + '\n')
-  else process.stderr.write(`chatdoctor: ${forTerminal(message)} Try: ${next}\n`)
+  else process.stderr.write(unknownCommandText(forTerminal(message), next, proseWidth(outputWidth(process.stderr, process.env))))
   this.exit(16)
 }
 

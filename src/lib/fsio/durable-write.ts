@@ -85,28 +85,19 @@ const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
  * time.
  */
 export async function durableWrite(fs: FileSystem, target: string, data: Uint8Array | ChunkedBytes, opts: DurableWriteOptions): Promise<DurableWriteResult> {
-  const dir = path.dirname(target)
-  const temp = path.join(dir, ownTempName(target, opts.tag))
   const chunked = data instanceof Uint8Array ? null : data
   const expected = chunked ? chunked.sha256 : sha256Hex(data as Uint8Array)
   const size = chunked ? chunked.size : (data as Uint8Array).length
-  let fd: number | undefined
-  let created = false
-  let renamed = false
   let attempts = 0
-  let written = {ino: 0, mtimeMs: 0}
-  try {
-    try {
-      fd = await fs.open(temp, 'wx', opts.mode ?? 0o644)
-    } catch (e) {
-      // The temp name is chatdoctor's own for this tag: one left by a crashed earlier run with the same tag
-      // (an undo re-run) is garbage of ours. Remove it and create ours.
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
-      await fs.unlink(temp)
-      fd = await fs.open(temp, 'wx', opts.mode ?? 0o644)
-    }
-    created = true
-    if (chunked) {
+  const written = await viaOwnTemp(
+    fs,
+    target,
+    opts,
+    async (fd) => {
+      if (!chunked) {
+        await fs.write(fd, data as Uint8Array)
+        return
+      }
       const h = createHash('sha256')
       let n = 0
       for (const chunk of chunked.chunks()) {
@@ -116,36 +107,22 @@ export async function durableWrite(fs: FileSystem, target: string, data: Uint8Ar
       }
       const got = h.digest('hex')
       if (got !== expected || n !== size) throw new ChangedError(target, `changed since the scan (its bytes read again for the repair are not those planned: ${n} bytes, sha256 ${got.slice(0, 12)}…)`)
-    } else await fs.write(fd, data as Uint8Array)
-    await fs.fsync(fd)
-    const f = fd
-    fd = undefined
-    await fs.close(f)
-    const st = await fs.lstat(temp)
-    written = {ino: st.ino, mtimeMs: st.mtimeMs}
-    if (opts.beforeRename) await opts.beforeRename()
-    attempts = await renameRetrying(fs, temp, target, opts, () => (renamed = true))
-    await fs.fsyncDir(dir)
-  } catch (e) {
-    if (fd !== undefined) await fs.close(fd).catch(() => undefined)
-    if (created && !renamed) await fs.unlink(temp).catch(() => undefined)
-    throw e
-  }
+    },
+    async (temp) => {
+      if (opts.beforeRename) await opts.beforeRename()
+      attempts = await renameRetrying(fs, temp, target, opts)
+    },
+  )
   const actual = chunked ? (await fs.hashFile(target)).sha256 : sha256Hex(await fs.readFile(target))
-  if (actual !== expected) {
-    const now = await fs.lstat(target).catch(() => null)
-    if (now === null || now.ino !== written.ino) throw new ChangedError(target, now === null ? 'disappeared right after the rename' : 'replaced by another file right after the rename')
-    if (now.size !== size) throw new ChangedError(target, `written to right after the rename (${size} → ${now.size} bytes)`)
-    throw new VerifyError(target, expected, actual)
-  }
+  await checkReadBack(fs, target, written, {expected, actual, size})
   return {sha256: actual, bytes: size, renameAttempts: attempts, ...written}
 }
 
 /**
  * Renames `temp` over `target` (guarded by `opts.expect`), retrying EPERM/EBUSY within the budget; calls
- * `renamed` and `opts.onRenamed` once it succeeded. Returns the attempts made.
+ * `opts.onRenamed` once it succeeded. Returns the attempts made.
  */
-async function renameRetrying(fs: FileSystem, temp: string, target: string, opts: DurableWriteOptions, renamed: () => void): Promise<number> {
+async function renameRetrying(fs: FileSystem, temp: string, target: string, opts: DurableWriteOptions): Promise<number> {
   const budget = opts.retryMs ?? RENAME_RETRY_MS
   const sleep = opts.sleep ?? defaultSleep
   let waited = 0
@@ -153,7 +130,6 @@ async function renameRetrying(fs: FileSystem, temp: string, target: string, opts
   for (let attempts = 1; ; attempts++) {
     try {
       await fs.rename(temp, target, opts.expect)
-      renamed()
       opts.onRenamed?.()
       return attempts
     } catch (e) {
@@ -191,51 +167,28 @@ export async function sha256Chunks(chunks: AsyncIterable<Uint8Array>): Promise<s
  * sha256. Memory: one chunk, whatever the size.
  */
 export async function durableCopy(fs: FileSystem, target: string, source: string, opts: DurableWriteOptions & {sha256: string; bytes: number; readChunks: ReadChunks; mismatch?: () => Error}): Promise<DurableWriteResult> {
-  const dir = path.dirname(target)
-  const temp = path.join(dir, ownTempName(target, opts.tag))
-  let fd: number | undefined
-  let created = false
-  let renamed = false
   let attempts = 0
-  let written = {ino: 0, mtimeMs: 0}
-  try {
-    try {
-      fd = await fs.open(temp, 'wx', opts.mode ?? 0o644)
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
-      await fs.unlink(temp)
-      fd = await fs.open(temp, 'wx', opts.mode ?? 0o644)
-    }
-    created = true
-    const hash = createHash('sha256')
-    let bytes = 0
-    for await (const chunk of opts.readChunks(source)) {
-      await fs.write(fd, chunk)
-      hash.update(chunk)
-      bytes += chunk.length
-    }
-    if (bytes !== opts.bytes || hash.digest('hex') !== opts.sha256) throw opts.mismatch?.() ?? new ChangedError(source, 'changed since the scan (its bytes are not the ones planned)')
-    await fs.fsync(fd)
-    const f = fd
-    fd = undefined
-    await fs.close(f)
-    const st = await fs.lstat(temp)
-    written = {ino: st.ino, mtimeMs: st.mtimeMs}
-    if (opts.beforeRename) await opts.beforeRename()
-    attempts = await renameRetrying(fs, temp, target, opts, () => (renamed = true))
-    await fs.fsyncDir(dir)
-  } catch (e) {
-    if (fd !== undefined) await fs.close(fd).catch(() => undefined)
-    if (created && !renamed) await fs.unlink(temp).catch(() => undefined)
-    throw e
-  }
+  const written = await viaOwnTemp(
+    fs,
+    target,
+    opts,
+    async (fd) => {
+      const hash = createHash('sha256')
+      let bytes = 0
+      for await (const chunk of opts.readChunks(source)) {
+        await fs.write(fd, chunk)
+        hash.update(chunk)
+        bytes += chunk.length
+      }
+      if (bytes !== opts.bytes || hash.digest('hex') !== opts.sha256) throw opts.mismatch?.() ?? new ChangedError(source, 'changed since the scan (its bytes are not the ones planned)')
+    },
+    async (temp) => {
+      if (opts.beforeRename) await opts.beforeRename()
+      attempts = await renameRetrying(fs, temp, target, opts)
+    },
+  )
   const actual = await sha256Chunks(opts.readChunks(target))
-  if (actual !== opts.sha256) {
-    const now = await fs.lstat(target).catch(() => null)
-    if (now === null || now.ino !== written.ino) throw new ChangedError(target, now === null ? 'disappeared right after the rename' : 'replaced by another file right after the rename')
-    if (now.size !== opts.bytes) throw new ChangedError(target, `written to right after the rename (${opts.bytes} → ${now.size} bytes)`)
-    throw new VerifyError(target, opts.sha256, actual)
-  }
+  await checkReadBack(fs, target, written, {expected: opts.sha256, actual, size: opts.bytes})
   return {sha256: actual, bytes: opts.bytes, renameAttempts: attempts, ...written}
 }
 
@@ -253,14 +206,46 @@ export async function durableWriteStream(
   source: AsyncIterable<Uint8Array>,
   opts: Pick<DurableWriteOptions, 'tag' | 'mode'> & {readBack: (file: string) => AsyncIterable<Uint8Array>},
 ): Promise<DurableWriteResult> {
-  const dir = path.dirname(target)
-  const temp = path.join(dir, ownTempName(target, opts.tag))
   const hash = createHash('sha256')
   let bytes = 0
+  const written = await viaOwnTemp(
+    fs,
+    target,
+    opts,
+    async (fd) => {
+      for await (const chunk of source) {
+        await fs.write(fd, chunk)
+        hash.update(chunk)
+        bytes += chunk.length
+      }
+    },
+    (temp) => fs.rename(temp, target),
+  )
+  const expected = hash.digest('hex')
+  const actual = await sha256Chunks(opts.readBack(target))
+  await checkReadBack(fs, target, written, {expected, actual, size: null})
+  return {sha256: actual, bytes, renameAttempts: 1, ...written}
+}
+
+/**
+ * The steps every durable write shares: chatdoctor's own temp beside `target` is created (one a crashed earlier
+ * run with the same tag left, e.g. an undo re-run, is garbage of ours: removed first), `fill` writes it, it is
+ * fsynced and closed, `replace` renames it over the target, and the folder is fsynced. On an error of any step
+ * the temp is removed (best effort) unless it was renamed, and the error is rethrown. Returns the inode and
+ * mtime of the file written.
+ */
+async function viaOwnTemp(
+  fs: FileSystem,
+  target: string,
+  opts: Pick<DurableWriteOptions, 'tag' | 'mode'>,
+  fill: (fd: number) => Promise<void>,
+  replace: (temp: string) => Promise<void>,
+): Promise<{ino: number; mtimeMs: number}> {
+  const dir = path.dirname(target)
+  const temp = path.join(dir, ownTempName(target, opts.tag))
   let fd: number | undefined
   let created = false
   let renamed = false
-  let written = {ino: 0, mtimeMs: 0}
   try {
     try {
       fd = await fs.open(temp, 'wx', opts.mode ?? 0o644)
@@ -270,35 +255,34 @@ export async function durableWriteStream(
       fd = await fs.open(temp, 'wx', opts.mode ?? 0o644)
     }
     created = true
-    for await (const chunk of source) {
-      await fs.write(fd, chunk)
-      hash.update(chunk)
-      bytes += chunk.length
-    }
+    await fill(fd)
     await fs.fsync(fd)
     const f = fd
     fd = undefined
     await fs.close(f)
     const st = await fs.lstat(temp)
-    written = {ino: st.ino, mtimeMs: st.mtimeMs}
-    await fs.rename(temp, target)
+    await replace(temp)
     renamed = true
     await fs.fsyncDir(dir)
+    return {ino: st.ino, mtimeMs: st.mtimeMs}
   } catch (e) {
     if (fd !== undefined) await fs.close(fd).catch(() => undefined)
     if (created && !renamed) await fs.unlink(temp).catch(() => undefined)
     throw e
   }
-  const expected = hash.digest('hex')
-  const back = createHash('sha256')
-  for await (const chunk of opts.readBack(target)) back.update(chunk)
-  const actual = back.digest('hex')
-  if (actual !== expected) {
-    const now = await fs.lstat(target).catch(() => null)
-    if (now === null || now.ino !== written.ino) throw new ChangedError(target, now === null ? 'disappeared right after the rename' : 'replaced by another file right after the rename')
-    throw new VerifyError(target, expected, actual)
-  }
-  return {sha256: actual, bytes, renameAttempts: 1, ...written}
+}
+
+/**
+ * A read-back whose sha256 is not the bytes written: another file renamed over the target, or the target
+ * written to (its size changed, where the size is known) right after the rename, is `ChangedError`; else
+ * `VerifyError`.
+ */
+async function checkReadBack(fs: FileSystem, target: string, written: {ino: number}, r: {expected: string; actual: string; size: number | null}): Promise<void> {
+  if (r.actual === r.expected) return
+  const now = await fs.lstat(target).catch(() => null)
+  if (now === null || now.ino !== written.ino) throw new ChangedError(target, now === null ? 'disappeared right after the rename' : 'replaced by another file right after the rename')
+  if (r.size !== null && now.size !== r.size) throw new ChangedError(target, `written to right after the rename (${r.size} → ${now.size} bytes)`)
+  throw new VerifyError(target, r.expected, r.actual)
 }
 
 /**

@@ -15,6 +15,7 @@ import {OWN_DIR, MANIFEST} from '../fsio/evidence.js'
 import {REPAIR_ID, repairEnd, type LogEntry} from '../fsio/repair-log.js'
 import type {Leftover, ScannedChat} from '../model/adapter.js'
 import {finding} from '../model/findings.js'
+import {sortedNames} from '../fsio/names.js'
 
 /** chatdoctor's temp name: `.chatdoctor-<repairId>-<file>.tmp` (undo: `.chatdoctor-undo-<repairId>-<file>.tmp`). */
 const OWN_TEMP = /^\.chatdoctor-(?:undo-)?(\d{8}T\d{6}Z-[0-9a-f]{6})-(.+)\.tmp$/
@@ -42,14 +43,6 @@ function treeBytes(p: string): number {
   }
 }
 
-function list(p: string): string[] {
-  try {
-    return readdirSync(p).sort()
-  } catch {
-    return []
-  }
-}
-
 /** Whether an evidence folder may be removed: no manifest the log or the disk knows, or evidence of nothing replaced. */
 function isLeftoverEvidence(dir: string, evDir: string, repairId: string, log: LogEntry[]): boolean {
   const end = repairEnd(log, repairId, dir, evDir)
@@ -67,7 +60,7 @@ export function evidenceLeftover(dir: string, id: string, sub: string | null, lo
   const ev = path.join(dir, OWN_DIR, id)
   if (!REPAIR_ID.test(id) || kindOf(ev) !== 'directory') return false
   if (sub !== null) return kindOf(path.join(ev, sub)) === 'directory' && isLeftoverEvidence(dir, path.join(ev, sub), id, log)
-  const subs = list(ev).filter((s) => !s.startsWith('undo-') && kindOf(path.join(ev, s)) === 'directory')
+  const subs = sortedNames(ev).filter((s) => !s.startsWith('undo-') && kindOf(path.join(ev, s)) === 'directory')
   const holdsManifest = kindOf(path.join(ev, MANIFEST)) !== null || subs.some((s) => kindOf(path.join(ev, s, MANIFEST)) !== null) || log.some((e) => e.type === 'repair' && e.repairId === id && (e.evidenceDir === ev || path.dirname(e.evidenceDir) === ev))
   return !holdsManifest || (subs.length === 0 && isLeftoverEvidence(dir, ev, id, log))
 }
@@ -89,10 +82,10 @@ function leftoversIn(dir: string, names: string[], log: LogEntry[]): Array<Lefto
   }
   const own = path.join(dir, OWN_DIR)
   if (!names.includes(OWN_DIR) || kindOf(own) !== 'directory') return out
-  for (const id of list(own)) {
+  for (const id of sortedNames(own)) {
     const ev = path.join(own, id)
     if (!REPAIR_ID.test(id) || kindOf(ev) !== 'directory') continue
-    const subs = list(ev).filter((s) => !s.startsWith('undo-') && kindOf(path.join(ev, s)) === 'directory')
+    const subs = sortedNames(ev).filter((s) => !s.startsWith('undo-') && kindOf(path.join(ev, s)) === 'directory')
     if (evidenceLeftover(dir, id, null, log)) {
       out.push({path: `${OWN_DIR}/${id}`, bytes: treeBytes(ev), owner: subs.length === 1 ? subs[0] : null})
       continue
@@ -136,7 +129,7 @@ export function addOwnState(chats: ScannedChat[], log: LogEntry[]): void {
     const whole = group.length === 1 && group[0].snapshot.unit.files === undefined && group[0].snapshot.unit.members === undefined
     let names: string[]
     if (whole) names = group[0].snapshot.files.map((f) => f.name)
-    else if (kindOf(path.join(dir, OWN_DIR)) === 'directory') names = list(dir)
+    else if (kindOf(path.join(dir, OWN_DIR)) === 'directory') names = sortedNames(dir)
     else names = []
     if (names.includes(OWN_DIR) || names.some((n) => n.startsWith('.chatdoctor-'))) {
       for (const l of leftoversIn(dir, names, log)) {

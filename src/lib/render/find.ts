@@ -8,6 +8,7 @@ import type {SessionHit} from '../pipeline/find.js'
 import {escapeControls} from '../fsio/paths.js'
 import {printableName, shellWord, tildify} from '../fsio/paths.js'
 import {isoTime} from '../model/time-text.js'
+import {UNLIMITED, fitParts, type Whole} from './width.js'
 
 /** The resume command as one line a shell runs: `cd <project> && <argv>`, each argument a shell word. */
 export function resumeLine(hit: SessionHit, home: string): string | null {
@@ -36,24 +37,32 @@ export function hitJson(hit: SessionHit, home: string) {
   }
 }
 
-/** One session as human lines (`quiet`: its head line and how to open it only). */
-export function hitText(hit: SessionHit, home: string, c: ChalkInstance, opts: {quiet?: boolean} = {}): string {
+/**
+ * One session as human lines (`quiet`: its head line and how to open it only), its prose wrapped to `width`
+ * columns; the project, the resume command and the session's path are never broken (one that does not fit
+ * stands on a line of its own).
+ */
+export function hitText(hit: SessionHit, home: string, c: ChalkInstance, opts: {quiet?: boolean; width?: number} = {}): string {
   const s = hit.session
+  const width = opts.width ?? UNLIMITED
   const show = (t: string) => escapeControls(printableName(t))
-  const head = [c.bold(hit.agent), show(s.id), s.project === null ? null : show(tildify(s.project, home)), s.timeMs === null ? null : isoTime(s.timeMs)].filter((x) => x !== null).join('  ')
-  const lines = [head]
+  const fit = (parts: Array<string | Whole>, hang?: string) => fitParts(parts, width, hang)
+  const headParts: Array<string | Whole> = [{whole: c.bold(hit.agent)}, '  ', {whole: show(s.id)}]
+  if (s.project !== null) headParts.push('  ', {whole: show(tildify(s.project, home))})
+  if (s.timeMs !== null) headParts.push('  ', isoTime(s.timeMs))
+  const lines = fit(headParts)
   const resume = resumeLine(hit, home)
-  if (opts.quiet) return [head, `  ${resume ?? s.howToOpen ?? ''}`].join('\n')
+  if (opts.quiet) return [...lines, `  ${resume ?? s.howToOpen ?? ''}`].join('\n')
   for (const m of hit.matches) {
     // A chat of several files names the file of each match.
     const where = [hit.namesFile ? show(m.file) : null, m.line === null ? null : `line ${m.line}`].filter((x) => x !== null).join(' ')
-    lines.push(`  ${m.role ?? 'text (damaged part)'}${where === '' ? '' : ` (${where})`}: ${m.text}`)
+    lines.push(...fit([`  ${m.role ?? 'text (damaged part)'}${where === '' ? '' : ` (${where})`}: ${m.text}`], '    '))
   }
   if (hit.more > 0) lines.push(`  … and ${hit.more} more match${hit.more === 1 ? '' : 'es'}`)
-  if (resume !== null) lines.push(`  resume: ${resume}${s.howToOpen ? ` (${s.howToOpen})` : ''}`)
-  else if (s.howToOpen) lines.push(`  open: ${s.howToOpen}`)
-  if (s.hidden !== null) lines.push(c.yellow(`  not listed by ${hit.agent}'s picker: ${s.hidden}`))
-  for (const d of hit.damaged) lines.push(c.yellow(`  damaged: ${show(d)}`))
+  if (resume !== null) lines.push(...fit(['  resume: ', {whole: resume}, s.howToOpen ? ` (${s.howToOpen})` : ''], '    '))
+  else if (s.howToOpen) lines.push(...fit([`  open: ${s.howToOpen}`], '    '))
+  if (s.hidden !== null) lines.push(...fit([`  not listed by ${hit.agent}'s picker: ${s.hidden}`], '    ').map((l) => c.yellow(l)))
+  for (const d of hit.damaged) lines.push(...fit([`  damaged: ${show(d)}`], '    ').map((l) => c.yellow(l)))
   lines.push(c.dim(`  ${show(tildify(hit.path, home))}`))
   return lines.join('\n')
 }

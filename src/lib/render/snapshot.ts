@@ -8,6 +8,7 @@ import type {SnapshotRef} from '../model/snapshot.js'
 import type {GuardResult, GuardStatus} from '../pipeline/snapshot/guard.js'
 import type {PruneResult, TakeResult} from '../pipeline/snapshot/take.js'
 import {printableName, tildify} from '../fsio/paths.js'
+import {UNLIMITED, fitParts} from './width.js'
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 const show = (s: string) => printableName(s)
@@ -16,40 +17,57 @@ function mib(n: number): string {
   return n >= 2 ** 20 ? `${(n / 2 ** 20).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`
 }
 
-function errorsText(errors: readonly OperationalError[], c: ChalkInstance): string[] {
-  return errors.map((e) => `${c.red('error')} ${show(e.path)}: ${e.message}`)
+function errorsText(errors: readonly OperationalError[], c: ChalkInstance, width: number): string[] {
+  return errors.flatMap((e) => fitParts([{whole: c.red('error')}, ' ', {whole: show(e.path)}, `: ${e.message}`], width))
 }
 
-/** `chatdoctor snapshot`. */
-export function renderTake(r: TakeResult, opts: {chalk: ChalkInstance; quiet: boolean; verbose: boolean}): {stdout: string; stderr: string} {
+/** The widths a snapshot text fits: its lines of a chat each, and errors (`width`); its closing sentence (`prose`). */
+export interface SnapshotWidths {
+  /** The width to fit (`outputWidth`: unlimited when piped, so each chat stays one line); default unlimited. */
+  width?: number
+  /** The width the closing sentence is wrapped to (`proseWidth`); default `width`. */
+  prose?: number
+}
+
+/**
+ * `chatdoctor snapshot`, fitted to `width` (a chat's path is never broken: one that does not fit stands on a
+ * line of its own), the closing sentence to `prose`.
+ */
+export function renderTake(r: TakeResult, opts: {chalk: ChalkInstance; quiet: boolean; verbose: boolean} & SnapshotWidths): {stdout: string; stderr: string} {
   const c = opts.chalk
+  const w = opts.width ?? UNLIMITED
+  const pw = opts.prose ?? w
   const out: string[] = []
-  for (const t of r.taken) out.push(`${c.green('snapshot')} ${show(t.chat)}: ${t.header.time}, ${plural(t.header.turns, 'turn')}, ${plural(t.header.messages, 'message')}, ${mib(t.header.bytes)}${t.header.redacted ? ', redacted' : ''}${t.removed > 0 ? ` (${plural(t.removed, 'older snapshot')} removed)` : ''}`)
-  if (!opts.quiet || opts.verbose) for (const s of r.skipped) out.push(`${c.dim('skipped')} ${show(s.chat)}: ${s.reason}`)
-  if (!opts.quiet) out.push(`${plural(r.chats, 'chat')}: ${r.taken.length} snapshotted, ${r.skipped.length} skipped${r.errors.length > 0 ? `, ${plural(r.errors.length, 'error')}` : ''}`)
-  return {stdout: out.join('\n'), stderr: errorsText(r.errors, c).join('\n')}
+  for (const t of r.taken) out.push(...fitParts([{whole: c.green('snapshot')}, ' ', {whole: show(t.chat)}, `: ${t.header.time}, ${plural(t.header.turns, 'turn')}, ${plural(t.header.messages, 'message')}, ${mib(t.header.bytes)}${t.header.redacted ? ', redacted' : ''}${t.removed > 0 ? ` (${plural(t.removed, 'older snapshot')} removed)` : ''}`], w))
+  if (!opts.quiet || opts.verbose) for (const s of r.skipped) out.push(...fitParts([{whole: c.dim('skipped')}, ' ', {whole: show(s.chat)}, `: ${s.reason}`], w))
+  if (!opts.quiet) out.push(...fitParts([`${plural(r.chats, 'chat')}: ${r.taken.length} snapshotted, ${r.skipped.length} skipped${r.errors.length > 0 ? `, ${plural(r.errors.length, 'error')}` : ''}`], pw))
+  return {stdout: out.join('\n'), stderr: errorsText(r.errors, c, w).join('\n')}
 }
 
-/** `chatdoctor snapshot --list`. */
-export function renderList(l: {refs: SnapshotRef[]; errors: OperationalError[]; bytes: number}, opts: {chalk: ChalkInstance; home: string}): {stdout: string; stderr: string} {
+/** `chatdoctor snapshot --list`, wrapped as `renderTake`. */
+export function renderList(l: {refs: SnapshotRef[]; errors: OperationalError[]; bytes: number}, opts: {chalk: ChalkInstance; home: string} & SnapshotWidths): {stdout: string; stderr: string} {
+  const w = opts.width ?? UNLIMITED
+  const pw = opts.prose ?? w
   const out: string[] = []
   let chat = ''
   for (const r of l.refs) {
     if (r.header.chat !== chat) {
       chat = r.header.chat
-      out.push(`${show(tildify(chat, opts.home))} (${r.header.format})`)
+      out.push(...fitParts([{whole: show(tildify(chat, opts.home))}, ` (${r.header.format})`], w))
     }
-    out.push(`  ${r.header.time}  ${plural(r.header.turns, 'turn')}, ${plural(r.header.messages, 'message')}, ${mib(r.header.bytes)}, sha256 ${r.header.sha256.slice(0, 12)}${r.header.redacted ? ', redacted' : ''}`)
+    out.push(...fitParts([`  ${r.header.time}  ${plural(r.header.turns, 'turn')}, ${plural(r.header.messages, 'message')}, ${mib(r.header.bytes)}, sha256 ${r.header.sha256.slice(0, 12)}${r.header.redacted ? ', redacted' : ''}`], w, '    '))
   }
-  out.push(`${plural(l.refs.length, 'snapshot')}, ${mib(l.bytes)} in the store`)
-  return {stdout: out.join('\n'), stderr: errorsText(l.errors, opts.chalk).join('\n')}
+  out.push(...fitParts([`${plural(l.refs.length, 'snapshot')}, ${mib(l.bytes)} in the store`], pw))
+  return {stdout: out.join('\n'), stderr: errorsText(l.errors, opts.chalk, w).join('\n')}
 }
 
-/** `chatdoctor snapshot --prune`. */
-export function renderPrune(p: PruneResult, opts: {chalk: ChalkInstance}): {stdout: string; stderr: string} {
-  const out = p.removed.map((r) => `removed ${show(r.file)} (${show(r.chat)}, ${r.time}): ${r.why}`)
-  out.push(`${plural(p.removed.length, 'snapshot')} removed; the store holds ${mib(p.bytesAfter)} (was ${mib(p.bytesBefore)})`)
-  return {stdout: out.join('\n'), stderr: errorsText(p.errors, opts.chalk).join('\n')}
+/** `chatdoctor snapshot --prune`, wrapped as `renderTake`. */
+export function renderPrune(p: PruneResult, opts: {chalk: ChalkInstance} & SnapshotWidths): {stdout: string; stderr: string} {
+  const w = opts.width ?? UNLIMITED
+  const pw = opts.prose ?? w
+  const out = p.removed.flatMap((r) => fitParts(['removed ', {whole: show(r.file)}, ' (', {whole: show(r.chat)}, `, ${r.time}): ${r.why}`], w))
+  out.push(...fitParts([`${plural(p.removed.length, 'snapshot')} removed; the store holds ${mib(p.bytesAfter)} (was ${mib(p.bytesBefore)})`], pw))
+  return {stdout: out.join('\n'), stderr: errorsText(p.errors, opts.chalk, w).join('\n')}
 }
 
 /** `chatdoctor guard install|uninstall`. */

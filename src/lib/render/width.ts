@@ -114,3 +114,118 @@ export function fitText(text: string, width: number): string {
     .flatMap((l) => wrapLine(l, width))
     .join('\n')
 }
+
+/** The width prose is wrapped to when nothing bounds the output (a pipe, a file): prose is only moved to new lines, never cut. */
+export const PROSE_WIDTH = 80
+
+/** The width to wrap prose to: `width`, or `PROSE_WIDTH` when it is unlimited. */
+export function proseWidth(width: number): number {
+  return width === UNLIMITED ? PROSE_WIDTH : width
+}
+
+/** A part of a line that is never broken (a path, a command to paste): when it does not fit, it starts a line of its own. */
+export interface Whole {
+  whole: string
+}
+
+/**
+ * One line of prose made of `parts` (text, and `Whole` parts that stay whole), in lines of at most `width`
+ * columns: unchanged when it fits; else broken at the spaces of the text parts only, continuation lines
+ * indented by `hang` (default: the line's own leading spaces plus two). Text that touches a `Whole` part
+ * (`path:`) stays with it. A part wider than the room stands whole on a line of its own, wider than `width`.
+ */
+export function fitParts(parts: ReadonlyArray<string | Whole>, width: number, hang?: string): string[] {
+  const text = parts.map((p) => (typeof p === 'string' ? p : p.whole)).join('')
+  if (width === UNLIMITED || textWidth(text) <= width) return [text]
+  const first = parts.find((p) => typeof p === 'string' && p !== '')
+  const lead = typeof first === 'string' && text.startsWith(first) ? /^ */.exec(first)![0] : ''
+  // The unbreakable units, each with the spaces before it (kept between two units on one line).
+  const units: Array<{text: string; sep: string}> = []
+  let unit = {text: '', sep: ''}
+  let started = false
+  for (const p of parts) {
+    if (typeof p !== 'string') {
+      unit.text += p.whole
+      continue
+    }
+    const pieces = (started ? p : p.slice(lead.length)).split(/( +)/)
+    for (let i = 0; i < pieces.length; i += 2) {
+      if (i > 0) {
+        if (unit.text !== '') units.push(unit)
+        unit = {text: '', sep: unit.text !== '' ? pieces[i - 1] : unit.sep + pieces[i - 1]}
+      }
+      unit.text += pieces[i]
+    }
+    started = true
+  }
+  if (unit.text !== '') units.push(unit)
+  const indent = hang ?? lead + '  '
+  const lines: string[] = []
+  let line = ''
+  for (const u of units) {
+    if (line === '') line = lead + u.text
+    else if (textWidth(line + u.sep + u.text) <= width) line += u.sep + u.text
+    else {
+      lines.push(line)
+      line = indent + u.text
+    }
+  }
+  lines.push(line)
+  return lines
+}
+
+/**
+ * The words of a shell command line: split at spaces outside quotes (`'…'`, `"…"`, `$'…'`) and not escaped by
+ * a backslash. Each word comes back as written (its quotes kept).
+ */
+export function shellWords(command: string): string[] {
+  const words: string[] = []
+  let word = ''
+  let quote: "'" | '"' | null = null
+  for (let i = 0; i < command.length; i++) {
+    const ch = command[i]
+    if (quote === null && ch === ' ') {
+      if (word !== '') words.push(word)
+      word = ''
+      continue
+    }
+    word += ch
+    if (ch === '\\' && quote !== "'" && i + 1 < command.length) word += command[++i]
+    else if (ch === '\\' && quote === "'" && word.startsWith("$'") && i + 1 < command.length) word += command[++i]
+    else if (quote === null && (ch === "'" || ch === '"')) quote = ch
+    else if (ch === quote) quote = null
+  }
+  if (word !== '') words.push(word)
+  return words
+}
+
+/**
+ * A command line (after its leading spaces) in lines of at most `width` columns, so that it still pastes as
+ * one command: unchanged when it fits; else broken between its shell words, each line but the last ending
+ * in ` \`, continuation lines indented four more; a flag stays on the line of the word after it. A word is never
+ * broken: one wider than the room stands on a line of its own.
+ */
+export function fitCommand(line: string, width: number): string[] {
+  if (width === UNLIMITED || textWidth(line) <= width) return [line]
+  const lead = /^ */.exec(line)![0]
+  const indent = lead + '    '
+  const lines: string[] = []
+  let cur = ''
+  // A flag stays with the word after it (`-o chat.tar.gz`), unless that is a flag too.
+  const units: string[] = []
+  for (const w of shellWords(line.slice(lead.length))) {
+    const prev = units.at(-1)
+    if (prev !== undefined && /^-/.test(prev) && !prev.includes(' ') && !w.startsWith('-')) units[units.length - 1] = `${prev} ${w}`
+    else units.push(w)
+  }
+  for (const w of units) {
+    if (cur === '') cur = (lines.length === 0 ? lead : indent) + w
+    else if (textWidth(`${cur} ${w} \\`) <= width) cur += ` ${w}`
+    else {
+      lines.push(`${cur} \\`)
+      cur = indent + w
+    }
+  }
+  lines.push(cur)
+  return lines
+}

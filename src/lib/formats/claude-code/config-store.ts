@@ -10,9 +10,10 @@
  * stops every command, print mode too ("Configuration error in …/.claude.json", exit 1), and the binary names a
  * backup to copy back that may be far older (here the 84-byte first-run copy). Read-only; every file small.
  */
-import {lstatSync, openSync, readFileSync, readSync, closeSync, readdirSync} from 'node:fs'
+import {lstatSync, openSync, readFileSync, readSync, closeSync} from 'node:fs'
 import path from 'node:path'
 import type {ChatUnit, StoreListing} from '../../model/adapter.js'
+import {sortedNames} from '../../fsio/names.js'
 
 /** The config's name. */
 export const CONFIG = '.claude.json'
@@ -92,14 +93,6 @@ export function slugOf(cwd: string): string {
   return cwd.replace(/[^A-Za-z0-9]/g, '-')
 }
 
-function names(dir: string): string[] {
-  try {
-    return readdirSync(dir).sort()
-  } catch {
-    return []
-  }
-}
-
 function readHeadText(file: string, n: number): string {
   const fd = openSync(file, 'r')
   try {
@@ -157,7 +150,7 @@ function legacyFacts(dir: string, file: string): LegacyIndexFacts {
 /** Claude Code's registry of running sessions: `sessions/<pid>.json` naming a live pid. */
 export function claudeLive(baseAbs: string): string[] {
   const out: string[] = []
-  for (const n of names(path.join(baseAbs, 'sessions'))) {
+  for (const n of sortedNames(path.join(baseAbs, 'sessions'))) {
     const m = /^(\d+)\.json$/.exec(n)
     if (!m) continue
     const pid = Number(m[1])
@@ -180,8 +173,8 @@ export async function readClaudeConfig(dir: string, home: string, env: NodeJS.Pr
   const baseAbs = env.CLAUDE_CONFIG_DIR && path.resolve(env.CLAUDE_CONFIG_DIR) === dir ? dir : path.join(dir, '.claude')
   const base = path.relative(dir, baseAbs).split(path.sep).join('/')
   const members: string[] = []
-  if (names(dir).includes(CONFIG)) members.push(CONFIG)
-  for (const n of names(path.join(baseAbs, 'backups'))) {
+  if (sortedNames(dir).includes(CONFIG)) members.push(CONFIG)
+  for (const n of sortedNames(path.join(baseAbs, 'backups'))) {
     if (!CONFIG_GENERATION.test(n)) continue
     try {
       const st = lstatSync(path.join(baseAbs, 'backups', n))
@@ -192,10 +185,10 @@ export async function readClaudeConfig(dir: string, home: string, env: NodeJS.Pr
   }
   const logs: LogFacts[] = []
   const legacy: LegacyIndexFacts[] = []
-  const projects = names(path.join(baseAbs, 'projects'))
+  const projects = sortedNames(path.join(baseAbs, 'projects'))
   for (const slug of projects) {
     const pdir = path.join(baseAbs, 'projects', slug)
-    for (const n of names(pdir)) {
+    for (const n of sortedNames(pdir)) {
       if (n.endsWith('.jsonl') && !n.startsWith('.')) {
         const f = logFacts(baseAbs, dir, slug, n)
         if (f) logs.push(f)

@@ -16,7 +16,7 @@
  * not observed; the move makes it the absent one it was observed to rebuild. A `-wal` without its database, a
  * file that is not SQLite (encrypted) and one of an unknown schema are diagnosed and never written.
  */
-import {lstatSync, readdirSync} from 'node:fs'
+import {lstatSync} from 'node:fs'
 import path from 'node:path'
 import type {ChatDirSnapshot, ChatPlan, ChatUnit, Diagnosis, IndexAnnotation, PlannedAction, ScannedChat, StoreListing} from '../../model/adapter.js'
 import type {ChatStatus, Finding, Generation} from '../../model/report.js'
@@ -24,6 +24,7 @@ import {damageOf, headerVerdict, quickCheck, readHead, rowCount, tableColumns, w
 import {finding} from './findings.js'
 import {DB, INDEX_DB} from './layout.js'
 import {clineLiveSigns} from './live.js'
+import {sortedNames} from '../../fsio/names.js'
 
 /** What chatdoctor read of Cline's session index. */
 export interface ClineIndexFacts {
@@ -69,17 +70,9 @@ export function clineStoresOf(chats: readonly ChatUnit[]): string[] {
   return [...out]
 }
 
-function listNames(dir: string): string[] {
-  try {
-    return readdirSync(dir).sort()
-  } catch {
-    return []
-  }
-}
-
 /** Reads the session index in `<data>/db` (`dir`) into one chat; null when neither the database nor its `-wal` is there. Never throws. */
 export async function readClineIndex(dir: string): Promise<StoreListing | null> {
-  const names = listNames(dir)
+  const names = sortedNames(dir)
   const has = (n: string) => names.includes(n)
   if (!has(INDEX_DB) && !has(`${INDEX_DB}-wal`)) return null
   const dataDir = path.dirname(dir)

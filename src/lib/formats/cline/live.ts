@@ -19,10 +19,11 @@
  * the lock files of `shared/realdata/cline/3.0.65/` (new-agents.md §2.1). The discovery record also holds the
  * hub's auth token: only its `pid` is ever read out of it.
  */
-import {readdirSync, readFileSync, realpathSync, statSync} from 'node:fs'
+import {readFileSync, realpathSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {processCommandLine, processEnvironment} from '../../fsio/proc.js'
 import {LOCKS, dataDir as clineDataDir} from './layout.js'
+import {sortedNames} from '../../fsio/names.js'
 
 /** One sign that Cline is running, in words, with the pid when one is known. */
 export interface LiveSign {
@@ -44,14 +45,6 @@ function pidIn(file: string): number | null {
     return typeof v.pid === 'number' && Number.isSafeInteger(v.pid) && v.pid > 0 ? v.pid : null
   } catch {
     return null
-  }
-}
-
-function names(dir: string): string[] {
-  try {
-    return readdirSync(dir).sort()
-  } catch {
-    return []
   }
 }
 
@@ -88,7 +81,7 @@ export interface LiveProbe {
 export const systemProbe: LiveProbe = {
   commandLine: processCommandLine,
   pids() {
-    return names('/proc')
+    return sortedNames('/proc')
       .filter((n) => /^\d+$/.test(n))
       .map(Number)
   },
@@ -138,7 +131,7 @@ export function clineLiveSigns(dataDir: string | null, probe: LiveProbe = system
     const locks = path.join(dataDir, LOCKS)
     const locksText = probe.procLocks()
     for (const dir of [locks, path.join(locks, 'owners')]) {
-      for (const n of names(dir)) {
+      for (const n of sortedNames(dir)) {
         const p = path.join(dir, n)
         if (n.endsWith('.json')) {
           const pid = pidIn(p)

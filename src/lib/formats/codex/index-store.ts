@@ -14,10 +14,11 @@
  * carry its exact bytes.
  */
 import {createHash} from 'node:crypto'
-import {lstatSync, openSync, readSync, closeSync, readdirSync} from 'node:fs'
+import {lstatSync, openSync, readSync, closeSync} from 'node:fs'
 import path from 'node:path'
 import type {ChatUnit, StoreListing} from '../../model/adapter.js'
 import {headerVerdict, quickCheck, readHead, repairedBytes, rowCount, tableColumns, withPrivateCopy, type Db, type HeaderVerdict} from '../../sqlite/index.js'
+import {sortedNames} from '../../fsio/names.js'
 
 /** The state database's name (`state_<n>.sqlite`; 0.169.0 writes `state_5`). */
 export const STATE_DB = /^state_(\d+)\.sqlite$/
@@ -135,19 +136,11 @@ export function codexStoresOf(chats: readonly ChatUnit[], roots: readonly string
   return [...out]
 }
 
-function listNames(dir: string): string[] {
-  try {
-    return readdirSync(dir).sort()
-  } catch {
-    return []
-  }
-}
-
 /** The rollouts below `$CODEX_HOME`, without following links. */
 function listRollouts(home: string): RolloutFile[] {
   const out: RolloutFile[] = []
   const walk = (rel: string, depth: number) => {
-    for (const name of listNames(path.join(home, rel))) {
+    for (const name of sortedNames(path.join(home, rel))) {
       const r = rel === '' ? name : `${rel}/${name}`
       let st
       try {
@@ -315,7 +308,7 @@ function inside(root: string, p: string): boolean {
 /** Codex's live signals in `$CODEX_HOME`: a running app-server daemon, a thread writer lock. */
 export function codexLive(home: string): string[] {
   const out: string[] = []
-  for (const n of listNames(path.join(home, 'thread-writer-locks'))) if (n.endsWith('.lock') && !n.startsWith('.')) out.push(`Codex holds a writer lock of thread ${n.slice(0, -5)} (thread-writer-locks/${n})`)
+  for (const n of sortedNames(path.join(home, 'thread-writer-locks'))) if (n.endsWith('.lock') && !n.startsWith('.')) out.push(`Codex holds a writer lock of thread ${n.slice(0, -5)} (thread-writer-locks/${n})`)
   try {
     const fd = openSync(path.join(home, 'app-server-daemon', 'daemon.pid'), 'r')
     try {
@@ -364,7 +357,7 @@ function settleWalHeader(f: DbFacts, header: DbFacts['header']): boolean {
  * `-wal` of one. Never throws.
  */
 export async function readCodexIndex(home: string): Promise<StoreListing | null> {
-  const names = listNames(home)
+  const names = sortedNames(home)
   const stateName = names.filter((n) => STATE_DB.test(n)).sort((a, b) => Number(STATE_DB.exec(b)![1]) - Number(STATE_DB.exec(a)![1]))[0]
   const historyName = names.filter((n) => HISTORY_DB.test(n)).sort((a, b) => Number(HISTORY_DB.exec(b)![1]) - Number(HISTORY_DB.exec(a)![1]))[0]
   const orphanWal = names.filter((n) => n.endsWith('.sqlite-wal') && (STATE_DB.test(n.slice(0, -4)) || HISTORY_DB.test(n.slice(0, -4))) && !names.includes(n.slice(0, -4)))

@@ -13,6 +13,7 @@ import type {FileEntry} from '../../model/adapter.js'
 import {checkStoreExport, type ExportCheck} from '../opencode-family/export.js'
 import {EXPORT_SIZE_CAP_BYTES, OPENCODE, STORAGE, messageFile, partFile, sessionFile} from './layout.js'
 import {ExportRefused, exportFromFiles, type TreeExport} from './export-doc.js'
+import {sortedNames} from '../../fsio/names.js'
 
 export {EXPORT_SIZE_CAP_BYTES} from './layout.js'
 export {ExportRefused, exportFromFiles, type TreeExport} from './export-doc.js'
@@ -44,7 +45,7 @@ function list(dir: string): string[] {
  */
 export function exportFromTree(dataDir: string, sessionId: string, capBytes = EXPORT_SIZE_CAP_BYTES): TreeExport {
   const root = path.join(dataDir, STORAGE)
-  const project = readdirSafe(path.join(root, 'session')).find((p) => list(path.join(root, 'session', p)).includes(`${sessionId}.json`))
+  const project = sortedNames(path.join(root, 'session')).find((p) => list(path.join(root, 'session', p)).includes(`${sessionId}.json`))
   if (project === undefined) throw new ExportRefused('no-session', `no session file for ${sessionId} under ${path.join(root, 'session')}`)
   const rels = [sessionFile(project, sessionId)]
   for (const m of list(path.join(root, 'message', sessionId))) {
@@ -65,13 +66,5 @@ export function exportFromTree(dataDir: string, sessionId: string, capBytes = EX
     return e
   })
   return exportFromFiles(sessionId, files, bytes)
-}
-
-function readdirSafe(dir: string): string[] {
-  try {
-    return readdirSync(dir).sort()
-  } catch {
-    return []
-  }
 }
 

@@ -15,11 +15,12 @@
  * Read-only here.
  */
 import {createHash} from 'node:crypto'
-import {lstatSync, readdirSync, readFileSync} from 'node:fs'
+import {lstatSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import type {ChatUnit, StoreListing} from '../../model/adapter.js'
 import {repairedBytes, withPrivateCopy} from '../../sqlite/index.js'
 import {DATABASE, STORAGE, isDatabaseName, sessionFile} from './layout.js'
+import {sortedNames} from '../../fsio/names.js'
 
 /** The id OpenCode files sessions under outside a git repository. */
 export const GLOBAL_PROJECT = 'global'
@@ -99,14 +100,6 @@ export function orphansOf(sessions: ReadonlyArray<{id: string; projectId: string
   return out
 }
 
-function names(dir: string): string[] {
-  try {
-    return readdirSync(dir).sort()
-  } catch {
-    return []
-  }
-}
-
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Replaces the string value of the one `"projectID"` member of a session file in place; null when not exactly one. */
@@ -125,7 +118,7 @@ export function replaceProjectId(data: Buffer, from: string, to: string): Buffer
 function readTree(dir: string): {projects: ProjectRow[]; sessions: Array<{id: string; projectId: string; directory: string; parentId: string | null; file: string; data: Buffer}>} {
   const root = path.join(dir, STORAGE)
   const projects: ProjectRow[] = []
-  for (const n of names(path.join(root, 'project'))) {
+  for (const n of sortedNames(path.join(root, 'project'))) {
     if (!n.endsWith('.json') || n.startsWith('.')) continue
     try {
       const v = JSON.parse(readFileSync(path.join(root, 'project', n), 'utf8')) as unknown
@@ -135,8 +128,8 @@ function readTree(dir: string): {projects: ProjectRow[]; sessions: Array<{id: st
     }
   }
   const sessions: Array<{id: string; projectId: string; directory: string; parentId: string | null; file: string; data: Buffer}> = []
-  for (const pid of names(path.join(root, 'session'))) {
-    for (const n of names(path.join(root, 'session', pid))) {
+  for (const pid of sortedNames(path.join(root, 'session'))) {
+    for (const n of sortedNames(path.join(root, 'session', pid))) {
       if (!n.endsWith('.json') || n.startsWith('.')) continue
       const rel = sessionFile(pid, n.slice(0, -5))
       try {
@@ -157,7 +150,7 @@ function readTree(dir: string): {projects: ProjectRow[]; sessions: Array<{id: st
  * Null when the folder holds no project at all. Never throws.
  */
 export async function readProjects(dir: string): Promise<StoreListing | null> {
-  const entries = names(dir)
+  const entries = sortedNames(dir)
   const database = entries.includes(DATABASE) ? DATABASE : (entries.find(isDatabaseName) ?? null)
   const facts: OpenCodeProjectFacts = {kind: 'opencode-projects', dir, database, projects: [], orphans: [], rowRepair: null, rowRepairError: null}
   let dbOrphans: Array<Omit<Orphan, 'store'>> = []
@@ -181,7 +174,7 @@ export async function readProjects(dir: string): Promise<StoreListing | null> {
       if (inDb.has(o.sessionId)) continue
       const s = t.sessions.find((x) => x.id === o.sessionId && x.projectId === o.from)!
       const to = sessionFile(o.to, o.sessionId)
-      if (names(path.join(dir, STORAGE, 'session', o.to)).includes(`${o.sessionId}.json`)) continue
+      if (sortedNames(path.join(dir, STORAGE, 'session', o.to)).includes(`${o.sessionId}.json`)) continue
       const bytes = replaceProjectId(s.data, o.from, o.to)
       facts.orphans.push({...o, store: 'tree', file: s.file, ...(bytes ? {moved: {to, bytes, sha256: sha256(bytes)}} : {})})
     }
