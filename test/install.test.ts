@@ -318,6 +318,8 @@ describe('the GitHub Action (action.yml), its steps run as the runner runs them'
   let bundles = ''
   before(() => {
     bundles = path.join(workspace, 'test', 'chat-bundles')
+    // bundle -o writes into an existing folder only.
+    mkdirSync(bundles, {recursive: true})
     const src = path.join(root, 'bundle-src')
     copyRealChat(REAL_CHATS.tenTurns, path.join(src, 'ok'), 'chats')
     const torn = copyRealChat(REAL_CHATS.tenTurns, path.join(src, 'torn'), 'chats')

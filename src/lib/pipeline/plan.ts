@@ -13,7 +13,8 @@
  */
 import {adapterByName} from '../formats/index.js'
 import type {ChatPlan, FileEntry, PlannedAction, PlanOptions, ScannedChat} from '../model/adapter.js'
-import {CONTEXT_ROLES, type ActionType, type ChatReport, type Role} from '../model/report.js'
+import {CONTEXT_ROLES} from '../model/enums.js'
+import type {ActionType, ChatReport, Role} from '../model/report.js'
 
 export type {ActionSource, ChatPlan, PlannedAction, PlanOptions, WatchedFile} from '../model/adapter.js'
 
