@@ -57,6 +57,8 @@ function project(root: string, others: string[] = []): LogFolder {
 }
 
 const ALL_TURNS: [number, number] = [7, 7]
+/** A log-streaming threshold below session A's size (358,001 bytes): its log takes the streaming path. */
+const LOG_STREAM_AT = 4096
 
 /** A verdict on session A. */
 const verdict = (v: Omit<ChatVerdict, 'chat'>): ChatVerdict => ({chat: A, ...v})
@@ -184,6 +186,37 @@ const entries: BugLogEntry[] = [
     },
   }),
   // ---- K4 a single JSON document cut -----------------------------------------------------------------------
+  // ---- K9 beyond reader limits ----------------------------------------------------------------------------
+  entry({
+    id: 'B24',
+    title: 'an intact session log on the streaming path (as one over V8\'s longest string is read) is healthy with its turns',
+    damage: `the real session A, scanned with CHATDOCTOR_LOG_STREAM_THRESHOLD=${LOG_STREAM_AT} (below its size): the log is read a chunk at a time, as one above the threshold (64 MiB) or over V8's longest string (~512 MiB) is, no record value kept`,
+    env: {CHATDOCTOR_LOG_STREAM_THRESHOLD: String(LOG_STREAM_AT)},
+    build(root) {
+      return project(root).dir
+    },
+    expect: {
+      exitCode: 0,
+      chats: [verdict({status: 'healthy', winner: LOG, turns: ALL_TURNS, files: {[LOG]: 'intact'}, absent: ['session-corrupt', 'context-lost']})],
+      repair: null,
+    },
+  }),
+  entry({
+    id: 'B24',
+    title: 'a session log on the streaming path with its final record torn: trimmed from byte ranges of the log, 129 records kept',
+    damage: `the last record (line 130) cut at 60% of its bytes, scanned and repaired with CHATDOCTOR_LOG_STREAM_THRESHOLD=${LOG_STREAM_AT}`,
+    env: {CHATDOCTOR_LOG_STREAM_THRESHOLD: String(LOG_STREAM_AT)},
+    build(root) {
+      const p = project(root)
+      p.write(LOG, join([...span(1, 129), partOf(REAL[129], 0.6)]))
+      return p.dir
+    },
+    expect: {
+      exitCode: 2,
+      chats: [verdict({status: 'repairable', winner: LOG, turns: ALL_TURNS, files: {[LOG]: 'truncated torn-tail'}, findings: ['session-truncated']})],
+      repair: rewrite(LOG, () => join(span(1, 129))),
+    },
+  }),
   // ---- K5 torn last record -------------------------------------------------------------------------------
   entry({
     id: 'B11',
@@ -615,7 +648,6 @@ const noEntry: NoEntry[] = [
   {id: 'B03', kind: 'not-covered', reason: "the same line rules on Codex rollouts are the Codex part's B03 (empty logs and logs whose only line is cut); the family's classifier is shared"},
   {id: 'B10', kind: 'not-applicable', reason: 'a JSON array closed by adding its ] has no analog in a log of whole lines: a record cut before its closing brace is a torn tail (B11), dropped, never completed by invented bytes'},
   {id: 'B15', kind: 'not-covered', reason: "a cut record followed by its complete twin on the next line is the Codex part's B15; on a Claude Code log the same line rules apply (torn-interior, the twin kept)"},
-  {id: 'B24', kind: 'not-covered', reason: "a session log over V8's longest string (~512 MiB): the session-log reader has no large path yet: a log above the streaming threshold is reported `unreadable` and `context-lost`, exit 4 (the report's bug, as CHATDOCTOR_STREAM_THRESHOLD lowered below a real log's size shows); its entry, forced onto that path the way the Codebuff part's B24 entries are, comes with the streaming of session logs"},
   {id: 'B29', kind: 'not-applicable', reason: "Claude Code keeps the records before a compaction in the same log and links across it (compact_boundary's logicalParentUuid): there is no parent file for a compaction to empty"},
   {id: 'B30', kind: 'not-covered', reason: "a log shrunk to a valid stub beside a richer copy is B28's shape (the copy wins by turns)"},
   {id: 'B34', kind: 'not-applicable', reason: 'a Claude Code log has no header record: every line is a record of its own; the Codex analog (a rollout without session_meta) is in the Codex part'},

@@ -53,6 +53,8 @@ function day(root: string): LogFolder {
 }
 
 const ALL: [number, number] = [6, 6]
+/** A log-streaming threshold below rollout C's size: the rollout takes the streaming path. */
+const LOG_STREAM_AT = 4096
 const verdict = (v: Omit<ChatVerdict, 'chat'>): ChatVerdict => ({chat: C, ...v})
 
 /** The plain repair that writes the rollout from `from` (bytes `bytes`) and leaves it healthy at `turns`. */
@@ -104,6 +106,36 @@ const entries: BugLogEntry[] = [
         ...[5, 6].map((i) => ({chat: `01a230d3-0000-7000-8000-00000000000${i}`, status: 'unrecoverable' as const, winner: null, turns: [null, 0] as [null, number], files: {[`rollout-2026-12-01T09-0${i}-00-01a230d3-0000-7000-8000-00000000000${i}.jsonl`]: 'truncated torn-tail'}, findings: ['session-truncated', 'context-lost']})),
       ],
       repair: null,
+    },
+  }),
+  entry({
+    id: 'B24',
+    title: 'an intact rollout on the streaming path (as one over V8\'s longest string is read, openai/codex #25215) is healthy with its turns',
+    damage: `the real rollout C, scanned with CHATDOCTOR_LOG_STREAM_THRESHOLD=${LOG_STREAM_AT} (below its size): read a chunk at a time, as a rollout above the threshold (64 MiB) or over V8's longest string (~512 MiB) is, no record value kept`,
+    env: {CHATDOCTOR_LOG_STREAM_THRESHOLD: String(LOG_STREAM_AT)},
+    build(root) {
+      return day(root).dir
+    },
+    expect: {
+      exitCode: 0,
+      chats: [verdict({status: 'healthy', winner: LOG, turns: ALL, files: {[LOG]: 'intact'}, absent: ['session-corrupt', 'context-lost']})],
+      repair: null,
+    },
+  }),
+  entry({
+    id: 'B24',
+    title: 'a rollout on the streaming path with its last record torn: trimmed from byte ranges of the rollout',
+    damage: `the last record (line 128, ordinal 127) cut at 60%, scanned and repaired with CHATDOCTOR_LOG_STREAM_THRESHOLD=${LOG_STREAM_AT}`,
+    env: {CHATDOCTOR_LOG_STREAM_THRESHOLD: String(LOG_STREAM_AT)},
+    build(root) {
+      const d = day(root)
+      d.write(LOG, join([...span(1, 127), partOf(REAL[127], 0.6)]))
+      return d.dir
+    },
+    expect: {
+      exitCode: 2,
+      chats: [verdict({status: 'repairable', winner: LOG, turns: ALL, files: {[LOG]: 'truncated torn-tail'}, findings: ['session-truncated']})],
+      repair: rewrite(LOG, () => join(span(1, 127))),
     },
   }),
   entry({
@@ -322,7 +354,6 @@ const noEntry: NoEntry[] = [
   claude('B20', 'a lone surrogate escape (kept, a warning)'),
   claude('B21', 'a raw U+2028 inside a record (intact)'),
   claude('B22', 'a record spread over lines by raw line breaks (rejoined)'),
-  {id: 'B24', kind: 'not-covered', reason: "a rollout over V8's longest string (~512 MiB, openai/codex #25215): the session-log reader has no large path yet: a log above the streaming threshold is reported `unreadable` and `context-lost`, exit 4 (the report's bug, as CHATDOCTOR_STREAM_THRESHOLD lowered below a real log's size shows); its entry, forced onto that path the way the Codebuff part's B24 entries are, comes with the streaming of session logs"},
   claude('B25', 'a first line longer than a preview window'),
   claude('B26', 'a log of ciphertext-like bytes beside a copy'),
   claude('B27', 'a log overwritten with foreign content'),
