@@ -29,7 +29,7 @@ export function planKiloRepair(chat: ScannedChat, opts: PlanOptions): ChatPlan {
   if (!facts || facts.kind === 'legacy') return plan
   const file = facts.file
   if (facts.kind === 'database' && newerStore(facts)) {
-    plan.advice = newerStoreAdvice(KILO, file)
+    plan[report.status === 'repairable' ? 'manual' : 'advice'] = newerStoreAdvice(KILO, file)
     return plan
   }
   if (report.findings.some((f) => f.id === 'next-start-loss')) {

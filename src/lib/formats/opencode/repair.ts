@@ -39,7 +39,7 @@ export function planOpenCodeRepair(chat: ScannedChat, opts: PlanOptions): ChatPl
   if (!facts) return plan
   if (facts.kind === 'gone') return planGoneImport(chat, plan, facts)
   if (facts.kind === 'database') {
-    if (newerStore(facts)) plan.advice = newerStoreAdvice(OPENCODE, facts.file)
+    if (newerStore(facts)) plan[report.status === 'repairable' ? 'manual' : 'advice'] = newerStoreAdvice(OPENCODE, facts.file)
     else if (report.status === 'repairable') plan.manual = manualDatabaseSteps(OPENCODE, facts.file)
     return plan
   }
