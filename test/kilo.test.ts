@@ -18,6 +18,7 @@ import {KILO} from '../src/lib/formats/kilo/layout.js'
 import type {ChatReport} from '../src/lib/model/report.js'
 import {scanPaths, type ScannedChat} from '../src/lib/pipeline/scan.js'
 import {REPO_ROOT, cleanup, hashTree, runCli, sha256, tempDir} from './helpers/fixtures.js'
+import {writeStore} from './helpers/sqlite-store.js'
 import {DATA, KILO_REAL, SESSION_A, SESSION_B, copyKiloHome, cutWalInside, damage, nulPage, rootPage, storeBytes, storeRows, withTurnInWal} from './helpers/kilo.js'
 
 const DB = 'kilo.db'
@@ -665,4 +666,28 @@ test('the adapter: its folder names, vocabulary and help are its own; nothing of
   assert.equal(kilo.name, 'kilo')
   assert.equal(kilo.wantsContent('kilo.db'), false)
   assert.ok(kilo.help.roots.includes('~/.local/share/kilo'))
+})
+
+test('a store a newer Kilo migrated, with a damaged row: repairable from the known tables, but repair is report-only and writes nothing', () => {
+  const {root, data, env} = home()
+  try {
+    writeStore(data, DB, (db) => {
+      db.prepare('INSERT INTO migration (id, time_completed) VALUES (?, ?)').run('29991231000000_newer_schema', Date.UTC(2026, 11, 1, 9, 0, 0))
+      db.prepare("UPDATE part SET data = 'not json' WHERE id = (SELECT id FROM part WHERE session_id = ? ORDER BY id LIMIT 1)").run(SESSION_B)
+    })
+    const before = hashTree(data)
+    const scan = JSON.parse(runCli(['scan', '--json', data], {env}).stdout) as {chats: ChatReport[]}
+    const b = scan.chats.find((c) => c.id === SESSION_B)!
+    assert.equal(b.status, 'repairable')
+    assert.deepEqual(gen(b, DB).reasons, ['unsupported-version'])
+    assert.ok(b.findings.some((f) => f.id === 'store-newer'))
+    const r = runCli(['repair', '--json', data], {env})
+    const rb = (JSON.parse(r.stdout) as {chats: Repaired[]}).chats.find((c) => c.id === SESSION_B)!
+    assert.deepEqual(rb.actions, [])
+    assert.match(rb.repair.message!, /^report-only: kilo\.db was written by a newer Kilo than chatdoctor knows/)
+    assert.doesNotMatch(rb.repair.message!, /\.recover/, 'no manual steps that would rewrite the store')
+    assert.deepEqual(hashTree(data), before, 'repair wrote nothing in the data dir')
+  } finally {
+    cleanup(root)
+  }
 })

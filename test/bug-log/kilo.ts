@@ -8,7 +8,7 @@
  * into the WAL where the damage needs it (`withTurnInWal`). A session of the store is a chat (`kilo.db#<id>`); a
  * store SQLite cannot read is one chat named by its database. `bundle --redact` redacts a session on a private
  * copy of the store; it is refused (and plain `bundle` takes the store whole) where the redacted copy could not
- * keep the verdict: a store SQLite cannot read, a damaged database, a WAL that lost writes.
+ * keep the verdict: a store SQLite cannot read, a damaged database, a WAL that lost writes, a store a newer Kilo migrated.
  */
 import {rmSync, statSync, truncateSync, writeFileSync} from 'node:fs'
 import {SESSION_A, SESSION_B, copyKiloHome, cutWalInside, damage, nulPage, rootPage, withTurnInWal} from '../helpers/kilo.js'
@@ -16,6 +16,8 @@ import {withTextEnding, writeStore} from '../helpers/sqlite-store.js'
 import type {BugLogEntry, BugLogPart, ChatVerdict, NoEntry, RepairVerdict} from './types.js'
 
 const DB = 'kilo.db'
+/** A migration id newer than every one chatdoctor knows (a timestamp then a name, as the migrator names them). */
+const NEWER_MIGRATION = '29991231000000_newer_schema'
 const WAL = 'kilo.db-wal'
 const SHM = 'kilo.db-shm'
 /** The text part of session B's last answer ("You are welcome."). */
@@ -222,6 +224,21 @@ const entries: BugLogEntry[] = [
       repair: setAside(DB),
     },
   }),
+  entry({
+    id: 'B51',
+    title: 'a store migrated by a newer Kilo: both sessions diagnosed from the tables chatdoctor knows, kilo.db unsupported-version; repair is report-only, nothing written',
+    damage: "a row for a migration newer than every one 7.7.7 applied added to kilo.db's migration table, through SQLite as Kilo's migrator writes it (the commit in the WAL); every other byte as Kilo left it",
+    build: (root) => store(root, (d) => writeStore(d, DB, (db) => void db.prepare('INSERT INTO migration (id, time_completed) VALUES (?, ?)').run(NEWER_MIGRATION, Date.UTC(2026, 11, 1, 9, 0, 0)))),
+    expect: {
+      redactRefused: REDACT_REFUSED,
+      exitCode: 0,
+      chats: [
+        session(SESSION_B, {status: 'healthy', winner: DB, turns: [2, null], db: 'intact unsupported-version', shm: 'other', findings: ['store-newer'], said: {'store-newer': /^kilo\.db: written by a newer Kilo than chatdoctor knows \(its migration table records 1 migration chatdoctor does not know: 29991231000000_newer_schema\): use that Kilo; chatdoctor reports only and will not write/}}),
+        session(SESSION_A, {status: 'healthy', winner: DB, turns: [5, null], db: 'intact unsupported-version', shm: 'other', findings: ['store-newer']}),
+      ],
+      repair: null,
+    },
+  }),
 ]
 
 const noEntry: NoEntry[] = [
@@ -265,13 +282,12 @@ const noEntry: NoEntry[] = [
   {id: 'B46', kind: 'not-applicable', reason: "Kilo writes through SQLite, which leaves no temp files beside the store once a transaction ends"},
   {id: 'B47', kind: 'not-applicable', reason: "Kilo renames no files into place; SQLite writes the WAL in place"},
   {id: 'B48', kind: 'not-applicable', reason: "as B47: no renames"},
-  {id: 'B51', kind: 'not-covered', reason: "a store migrated by a newer Kilo: Kilo runs its migrations at every start; only 7.7.7 has been observed, so no entry builds a newer schema"},
 ]
 
 export const kiloPart: BugLogPart = {
   agent: 'Kilo Code CLI',
   intro:
-    'Kilo Code CLI keeps its sessions in a SQLite store in WAL mode (`kilo.db`, `kilo.db-wal`, `kilo.db-shm`). The analog of a report is its damage shape on that store: an empty, NUL-filled or cut file on `kilo.db`, a torn last write on the WAL. Each entry damages a copy of the store `@kilocode/cli@7.7.7` wrote (`shared/realdata/kilo/7.7.7/home`: session A with 5 turns, session B with 2), with session B\'s last turn committed only to the WAL where the damage needs it. N/M: a session\'s user turns (a store keeps no separate transcript). `bundle --redact` redacts each session on a private copy of the store; it is refused (plain `bundle` takes the store whole) for a store SQLite cannot read, a damaged database and a WAL that lost writes, whose verdict a redacted copy could not keep.',
+    'Kilo Code CLI keeps its sessions in a SQLite store in WAL mode (`kilo.db`, `kilo.db-wal`, `kilo.db-shm`). The analog of a report is its damage shape on that store: an empty, NUL-filled or cut file on `kilo.db`, a torn last write on the WAL. Each entry damages a copy of the store `@kilocode/cli@7.7.7` wrote (`shared/realdata/kilo/7.7.7/home`: session A with 5 turns, session B with 2), with session B\'s last turn committed only to the WAL where the damage needs it. N/M: a session\'s user turns (a store keeps no separate transcript). `bundle --redact` redacts each session on a private copy of the store; it is refused (plain `bundle` takes the store whole) for a store SQLite cannot read, a damaged database and a WAL that lost writes, whose verdict a redacted copy could not keep, and for a store a newer Kilo migrated, whose tables may hold text chatdoctor does not know to redact.',
   entries,
   noEntry,
   complete: true,

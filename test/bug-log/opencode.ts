@@ -35,6 +35,8 @@ const ANSWER_TEXT = 'storage/part/msg_01a22a12519efixture000015/prt_01a22a1251a0
 const DB_ANSWER_TEXT = 'prt_01a22a11fe86fixture000017'
 /** The files of a database store: never classified as documents. */
 const DB_FILES = {'opencode.db': 'other', 'opencode.db-shm': 'other', 'opencode.db-wal': 'other'}
+/** The same files of a database a newer OpenCode migrated: the database says so (its bytes are not read as a class). */
+const DB_NEWER_FILES = {...DB_FILES, 'opencode.db': 'other unsupported-version'}
 /** The six characters `\ud83c`: a high surrogate with no low half (text cut inside an emoji), as JSON.stringify writes it. */
 const LONE_HIGH = '\\ud83c'
 
@@ -267,6 +269,25 @@ const entries: BugLogEntry[] = [
       repair: {chat: DB_API, outcome: 'manual', restores: [], exitCode: 2, after: {status: 'repairable', winner: 'opencode.db', turns: [4, null], exitCode: 2}},
     },
   }),
+  entry({
+    id: 'B51',
+    title: 'a database migrated by a newer OpenCode: both sessions diagnosed from the tables chatdoctor knows, opencode.db unsupported-version; repair is report-only, nothing written',
+    damage: "a row for a migration newer than every one 1.18.33 applied added to the 1.18.33 opencode.db's migration table (through SQLite, as OpenCode's migrator writes it); every other row as OpenCode left it",
+    build(root) {
+      const data = store(root, DB)
+      writeStore(data, 'opencode.db', (db) => void db.prepare('INSERT INTO migration (id, time_completed) VALUES (?, ?)').run('29991231000000_newer_schema', Date.UTC(2026, 11, 1, 9, 0, 0)))
+      return data
+    },
+    expect: {
+      redactRefused: /cannot be redacted: its OpenCode store was migrated by a newer build/,
+      exitCode: 0,
+      chats: [
+        {chat: DB_API, status: 'healthy', winner: 'opencode.db', turns: [4, null], files: DB_NEWER_FILES, findings: ['store-newer']},
+        {chat: FIX, status: 'healthy', winner: 'opencode.db', turns: [2, null], files: DB_NEWER_FILES, findings: ['store-newer'], said: {'store-newer': /^opencode\.db: written by a newer OpenCode than chatdoctor knows \(its migration table records 1 migration chatdoctor does not know: 29991231000000_newer_schema\): use that OpenCode; chatdoctor reports only and will not write/}},
+      ],
+      repair: null,
+    },
+  }),
 ]
 
 const na = (id: string, reason: string): NoEntry => ({id, kind: 'not-applicable', reason})
@@ -311,7 +332,6 @@ const noEntry: NoEntry[] = [
   na('B48', 'temps stuck behind a failed rename; OpenCode writes in place'),
   na('B49', "Gemini CLI's same-id siblings; OpenCode files are named by their full ids"),
   {id: 'B50', kind: 'not-covered', reason: "OpenCode's own loader skips what it cannot parse; chatdoctor never deletes: damaged files move into the evidence folder (every entry's repair above)"},
-  {id: 'B51', kind: 'not-covered', reason: "a database migrated by a newer OpenCode than the one reading it: chatdoctor reads the schema it knows and does not yet report the store's version"},
 ]
 
 export const opencodePart: BugLogPart = {

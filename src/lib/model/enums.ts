@@ -55,6 +55,8 @@ export type FileClass = (typeof CLASSES)[number]
  * symbolic link, a folder or a special file: never read, never replaced).
  * Content: `foreign-content` (the file is other content from its first byte: another program's text, binary or
  * encrypted data written over the state).
+ * Version: `unsupported-version` (the file's bytes are whole, but it records a schema newer than every one
+ * chatdoctor knows: a newer build of the agent wrote it; reported only, never written).
  * Line level (JSONL session logs, counted per line): `torn-tail` (the final line is a cut record),
  * `torn-interior` (an earlier line is a cut record or a fragment), `interleaved-line` (a cut record and the next
  * record, or two records, on one line), `split-record` (one record spread over several lines by raw line
@@ -82,6 +84,7 @@ export const REASONS = [
   'unreadable',
   'not-a-file',
   'foreign-content',
+  'unsupported-version',
   // Line level (JSONL session logs).
   'torn-tail',
   'torn-interior',

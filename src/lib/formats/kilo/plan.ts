@@ -13,7 +13,7 @@
  *   holds what is missing; left as it is, and said so.
  */
 import type {ChatPlan, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
-import {manualDatabaseSteps} from '../opencode-family/database.js'
+import {manualDatabaseSteps, newerStore, newerStoreAdvice} from '../opencode-family/database.js'
 import {KILO} from './layout.js'
 import type {KiloFacts} from './store.js'
 
@@ -28,6 +28,10 @@ export function planKiloRepair(chat: ScannedChat, opts: PlanOptions): ChatPlan {
   const facts = snapshot.unit.facts as KiloFacts | undefined
   if (!facts || facts.kind === 'legacy') return plan
   const file = facts.file
+  if (facts.kind === 'database' && newerStore(facts)) {
+    plan[report.status === 'repairable' ? 'manual' : 'advice'] = newerStoreAdvice(KILO, file)
+    return plan
+  }
   if (report.findings.some((f) => f.id === 'next-start-loss')) {
     const watch: WatchedFile[] = []
     const actions: PlannedAction[] = []

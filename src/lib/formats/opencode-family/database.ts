@@ -14,6 +14,7 @@ import {finding, issueFindings, loneSurrogateFindings} from './findings.js'
 import {emptyContext} from './measure.js'
 import type {StoreMember} from './member.js'
 import {storeFiles, type DatabaseFacts, type DbFileFacts, type DbSession, type LastTurn} from './sqlite.js'
+import {unknownMigrations} from './migrations.js'
 import {walLoss, type ShmFacts, type WalFacts, type WalLoss} from './wal.js'
 
 /** Facts handed to `diagnose` for a session of a database (or for a database that could not be read). */
@@ -34,6 +35,8 @@ export interface DatabaseSessionFacts {
   sha256: Record<string, string>
   /** Why what the WAL lost most likely belongs to this session (see `walSuspects`); null when it does not. */
   walSuspect: WalSuspicion | null
+  /** The store's applied migrations chatdoctor does not know (`migrations.ts`): non-empty for a store a newer build migrated. */
+  newerMigrations: string[]
 }
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
@@ -68,7 +71,7 @@ export function walSuspects(db: DatabaseFacts): Map<string, WalSuspicion> {
  * are the database's files present in the data dir (the chat's members).
  */
 export function databaseUnits(dataDir: string, db: DatabaseFacts, files: string[]): Array<ChatUnit & {facts: DatabaseSessionFacts}> {
-  const store = {file: db.file, error: db.error, integrity: db.integrity, queryErrors: db.queryErrors, db: db.db, wal: db.wal, shm: db.shm, sha256: db.sha256}
+  const store = {file: db.file, error: db.error, integrity: db.integrity, queryErrors: db.queryErrors, db: db.db, wal: db.wal, shm: db.shm, sha256: db.sha256, newerMigrations: unknownMigrations(db.migrations)}
   if (db.error !== null) return [{dir: dataDir, path: path.join(dataDir, db.file), members: files, facts: {kind: 'database', ...store, session: null, walSuspect: null}}]
   const suspects = walSuspects(db)
   return db.sessions.map((s) => ({dir: dataDir, path: `${path.join(dataDir, db.file)}#${s.id}`, members: files, facts: {kind: 'database', ...store, session: s, walSuspect: suspects.get(s.id) ?? null}}))
@@ -131,6 +134,16 @@ export function turnFindings(member: StoreMember, facts: DatabaseSessionFacts, s
   return []
 }
 
+/** True when a newer build than chatdoctor knows migrated the store: chatdoctor then reports only and writes nothing in it. */
+export const newerStore = (facts: {newerMigrations?: string[]}): boolean => (facts.newerMigrations?.length ?? 0) > 0
+
+/** The finding of a store migrated by a newer build (none when chatdoctor knows every applied migration). */
+export function newerStoreFindings(member: StoreMember, facts: DatabaseSessionFacts): Finding[] {
+  const n = facts.newerMigrations
+  if (n.length === 0) return []
+  return [finding('store-newer', facts.file, `written by a newer ${member.displayName} than chatdoctor knows (its migration table records ${plural(n.length, 'migration')} chatdoctor does not know: ${n.slice(0, 3).join(', ')}${n.length > 3 ? ` (+${n.length - 3} more)` : ''}): use that ${member.displayName}; chatdoctor reports only and will not write; the sessions are diagnosed from the tables it knows`)]
+}
+
 /** Diagnoses one session of a database (or the database as a whole when it could not be read). */
 export function diagnoseDatabaseSession(member: StoreMember, snapshot: ChatDirSnapshot, facts: DatabaseSessionFacts, roleOf: (name: string) => Role): Diagnosis {
   const generations = statGenerations(snapshot, roleOf)
@@ -150,6 +163,8 @@ export function diagnoseDatabaseSession(member: StoreMember, snapshot: ChatDirSn
   const turn = facts.queryErrors.length === 0 ? turnFindings(member, facts, s) : []
   findings.push(...turn)
   findings.push(...loneSurrogateFindings(s.loneSurrogates, facts.file, member.displayName))
+  findings.push(...newerStoreFindings(member, facts))
+  if (facts.newerMigrations.length > 0) for (const g of generations) if (g.file === facts.file) g.reasons = [...g.reasons, 'unsupported-version']
   let status: ChatStatus
   if (!integrityOk || s.unreadableRows > 0 || facts.queryErrors.length > 0) status = 'repairable'
   else if (s.orphanParts > 0 || s.issues.length > 0 || turn.length > 0) status = 'degraded'
@@ -167,4 +182,9 @@ export function diagnoseDatabaseSession(member: StoreMember, snapshot: ChatDirSn
  */
 export function manualDatabaseSteps(member: StoreMember, db: string): string {
   return `not repairable by chatdoctor: ${db} is damaged (its pages are not files chatdoctor can put back); quit ${member.displayName}, copy ${db}, ${db}-wal and ${db}-shm aside, then run sqlite3 ${db} ".recover" | sqlite3 recovered.db and check the sessions with ${member.command} export <sessionID> before replacing ${db} with recovered.db`
+}
+
+/** A repair's advice for a store a newer build migrated: report-only, nothing written in it. */
+export function newerStoreAdvice(member: StoreMember, db: string): string {
+  return `report-only: ${db} was written by a newer ${member.displayName} than chatdoctor knows; use that ${member.displayName} (its own export) to read or repair it; nothing written`
 }

@@ -22,6 +22,7 @@ export const STORE_FINDING_KINDS = {
   'part-link': {severity: 'error', description: "A part's messageID or sessionID, or a message's sessionID, does not name the record that holds it."},
   'turn-rolled-back': {severity: 'error', description: "The database's write-ahead log lost commits it had (cut or torn): SQLite silently rolls the store back to the last whole commit, and the session's last turn is left unfinished (an answer without its text or its step's end)."},
   'wal-torn': {severity: 'warning', description: 'The write-ahead log ends in writes SQLite ignores (a frame cut short or torn, a transaction that never committed, or commits its index records that are gone): whatever they wrote is rolled back.'},
+  'store-newer': {severity: 'warning', description: 'The store records schema migrations newer than every one chatdoctor knows (a newer build of the agent migrated it): its sessions are diagnosed from the tables chatdoctor knows, and repair writes nothing in it.'},
   'turn-unfinished': {severity: 'warning', description: "The session's last answer never finished (no completion time, a model step without its end, a tool call still running, or no answer to the last prompt), though the write-ahead log is whole: the agent stopped mid-turn, or is answering right now."},
 } as const satisfies Record<string, FindingKindSpec>
 

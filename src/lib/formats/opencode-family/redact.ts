@@ -48,6 +48,7 @@ const SESSION_TABLES = new Set(['session', 'message', 'part'])
 const UNKEPT: Record<string, string> = {
   'database-damaged': 'fails SQLite\'s integrity check or has rows it cannot read, and a damaged database cannot be rewritten without its damage',
   'wal-torn': 'lost writes in its WAL, and what was lost is only in the WAL\'s bytes (which hold the user\'s text)',
+  'store-newer': 'was migrated by a newer build than chatdoctor knows, whose tables may hold text chatdoctor does not know to redact',
   'turn-rolled-back': 'lost writes in its WAL, and what was lost is only in the WAL\'s bytes (which hold the user\'s text)',
 }
 

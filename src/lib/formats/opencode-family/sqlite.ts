@@ -101,6 +101,8 @@ export interface DatabaseFacts {
   rolledBackSessions: string[]
   /** sha256 of each file of the set as copied (database, `-wal`, `-shm`), when asked for (`hash`). */
   sha256: Record<string, string>
+  /** Ids of the `migration` table's rows (the schema migrations applied), sorted; empty when it has none or cannot be read. */
+  migrations: string[]
 }
 
 /** Options of `readDatabase`. */
@@ -238,7 +240,7 @@ export function dbFileFacts(file: string): DbFileFacts {
  * inside its own temp folder, removed before returning.
  */
 export async function readDatabase(dataDir: string, file: string, opts: ReadOptions): Promise<DatabaseFacts> {
-  const facts: DatabaseFacts = {file, error: null, integrity: [], sessions: [], orphanMessages: 0, orphanPartsNoSession: 0, newestVersion: null, queryErrors: [], db: null, wal: null, shm: null, rolledBackSessions: [], sha256: {}}
+  const facts: DatabaseFacts = {file, error: null, integrity: [], sessions: [], orphanMessages: 0, orphanPartsNoSession: 0, newestVersion: null, queryErrors: [], db: null, wal: null, shm: null, rolledBackSessions: [], sha256: {}, migrations: []}
   let tmp: string | undefined
   try {
     tmp = mkdtempSync(path.join(os.tmpdir(), opts.tempPrefix))
@@ -337,6 +339,11 @@ function surrogateInto(s: DbSession, record: string, text: string, value: Record
 }
 
 function queryInto(db: Db, facts: DatabaseFacts): void {
+  try {
+    facts.migrations = (db.prepare('SELECT id FROM migration ORDER BY id').pluck().all() as unknown[]).map(String)
+  } catch {
+    // No migration table (a store older than the table): nothing says the schema is newer than the one read below.
+  }
   try {
     // One row per problem, but SQLite may put several on one row (one line each, under a `*** in database … ***` heading).
     facts.integrity = (db.prepare('PRAGMA integrity_check(20)').pluck().all() as unknown[]).flatMap((r) => String(r).split('\n')).filter((l) => l !== '' && !/^\*\*\* in database .* \*\*\*$/.test(l))

@@ -21,7 +21,7 @@
  * beside the tree (the fix is an import, which OpenCode itself must write).
  */
 import type {ChatPlan, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
-import {manualDatabaseSteps} from '../opencode-family/database.js'
+import {manualDatabaseSteps, newerStore, newerStoreAdvice} from '../opencode-family/database.js'
 import {OPENCODE} from './layout.js'
 import {planTreeRepair} from './plan.js'
 import {planGoneImport, planSnapshotRestore} from './snapshot.js'
@@ -39,7 +39,8 @@ export function planOpenCodeRepair(chat: ScannedChat, opts: PlanOptions): ChatPl
   if (!facts) return plan
   if (facts.kind === 'gone') return planGoneImport(chat, plan, facts)
   if (facts.kind === 'database') {
-    if (report.status === 'repairable') plan.manual = manualDatabaseSteps(OPENCODE, facts.file)
+    if (newerStore(facts)) plan[report.status === 'repairable' ? 'manual' : 'advice'] = newerStoreAdvice(OPENCODE, facts.file)
+    else if (report.status === 'repairable') plan.manual = manualDatabaseSteps(OPENCODE, facts.file)
     return plan
   }
   if (report.winner?.startsWith('snapshot:') && facts.sessionId !== null) return planSnapshotRestore(chat, plan, facts.sessionId)

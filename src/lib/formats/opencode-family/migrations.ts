@@ -1,0 +1,53 @@
+/**
+ * The schema migrations the family's stores record in their \`migration\` table (one row per migration applied,
+ * \`id\` the migration's folder name, a UTC timestamp then a name), as the real stores chatdoctor was built
+ * against hold them: OpenCode 1.18.33 applied the first 38, Kilo CLI 7.7.7 all of them. A store that records any
+ * other id was migrated by a newer build: its tables may hold what chatdoctor cannot read. Data only.
+ */
+export const KNOWN_MIGRATIONS: ReadonlySet<string> = new Set([
+  '20260127222353_familiar_lady_ursula',
+  '20260211171708_add_project_commands',
+  '20260213144116_wakeful_the_professor',
+  '20260225215848_workspace',
+  '20260227213759_add_session_workspace_id',
+  '20260228203230_blue_harpoon',
+  '20260303231226_add_workspace_fields',
+  '20260309230000_move_org_to_state',
+  '20260312043431_session_message_cursor',
+  '20260323234822_events',
+  '20260410174513_workspace-name',
+  '20260413175956_chief_energizer',
+  '20260423070820_add_icon_url_override',
+  '20260427172553_slow_nightmare',
+  '20260428004200_add_session_path',
+  '20260501142318_next_venus',
+  '20260504145000_add_sync_owner',
+  '20260507164347_add_workspace_time',
+  '20260510033149_session_usage',
+  '20260511000411_data_migration_state',
+  '20260511173437_session-metadata',
+  '20260601010001_normalize_storage_paths',
+  '20260601202201_amazing_prowler',
+  '20260602002951_lowly_union_jack',
+  '20260602182828_add_project_directories',
+  '20260603001617_session_message_projection_indexes',
+  '20260603040000_session_message_projection_order',
+  '20260603141458_session_input_inbox',
+  '20260603160727_jittery_ezekiel_stane',
+  '20260604172448_event_sourced_session_input',
+  '20260605003541_add_session_context_snapshot',
+  '20260605042240_add_context_epoch_agent',
+  '20260611035744_credential',
+  '20260611192811_lush_chimera',
+  '20260612174303_project_dir_strategy',
+  '20260622142730_simplify_session_context_epoch',
+  '20260622170816_reset_v2_session_state',
+  '20260622202450_simplify_session_input',
+  '20260714141136_session-message-legacy-writer-compat',
+  '20260828074139_kilocode_board',
+  '20260903104806_kilocode_board_reset',
+  '20260907102000_kilocode_model_usage_index',
+])
+
+/** The applied migrations of a store that chatdoctor does not know, sorted; empty when it knows every one. */
+export const unknownMigrations = (applied: readonly string[]): string[] => applied.filter((id) => !KNOWN_MIGRATIONS.has(id)).sort()
