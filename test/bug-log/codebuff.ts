@@ -5,10 +5,11 @@
  * chat in `shared/realdata/codebuff` (see `tenTurnChat`); the expected verdicts follow the rules of
  * `docs/diagnosis.md` and were checked by hand against them.
  */
-import {mkdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {REALDATA, REAL_CHATS, TEN_TURN_TEMP, copyRealChat, cutAt, keepEmbeddedRunStates, nulPadded, nulRunAt, nulTailAt, seededRandom, setMtime, syncChatMeta, withBom} from '../helpers/fixtures.js'
 import type {BugLogEntry, BugLogPart, ChatVerdict, NoEntry, RepairVerdict} from './types.js'
+import {LogFolder} from './session-logs.js'
 
 type RepairAfter = RepairVerdict['after']
 
@@ -66,32 +67,10 @@ function overwrite(buf: Buffer, at: number, bytes: Buffer): Buffer {
   return b
 }
 
-/** One chat dir of a tree under construction. */
-class Chat {
-  constructor(readonly dir: string) {}
-  read(name: string): Buffer {
-    return readFileSync(path.join(this.dir, name))
-  }
-  /** Writes a file; keeps the mtime of the file it replaces unless `mtimeMs` is given (new files: T0). */
-  write(name: string, data: Buffer | string, mtimeMs?: number): void {
-    const p = path.join(this.dir, name)
-    let keep = T0
-    try {
-      keep = statSync(p).mtimeMs
-    } catch {
-      // a new file
-    }
-    writeFileSync(p, data)
-    setMtime(p, mtimeMs ?? keep)
-  }
-  damage(name: string, fn: (b: Buffer) => Buffer): void {
-    this.write(name, fn(this.read(name)))
-  }
-  remove(name: string): void {
-    rmSync(path.join(this.dir, name))
-  }
-  touch(name: string, mtimeMs: number): void {
-    setMtime(path.join(this.dir, name), mtimeMs)
+/** One chat dir of a tree under construction (files written new get T0). */
+class Chat extends LogFolder {
+  constructor(dir: string) {
+    super(dir, T0)
   }
 }
 

@@ -13,9 +13,15 @@ export const T0 = Date.UTC(2026, 11, 1, 9, 0, 0)
 
 export {body, linesOf}
 
-/** One folder of session logs under construction. */
+/**
+ * One folder of files under construction (a folder of session logs, a chat dir): created if absent; `t0` is the
+ * mtime of files written new (ms since epoch).
+ */
 export class LogFolder {
-  constructor(readonly dir: string) {
+  constructor(
+    readonly dir: string,
+    private readonly t0 = T0,
+  ) {
     mkdirSync(dir, {recursive: true})
   }
   path(name: string): string {
@@ -27,7 +33,7 @@ export class LogFolder {
   /** Writes a file; keeps the mtime of the file it replaces unless `mtimeMs` is given (new files: T0). */
   write(name: string, data: Buffer | string, mtimeMs?: number): void {
     const p = this.path(name)
-    let keep = T0
+    let keep = this.t0
     try {
       keep = statSync(p).mtimeMs
     } catch {
@@ -46,6 +52,9 @@ export class LogFolder {
   }
   remove(name: string): void {
     rmSync(this.path(name))
+  }
+  touch(name: string, mtimeMs: number): void {
+    setMtime(this.path(name), mtimeMs)
   }
 }
 
