@@ -107,7 +107,7 @@ function damageSessions(s: Record<string, string>): void {
   const short = readFileSync(s['claude.short'])
   writeFileSync(s['claude.short'], cutAt(short, short.length - 120)) // torn tail
   const open = linesOf(readFileSync(s['claude.openTool']))
-  open[3] = Buffer.concat([open[3].subarray(0, 1), Buffer.alloc(20), open[3].subarray(1)]) // a NUL run inside a record
+  open[3] = Buffer.concat([open[3].subarray(0, 1), Buffer.alloc(20), open[3].subarray(1)]) // a NUL run inside a record: the record is lost (bytes are never joined across a NUL run)
   writeFileSync(s['claude.openTool'], Buffer.concat(open))
   const cx = linesOf(readFileSync(s['codex.kvsankar']))
   // A cut record and the next record on one line (the cut record loses its tail and line end).
@@ -382,16 +382,18 @@ test('inspect on a damaged Claude Code session: damaged lines with line numbers 
     const offset3 = lines.slice(0, 3).reduce((n, l) => n + l.length, 0)
     const rep = json(['inspect', file])
     const x = rep.inspection!
-    assert.deepEqual(x.damagedLines!.map((d) => [d.line, d.offset, d.reasons, d.action]), [[4, offset3, ['nul-run'], 'rewrite']])
-    assert.deepEqual(x.plannedChanges!.map((c) => [c.kind, c.line, c.offset]), [['strip-nul', 4, offset3]])
+    assert.deepEqual(x.damagedLines!.map((d) => [d.line, d.offset, d.reasons, d.action]), [[4, offset3, ['nul-run', 'torn-interior'], 'drop']])
+    // The record the NULs cut is dropped, never joined back together; the record after it is re-linked.
+    assert.deepEqual(x.plannedChanges!.map((c) => [c.kind, c.line]), [['drop-line', 4], ['relink-parent', 6]])
+    assert.equal(x.plannedChanges![0].offset, offset3)
     assert.deepEqual(x.tears.map((t) => [t.file, t.offset]), [[path.basename(file), offset3]])
     assert.match(x.account, /NUL bytes sit in the log from line 4, byte \d+/)
-    assert.match(x.account, /A repair would make 1 byte change/)
+    assert.match(x.account, /A repair would make 2 byte changes/)
     const human = runCli(['inspect', file])
     assert.equal(human.status, 2)
-    assert.match(human.stdout, /Damaged lines\n {2}\S+:4 byte \d+ \(\d+ bytes\): nul-run → rewrite/)
+    assert.match(human.stdout, /Damaged lines\n {2}\S+:4 byte \d+ \(\d+ bytes\): nul-run, torn-interior → drop/)
     assert.match(human.stdout, /Planned byte changes/)
-    assert.match(human.stdout, /strip-nul line 4/)
+    assert.match(human.stdout, /drop-line line 4/)
 
     const torn = json(['inspect', sessions['claude.short']]).inspection!
     assert.equal(torn.damagedLines!.length, 1)

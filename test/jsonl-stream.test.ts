@@ -22,7 +22,7 @@ import {readChatSync} from '../src/lib/pipeline/inventory.js'
 import {planChat} from '../src/lib/pipeline/plan.js'
 import {scanPaths} from '../src/lib/pipeline/scan.js'
 import {cleanup, cutAt, invalidByteAt, nulPadded, nulRunAt, nulTailAt, tempDir, withBom} from './helpers/fixtures.js'
-import {allRealSessionLogs, linesOf} from './helpers/sessions.js'
+import {allRealSessionLogs, body, linesOf} from './helpers/sessions.js'
 
 /** Damaged copies of a log, each by the damage's name (the shapes of test/jsonl.test.ts, built here from `buf`). */
 function damaged(buf: Buffer): Record<string, Buffer> {
@@ -44,7 +44,21 @@ function damaged(buf: Buffer): Record<string, Buffer> {
     'foreign-content': Buffer.from(buf.subarray(0, Math.min(buf.length, 20000)).toString('base64').replace(/(.{76})/g, '$1\n')),
     crlf: Buffer.from(buf.toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1'),
   }
+  // NUL runs inside records (never joined across): over a record boundary, and over the line break alone (two whole
+  // records apart only by NULs); the same with runs long enough to make a long line (gathered with each run as one
+  // NUL): three pieces of one record, and two whole records.
+  if (k + 1 < L.length) {
+    const lf = at + body(L[k]).length
+    out['nul-over-boundary'] = nulRunAt(buf, lf - 4, Math.min(8 + (L[k].length - body(L[k]).length), buf.length - lf + 4))
+    out['nul-over-line-end'] = nulRunAt(buf, lf, L[k].length - body(L[k]).length)
+    const run = Buffer.alloc(1600)
+    const third = Math.floor(body(L[k]).length / 3)
+    out['nul-long-pieces'] = Buffer.concat([buf.subarray(0, at + third), run, buf.subarray(at + third, at + 2 * third), run, buf.subarray(at + 2 * third)])
+    out['nul-long-between'] = Buffer.concat([buf.subarray(0, lf), run, buf.subarray(at + L[k].length)])
+  }
   // A raw line break inside a string (a record spread over two lines), and a lone surrogate escape in one.
+  const prose = /[A-Za-z]{3,}(?: [A-Za-z]{2,}){2,}/.exec(L[k].toString('latin1'))
+  if (prose) out['nul-mid-text'] = nulRunAt(buf, at + prose.index + 2, 4)
   const ts = L[k].indexOf('"timestamp":"')
   if (ts >= 0) {
     const inside = at + ts + '"timestamp":"'.length + 4

@@ -223,7 +223,8 @@ const realCases: GoldenCase[] = [
 const damagedCases: GoldenCase[] = [
   {
     name: 'sessions-torn-nul-interleaved',
-    // The damage of agent-check.test.ts: a torn tail, a NUL run inside a record, a cut record and the next on one line.
+    // The damage of agent-check.test.ts: a torn tail, a NUL run inside a record (the record is dropped, never
+    // joined across the run), a cut record and the next on one line.
     build(root) {
       const s = copySessions(root)
       damage(s['claude.short'], (b) => cutAt(b, b.length - 120))

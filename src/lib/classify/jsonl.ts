@@ -14,6 +14,10 @@
  * - NUL bytes from where the file's trailing run of NULs and line breaks starts to its end are a `nul-tail`
  *   (the unwritten end of an append: no record was cut there unless the content before them is a cut record,
  *   `torn-tail`); NULs anywhere else are a `nul-run`.
+ * - Bytes are never joined across a NUL run: a line holding NULs is split at its runs into pieces, each
+ *   classified on its own; a piece's whole records of the format are kept byte for byte, any other piece is
+ *   dropped (`torn-interior` on a line that keeps records; a line keeping none is dropped). A record whose
+ *   middle NULs overwrote is lost, never written back with the bytes around the run joined.
  * - A record spread over several lines by raw line breaks (`split-record`) is rejoined: the fragments whose
  *   join, each raw line break inside a string replaced by its JSON escape (one between tokens removed), is one
  *   whole record become that record (a byte change the repair reports).
@@ -35,7 +39,7 @@
  * record behind a cut piece is looked for only where the scanner hit an error, and the rest of the line must
  * be complete objects, so a line that is a valid prefix of one value (a torn tail cut right after a nested
  * object's `}`, `…"usage":{"input_tokens":3}`) stays one cut record. Format: a piece carved out of a damaged
- * line (after a BOM or NUL run is stripped, before or after a cut record, a record spread over lines) is a
+ * line (after a BOM is stripped, between NUL runs, before or after a cut record, a record spread over lines) is a
  * record only when the format says it is a whole record of it (`JsonlClassifyOptions.isRecord`); a complete
  * object it refuses is a piece like a cut one. A line that is one JSON object as it stands is a record whatever
  * its keys (it is a line as the writer wrote it; keeping it never invents one).
@@ -73,7 +77,7 @@ export interface JsonlRecord {
   bytes: Uint8Array | null
   /** The length of those bytes. */
   length: number
-  /** Byte offset of the record in the file when its bytes are contiguous there (not after NUL stripping). */
+  /** Byte offset of the record in the file; null on a line holding NULs (a piece between NUL runs). */
   offset: number | null
 }
 
@@ -298,8 +302,9 @@ type Scratch = JsonlLine & {prefix?: boolean; nulOnly?: boolean}
 /**
  * One physical line as a reader hands it to the classifier: `[start, end)` content, `next` after the line
  * ending, and the content's bytes. A line longer than the streaming reader's long-line size that holds NUL
- * bytes comes without them (`stripped`: whether its raw bytes start with a BOM, and the file offset of its first
- * NUL), so a run of NULs is measured without being held. `bytes` may be memory the reader reuses for the next
+ * bytes comes with each run of NULs as one NUL byte (`stripped`: whether its raw bytes start with a BOM, and the
+ * file offset of its first NUL), so a run of NULs is skipped without being held and the pieces between runs are
+ * those of the file. `bytes` may be memory the reader reuses for the next
  * line: whatever the classifier keeps of it is copied (`copy`).
  */
 interface RawLine {
@@ -313,25 +318,76 @@ interface RawLine {
 
 /**
  * Classifies one line's content on the slow path (the fast path failed). NUL bytes at or after `nulTailFrom`
- * are the file's NUL tail (`nul-tail`), any others a `nul-run`.
+ * are the file's NUL tail (`nul-tail`), any others a `nul-run`. Bytes are never joined across a NUL run: NULs
+ * stand where the writer's bytes did not reach the disk (or were overwritten), so what lies on either side of a
+ * run are separate pieces (`nonNulPieces`), each classified on its own; only whole records of a piece are kept.
  */
 function classifyLine(raw: RawLine, nulTailFrom: number, isRecord: (v: Record<string, unknown>) => boolean): LineFacts {
   const reasons: LineReason[] = []
-  const start = raw.start
   let content: Uint8Array = raw.bytes
-  let base: number | null = start // file offset of content[0] while content is a view of the file
+  let base = raw.start // file offset of content[0]
   if (raw.stripped ? raw.stripped.bom : hasBom(content)) {
     reasons.push('bom')
     content = content.subarray(3)
-    base = start + 3
+    base += 3
   }
-  const firstNul = raw.stripped ? raw.stripped.firstNul - (base ?? start) : content.indexOf(0)
-  if (firstNul >= 0) {
-    reasons.push((base ?? start) + firstNul >= nulTailFrom ? 'nul-tail' : 'nul-run')
-    if (!raw.stripped) content = Uint8Array.from(content.filter((b) => b !== 0))
-    base = null
-    if (isBlank(content)) return {kind: 'damaged', reasons, action: 'drop', records: [], prefix: false, nulOnly: true}
+  const z = raw.stripped ? -1 : content.indexOf(0)
+  const firstNul = raw.stripped ? raw.stripped.firstNul : z < 0 ? -1 : base + z
+  if (firstNul < 0) return classifyContent(content, base, reasons, isRecord)
+  reasons.push(firstNul >= nulTailFrom ? 'nul-tail' : 'nul-run')
+  const pieces = nonNulPieces(content)
+  if (pieces.length === 0) return {kind: 'damaged', reasons, action: 'drop', records: [], prefix: false, nulOnly: true}
+  // Records carved out from between NULs have no offset: a streamed long line holds its NUL runs as one byte each.
+  if (pieces.length === 1) return classifyContent(pieces[0], null, reasons, isRecord)
+  return classifyPieces(pieces, reasons, isRecord)
+}
+
+/**
+ * The pieces of a line's content between its NUL runs that hold more than whitespace, as views of it. A NUL run
+ * of any length separates two pieces the same way (a streamed long line keeps each run as one NUL byte).
+ */
+function nonNulPieces(content: Uint8Array): Uint8Array[] {
+  const b = asBuffer(content)
+  const out: Uint8Array[] = []
+  for (let s = 0; s <= b.length; ) {
+    const z = b.indexOf(0, s)
+    const e = z < 0 ? b.length : z
+    if (e > s && !isBlank(b.subarray(s, e))) out.push(b.subarray(s, e))
+    if (z < 0) break
+    s = z + 1
   }
+  return out
+}
+
+/**
+ * A line of several pieces between NUL runs: each piece classified on its own, the whole records of the format
+ * they hold kept as they are, anything else dropped. A piece that keeps no record beside kept ones makes the
+ * line `torn-interior` too (a cut record is dropped from it); a line keeping no record is dropped (the line loop
+ * names it). Bad UTF-8 in a piece before the last is `invalid-utf8`: only the line's end can cut a character.
+ */
+function classifyPieces(pieces: Uint8Array[], reasons: LineReason[], isRecord: (v: Record<string, unknown>) => boolean): LineFacts {
+  const records: LineFacts['records'] = []
+  let cut = false
+  pieces.forEach((p, k) => {
+    const f = classifyContent(p, null, [], isRecord)
+    for (const r0 of f.reasons) {
+      const r = r0 === 'torn-utf8' && k < pieces.length - 1 ? 'invalid-utf8' : r0
+      if (!reasons.includes(r)) reasons.push(r)
+    }
+    if (f.action === 'drop') cut = true
+    records.push(...f.records)
+  })
+  if (records.length === 0) return {kind: 'damaged', reasons, action: 'drop', records, prefix: false}
+  if (cut && !reasons.includes('torn-interior')) reasons.push('torn-interior')
+  return {kind: 'damaged', reasons, action: 'rewrite', records, prefix: false}
+}
+
+/**
+ * The verdict on content holding no NUL (a line's, after a BOM; or one piece of a line between NUL runs).
+ * `base` is the file offset of `content[0]` when it is a view of the file as it lies there, else null;
+ * `reasons` are the line's so far (a BOM, a NUL run), added to.
+ */
+function classifyContent(content: Uint8Array, base: number | null, reasons: LineReason[], isRecord: (v: Record<string, unknown>) => boolean): LineFacts {
   if (isBlank(content)) return {kind: reasons.length > 0 ? 'damaged' : 'blank', reasons, action: reasons.length > 0 ? 'drop' : 'keep', records: [], prefix: false}
   const utf8 = checkUtf8(content)
   if (!utf8.ok) {
@@ -347,7 +403,7 @@ function classifyLine(raw: RawLine, nulTailFrom: number, isRecord: (v: Record<st
     const value = s.value!
     const bytes = content.subarray(s.start, s.end)
     const whole = s.start === 0 && s.end === content.length
-    if (reasons.length === 0 && whole) return {kind: 'record', reasons, action: 'keep', records: [{value, bytes, offset: start}], prefix: false}
+    if (reasons.length === 0 && whole) return {kind: 'record', reasons, action: 'keep', records: [{value, bytes, offset: base}], prefix: false}
     return {kind: 'damaged', reasons, action: 'rewrite', records: [{value, bytes, offset: base === null ? null : base + s.start}], prefix: false}
   }
   if (complete.length === 0) {
@@ -850,12 +906,17 @@ export interface JsonlFileVerdict {
 /** A run of 64 KiB of NULs, to skip NUL runs with a native compare. */
 const ZEROS = Buffer.alloc(1 << 16)
 
-/** A line over the long-line size, read without its NULs. */
+/**
+ * A line over the long-line size, read with each run of NULs held as one NUL byte: the run is skipped, never
+ * held, and the pieces on either side of it stay apart as they are in the file.
+ */
 class LongLine {
   acc: Buffer
   len = 0
   firstNul = -1
   lastRaw = -1
+  /** The last byte fed was a NUL (a run may go on in the next segment). */
+  private inNul = false
   constructor(
     readonly start: number,
     readonly bom: boolean,
@@ -863,7 +924,7 @@ class LongLine {
     this.acc = Buffer.allocUnsafe(1 << 16)
   }
 
-  /** Adds raw bytes of the line at file offset `at`: NULs counted, the rest kept. */
+  /** Adds raw bytes of the line at file offset `at`: each NUL run kept as one NUL, the rest as it is. */
   feed(seg: Buffer, at: number): void {
     if (seg.length === 0) return
     this.lastRaw = seg[seg.length - 1]
@@ -871,9 +932,16 @@ class LongLine {
     while (i < seg.length) {
       const z = seg.indexOf(0, i)
       const stop = z < 0 ? seg.length : z
-      this.put(seg, i, stop)
+      if (stop > i) {
+        this.put(seg, i, stop)
+        this.inNul = false
+      }
       if (z < 0) break
       if (this.firstNul < 0) this.firstNul = at + z
+      if (!this.inNul) {
+        this.put(ZEROS, 0, 1)
+        this.inNul = true
+      }
       let j = z
       while (j + ZEROS.length <= seg.length && seg.subarray(j, j + ZEROS.length).equals(ZEROS)) j += ZEROS.length
       while (j < seg.length && seg[j] === 0) j++

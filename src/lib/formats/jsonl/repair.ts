@@ -2,12 +2,12 @@
  * The repair planner for JSONL session logs (Claude Code, Codex, Gemini CLI). Pure: bytes in, repaired bytes and
  * the list of changes out; writes nothing (the repair command writes the result through `fsio/`).
  *
- * The only byte changes it makes ():
+ * The only byte changes it makes:
  * - `drop-torn-tail`: remove the cut final line;
  * - `strip-nul`: remove NUL runs (a line of only NULs is removed with its line ending);
  * - `strip-bom`: remove a UTF-8 BOM in front of a record (Codex refuses a BOM before its header; peer-formats §3.6);
- * - `split-line`: a line holding a cut record and the next record keeps the complete record(s), each on its
- *   own line, and drops the cut bytes;
+ * - `split-line`: a line holding a cut record and the next record (run together, or apart only by a NUL run)
+ *   keeps the complete record(s), each on its own line, and drops the cut bytes and the NULs;
  * - `rejoin-lines`: a record spread over several lines by raw line breaks inside its strings becomes one line
  *   again, each raw line break replaced by its JSON escape (`\n`, `\r`): the only bytes added, `bytesAdded`;
  * - `drop-line`: remove an unrecoverable line (a cut interior record, bad UTF-8, other content);
@@ -187,7 +187,7 @@ function changeKindFor(line: JsonlLine): JsonlChangeKind {
   if (line.reasons.includes('torn-tail')) return 'drop-torn-tail'
   if (line.joinedThrough !== undefined) return 'rejoin-lines'
   if (line.action === 'drop') return line.reasons.every(isNul) ? 'strip-nul' : 'drop-line'
-  if (line.reasons.includes('interleaved-line')) return 'split-line'
+  if (line.reasons.includes('interleaved-line') || line.reasons.includes('torn-interior')) return 'split-line'
   if (line.reasons.some(isNul)) return 'strip-nul'
   return 'strip-bom'
 }
@@ -274,7 +274,7 @@ export function planJsonlRepair(input: Uint8Array | JsonlLog, rules: JsonlRepair
       line.records.forEach((r, j) => {
         const last = j === line.records.length - 1
         const eol = last ? EOL[lastLine.eol] : EOL[line.eol === 'none' ? before.eol : line.eol]
-        out.push({line, value: r.value, bytes: r.bytes ?? src.read(r.offset!, r.offset! + r.length), eol, afterDrop: dropped || line.reasons.includes('interleaved-line')})
+        out.push({line, value: r.value, bytes: r.bytes ?? src.read(r.offset!, r.offset! + r.length), eol, afterDrop: dropped || line.reasons.includes('interleaved-line') || line.reasons.includes('torn-interior')})
         keptBytes += r.length + eol.length
         dropped = false
       })
