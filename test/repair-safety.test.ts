@@ -216,9 +216,21 @@ test("a repair killed after its rename, before it put the chat dir's mtime back:
     assert.ok(Math.abs(lstatSync(dir).mtimeMs - original) >= 1, 'the kill left another mtime')
     const rescan = await scanOne(dir, sb.home, sb.stateDir)
     assert.ok(rescan.report.findings.some((f) => f.id === 'repair-interrupted'), JSON.stringify(rescan.report.findings.map((f) => f.id)))
-    const out = await applyChat(planChat(rescan), ctx(sb.stateDir, {repairId: '20260903T100001Z-0e0e0f'}))
+    const plan = planChat(rescan)
+    assert.deepEqual(plan.actions.map((a) => a.type), ['restore-mtime'])
+    const out = await applyChat(plan, ctx(sb.stateDir, {repairId: '20260903T100001Z-0e0e0f'}))
     assert.equal(out.outcome, 'repaired', out.message ?? '')
     assert.ok(Math.abs(lstatSync(dir).mtimeMs - original) < 1, `mtime ${lstatSync(dir).mtimeMs} vs ${original}`)
+    // What it says is what happened: an interrupted repair finished (its mtime put back), not a chat repaired.
+    const report = buildRepairReport({version: 'test', home: sb.home, dryRun: false, repairId: '20260903T100001Z-0e0e0f', plans: [plan], results: new Map([[plan, out]]), skipped: [], errors: [], interrupted: false})
+    const {stdout} = renderRepair(report, {chalk: makeChalk(false), verbose: false, quiet: false})
+    assert.match(stdout, /^finished an interrupted repair of .*\n {2}put back the chat folder's mtime \(so --continue still picks the same chat\) that the interrupted repair recorded before its first write/m)
+    assert.match(stdout, /^1 chat, 0 repaired, 1 interrupted repair finished \(the folder time put back\), 0 healthy \(exit 1\)$/m)
+    assert.doesNotMatch(stdout, /1 repaired|^repaired /m)
+    const dry = buildRepairReport({version: 'test', home: sb.home, dryRun: true, repairId: '20260903T100001Z-0e0e0f', plans: [plan], results: new Map(), skipped: [], errors: [], interrupted: false})
+    const dryOut = renderRepair(dry, {chalk: makeChalk(false), verbose: false, quiet: false}).stdout
+    assert.match(dryOut, /^would finish an interrupted repair of /m)
+    assert.match(dryOut, /0 would be repaired, 1 interrupted repair would be finished \(the folder time put back\)/)
     assert.equal(planChat(await scanOne(dir, sb.home, sb.stateDir)).actions.length, 0, 'a third run writes nothing')
   } finally {
     cleanup(sb.root)

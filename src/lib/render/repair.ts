@@ -25,6 +25,18 @@ export function chatHeading(label: string, chat: Pick<ChatReport, 'path' | 'id'>
   return `${label} ${shortenMiddle(chat.path, width - textWidth(label) - 1, chat.id)}`
 }
 
+/**
+ * What a repaired (or planned) chat's actions are, when they touch no state of the agent: `finish` when they put
+ * back the folder mtime an interrupted earlier repair recorded (and maybe remove its leftovers: a `restore-mtime`
+ * with no restore or rewrite comes only from there), `tidy` when they only remove chatdoctor's own leftovers;
+ * null for a repair of the chat's state. Such a chat is not counted as repaired: nothing of the agent changed.
+ */
+export function bookkeepingOnly(chat: Pick<ChatReport, 'actions'>): 'finish' | 'tidy' | null {
+  const actions = chat.actions ?? []
+  if (actions.some((a) => a.type === 'restore' || a.type === 'rewrite' || a.type === 'move')) return null
+  return actions.some((a) => a.type === 'restore-mtime') ? 'finish' : 'tidy'
+}
+
 /** "turns 1–9 of 10", "turn 1 of 1", "3 prompts (no usable transcript to count turns against)". */
 export function contextText(chat: Pick<ChatReport, 'contextTurns' | 'transcriptTurns'>): string {
   const n = chat.contextTurns ?? 0
@@ -141,8 +153,9 @@ export function repairLines(chat: ChatReport, c: ChalkInstance, verbose = false,
     case 'repaired':
     case 'planned': {
       const did = r.outcome === 'repaired'
-      const tidyOnly = !(chat.actions ?? []).some((a) => a.type === 'restore' || a.type === 'rewrite' || a.type === 'move')
-      lines.push(chatHeading(tidyOnly ? (did ? c.green('tidied') : c.yellow('would tidy')) : did ? c.green('repaired') : c.yellow('would repair'), chat, width))
+      const only = bookkeepingOnly(chat)
+      const heading = only === 'finish' ? (did ? c.green('finished an interrupted repair of') : c.yellow('would finish an interrupted repair of')) : only === 'tidy' ? (did ? c.green('tidied') : c.yellow('would tidy')) : did ? c.green('repaired') : c.yellow('would repair')
+      lines.push(chatHeading(heading, chat, width))
       for (const a of chat.actions ?? []) if (a.type === 'restore') lines.push(`  ${a.to === primary ? primaryState(chat) : transcriptState(chat, a.to)}`)
       for (const a of chat.actions ?? []) if (a.type === 'rewrite') lines.push(`  ${transcriptState(chat, a.from ?? a.to)}`)
       for (const a of chat.actions ?? []) {
@@ -151,7 +164,7 @@ export function repairLines(chat: ChatReport, c: ChalkInstance, verbose = false,
           lines.push(`  ${did ? 'restored' : 'would restore'} ${a.to} from ${a.from} (sha256 ${short(a.sha256)})`)
           for (const k of a.keysBorrowed ?? []) lines.push(`    ${k.key} ${did ? 'was' : 'would be'} cut off by the tear: taken from ${k.from}`)
         }
-        if (a.type === 'restore-mtime') lines.push(`  ${did ? 'put back' : 'would put back'} the ${texts?.folderMtime ?? "folder's mtime"}`)
+        if (a.type === 'restore-mtime') lines.push(`  ${did ? 'put back' : 'would put back'} the ${texts?.folderMtime ?? "folder's mtime"}${only === 'finish' ? ' that the interrupted repair recorded before its first write (its other writes were already done; nothing else changed)' : ''}`)
         if (a.type === 'rewrite') {
           lines.push(`  ${did ? 'rewrote' : 'would rewrite'} ${a.to}${a.from !== a.to ? ` from ${a.from}` : ''} (sha256 ${short(a.sha256)}), its mtime kept; ${(a.changes ?? []).length === 0 ? 'no line changed' : `${a.changes!.length} change${a.changes!.length === 1 ? '' : 's'}, every other line byte-identical:`}`)
           for (const ch of (a.changes ?? []).slice(0, verbose ? Infinity : 20)) lines.push(`    ${changeText(ch, texts?.parentKey)}`)
@@ -238,8 +251,13 @@ export function repairSummaryLine(report: Report): string {
   const parts: string[] = []
   const n = report.chats.length
   parts.push(`${n} chat${n === 1 ? '' : 's'}`)
-  if (report.dryRun) parts.push(`${count('planned')} would be repaired`)
-  else parts.push(`${count('repaired')} repaired`)
+  // A chat whose only actions finish an interrupted repair or remove leftovers is not a repaired chat: said apart.
+  const done = report.dryRun ? 'planned' : 'repaired'
+  const by = (k: ReturnType<typeof bookkeepingOnly>) => report.chats.filter((ch) => ch.repair?.outcome === done && bookkeepingOnly(ch) === k).length
+  const [finished, tidied] = [by('finish'), by('tidy')]
+  parts.push(`${by(null)} ${report.dryRun ? 'would be repaired' : 'repaired'}`)
+  if (finished > 0) parts.push(report.dryRun ? `${finished} interrupted repair${finished === 1 ? '' : 's'} would be finished (the folder time put back)` : `${finished} interrupted repair${finished === 1 ? '' : 's'} finished (the folder time put back)`)
+  if (tidied > 0) parts.push(report.dryRun ? `${tidied} would be tidied (chatdoctor's own leftovers removed)` : `${tidied} tidied (chatdoctor's own leftovers removed)`)
   for (const [o, word] of [['refused', 'refused'], ['failed', 'failed'], ['not-attempted', 'not repaired'], ['not-repairable', 'not repairable'], ['left-untouched', 'left untouched (degraded)'], ['manual', 'left for a manual repair'], ['not-needed', 'healthy']] as const) {
     const k = count(o)
     if (k > 0 || o === 'not-needed') parts.push(`${k} ${word}`)
