@@ -82,7 +82,7 @@ test('a symlinked chat dir below the scanned root is not followed: skipped with 
   }
 })
 
-test('run-state.json is a symbolic link: repair refuses (never replaces the link, never writes through it), exit 2|8', async () => {
+test('run-state.json is a symbolic link: repair leaves the chat for a manual step (never replaces the link, never writes through it), exit 2', async () => {
   const sb = sandbox()
   try {
     const dir = damagedChat(sb.home)
@@ -93,9 +93,9 @@ test('run-state.json is a symbolic link: repair refuses (never replaces the link
     const before = hashTree(sb.root)
     const report = await repairInProcess([dir], sb.home, sb.stateDir)
     const chat = report.chats[0]
-    assert.equal(chat.repair!.outcome, 'refused')
-    assert.match(chat.repair!.message!, /run-state\.json is a symbolic link; chatdoctor never replaces or writes through it/)
-    assert.equal(report.exitCode, 2 | 8)
+    assert.equal(chat.repair!.outcome, 'manual')
+    assert.match(chat.repair!.message!, /run-state\.json is a symbolic link: chatdoctor never replaces or writes through it, even with --force; move it away by hand/)
+    assert.equal(report.exitCode, 2)
     assert.deepEqual(hashTree(sb.root), before, 'nothing written: the link, its target and the chat dir as they were')
     assert.ok(lstatSync(path.join(dir, P)).isSymbolicLink())
   } finally {
@@ -103,7 +103,7 @@ test('run-state.json is a symbolic link: repair refuses (never replaces the link
   }
 })
 
-test(".chatdoctor is a symbolic link to a folder elsewhere: refused, nothing written where it points (not even with --force)", async () => {
+test(".chatdoctor is a symbolic link to a folder elsewhere: left for a manual step, applying the plan is refused, nothing written where it points (not even with --force)", async () => {
   const sb = sandbox()
   try {
     const dir = damagedChat(sb.home)
@@ -111,11 +111,20 @@ test(".chatdoctor is a symbolic link to a folder elsewhere: refused, nothing wri
     mkdirSync(elsewhere)
     symlinkSync(elsewhere, path.join(dir, '.chatdoctor'))
     const before = hashTree(sb.root)
-    const plan = planChat(await onlyChat(dir, sb.home))
     for (const force of [false, true]) {
+      const plan = planChat(await onlyChat(dir, sb.home), {force})
+      assert.equal(plan.blocked?.name, '.chatdoctor')
+      assert.deepEqual(plan.actions, [])
+      assert.match(plan.manual!, /^\.chatdoctor is a symbolic link: chatdoctor never replaces or writes through it, even with --force; move it away by hand/)
       const out = await applyChat(plan, ctxFor(sb.stateDir, nodeFileSystem(), {force}))
       assert.equal(out.outcome, 'refused')
-      assert.match(out.message!, /\.chatdoctor in the chat dir is a symbolic link, not chatdoctor's folder/)
+      // Applied anyway (the API), a plan with its actions is refused at the write seam as well.
+      const chat = await onlyChat(dir, sb.home)
+      const own = chat.adapter.planRepair!(chat, {force})
+      assert.ok(own.actions.length > 0)
+      const direct = await applyChat(own, ctxFor(sb.stateDir, nodeFileSystem(), {force}))
+      assert.equal(direct.outcome, 'refused')
+      assert.match(direct.message!, /\.chatdoctor in the chat dir is a symbolic link, not chatdoctor's folder/)
     }
     assert.deepEqual(readdirSync(elsewhere), [])
     assert.deepEqual(hashTree(sb.root), before)

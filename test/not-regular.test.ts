@@ -1,9 +1,10 @@
 /**
  * A chat's state file that is not a regular file (a symbolic link to /dev/zero or out of the chat, a FIFO):
  * chatdoctor never reads or writes through it, and what `scan` says of it is what `repair` does. A chat whose
- * repair would replace it is refused by `repair` (even with `--force`), so the scan does not call it plainly
- * repairable: an error finding names the file and the step to take by hand, exit bit 8 is set (the scan's
- * exit is the repair's), and the next step is that manual one, not `repair`. A non-regular file named like a
+ * repair would replace it is left for a step by hand (`repair` writes nothing, even with `--force`: outcome
+ * `manual` with that step, exit bit 2 as every chat left for a manual repair; nothing failed, so no bit 8 and
+ * no operational error): an error finding names the file and the step, the scan exits as the repair does, and
+ * the next step is that manual one, not `repair`. A non-regular file named like a
  * session log is no session: skipped with the reason, never a lost one.
  */
 import assert from 'node:assert/strict'
@@ -31,7 +32,7 @@ const PRIMARIES: Array<{name: string; make: (file: string, root: string) => void
 ]
 
 for (const c of PRIMARIES) {
-  test(`Codebuff primary that is ${c.name}: scan says what repair does (refused until moved away by hand), exit 10 both`, () => {
+  test(`Codebuff primary that is ${c.name}: scan says what repair does (left for a manual step until moved away), exit 2 both`, () => {
     const root = tempDir('chatdoctor-not-regular-')
     try {
       const home = path.join(root, 'home')
@@ -47,9 +48,9 @@ for (const c of PRIMARIES) {
       assert.equal(blocking[0].severity, 'error')
       assert.equal(blocking[0].file, P)
       assert.match(blocking[0].message, c.words)
-      assert.match(blocking[0].message, /repair refuses this chat \(even with --force\); move it away by hand/)
-      assert.equal(scan.errors.length, 1, JSON.stringify(scan.errors))
-      assert.match(scan.errors[0].path, /run-state\.json$/)
+      assert.match(blocking[0].message, /repair leaves this chat as it is \(even with --force\) until it is moved away by hand/)
+      assert.deepEqual(scan.errors, [], 'nothing failed: no operational error')
+      assert.equal(scan.exitCode, 2)
 
       const human = runCli(['scan', dir], {env})
       assert.equal(human.status, scan.exitCode)
@@ -58,12 +59,18 @@ for (const c of PRIMARIES) {
 
       const quick = json(['scan', '--quick', dir], env)
       assert.ok(quick.chats[0].findings.some((f) => f.id === 'not-a-regular-file' && f.severity === 'error' && f.file === P), JSON.stringify(quick.chats[0].findings))
-      assert.equal(quick.errors.length, 1, JSON.stringify(quick.errors))
+      assert.deepEqual(quick.errors, [])
 
       const rep = json(['repair', '--force', dir], env)
-      assert.equal(rep.chats[0].repair?.outcome, 'refused')
+      assert.equal(rep.chats[0].repair?.outcome, 'manual')
+      assert.match(rep.chats[0].repair?.message ?? '', /run-state\.json is (a symbolic link|not a regular file): chatdoctor never replaces or writes through it, even with --force; move it away by hand/)
+      assert.deepEqual(rep.errors, [])
       assert.equal(scan.exitCode, rep.exitCode, 'the scan exits as the repair does')
-      assert.equal(scan.exitCode & 8, 8)
+      const dry = runCli(['repair', '--dry-run', dir], {env})
+      assert.equal(dry.status, 2)
+      assert.match(dry.stdout, /not repaired/)
+      assert.match(dry.stdout, /left for a manual repair/)
+      assert.doesNotMatch(dry.stdout, /refused/)
       assert.equal(quick.exitCode, rep.exitCode, 'a quick scan too')
       assert.deepEqual(hashTree(root), before, 'scan and the refused repair wrote nothing')
     } finally {

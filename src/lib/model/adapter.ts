@@ -732,6 +732,8 @@ export interface ChatPlan {
   refusal?: string
   /** Repairable damage chatdoctor does not repair itself, with the next steps: outcome `manual`. */
   manual?: string
+  /** The entry a repair would have to replace that is not a regular file (the plan is then `manual`, no actions). */
+  blocked?: FileEntry
   /** The status a scan gives the chat once the actions are done (when it differs from `healthy`, exit bit 4). */
   statusAfter?: ChatStatus
   /** (OpenCode JSON tree) What the session loses by the moves. */

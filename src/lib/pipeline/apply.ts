@@ -256,6 +256,8 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
   const evidence: Array<string | null> = plan.actions.map(() => null)
   const now = ctx.now ?? (() => new Date())
   const out = (outcome: ChatOutcome['outcome'], message: string | null, evidenceDir: string | null = null): ChatOutcome => ({outcome, message, evidenceDir, evidence, warnings})
+  // A chat left for a step by hand (an entry to replace that is not a regular file) is never written.
+  if (plan.blocked) return out('refused', plan.manual ?? `refused: ${plan.blocked.name} is not a regular file`)
   if (plan.actions.length === 0) return out('repaired', null)
   const replacing = replacingActions(plan)
   const targets = replacing.map((r) => r.name)

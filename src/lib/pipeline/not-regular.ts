@@ -5,9 +5,10 @@
  *
  * - a chat that is a set of named files (a session log, a session file) of which none is a regular file holds
  *   no chat: it is skipped with the reason, never reported as a lost session;
- * - an entry a repair of the chat would replace (its plan's targets, `plan.ts` `blockedEntry`) makes `repair`
- *   refuse the chat, even with `--force`: the scan says so too, as an error finding (`not-a-regular-file`)
- *   naming the file and the step to take by hand, and an operational error (exit bit 8, as the refusal);
+ * - an entry a repair of the chat would replace (its plan's targets, `plan.ts` `blockedEntry`) leaves the chat
+ *   to a step by hand: `repair` writes nothing, even with `--force` (outcome `manual`, exit bit 2, as every chat
+ *   left for a manual repair); the scan says so too, as an error finding (`not-a-regular-file`) naming the file
+ *   and the step to take by hand, and "Next:" gives that step instead of `repair`;
  * - a primary that is not a regular file and is not a target gets the same finding as a warning: what it
  *   points to was not checked.
  *
@@ -17,8 +18,8 @@ import {readlinkSync} from 'node:fs'
 import path from 'node:path'
 import type {ChatDirSnapshot, FileEntry, ScannedChat} from '../model/adapter.js'
 import {finding} from '../model/findings.js'
-import type {ChatReport, OperationalError} from '../model/report.js'
-import {blockedEntry, planChat} from './plan.js'
+import type {ChatReport} from '../model/report.js'
+import {planChat} from './plan.js'
 
 /** The finding id of a chat's state file that is not a regular file. */
 export const NOT_REGULAR = 'not-a-regular-file'
@@ -38,7 +39,7 @@ export function kindWords(dir: string, f: FileEntry): string {
 
 /** The finding's words for an entry a repair would replace: repair refuses, and the step by hand. */
 function blockingWords(dir: string, f: FileEntry): string {
-  return `${f.name} is ${kindWords(dir, f)}: chatdoctor never replaces or writes through it, so repair refuses this chat (even with --force); move it away by hand (or put the file itself in its place), then run chatdoctor repair`
+  return `${f.name} is ${kindWords(dir, f)}: chatdoctor never replaces or writes through it, so repair leaves this chat as it is (even with --force) until it is moved away by hand (or the file itself is put in its place); then run chatdoctor repair`
 }
 
 /** The finding's words for a primary that is not replaced: never read, and the step by hand. */
@@ -67,7 +68,7 @@ export function addNotRegular(chat: ScannedChat): void {
   if (!snapshot.files.some(odd)) return
   let blocked: FileEntry | undefined
   try {
-    blocked = blockedEntry(chat, planChat(chat).actions)
+    blocked = planChat(chat).blocked
   } catch {
     blocked = undefined
   }
@@ -91,9 +92,4 @@ export function addQuickNotRegular(report: ChatReport, dir: string, primary: str
   const f: FileEntry = {name: primary, kind, bytes: 0, mtimeMs: 0}
   if (report.status === 'repairable') report.findings.push(finding(NOT_REGULAR, primary, blockingWords(dir, f), 'error'))
   else report.findings.push(finding(NOT_REGULAR, primary, uncheckedWords(dir, f), 'warning'))
-}
-
-/** The operational errors of a chat's blocking `not-a-regular-file` findings (exit bit 8, as `repair`'s refusal), paths as `show` gives them. */
-export function notRegularErrors(chat: Pick<ScannedChat, 'report' | 'snapshot'> | {report: ChatReport; snapshot: {dir: string}}, show: (p: string) => string): OperationalError[] {
-  return chat.report.findings.filter((f) => f.id === NOT_REGULAR && f.severity === 'error' && f.file !== null).map((f) => ({path: show(path.join(chat.snapshot.dir, f.file!)), message: f.message}))
 }

@@ -2,8 +2,10 @@
  * The repair plan: from a scanned chat to the actions that put its best generation back. Pure (no disk):
  * `repair --dry-run` prints exactly this plan and `repair` executes exactly it (`apply.ts`), so the two agree
  * over (type, from, to, sha256) by construction. What the actions are is the format's business
- * (`FormatAdapter.planRepair`); here the plans are made, chat by chat, and the refusal every format shares is
- * added: a target that is not a regular file is never written through.
+ * (`FormatAdapter.planRepair`); here the plans are made, chat by chat, and the rule every format shares is
+ * added: a target that is not a regular file is never written through. Such a chat needs a step by hand first
+ * (outcome `manual`, exit bit 2 as every chat left for a manual repair; no actions), never an operational error:
+ * nothing failed, and the same run would refuse it every time.
  *
  * Also for every format: a chat whose candidate generation could not be read (EACCES, …) is refused (it may
  * hold more than what would be restored; `--force` restores the best readable one and says what may be lost);
@@ -33,10 +35,14 @@ export function planChat(chat: ScannedChat, opts: PlanOptions = {}): ChatPlan {
   const plan: ChatPlan = own ? own(chat, opts) : {chat, actions: [], watch: [], temps: []}
   if (!plan.refusal && !plan.problem) refuseUnread(plan, opts)
   if (!plan.refusal && !plan.problem && !plan.manual && !plan.advice) addOwnState(plan)
-  // The same refusal `apply` makes (unsafeTargetReason), decided from the snapshot so a dry run tells it too.
+  // What `apply` refuses (unsafeTargetReason), decided from the snapshot so a scan and a dry run tell it too.
   if (!plan.refusal && !plan.problem) {
     const bad = blockedEntry(chat, plan.actions)
-    if (bad) plan.refusal = `refused: ${bad.name} is ${bad.kind === 'symlink' ? 'a symbolic link' : bad.kind === 'directory' ? 'a folder' : 'not a regular file'}; chatdoctor never replaces or writes through it (move it away by hand and run chatdoctor repair again)`
+    if (bad) {
+      plan.blocked = bad
+      plan.manual = `${bad.name} is ${bad.kind === 'symlink' ? 'a symbolic link' : bad.kind === 'directory' ? 'a folder' : 'not a regular file'}: chatdoctor never replaces or writes through it, even with --force; move it away by hand, then run chatdoctor repair again; nothing written`
+      plan.actions = []
+    }
   }
   return plan
 }
@@ -44,7 +50,7 @@ export function planChat(chat: ScannedChat, opts: PlanOptions = {}): ChatPlan {
 /**
  * The entry a plan's writes would go through that is not chatdoctor's to replace: a `restore` or `rewrite`
  * target that is not a regular file (a symbolic link, folder, FIFO, …), or a `.chatdoctor` that is not a
- * folder. `repair` refuses the chat when there is one, even with `--force` (and the scan says so). Pure.
+ * folder. `repair` leaves the chat for a manual step when there is one, even with `--force` (and the scan says so). Pure.
  */
 export function blockedEntry(chat: ScannedChat, actions: PlannedAction[]): FileEntry | undefined {
   const targets = new Set(actions.filter((a) => a.type === 'restore' || a.type === 'rewrite').map((a) => a.to))

@@ -20,7 +20,7 @@ import type {ChatReport, Finding, Generation, OperationalError, Role, Skipped} f
 import {tildify} from '../fsio/paths.js'
 import {scanExitCode} from './report.js'
 import type {ScanOptions} from './scan.js'
-import {addQuickNotRegular, notRegularErrors} from './not-regular.js'
+import {addQuickNotRegular} from './not-regular.js'
 
 /** What a quick scan reports it could not see, for the report's `quick` field. */
 export const QUICK_NOT_DETECTED = 'damage in the middle of a file larger than the head and tail windows (NUL runs, invalid UTF-8, syntax errors, a cut that happens to end in a closing brace, a wrong shape) and which generation holds more turns'
@@ -166,12 +166,11 @@ function quickChat(dir: string, files: string[] | undefined, adapter: FormatAdap
   const d = quickDiagnose(tildify(dir, home), entries, adapter)
   if (!d) return null
   for (const u of d.unreadable) errors.push({path: tildify(path.join(dir, u.name), home), message: u.message})
-  // A primary that is a symbolic link or special file: what repair refuses to replace (`not-regular.ts`).
+  // A primary that is a symbolic link or special file: what repair never replaces (`not-regular.ts`).
   const primary = adapter.quick?.primary
   const odd = primary !== undefined && entries.some((e) => e.name === primary && !e.isFile) ? lstatSync(path.join(dir, primary), {throwIfNoEntry: false}) : undefined
   if (odd && primary !== undefined) {
     addQuickNotRegular(d.report, dir, primary, odd.isSymbolicLink() ? 'symlink' : odd.isDirectory() ? 'directory' : 'other')
-    errors.push(...notRegularErrors({report: d.report, snapshot: {dir}}, (p) => tildify(p, home)))
   }
   return d.report
 }

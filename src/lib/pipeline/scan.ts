@@ -12,7 +12,7 @@ import {readLog, stateDir} from '../fsio/repair-log.js'
 import type {OperationalError, Skipped} from '../model/report.js'
 import {tildify} from '../fsio/paths.js'
 import {addOwnState} from './own-state.js'
-import {addNotRegular, notRegularErrors, notRegularSkip} from './not-regular.js'
+import {addNotRegular, notRegularSkip} from './not-regular.js'
 import {attachSnapshots, decryptAll, snapshotError, type SnapshotKeyring} from './snapshot/attach.js'
 import {availableParallelism} from 'node:os'
 import path from 'node:path'
@@ -234,7 +234,6 @@ export async function scanEach(paths: string[], opts: ScanOptions, onChat: (chat
     if ('error' in r) chatErrors.push([i, r.error])
     else if ('skipped' in r) chatSkips.push([i, r.skipped])
     else {
-      for (const e of notRegularErrors(r, (p) => tildify(p, opts.home))) chatErrors.push([i, e])
       const dir = chats[i].unit.dir
       for (const f of r.snapshot.files) {
         if (!f.readError) continue
