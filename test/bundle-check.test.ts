@@ -11,7 +11,7 @@ import {test} from 'node:test'
 import {gunzipSync} from 'node:zlib'
 import {readArchive} from '../src/lib/archive/read.js'
 import {writeTar} from '../src/lib/archive/write.js'
-import {REALDATA, REAL_CHATS, TEN_TURN_TEMP, cleanup, copyRealChat, cutAt, invalidByteAt, nulRunAt, runCli, setMtime, tempDir, zeroFill} from './helpers/fixtures.js'
+import {REALDATA, REAL_CHATS, REPO_ROOT, TEN_TURN_TEMP, cleanup, copyRealChat, cutAt, invalidByteAt, nulRunAt, runCli, setMtime, tempDir, zeroFill} from './helpers/fixtures.js'
 
 interface Gen {
   file: string
@@ -297,6 +297,13 @@ test('bundle -o in a folder that does not exist (or is a file) is a usage error 
     assert.deepEqual(tree(), [...before, 'plain'].sort(), 'no folder created, nothing written')
     mkdirSync(path.join(root, 'made'))
     assert.equal(runCli(['bundle', chats, '-o', path.join(root, 'made', 'b.tar.gz')]).status, 0, 'a folder that exists takes the file')
+    // --help, the README's exit table and docs/ci.md say the same: a usage error (16), not "nothing written" (8).
+    const help = runCli(['bundle', '--help']).stdout.replace(/\s+/g, ' ')
+    assert.match(help, /16 usage error \(a bad flag or argument, among them -o FILE in a folder that does not exist or is not a folder\)/)
+    const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8')
+    assert.match(readme, /^\| 16 \| usage error: a bad flag or argument, among them `bundle -o FILE` in a folder that does not exist/m)
+    assert.doesNotMatch(readme.match(/^\| 8 \|.*$/m)![0], /folder/)
+    assert.match(readFileSync(path.join(REPO_ROOT, 'docs', 'ci.md'), 'utf8').replace(/\s+/g, ' '), /16 usage error \(a bad flag or argument, among them `-o FILE` in a folder that does not exist or is not a folder/)
   } finally {
     cleanup(root)
   }

@@ -43,7 +43,7 @@ ${paragraphs((h) => h.sessionExport?.paragraph)}
 Reads the chat dirs only; writes only FILE (durably; an existing FILE is kept unless --force).
 Exit status: 0 written, 8 nothing written (a chat could not be read or changed while read, no chats found, FILE exists,
 redaction would change a verdict, a --session not found, in a database or over the size cap), 16 usage
-error.`
+error (a bad flag or argument, among them -o FILE in a folder that does not exist or is not a folder).`
 
   static override examples = [
     `<%= config.bin %> bundle ${firstOf((h) => h.examples?.chat, './chat')} -o chat.tar.gz`,
