@@ -10,6 +10,7 @@
  * they did not touch is kept; the report counts the loss (the damaged line, the records the change keeps).
  */
 import assert from 'node:assert/strict'
+import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, test} from 'node:test'
 import {classifyJsonlBytes} from '../src/lib/classify/jsonl.js'
@@ -19,6 +20,7 @@ import {adapterByName} from '../src/lib/formats/index.js'
 import type {ChatDirSnapshot} from '../src/lib/model/adapter.js'
 import type {ChatReport, LineChangeReport as LineChange} from '../src/lib/model/report.js'
 import {planChat} from '../src/lib/pipeline/plan.js'
+import {REAL_CHATS, cleanup, copyRealChat, runCli, tempDir} from './helpers/fixtures.js'
 import {REAL_SESSIONS, allRealSessionLogs, read} from './helpers/sessions.js'
 
 type Format = 'claude-code' | 'codex'
@@ -214,5 +216,27 @@ describe('a record NULs were written over is lost, and said to be', () => {
     assert.deepEqual([line.reasons, line.action, line.records.length], [['nul-run', 'torn-interior'], 'rewrite', 1])
     assert.equal(Buffer.from(line.records[0].bytes!).toString('latin1'), L[5].text)
     assert.equal(line.records[0].offset, null, 'a record carved out from between NUL runs has no offset')
+  })
+})
+
+describe('a JSON document (Codebuff run-state) with NULs over a message text', () => {
+  test('is not read across the run either: corrupt (nul-run), and its salvage keeps no byte past the first NUL', (t) => {
+    const root = tempDir('chatdoctor-nul-doc-')
+    t.after(() => cleanup(root))
+    const home = path.join(root, 'home')
+    const dir = copyRealChat(REAL_CHATS.tenTurns, home)
+    const file = path.join(dir, 'run-state.json')
+    const doc = readFileSync(file)
+    const at = doc.lastIndexOf('<user_message>') + '<user_message>'.length + 3
+    assert.ok(at > 100)
+    const buf = Buffer.from(doc)
+    buf.fill(0, at, at + 6)
+    writeFileSync(file, buf)
+    const r = JSON.parse(runCli(['scan', '--json', dir], {env: {HOME: home, XDG_STATE_HOME: path.join(root, 'state')}}).stdout) as {chats: Array<{generations: Array<{file: string; class: string; reasons: string[]; salvage?: {bytesKept: number; tearOffset: number; tornElementDropped: boolean} | null}>}>}
+    const g = r.chats[0].generations.find((x) => x.file === 'run-state.json')!
+    assert.equal(g.class, 'corrupt')
+    assert.ok(g.reasons.includes('nul-run'), g.reasons.join(', '))
+    // The salvage cuts back to the last whole message before the run; the message the NULs cut is dropped.
+    assert.ok(g.salvage && g.salvage.bytesKept <= at && g.salvage.tearOffset === at && g.salvage.tornElementDropped, JSON.stringify(g.salvage))
   })
 })
