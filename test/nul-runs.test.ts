@@ -204,6 +204,22 @@ describe('a record NULs were written over is lost, and said to be', () => {
     assert.deepEqual([r.report.contextTurns, r.report.transcriptTurns], [0, 1])
   })
 
+  test('NULs over the end of a prompt and its line break: the next record is kept, and the prompt still counts as held (N < M)', () => {
+    const doc = read(REAL_SESSIONS.claude.short)
+    const L = lines(doc)
+    const k = L.findIndex((l) => l.text.includes('mix phx.server doesnt seem'))
+    assert.ok(k > 0)
+    const buf = Buffer.from(doc)
+    buf.fill(0, L[k].end - 10, L[k].next)
+    const r = outcome('s.jsonl', buf, 'claude-code')
+    const c = r.changes.find((x) => x.line === k + 1)!
+    assert.deepEqual([c.kind, c.recordsKept, c.reasons], ['split-line', 1, ['nul-run', 'torn-interior']])
+    const next = (JSON.parse(L[k + 1].text) as {uuid: string}).uuid
+    assert.ok(r.written && r.written.includes(`"uuid":"${next}"`) && !r.written.includes('mix phx.server doesnt seem'), 'the next record kept (re-linked), the cut prompt not')
+    // The prompt's start is still on the damaged line: the session held turn 1, the repaired log reaches none.
+    assert.deepEqual([r.report.contextTurns, r.report.transcriptTurns], [0, 1])
+  })
+
   test('a record between two NUL runs is kept as it is; the cut pieces beside it are dropped and counted (split-line)', () => {
     const doc = read(REAL_SESSIONS.codex.kvsankar)
     const L = lines(doc)

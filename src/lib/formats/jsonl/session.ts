@@ -305,12 +305,18 @@ function describeClassification(cls: JsonlClassification): string {
 /**
  * Where the bytes of a damaged line that are no complete record lie (a dropped line whole; the pieces of an
  * interleaved line around the records it keeps): byte ranges of the file; none for a line whose pieces were
- * rejoined into a record, or whose records were carved out of it with its NULs stripped, and none for a dropped
- * line of NUL bytes only (it holds no prompt, and may be hundreds of MB).
+ * rejoined into a record. A line holding NULs is read a chunk at a time for its pieces between NUL runs
+ * (`piecesAround`): a run, maybe hundreds of MB, is never held, and a line of NUL bytes only holds no prompt.
  */
-function fragmentRanges(line: JsonlLine): Array<[number, number]> {
+function fragmentRanges(src: ByteSource, line: JsonlLine): Array<[number, number]> {
   if (line.kind !== 'damaged' || line.partOf !== undefined) return []
-  if (line.action === 'drop') return line.reasons.every((r) => r === 'nul-run' || r === 'nul-tail') ? [] : [[line.start, line.end]]
+  const nul = (r: string) => r === 'nul-run' || r === 'nul-tail'
+  if (line.reasons.some(nul)) {
+    // Only NULs (a dropped line of NULs), or pieces that are all whole records: nothing else to look through.
+    if (line.reasons.every(nul)) return []
+    return piecesAround(src, line)
+  }
+  if (line.action === 'drop') return [[line.start, line.end]]
   if (line.records.some((r) => r.offset === null)) return []
   const out: Array<[number, number]> = []
   let at = line.start
@@ -322,10 +328,67 @@ function fragmentRanges(line: JsonlLine): Array<[number, number]> {
   return out
 }
 
+/** Bytes read at a time when a line holding NULs is looked through. */
+const PIECE_READ_BYTES = 1 << 20
+
+/**
+ * The ranges of a line holding NULs that are neither NUL nor a record the line keeps: its pieces between NUL
+ * runs (the classifier's pieces), each without the kept records found in it. Reads the line a chunk at a time.
+ */
+function piecesAround(src: ByteSource, line: JsonlLine): Array<[number, number]> {
+  const pieces: Array<[number, number]> = []
+  let open = -1
+  for (let at = line.start; at < line.end; at += PIECE_READ_BYTES) {
+    const r = src.read(at, Math.min(line.end, at + PIECE_READ_BYTES))
+    const b = Buffer.from(r.buffer, r.byteOffset, r.length)
+    for (let i = 0; i < b.length; ) {
+      if (open < 0) {
+        const k = firstNonNul(b, i)
+        if (k < 0) break
+        open = at + k
+        i = k
+      }
+      const z = b.indexOf(0, i)
+      if (z < 0) break
+      pieces.push([open, at + z])
+      open = -1
+      i = z
+    }
+  }
+  if (open >= 0) pieces.push([open, line.end])
+  const kept = line.records.filter((r) => r.bytes !== null).map((r) => Buffer.from(r.bytes!))
+  const out: Array<[number, number]> = []
+  for (const [s, e] of pieces) {
+    let parts: Array<[number, number]> = [[s, e]]
+    if (kept.length > 0) {
+      const bytes = Buffer.from(src.read(s, e))
+      for (const k of kept) {
+        const i = bytes.indexOf(k)
+        if (i < 0) continue
+        parts = parts.flatMap(([a, b]): Array<[number, number]> => (s + i >= a && s + i + k.length <= b ? [[a, s + i], [s + i + k.length, b]] : [[a, b]]))
+      }
+      parts = parts.filter(([a, b]) => b > a && bytes.subarray(a - s, b - s).some((x) => x !== 0x20 && x !== 0x09 && x !== 0x0d && x !== 0x0a))
+    }
+    out.push(...parts)
+  }
+  return out
+}
+
+/** 4 KiB of NULs, to skip NUL runs with a native compare. */
+const ZERO = Buffer.alloc(4096)
+
+/** Index of the first byte that is not NUL in `b` from `i`, or -1 (runs of NULs skipped by native compares). */
+function firstNonNul(b: Buffer, i: number): number {
+  let j = i
+  while (j + ZERO.length <= b.length && b.compare(ZERO, 0, ZERO.length, j, j + ZERO.length) === 0) j += ZERO.length
+  while (j < b.length && b[j] === 0) j++
+  return j < b.length ? j : -1
+}
+
 /** User prompts whose start a damaged line of the log still shows (each cut record counted once). */
 export function promptsInDamagedLines(log: JsonlLog, cls: JsonlClassification, dialect: SessionDialect): number {
   let n = 0
-  for (const l of cls.lines) for (const [s, e] of fragmentRanges(l)) if (dialect.promptInFragment(Buffer.from(log.source.read(s, e)).toString('utf8'))) n++
+  for (const l of cls.lines) for (const [s, e] of fragmentRanges(log.source, l)) if (dialect.promptInFragment(Buffer.from(log.source.read(s, e)).toString('utf8'))) n++
   return n
 }
 
