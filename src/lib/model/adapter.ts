@@ -421,9 +421,10 @@ export interface SnapshotSupport {
   /**
    * What a snapshot of a diagnosed chat stores, or why it is skipped: the agent's rule of a settled chat (its
    * last turn complete: no tool call pending or running, the last prompt answered, no temp newer than the
-   * primary), the message and byte caps. Pure; never throws.
+   * primary), the message and byte caps. Never throws; pure, except that a chat whose rows live in a database
+   * may be read again from a private copy of it (the promise), never from the original.
    */
-  capture(chat: Pick<ScannedChat, 'report' | 'snapshot'>, caps: SnapshotCaps): SnapshotCapture
+  capture(chat: Pick<ScannedChat, 'report' | 'snapshot'>, caps: SnapshotCaps): SnapshotCapture | Promise<SnapshotCapture>
   /**
    * The payload with private tool payloads (tool inputs and outputs) and per-turn system prompts removed, roles,
    * order, tool ids and their lifecycle kept; `refused` when it cannot be done structurally. Pure.
