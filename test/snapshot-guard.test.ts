@@ -276,7 +276,7 @@ test('Codebuff has no hook: guard install prints a systemd user unit and a cron 
     assert.deepEqual(readdirSync(path.join(home, '.config')), [], 'nothing installed')
     const s = cli(['guard', 'status', '--json'], env)
     const agents = JSON.parse(s.stdout).agents as Array<{agent: string; installed: boolean; file: string | null}>
-    assert.deepEqual(agents.map((a) => a.agent).sort(), ['claude-code', 'cline', 'codebuff', 'codex', 'gemini-cli', 'opencode', 'vscode-tasks'])
+    assert.deepEqual(agents.map((a) => a.agent).sort(), ['claude-code', 'cline', 'codebuff', 'codex', 'gemini-cli', 'kilo', 'opencode', 'vscode-tasks'])
     assert.ok(agents.every((a) => !a.installed))
     assert.equal(agents.find((a) => a.agent === 'codebuff')!.file, null)
     // -q: the timer text alone; guard status -q lists only installed hooks (none), -v names each agent's documentation.
