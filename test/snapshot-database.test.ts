@@ -16,40 +16,17 @@ import {exportBytes, readSessionExport} from '../src/lib/formats/opencode-family
 import {KILO} from '../src/lib/formats/kilo/layout.js'
 import {OPENCODE} from '../src/lib/formats/opencode/layout.js'
 import type {StoreMember} from '../src/lib/formats/opencode-family/member.js'
-import {REALDATA, cleanup, copyWritable, inheritedEnv, runCli, tempDir} from './helpers/fixtures.js'
+import {REALDATA, cleanup, copyWritable, runCli} from './helpers/fixtures.js'
+import {ELSEWHERE, agentEnv, fakeHome as guardHome, storeFiles, waitFor} from './helpers/guard-home.js'
+
+const fakeHome = () => guardHome('chatdoctor-snapdb-')
 
 const OPENCODE_DATA = path.join(REALDATA, 'opencode', '1.18.33', 'data', 'opencode')
 const OPENCODE_EXPORTS = path.join(REALDATA, 'opencode', '1.18.33')
 const KILO_DATA = path.join(REALDATA, 'kilo', '7.7.7', 'home', '.local', 'share', 'kilo')
 const KILO_EXPORTS = path.join(REALDATA, 'kilo', '7.7.7', 'exports')
 
-function fakeHome(): {home: string; env: NodeJS.ProcessEnv} {
-  const home = tempDir('chatdoctor-snapdb-')
-  const env: NodeJS.ProcessEnv = {HOME: home, XDG_STATE_HOME: path.join(home, '.local', 'state'), XDG_CONFIG_HOME: path.join(home, '.config'), XDG_DATA_HOME: path.join(home, '.local', 'share')}
-  return {home, env}
-}
-
-function agentEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const e = {...inheritedEnv(), ...env}
-  for (const k of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'CHATDOCTOR_SNAPSHOT_KEY', 'KILO_DB']) delete e[k]
-  return e
-}
-
 const cli = (args: string[], env: NodeJS.ProcessEnv) => runCli(args, {env: agentEnv(env)})
-
-function storeFiles(env: NodeJS.ProcessEnv): string[] {
-  const root = path.join(env.XDG_STATE_HOME!, 'chatdoctor', 'snapshots')
-  if (!existsSync(root)) return []
-  return readdirSync(root).flatMap((d) => readdirSync(path.join(root, d)).filter((n) => n.endsWith('.snap')).map((n) => path.join(root, d, n)))
-}
-
-async function waitFor(cond: () => boolean, ms = 20000): Promise<void> {
-  const end = Date.now() + ms
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out waiting')
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
 
 type ScanChat = {path: string; status: string; winner: string | null; generations: Array<{file: string; role: string}>; findings: Array<{id: string}>}
 const scanChats = (paths: string[], env: NodeJS.ProcessEnv): ScanChat[] => JSON.parse(cli(['scan', '--json', ...paths], env).stdout).chats
@@ -74,6 +51,23 @@ function fakeAgent(home: string, command: string): {bin: string; log: string; re
   return {bin, log, received}
 }
 
+/** A copy of a real store in the fake home, the session's working folder moved into it (on the copy): the agent files an import under it. */
+function storeWithProject(home: string, env: NodeJS.ProcessEnv, agent: string, real: string, file: string, sid: string): {data: string; db: string; project: string} {
+  const data = path.join(env.XDG_DATA_HOME!, agent)
+  copyWritable(real, data)
+  const project = path.join(home, 'demo-app')
+  mkdirSync(project)
+  const db = path.join(data, file)
+  changeDb(db, (d) => d.prepare('UPDATE session SET directory = ? WHERE id = ?').run(project, sid))
+  return {data, db, project}
+}
+
+/** The repair outcome of the chat of session `sid` (`repair --yes --json` of `data`, with `env`). */
+function repairOf(data: string, sid: string, env: NodeJS.ProcessEnv): {outcome: string; message: string} {
+  const r = runCli(['repair', '--yes', '--json', data], {env})
+  return (JSON.parse(r.stdout).chats as Array<{path: string; repair: {outcome: string; message: string}}>).find((c) => c.path.includes(sid))!.repair
+}
+
 /** The agent's real export of a session, with its working folder moved to `dir` (as the copy's row was). */
 function expectedExport(file: string, dir: string): Buffer {
   const doc = JSON.parse(readFileSync(file, 'utf8'))
@@ -93,7 +87,7 @@ async function runPluginHook(agent: string, env: NodeJS.ProcessEnv, sid: string)
   try {
     // The agent runs the plugin in its own process, with its environment: here, the fake home's.
     Object.assign(process.env, agentEnv(env))
-    for (const k of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'CHATDOCTOR_SNAPSHOT_KEY', 'KILO_DB']) delete process.env[k]
+    for (const k of ELSEWHERE) delete process.env[k]
     await hooks.event({event: {type: 'session.idle', properties: {sessionID: sid}}})
     await waitFor(() => storeFiles(env).length === 1)
   } finally {
@@ -127,13 +121,8 @@ test('the export document built from a database session\'s rows is byte for byte
 test('OpenCode 1.2+ database: the plugin\'s session.idle stores an encrypted export snapshot; the session deleted from opencode.db is a repairable chat, and repair hands opencode import a document byte-equal to what opencode export wrote, run in the session\'s directory', async () => {
   const {home, env} = fakeHome()
   try {
-    const data = path.join(env.XDG_DATA_HOME!, 'opencode')
-    copyWritable(OPENCODE_DATA, data)
     const sid = 'ses_dd624f00affeLQd9JRo5aavtt0'
-    const project = path.join(home, 'demo-app')
-    mkdirSync(project)
-    // The session's working folder, moved into the fake home (on the copy): OpenCode files an import under it.
-    changeDb(path.join(data, 'opencode.db'), (db) => db.prepare('UPDATE session SET directory = ? WHERE id = ?').run(project, sid))
+    const {data, project} = storeWithProject(home, env, 'opencode', OPENCODE_DATA, 'opencode.db', sid)
     const plugin = await runPluginHook('opencode', env, sid)
     const snap = readFileSync(storeFiles(env)[0])
     assert.equal(snap.includes(Buffer.from('Add a remove(id) method to TodoStore')), false, 'the prompt text is not in the snapshot file')
@@ -151,8 +140,7 @@ test('OpenCode 1.2+ database: the plugin\'s session.idle stores an encrypted exp
     assert.ok(chat.findings.some((f) => f.id === 'snapshot-restores'))
 
     const fake = fakeAgent(home, 'opencode')
-    const repair = runCli(['repair', '--yes', '--json', data], {env: {...agentEnv(env), PATH: `${fake.bin}${path.delimiter}${process.env.PATH}`}})
-    const r = (JSON.parse(repair.stdout).chats as Array<{path: string; repair: {outcome: string; message: string}}>).find((c) => c.path.includes(sid))!.repair
+    const r = repairOf(data, sid, {...agentEnv(env), PATH: `${fake.bin}${path.delimiter}${process.env.PATH}`})
     assert.equal(r.outcome, 'repaired', r.message)
     const seen = JSON.parse(readFileSync(fake.log, 'utf8')) as {argv: string[]; cwd: string}
     assert.equal(seen.argv[0], 'import')
@@ -169,13 +157,8 @@ test('OpenCode 1.2+ database: the plugin\'s session.idle stores an encrypted exp
 test('Kilo: guard install kilo writes a plugin into Kilo\'s global plugin folder, its session.idle stores an export snapshot; a session whose last answer lost its part rows is repairable from the snapshot, and repair hands kilo import what kilo export wrote; deleted from kilo.db, the same', async () => {
   const {home, env} = fakeHome()
   try {
-    const data = path.join(env.XDG_DATA_HOME!, 'kilo')
-    copyWritable(KILO_DATA, data)
     const sid = 'ses_dcf0103d1ffeVv9VwWk5ZTVB35'
-    const project = path.join(home, 'demo-app')
-    mkdirSync(project)
-    const db = path.join(data, 'kilo.db')
-    changeDb(db, (d) => d.prepare('UPDATE session SET directory = ? WHERE id = ?').run(project, sid))
+    const {data, db, project} = storeWithProject(home, env, 'kilo', KILO_DATA, 'kilo.db', sid)
     const plugin = await runPluginHook('kilo', env, sid)
     const before = scanChats([data], env).find((c) => c.path.includes(sid))!
     assert.equal(before.status, 'healthy', 'a snapshot equal to the rows changes nothing')
@@ -191,7 +174,7 @@ test('Kilo: guard install kilo writes a plugin into Kilo\'s global plugin folder
     assert.match(torn.winner ?? '', /^snapshot:/)
     const fake = fakeAgent(home, 'kilo')
     const withKilo = {...agentEnv(env), PATH: `${fake.bin}${path.delimiter}${process.env.PATH}`}
-    const r1 = (JSON.parse(runCli(['repair', '--yes', '--json', data], {env: withKilo}).stdout).chats as Array<{path: string; repair: {outcome: string; message: string}}>).find((c) => c.path.includes(sid))!.repair
+    const r1 = repairOf(data, sid, withKilo)
     assert.equal(r1.outcome, 'repaired', r1.message)
     const expected = expectedExport(path.join(KILO_EXPORTS, `export-${sid}.json`), project)
     assert.ok(readFileSync(fake.received).equals(expected), 'kilo import got what kilo export wrote, byte for byte')
@@ -204,8 +187,7 @@ test('Kilo: guard install kilo writes a plugin into Kilo\'s global plugin folder
     })
     const gone = scanChats([data], env).find((c) => c.path.includes(sid))!
     assert.equal(gone.status, 'repairable')
-    const noKilo = runCli(['repair', '--yes', '--json', data], {env: {...agentEnv(env), PATH: '/nonexistent'}})
-    const r2 = (JSON.parse(noKilo.stdout).chats as Array<{path: string; repair: {outcome: string; message: string}}>).find((c) => c.path.includes(sid))!.repair
+    const r2 = repairOf(data, sid, {...agentEnv(env), PATH: '/nonexistent'})
     assert.equal(r2.outcome, 'manual')
     assert.match(r2.message, /kilo is not on PATH.* kilo import /)
     const doc = /written to (\S+);/.exec(r2.message)![1]
