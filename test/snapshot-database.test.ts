@@ -7,7 +7,7 @@
  * would have written. Settled and unsettled sessions are told apart on the rows.
  */
 import assert from 'node:assert/strict'
-import {existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 import {pathToFileURL} from 'node:url'
@@ -118,7 +118,7 @@ test('the export document built from a database session\'s rows is byte for byte
   assert.ok('error' in absent && absent.absent === true, 'a session with no row is said to be absent')
 })
 
-test('OpenCode 1.2+ database: the plugin\'s session.idle stores an encrypted export snapshot; the session deleted from opencode.db is a repairable chat, and repair hands opencode import a document byte-equal to what opencode export wrote, run in the session\'s directory', async () => {
+test('OpenCode 1.2+ database: the plugin\'s session.idle stores an encrypted export snapshot; the session torn (its last answer's parts gone) or deleted from opencode.db is repairable, and repair hands opencode import a document byte-equal to what opencode export wrote, run in the session\'s directory', async () => {
   const {home, env} = fakeHome()
   try {
     const sid = 'ses_dd624f00affeLQd9JRo5aavtt0'
@@ -126,6 +126,19 @@ test('OpenCode 1.2+ database: the plugin\'s session.idle stores an encrypted exp
     const plugin = await runPluginHook('opencode', env, sid)
     const snap = readFileSync(storeFiles(env)[0])
     assert.equal(snap.includes(Buffer.from('Add a remove(id) method to TodoStore')), false, 'the prompt text is not in the snapshot file')
+
+    // Rows lost: every part of the last answer. The snapshot holds more: imported, the rows the store lacks added.
+    const fake = fakeAgent(home, 'opencode')
+    const withOpencode = {...agentEnv(env), PATH: `${fake.bin}${path.delimiter}${process.env.PATH}`}
+    changeDb(path.join(data, 'opencode.db'), (d) => {
+      const mid = d.prepare('SELECT id FROM message WHERE session_id = ? ORDER BY time_created DESC, id DESC LIMIT 1').pluck().get(sid) as string
+      d.prepare('DELETE FROM part WHERE message_id = ?').run(mid)
+    })
+    const torn = scanChats([data], env).find((c) => c.path.includes(sid))!
+    assert.equal(torn.status, 'repairable')
+    assert.match(torn.winner ?? '', /^snapshot:/)
+    assert.equal(repairOf(data, sid, withOpencode).outcome, 'repaired')
+    assert.ok(readFileSync(fake.received).equals(expectedExport(path.join(OPENCODE_EXPORTS, `export-${sid}.json`), project)), 'the torn session: opencode import got what opencode export wrote')
 
     // Gone altogether: its rows deleted from the database.
     changeDb(path.join(data, 'opencode.db'), (db) => {
@@ -139,8 +152,8 @@ test('OpenCode 1.2+ database: the plugin\'s session.idle stores an encrypted exp
     assert.match(chat.winner ?? '', /^snapshot:/)
     assert.ok(chat.findings.some((f) => f.id === 'snapshot-restores'))
 
-    const fake = fakeAgent(home, 'opencode')
-    const r = repairOf(data, sid, {...agentEnv(env), PATH: `${fake.bin}${path.delimiter}${process.env.PATH}`})
+    rmSync(fake.received)
+    const r = repairOf(data, sid, withOpencode)
     assert.equal(r.outcome, 'repaired', r.message)
     const seen = JSON.parse(readFileSync(fake.log, 'utf8')) as {argv: string[]; cwd: string}
     assert.equal(seen.argv[0], 'import')
