@@ -118,7 +118,7 @@ test('the export document built from a database session\'s rows is byte for byte
   assert.ok('error' in absent && absent.absent === true, 'a session with no row is said to be absent')
 })
 
-test('OpenCode 1.2+ database: the plugin\'s session.idle stores an encrypted export snapshot; the session torn (its last answer's parts gone) or deleted from opencode.db is repairable, and repair hands opencode import a document byte-equal to what opencode export wrote, run in the session\'s directory', async () => {
+test('OpenCode 1.2+ database: the plugin\'s session.idle stores an encrypted export snapshot; the session torn (its last answer\'s parts gone) or deleted from opencode.db is repairable, and repair hands opencode import a document byte-equal to what opencode export wrote, run in the session\'s directory', async () => {
   const {home, env} = fakeHome()
   try {
     const sid = 'ses_dd624f00affeLQd9JRo5aavtt0'
