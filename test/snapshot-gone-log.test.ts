@@ -6,7 +6,7 @@
  * The homes are the real ones in shared/realdata, copied; the damage (deletion) is done by code.
  */
 import assert from 'node:assert/strict'
-import {copyFileSync, existsSync, mkdirSync, readFileSync, rmSync} from 'node:fs'
+import {copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 import {cleanup, inheritedEnv, runCli, tempDir} from './helpers/fixtures.js'
@@ -77,6 +77,14 @@ test('Claude Code: a log deleted after its Stop hook snapshotted it is a repaira
     assert.ok(chat.findings.some((f) => f.id === 'primary-missing'))
     assert.equal(json(['scan', root], env).chats.some((c) => c.path.includes('elsewhere')), false, "a snapshot of a log outside the agent's roots is no chat")
     assert.equal(json(['scan', path.join(root, '.claude', 'projects', 'another-project')], env).chats.some((c) => c.path === tilde(log, root)), false, 'nor one outside what the scan searches')
+
+    // With its project folder gone too, it is no chat and no error (its snapshots stay in the store).
+    const aside = `${project}.aside`
+    renameSync(project, aside)
+    const folderGone = json(['scan', path.join(root, '.claude', 'projects')], env)
+    assert.equal(folderGone.chats.some((c) => c.path === tilde(log, root)), false)
+    assert.equal(folderGone.exitCode & 8, 0, 'no error')
+    renameSync(aside, project)
 
     const rep = json(['repair', '--yes', project], env)
     const r = rep.chats.find((c) => c.path === tilde(log, root))!.repair!

@@ -438,7 +438,7 @@ export interface SnapshotSupport {
    * A chat for stored snapshots of this adapter's formats whose chat discovery did not find (`key`, their chat
    * key), when the key names a chat of a store among `found` (this adapter's chats) or a file inside both the
    * scan's roots and the agent's own (`scope`): the agent lost that chat altogether and the snapshot is all that
-   * is left of it. Null when the key is neither. Must not touch the disk.
+   * is left of it. Null when the key is neither. Reads nothing; may lstat the folder a file's chat would be in.
    */
   goneChat?(key: string, found: readonly ChatUnit[], scope: GoneScope): ChatUnit | null
   /** The folders the printed timer snapshots (default: the adapter's `defaultRoots`). */
