@@ -16,7 +16,9 @@ import {salvageMoreTurns, type SalvagedGeneration} from '../../salvage/index.js'
 import type {ChatDirSnapshot, ChatPlan, Diagnosis, FileEntry, FormatAdapter, PlanOptions, PlannedAction, ScannedChat} from '../../model/adapter.js'
 import {planGenerations, salvageLabel, type GenerationFormat} from '../generations/plan.js'
 import {rebuildHistoryItem} from './history-item.js'
-import {API_HISTORY, DISCOVERY_PATHS, FORMAT_OF, HISTORY_ITEM, KNOWN_OTHER, ROO_INDEX, PRODUCT_OF, TASK_ID, UI_MESSAGES, defaultRoots, isTaskDir, leftoverOf, lockedFileOf, roleOf, variantOfFiles, wantsContent, type Variant} from './layout.js'
+import {rebuildClineEntry} from './cline-entry.js'
+import {TASK_HISTORY, annotateClineTask, clineHistoryFactsOf, clineHistoryStoresOf, diagnoseClineHistory, planClineHistory, readClineHistory} from './cline-index.js'
+import {API_HISTORY, CLINE_INDEX, DISCOVERY_PATHS, FORMAT_OF, HISTORY_ITEM, KNOWN_OTHER, ROO_INDEX, PRODUCT_OF, TASK_ID, UI_MESSAGES, defaultRoots, isTaskDir, leftoverOf, lockedFileOf, roleOf, variantOfFiles, wantsContent, type Variant} from './layout.js'
 import {liveReasons} from './live.js'
 import {contextMeasure, historyFacts, isMessageArray, transcriptPrompts, type HistoryFacts} from './measure.js'
 import {redactTaskFiles} from './redact.js'
@@ -130,8 +132,10 @@ function nextStartLoss(variant: Variant, file: string, g: Generation | undefined
   return null
 }
 
-/** Diagnoses one task folder. */
+/** Diagnoses one task folder (or the Cline extension's task list, read as a chat of its own). */
 export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
+  const list = clineHistoryFactsOf(snapshot)
+  if (list) return diagnoseClineHistory(snapshot, list)
   const facts = factsOf(snapshot)
   const variant = facts.variant
   const product = PRODUCT_OF[variant]
@@ -325,10 +329,10 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
   const lacks = hi === undefined ? `has no ${HISTORY_ITEM}` : `has a ${hi.class} ${HISTORY_ITEM}`
   const rebuild = rebuilt === null ? (rooHidden ? `; chatdoctor does not rebuild it while the task is ${status}` : '') : 'data' in rebuilt ? `; a repair writes ${HISTORY_ITEM} from the task's own files (${rebuilt.fields.join(', ')}), and ${product} adds the task to ${ROO_INDEX} itself at its next start` : `; it cannot be rebuilt from the task's files (${rebuilt.why})`
   if (idx?.state === 'not-listed') {
-    const heals = variant === 'roo' ? (hi?.class === 'intact' ? `; ${product} adds it back from ${HISTORY_ITEM} at its next start` : `; ${product} adds tasks back only from an intact ${HISTORY_ITEM}, and this folder ${lacks}, so the task stays hidden${rebuild}`) : `; ${product}'s "Reconstruct Task History" command (command palette) rebuilds the whole list from the task folders, backing the old one up to state/taskHistory.backup.<ms>.json; the entries it writes keep no favourite, truncation range or model, and get a new ulid`
+    const heals = variant === 'roo' ? (hi?.class === 'intact' ? `; ${product} adds it back from ${HISTORY_ITEM} at its next start` : `; ${product} adds tasks back only from an intact ${HISTORY_ITEM}, and this folder ${lacks}, so the task stays hidden${rebuild}`) : variant === 'cline' ? clineHeals(id, snapshot) : `; ${product}'s "Reconstruct Task History" command (command palette) rebuilds the whole list from the task folders, backing the old one up to state/taskHistory.backup.<ms>.json; the entries it writes keep no favourite, truncation range or model, and get a new ulid`
     findings.push(finding('not-in-index', idx.file, `${idx.file} (${idx.entries ?? 0} ${idx.entries === 1 ? 'entry' : 'entries'}) does not list this task, so ${product} does not show it${heals}`))
   } else if (idx?.state === 'damaged') {
-    const next = variant === 'cline' ? `; at its next start ${product} offers to reconstruct it from the task folders, and declining wipes its list` : `; ${product} rebuilds it from each task's ${HISTORY_ITEM} at its next start`
+    const next = variant === 'cline' ? `; at its next start ${product} offers to reconstruct it from the task folders, and declining wipes its list; a repair of ${idx.file} keeps its complete entries byte for byte and adds those of the task folders it lacks, rebuilt from their own files` : `; ${product} rebuilds it from each task's ${HISTORY_ITEM} at its next start`
     findings.push(finding('index-unreadable', idx.file, `${idx.file} is ${idx.class}${idx.reasons && idx.reasons.length > 0 ? ` (${idx.reasons.join(', ')})` : ''}${next}`))
     if (rooHidden) findings.push(finding('not-in-index', HISTORY_ITEM, `this task folder ${lacks}, so the rebuilt index leaves it out and ${product} does not show it${rebuild}`))
   } else if (idx?.state === 'listed' && variant === 'roo' && hi?.class !== 'intact') {
@@ -350,6 +354,13 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
     kind: 'chat',
     report: {format: FORMAT_OF[variant], id, status, winner, transcriptTurns: M, contextTurns, findings, generations, ranking, ...(transcriptRestore ? {transcriptRestore} : {})},
   }
+}
+
+/** What happens to a Cline task its `state/taskHistory.json` does not list, in words (after a `; `). */
+function clineHeals(id: string, snapshot: ChatDirSnapshot): string {
+  const r = rebuildClineEntry(id, fileBytes(snapshot), null)
+  const own = 'json' in r ? `; a repair of ${CLINE_INDEX} adds its entry, rebuilt from the task's own files, every other entry kept byte for byte` : `; its entry cannot be rebuilt from the task's files (${r.why})`
+  return `${own}; Cline's own "Reconstruct Task History" command (command palette) rebuilds the whole list instead, backing the old one up to state/taskHistory.backup.<ms>.json: the entries it writes keep no favourite, truncation range, workspace or model, and get a new ulid`
 }
 
 /** The bytes of the task folder's files that the scan read, by name. */
@@ -380,6 +391,7 @@ function historyItemRepair(snapshot: ChatDirSnapshot): ReturnType<typeof rebuild
  * that Roo Code lists it again.
  */
 function planTask(chat: ScannedChat, opts: PlanOptions): ChatPlan {
+  if (clineHistoryFactsOf(chat.snapshot)) return planClineHistory(chat)
   const plan = planGenerations(chat, opts, TASKS)
   const item = chat.report.status === 'repairable' ? historyItemRepair(chat.snapshot) : null
   if (plan.problem || plan.refusal || item === null || !('data' in item)) return plan
@@ -449,14 +461,14 @@ export const vscodeTasks: FormatAdapter & {generationBytes: typeof generationByt
   findingKinds: VSCODE_TASK_FINDING_KINDS,
   defaultRoots: () => [],
   chatsIn: (dir, names) => (isTaskDir(names) ? {chats: [{dir, path: dir}], descend: false} : null),
-  wantsContent,
+  wantsContent: (name) => wantsContent(name) || name === TASK_HISTORY,
   quick: {roleOf, primary: API_HISTORY},
   diagnose: diagnoseTask,
   generationBytes,
   salvage: salvageTask,
   planRepair: planTask,
   liveReasons: (snapshot) => liveReasons(snapshot.dir),
-  inspect: (chat) => ({account: taskAccount(chat.report)}),
+  inspect: (chat) => ({account: clineHistoryFactsOf(chat.snapshot) ? `The Cline extension's task list ${CLINE_INDEX}: what is wrong with it and what a repair adds are in the findings.` : taskAccount(chat.report)}),
   redact: redactTaskFiles,
   find: taskFinder,
   snapshot: {capture: captureTask, noHook: TASKS_NO_HOOK, timerRoots: defaultRoots},
@@ -482,6 +494,11 @@ export const vscodeTaskStores: FormatAdapter = {
   // listed with what that folder's task index says of it, as in a scan of the storage folder.
   chatsIn: (dir, names) => (isStorageRoot(dir, names) || (isTaskDir(names) && isInStorage(dir)) ? {chats: [], descend: false, store: true} : null),
   listStore: (dir) => (isInStorage(dir) ? listTaskOfStorage(dir) : listStorage(dir)),
+  indexes: {
+    storesOf: (chats) => clineHistoryStoresOf(chats),
+    read: (dir) => readClineHistory(dir),
+    annotate: annotateClineTask,
+  },
   // Snapshots of the tasks it lists, but no guard entry of its own: `guard` names the task format.
   snapshot: {capture: captureTask},
 }
