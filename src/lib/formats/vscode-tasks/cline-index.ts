@@ -42,6 +42,8 @@ const entriesOf = (n: number) => `${n} ${n === 1 ? 'entry' : 'entries'}`
 /** A task folder the list does not hold: its rebuilt entry, or why there is none. */
 export interface HiddenTask {
   id: string
+  /** The folder's size as Cline measures it (bytes), null when it could not be measured. */
+  size: number | null
   /** The rebuilt entry's compact JSON and its fields. */
   entry?: string
   fields?: string[]
@@ -196,20 +198,24 @@ export async function readClineHistory(dir: string): Promise<StoreListing | null
     if (!isTaskDir(names)) continue
     onDisk.add(name)
     if (listed === null || listed.includes(name)) continue
-    const r = rebuildClineEntry(name, entryFiles(taskDir), folderSize(taskDir))
-    facts.hidden.push('json' in r ? {id: name, entry: r.json, fields: r.fields} : {id: name, why: r.why})
+    const size = folderSize(taskDir)
+    const r = rebuildClineEntry(name, entryFiles(taskDir), size)
+    facts.hidden.push('json' in r ? {id: name, size, entry: r.json, fields: r.fields} : {id: name, size, why: r.why})
   }
   if (listed) facts.gone = [...new Set(listed.filter((id) => !onDisk.has(id)))].sort()
   return {chats: [{dir, path: dir, members: [TASK_HISTORY], facts}], errors: []}
 }
 
-/** What the repair writes: the bytes of the new list and what it keeps and adds; or why it writes nothing. */
-function newList(snapshot: ChatDirSnapshot, f: ClineHistoryFacts): {data: Buffer; kept: number; added: HiddenTask[]; torn: boolean} | {none: string} {
+/**
+ * What the repair writes: the bytes of the new list and what it keeps and adds (the rebuilt entries of the
+ * facts, then `more`); or why it writes nothing.
+ */
+function newList(snapshot: ChatDirSnapshot, f: ClineHistoryFacts, more: readonly HiddenTask[] = []): {data: Buffer; kept: number; added: HiddenTask[]; torn: boolean} | {none: string} {
   const e = snapshot.files.find((x) => x.name === TASK_HISTORY)
   if (!e || e.kind !== 'file' || !e.data) return {none: `${CLINE_INDEX} could not be read`}
   const d = listDoc(e.data)
   if (d.blocked !== null) return {none: d.blocked}
-  const added = f.hidden.filter((h) => h.entry !== undefined && !d.ids.includes(h.id))
+  const added = [...f.hidden, ...more].filter((h) => h.entry !== undefined && !d.ids.includes(h.id))
   const torn = d.c.class !== 'intact'
   if (!torn && added.length === 0) return {none: 'nothing to add'}
   const base = d.doc ?? Buffer.from('[]', 'utf8')
@@ -298,12 +304,55 @@ export function planClineHistory(chat: ScannedChat): ChatPlan {
     plan.manual = chat.report.findings.find((x) => x.id === 'index-damaged')?.message ?? `${CLINE_INDEX} is not repaired by chatdoctor (${next.none})`
     return plan
   }
-  const g = chat.report.generations.find((x) => x.file === TASK_HISTORY)
-  const sha256 = createHash('sha256').update(next.data).digest('hex')
-  plan.actions.push({type: 'preserve', from: TASK_HISTORY, to: TASK_HISTORY, sha256: g?.sha256 ?? null})
-  plan.actions.push({type: 'restore', from: REBUILT, to: TASK_HISTORY, sha256, source: {kind: 'bytes', label: REBUILT, data: next.data}, data: next.data})
-  plan.statusAfter = 'healthy'
+  setActions(plan, next.data)
   return plan
+}
+
+/** The plan's actions: the list kept as evidence, then the new bytes written over it. */
+function setActions(plan: ChatPlan, data: Buffer): void {
+  const g = plan.chat.report.generations.find((x) => x.file === TASK_HISTORY)
+  const sha256 = createHash('sha256').update(data).digest('hex')
+  plan.actions = [
+    {type: 'preserve', from: TASK_HISTORY, to: TASK_HISTORY, sha256: g?.sha256 ?? null},
+    {type: 'restore', from: REBUILT, to: TASK_HISTORY, sha256, source: {kind: 'bytes', label: REBUILT, data}, data},
+  ]
+  plan.statusAfter = 'healthy'
+}
+
+/** The bytes a plan leaves in one of its chat's files: what it restores there, else the file as scanned. */
+function bytesAfter(p: ChatPlan, name: string): Buffer | undefined {
+  const a = p.actions.find((x) => x.type === 'restore' && x.to === name)
+  if (a) return a.data ?? (a.source?.kind === 'bytes' ? a.source.data : a.source?.kind === 'file' ? p.chat.snapshot.files.find((x) => x.name === (a.source as {name: string}).name)?.data : undefined)
+  return p.chat.snapshot.files.find((x) => x.name === name && x.kind === 'file')?.data
+}
+
+/**
+ * (`repair`) A hidden task whose entry could not be rebuilt because its own files are damaged, repaired by its
+ * own plan in the same run (a torn transcript closed, a model context restored): its entry rebuilt from the
+ * bytes that plan writes, and added to the list's plan. Pure; changes `plan`.
+ */
+export function followClineHistory(plan: ChatPlan, others: readonly ChatPlan[]): void {
+  const f = clineHistoryFactsOf(plan.chat.snapshot)
+  if (!f || plan.manual || plan.advice) return
+  const more: HiddenTask[] = []
+  for (const o of others) {
+    if (o.refusal || o.problem || o.actions.length === 0 || path.dirname(path.dirname(o.chat.snapshot.dir)) !== f.storage) continue
+    const id = path.basename(o.chat.snapshot.dir)
+    const h = f.hidden.find((x) => x.id === id && x.entry === undefined)
+    if (!h || !o.actions.some((a) => a.type === 'restore' && (a.to === UI_MESSAGES || a.to === API_HISTORY))) continue
+    const files = new Map<string, Buffer>()
+    for (const name of [API_HISTORY, UI_MESSAGES]) {
+      const b = bytesAfter(o, name)
+      if (b) files.set(name, b)
+    }
+    const r = rebuildClineEntry(id, files, h.size)
+    if (!('json' in r)) continue
+    more.push({id, size: h.size, entry: r.json, fields: r.fields})
+    plan.warnings = [...(plan.warnings ?? []), `the entry of task ${id} is rebuilt from the ${UI_MESSAGES} and ${API_HISTORY} its own repair writes in this run`]
+  }
+  if (more.length === 0) return
+  const next = newList(plan.chat.snapshot, f, more)
+  if ('data' in next) setActions(plan, next.data)
 }
 
 /** The label of the rebuilt list as a repair's source. */

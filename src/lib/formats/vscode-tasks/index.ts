@@ -17,7 +17,7 @@ import type {ChatDirSnapshot, ChatPlan, Diagnosis, FileEntry, FormatAdapter, Pla
 import {planGenerations, salvageLabel, type GenerationFormat} from '../generations/plan.js'
 import {rebuildHistoryItem} from './history-item.js'
 import {rebuildClineEntry} from './cline-entry.js'
-import {TASK_HISTORY, annotateClineTask, clineHistoryFactsOf, clineHistoryStoresOf, diagnoseClineHistory, planClineHistory, readClineHistory} from './cline-index.js'
+import {TASK_HISTORY, annotateClineTask, clineHistoryFactsOf, clineHistoryStoresOf, diagnoseClineHistory, followClineHistory, planClineHistory, readClineHistory} from './cline-index.js'
 import {API_HISTORY, CLINE_INDEX, DISCOVERY_PATHS, FORMAT_OF, HISTORY_ITEM, KNOWN_OTHER, ROO_INDEX, PRODUCT_OF, TASK_ID, UI_MESSAGES, defaultRoots, isTaskDir, leftoverOf, lockedFileOf, roleOf, variantOfFiles, wantsContent, type Variant} from './layout.js'
 import {liveReasons} from './live.js'
 import {contextMeasure, historyFacts, isMessageArray, transcriptPrompts, type HistoryFacts} from './measure.js'
@@ -498,6 +498,7 @@ export const vscodeTaskStores: FormatAdapter = {
     storesOf: (chats) => clineHistoryStoresOf(chats),
     read: (dir) => readClineHistory(dir),
     annotate: annotateClineTask,
+    followUp: followClineHistory,
   },
   // Snapshots of the tasks it lists, but no guard entry of its own: `guard` names the task format.
   snapshot: {capture: captureTask},
