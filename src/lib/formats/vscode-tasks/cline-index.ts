@@ -267,7 +267,7 @@ export function diagnoseClineHistory(snapshot: ChatDirSnapshot, f: ClineHistoryF
       findings.push(finding('not-in-index', TASK_HISTORY, `${file} (${entriesOf(d.entries)}) does not list ${plural(rebuilt.length, 'task folder')} (${rebuilt.map((h) => h.id).join(', ')}), so Cline does not show ${rebuilt.length === 1 ? 'it' : 'them'}; a repair adds ${rebuilt.length === 1 ? 'its entry' : 'their entries'} before the list's closing bracket, rebuilt from each task's own files (${fields.join(', ')}), every entry already there kept byte for byte. ${RECONSTRUCT}`))
     }
     if (d.blocked === null && unbuilt.length > 0) {
-      findings.push(finding('not-in-index', TASK_HISTORY, `${file} does not list ${plural(unbuilt.length, 'task folder')} that cannot be rebuilt from ${unbuilt.length === 1 ? 'its' : 'their'} files: ${unbuilt.map((h) => `${h.id} (${h.why})`).join('; ')}`))
+      findings.push(finding('not-in-index', TASK_HISTORY, `${file} does not list ${plural(unbuilt.length, 'task folder')} that cannot be rebuilt from ${unbuilt.length === 1 ? 'its' : 'their'} files: ${unbuilt.map((h) => `${h.id} (${h.why})`).join('; ')}; when a task's own repair restores its ${UI_MESSAGES} or ${API_HISTORY} in the same run, the entry is rebuilt from the bytes that repair writes`))
     }
     if (f.gone.length > 0) {
       findings.push(finding('index-entry-missing', TASK_HISTORY, `${file} lists ${plural(f.gone.length, 'task')} whose folder is gone (${f.gone.join(', ')}): Cline shows ${f.gone.length === 1 ? 'it' : 'them'}, and opening one removes it from the list ("Task not found"); nothing to rebuild ${f.gone.length === 1 ? 'it' : 'them'} from`, 'info'))
