@@ -329,11 +329,11 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
   const lacks = hi === undefined ? `has no ${HISTORY_ITEM}` : `has a ${hi.class} ${HISTORY_ITEM}`
   const rebuild = rebuilt === null ? (rooHidden ? `; chatdoctor does not rebuild it while the task is ${status}` : '') : 'data' in rebuilt ? `; a repair writes ${HISTORY_ITEM} from the task's own files (${rebuilt.fields.join(', ')}), and ${product} adds the task to ${ROO_INDEX} itself at its next start` : `; it cannot be rebuilt from the task's files (${rebuilt.why})`
   if (idx?.state === 'not-listed') {
-    const heals = variant === 'roo' ? (hi?.class === 'intact' ? `; ${product} adds it back from ${HISTORY_ITEM} at its next start` : `; ${product} adds tasks back only from an intact ${HISTORY_ITEM}, and this folder ${lacks}, so the task stays hidden${rebuild}`) : variant === 'cline' ? clineHeals(id, snapshot) : `; ${product}'s "Reconstruct Task History" command (command palette) rebuilds the whole list from the task folders, backing the old one up to state/taskHistory.backup.<ms>.json; the entries it writes keep no favourite, truncation range or model, and get a new ulid`
-    findings.push(finding('not-in-index', idx.file, `${idx.file} (${idx.entries ?? 0} ${idx.entries === 1 ? 'entry' : 'entries'}) does not list this task, so ${product} does not show it${heals}`))
+    const heals = variant === 'roo' ? (hi?.class === 'intact' ? `; ${product} adds it back from ${HISTORY_ITEM} at its next start` : `; ${product} adds tasks back only from an intact ${HISTORY_ITEM}, and this folder ${lacks}, so the task stays hidden${rebuild}`) : variant === 'cline' ? clineHeals(id, snapshot) : variant === 'kilo' ? KILO_HEALS : `; ${product}'s "Reconstruct Task History" command (command palette) rebuilds the whole list from the task folders, backing the old one up to state/taskHistory.backup.<ms>.json; the entries it writes keep no favourite, truncation range or model, and get a new ulid`
+    findings.push(finding('not-in-index', idx.file, `${indexLabel(variant, idx.file)} (${idx.entries ?? 0} ${idx.entries === 1 ? 'entry' : 'entries'}) does not list this task, so ${product} does not show it${heals}`))
   } else if (idx?.state === 'damaged') {
-    const next = variant === 'cline' ? `; at its next start ${product} offers to reconstruct it from the task folders, and declining wipes its list; a repair of ${idx.file} keeps its complete entries byte for byte and adds those of the task folders it lacks, rebuilt from their own files` : `; ${product} rebuilds it from each task's ${HISTORY_ITEM} at its next start`
-    findings.push(finding('index-unreadable', idx.file, `${idx.file} is ${idx.class}${idx.reasons && idx.reasons.length > 0 ? ` (${idx.reasons.join(', ')})` : ''}${next}`))
+    const next = variant === 'kilo' ? `${idx.why ? `: ${idx.why}` : ''}; so whether ${product} lists this task is unknown (VS Code replaces a database it cannot open with its state.vscdb.backup, the copy of its last clean close, at its next start); chatdoctor reads it only on a private copy and never writes it` : variant === 'cline' ? `; at its next start ${product} offers to reconstruct it from the task folders, and declining wipes its list; a repair of ${idx.file} keeps its complete entries byte for byte and adds those of the task folders it lacks, rebuilt from their own files` : `; ${product} rebuilds it from each task's ${HISTORY_ITEM} at its next start`
+    findings.push(finding('index-unreadable', idx.file, `${indexLabel(variant, idx.file)} is ${idx.class}${idx.reasons && idx.reasons.length > 0 ? ` (${idx.reasons.join(', ')})` : ''}${next}`))
     if (rooHidden) findings.push(finding('not-in-index', HISTORY_ITEM, `this task folder ${lacks}, so the rebuilt index leaves it out and ${product} does not show it${rebuild}`))
   } else if (idx?.state === 'listed' && variant === 'roo' && hi?.class !== 'intact') {
     findings.push(finding('index-only', HISTORY_ITEM, `${product} lists this task only through ${idx.file}: the folder ${lacks}, so an index that is reset, lost or rebuilt would leave the task out (${product} writes the file again at its next save of the task)`))
@@ -354,6 +354,20 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
     kind: 'chat',
     report: {format: FORMAT_OF[variant], id, status, winner, transcriptTurns: M, contextTurns, findings, generations, ranking, ...(transcriptRestore ? {transcriptRestore} : {})},
   }
+}
+
+/**
+ * What happens to a Kilo Code task its global state's `taskHistory` does not list, in words (after a `; `): the
+ * list is one member of the JSON value holding Kilo Code's whole global state, in the editor's own database
+ * shared with every extension; chatdoctor does not rewrite it (not established on a real editor and Kilo Code),
+ * and names the manual step.
+ */
+const KILO_HEALS =
+  "; Kilo Code has no command that rebuilds its list, and chatdoctor does not write VS Code's state database (the list is one member of the JSON value holding Kilo Code's whole global state, in a database every extension shares): to list the task again, quit every window of the editor, copy state.vscdb aside, and add an entry with this task's id, ts and task to the taskHistory array of the kilocode.kilo-code value in its ItemTable (sqlite3)"
+
+/** The task index in words: its file, or for Kilo Code the row of VS Code's state database that holds it. */
+function indexLabel(variant: Variant, file: string): string {
+  return variant === 'kilo' ? `the taskHistory of kilocode.kilo-code in VS Code's globalStorage/state.vscdb` : file
 }
 
 /** What happens to a Cline task its `state/taskHistory.json` does not list, in words (after a `; `). */
