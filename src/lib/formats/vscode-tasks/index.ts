@@ -17,6 +17,7 @@ import type {ChatDirSnapshot, ChatPlan, Diagnosis, FileEntry, FormatAdapter, Pla
 import {planGenerations, salvageLabel, type GenerationFormat} from '../generations/plan.js'
 import {rebuildHistoryItem} from './history-item.js'
 import {rebuildClineEntry} from './cline-entry.js'
+import {annotateKiloTask, diagnoseKiloIndex, kiloListFactsOf, kiloListStoresOf, planKiloIndex, readKiloIndex} from './kilo-index.js'
 import {TASK_HISTORY, annotateClineTask, clineHistoryFactsOf, clineHistoryStoresOf, diagnoseClineHistory, followClineHistory, planClineHistory, readClineHistory} from './cline-index.js'
 import {API_HISTORY, CLINE_INDEX, DISCOVERY_PATHS, FORMAT_OF, HISTORY_ITEM, KNOWN_OTHER, ROO_INDEX, PRODUCT_OF, TASK_ID, UI_MESSAGES, defaultRoots, isTaskDir, leftoverOf, lockedFileOf, roleOf, variantOfFiles, wantsContent, type Variant} from './layout.js'
 import {liveReasons} from './live.js'
@@ -136,6 +137,8 @@ function nextStartLoss(variant: Variant, file: string, g: Generation | undefined
 export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
   const list = clineHistoryFactsOf(snapshot)
   if (list) return diagnoseClineHistory(snapshot, list)
+  const kiloList = kiloListFactsOf(snapshot)
+  if (kiloList) return diagnoseKiloIndex(snapshot, kiloList)
   const facts = factsOf(snapshot)
   const variant = facts.variant
   const product = PRODUCT_OF[variant]
@@ -329,7 +332,7 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
   const lacks = hi === undefined ? `has no ${HISTORY_ITEM}` : `has a ${hi.class} ${HISTORY_ITEM}`
   const rebuild = rebuilt === null ? (rooHidden ? `; chatdoctor does not rebuild it while the task is ${status}` : '') : 'data' in rebuilt ? `; a repair writes ${HISTORY_ITEM} from the task's own files (${rebuilt.fields.join(', ')}), and ${product} adds the task to ${ROO_INDEX} itself at its next start` : `; it cannot be rebuilt from the task's files (${rebuilt.why})`
   if (idx?.state === 'not-listed') {
-    const heals = variant === 'roo' ? (hi?.class === 'intact' ? `; ${product} adds it back from ${HISTORY_ITEM} at its next start` : `; ${product} adds tasks back only from an intact ${HISTORY_ITEM}, and this folder ${lacks}, so the task stays hidden${rebuild}`) : variant === 'cline' ? clineHeals(id, snapshot) : variant === 'kilo' ? KILO_HEALS : `; ${product}'s "Reconstruct Task History" command (command palette) rebuilds the whole list from the task folders, backing the old one up to state/taskHistory.backup.<ms>.json; the entries it writes keep no favourite, truncation range or model, and get a new ulid`
+    const heals = variant === 'roo' ? (hi?.class === 'intact' ? `; ${product} adds it back from ${HISTORY_ITEM} at its next start` : `; ${product} adds tasks back only from an intact ${HISTORY_ITEM}, and this folder ${lacks}, so the task stays hidden${rebuild}`) : variant === 'cline' ? clineHeals(id, snapshot) : variant === 'kilo' ? kiloHeals(id, snapshot) : `; ${product}'s "Reconstruct Task History" command (command palette) rebuilds the whole list from the task folders, backing the old one up to state/taskHistory.backup.<ms>.json; the entries it writes keep no favourite, truncation range or model, and get a new ulid`
     findings.push(finding('not-in-index', idx.file, `${indexLabel(variant, idx.file)} (${idx.entries ?? 0} ${idx.entries === 1 ? 'entry' : 'entries'}) does not list this task, so ${product} does not show it${heals}`))
   } else if (idx?.state === 'damaged') {
     const next = variant === 'kilo' ? `${idx.why ? `: ${idx.why}` : ''}; so whether ${product} lists this task is unknown (VS Code replaces a database it cannot open with its state.vscdb.backup, the copy of its last clean close, at its next start); chatdoctor reads it only on a private copy and never writes it` : variant === 'cline' ? `; at its next start ${product} offers to reconstruct it from the task folders, and declining wipes its list; a repair of ${idx.file} keeps its complete entries byte for byte and adds those of the task folders it lacks, rebuilt from their own files` : `; ${product} rebuilds it from each task's ${HISTORY_ITEM} at its next start`
@@ -357,13 +360,16 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
 }
 
 /**
- * What happens to a Kilo Code task its global state's `taskHistory` does not list, in words (after a `; `): the
- * list is one member of the JSON value holding Kilo Code's whole global state, in the editor's own database
- * shared with every extension; chatdoctor does not rewrite it (not established on a real editor and Kilo Code),
- * and names the manual step.
+ * What happens to a Kilo Code task its global state's `taskHistory` does not list, in words (after a `; `):
+ * Kilo Code has no command that rebuilds the list; the list chat's repair adds the entry (kilo-index.ts), or the
+ * manual step when it cannot.
  */
-const KILO_HEALS =
-  "; Kilo Code has no command that rebuilds its list, and chatdoctor does not write VS Code's state database (the list is one member of the JSON value holding Kilo Code's whole global state, in a database every extension shares): to list the task again, quit every window of the editor, copy state.vscdb aside, and add an entry with this task's id, ts and task to the taskHistory array of the kilocode.kilo-code value in its ItemTable (sqlite3)"
+function kiloHeals(id: string, snapshot: ChatDirSnapshot): string {
+  const r = rebuildHistoryItem(id, fileBytes(snapshot))
+  const manual = "quit every window of the editor, copy state.vscdb aside, and add an entry with this task's id, ts and task to the taskHistory array of the kilocode.kilo-code value in its ItemTable (sqlite3)"
+  if (!('data' in r)) return `; Kilo Code has no command that rebuilds its list, and this task's entry cannot be rebuilt from its files (${r.why}): to list it again, ${manual}`
+  return `; Kilo Code has no command that rebuilds its list: a repair of VS Code's state.vscdb adds the task's entry, rebuilt from its own files, in one transaction on a private copy (only while no editor runs with this profile; when it cannot, ${manual})`
+}
 
 /** The task index in words: its file, or for Kilo Code the row of VS Code's state database that holds it. */
 function indexLabel(variant: Variant, file: string): string {
@@ -406,6 +412,7 @@ function historyItemRepair(snapshot: ChatDirSnapshot): ReturnType<typeof rebuild
  */
 function planTask(chat: ScannedChat, opts: PlanOptions): ChatPlan {
   if (clineHistoryFactsOf(chat.snapshot)) return planClineHistory(chat)
+  if (kiloListFactsOf(chat.snapshot)) return planKiloIndex(chat)
   const plan = planGenerations(chat, opts, TASKS)
   const item = chat.report.status === 'repairable' ? historyItemRepair(chat.snapshot) : null
   if (plan.problem || plan.refusal || item === null || !('data' in item)) return plan
@@ -482,7 +489,7 @@ export const vscodeTasks: FormatAdapter & {generationBytes: typeof generationByt
   salvage: salvageTask,
   planRepair: planTask,
   liveReasons: (snapshot) => liveReasons(snapshot.dir),
-  inspect: (chat) => ({account: clineHistoryFactsOf(chat.snapshot) ? `The Cline extension's task list ${CLINE_INDEX}: what is wrong with it and what a repair adds are in the findings.` : taskAccount(chat.report)}),
+  inspect: (chat) => ({account: kiloListFactsOf(chat.snapshot) ? "Kilo Code's task list in VS Code's state.vscdb: what it lacks and what a repair adds are in the findings." : clineHistoryFactsOf(chat.snapshot) ? `The Cline extension's task list ${CLINE_INDEX}: what is wrong with it and what a repair adds are in the findings.` : taskAccount(chat.report)}),
   redact: redactTaskFiles,
   find: taskFinder,
   snapshot: {capture: captureTask, noHook: TASKS_NO_HOOK, timerRoots: defaultRoots},
@@ -509,9 +516,9 @@ export const vscodeTaskStores: FormatAdapter = {
   chatsIn: (dir, names) => (isStorageRoot(dir, names) || (isTaskDir(names) && isInStorage(dir)) ? {chats: [], descend: false, store: true} : null),
   listStore: (dir) => (isInStorage(dir) ? listTaskOfStorage(dir) : listStorage(dir)),
   indexes: {
-    storesOf: (chats) => clineHistoryStoresOf(chats),
-    read: (dir) => readClineHistory(dir),
-    annotate: annotateClineTask,
+    storesOf: (chats) => [...clineHistoryStoresOf(chats), ...kiloListStoresOf(chats)],
+    read: (dir) => (path.basename(dir) === 'globalStorage' ? readKiloIndex(dir) : readClineHistory(dir)),
+    annotate: (session, indexes) => annotateClineTask(session, indexes) ?? annotateKiloTask(session, indexes),
     followUp: followClineHistory,
   },
   // Snapshots of the tasks it lists, but no guard entry of its own: `guard` names the task format.
