@@ -6,7 +6,6 @@
  * v3.89.2).
  */
 import assert from 'node:assert/strict'
-import {spawn} from 'node:child_process'
 import {lstatSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
@@ -14,7 +13,7 @@ import {scanPaths, type ScannedChat} from '../src/lib/pipeline/scan.js'
 import {appendEntries, listDoc} from '../src/lib/formats/vscode-tasks/cline-index.js'
 import type {ChatReport} from '../src/lib/model/report.js'
 import {cleanup, cutAt, hashTree, runCli, tempDir} from './helpers/fixtures.js'
-import {buildTask, compact, historyItem, realTurns, storageDir, taskId, writeStore, type Task} from './helpers/vscode-tasks.js'
+import {buildTask, holdOpen, compact, historyItem, realTurns, storageDir, taskId, writeStore, type Task} from './helpers/vscode-tasks.js'
 
 const LIST = path.join('state', 'taskHistory.json')
 const API = 'api_conversation_history.json'
@@ -271,17 +270,15 @@ test('Cline list repair is refused while an editor of the VS Code family runs wi
     const before = readFileSync(list)
     const db = path.join(path.dirname(s.storage), 'state.vscdb')
     writeFileSync(db, 'SQLite format 3\0')
-    const holder = spawn(process.execPath, ['-e', `require('fs').openSync(${JSON.stringify(db)}, 'r'); process.stdout.write('open\\n'); setInterval(() => {}, 1000)`], {stdio: ['ignore', 'pipe', 'ignore']})
+    const holder = await holdOpen(db)
     try {
-      await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()))
       const rep = runJson(['repair', s.storage], {HOME: s.home})
       const ic = rep.chats.find((c) => c.id === 'index')!
       assert.equal(ic.repair!.outcome, 'refused')
       assert.match(ic.repair!.message!, new RegExp(`process ${holder.pid} has .*state\\.vscdb open`))
       assert.ok(readFileSync(list).equals(before))
     } finally {
-      holder.kill()
-      await new Promise((resolve) => holder.once('exit', resolve))
+      await holder.release()
     }
   } finally {
     cleanup(s.home)

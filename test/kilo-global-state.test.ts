@@ -10,11 +10,10 @@ import {existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 import Database from 'better-sqlite3'
-import {spawn} from 'node:child_process'
 import {scanPaths, type ScannedChat} from '../src/lib/pipeline/scan.js'
 import {insertEntries} from '../src/lib/formats/vscode-tasks/kilo-index.js'
 import {cleanup, hashTree, runCli, tempDir} from './helpers/fixtures.js'
-import {buildTask, historyItem, realTurns, storageDir, taskId, writeStore, type Task} from './helpers/vscode-tasks.js'
+import {buildTask, holdOpen, historyItem, realTurns, storageDir, taskId, writeStore, type Task} from './helpers/vscode-tasks.js'
 
 const KEY = 'kilocode.kilo-code'
 
@@ -126,17 +125,15 @@ test("Kilo Code's list repair is refused while a process holds state.vscdb open 
     const db = path.join(path.dirname(storage), 'state.vscdb')
     writeStateDb(db, [tasks[0]])
     const dbBefore = readFileSync(db)
-    const holder = spawn(process.execPath, ['-e', `require('fs').openSync(${JSON.stringify(db)}, 'r'); process.stdout.write('open\\n'); setInterval(() => {}, 1000)`], {stdio: ['ignore', 'pipe', 'ignore']})
+    const holder = await holdOpen(db)
     try {
-      await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()))
       const rep = JSON.parse(runCli(['repair', '-y', '--json', storage], {env: {HOME: h}}).stdout) as {chats: Array<{id: string; repair?: {outcome: string; message: string | null}}>}
       const ic = rep.chats.find((c) => c.id === 'index')!
       assert.equal(ic.repair!.outcome, 'refused')
       assert.match(ic.repair!.message!, new RegExp(`process ${holder.pid} has .*state\\.vscdb open`))
       assert.ok(readFileSync(db).equals(dbBefore))
     } finally {
-      holder.kill()
-      await new Promise((resolve) => holder.once('exit', resolve))
+      await holder.release()
     }
   } finally {
     cleanup(h)

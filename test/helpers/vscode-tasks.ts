@@ -19,6 +19,7 @@
  *
  * Damage is applied by code to copies (cuts, NULs, stale tails), never by hand-edited files.
  */
+import {spawn} from 'node:child_process'
 import {mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {JsonStreamStringify} from 'json-stream-stringify'
@@ -308,4 +309,17 @@ export function writeStore(storage: string, variant: Variant, tasks: Task[], opt
 export function put(p: string, data: Buffer, mtimeMs: number): void {
   writeFileSync(p, data)
   setMtime(p, mtimeMs)
+}
+
+/** A process holding `file` open, as a running editor holds its profile's `state.vscdb`; `release` ends it. */
+export async function holdOpen(file: string): Promise<{pid: number; release: () => Promise<void>}> {
+  const holder = spawn(process.execPath, ['-e', `require('fs').openSync(${JSON.stringify(file)}, 'r'); process.stdout.write('open\\n'); setInterval(() => {}, 1000)`], {stdio: ['ignore', 'pipe', 'ignore']})
+  await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()))
+  return {
+    pid: holder.pid!,
+    release: async () => {
+      holder.kill()
+      await new Promise((resolve) => holder.once('exit', resolve))
+    },
+  }
 }

@@ -26,6 +26,7 @@
  * is not an intact array whose first message holds the task's text (the History view leaves out an entry
  * without `ts` and `task`).
  */
+import {parse} from './history-item.js'
 import {API_HISTORY, UI_MESSAGES} from './layout.js'
 
 type Obj = Record<string, unknown>
@@ -39,15 +40,6 @@ export const CLINE_TASK_ID = /^\d+$/
 export interface RebuiltClineEntry {
   json: string
   fields: string[]
-}
-
-function parse(data: Buffer | undefined): unknown {
-  if (!data) return undefined
-  try {
-    return JSON.parse(data.toString('utf8')) as unknown
-  } catch {
-    return undefined
-  }
 }
 
 function parseText(text: unknown): Obj {

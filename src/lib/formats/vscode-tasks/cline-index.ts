@@ -145,8 +145,8 @@ function folderSize(dir: string): number | null {
   return walk(dir) ? total : null
 }
 
-/** The bytes of the files an entry is rebuilt from (a file too large or unreadable is left out). */
-function entryFiles(dir: string): Map<string, Buffer> {
+/** The bytes of a task folder's files an entry is rebuilt from (a file too large or unreadable is left out). */
+export function entryFiles(dir: string): Map<string, Buffer> {
   const out = new Map<string, Buffer>()
   for (const name of [API_HISTORY, UI_MESSAGES]) {
     try {

@@ -16,15 +16,16 @@
  * of itself: diagnosed, never written.
  */
 import {createHash} from 'node:crypto'
-import {lstatSync, readdirSync, readFileSync} from 'node:fs'
+import {lstatSync, readdirSync} from 'node:fs'
 import path from 'node:path'
 import type {ChatDirSnapshot, ChatPlan, ChatUnit, Diagnosis, IndexAnnotation, ScannedChat, StoreListing} from '../../model/adapter.js'
 import type {ChatStatus, Finding, Generation} from '../../model/report.js'
 import {quickCheck, repairedBytes, withPrivateCopy} from '../../sqlite/index.js'
 import {finding} from './findings.js'
 import {KILO_STATE_KEY, STATE_DB} from './global-state.js'
+import {entryFiles} from './cline-index.js'
 import {rebuildHistoryItem} from './history-item.js'
-import {API_HISTORY, FORMAT_OF, UI_MESSAGES, isTaskDir} from './layout.js'
+import {FORMAT_OF, isTaskDir} from './layout.js'
 import type {TaskFacts} from './store.js'
 
 /** Kilo Code's storage folder name in `globalStorage`. */
@@ -71,19 +72,6 @@ export function kiloListStoresOf(chats: readonly ChatUnit[]): string[] {
     if (path.basename(path.dirname(storage)) === 'globalStorage') out.add(path.dirname(storage))
   }
   return [...out]
-}
-
-function fileBytes(dir: string): Map<string, Buffer> {
-  const out = new Map<string, Buffer>()
-  for (const name of [API_HISTORY, UI_MESSAGES]) {
-    try {
-      const st = lstatSync(path.join(dir, name))
-      if (st.isFile() && st.size <= MAX_BYTES) out.set(name, readFileSync(path.join(dir, name)))
-    } catch {
-      // missing: the rebuild says why
-    }
-  }
-  return out
 }
 
 /**
@@ -175,7 +163,7 @@ export async function readKiloIndex(dir: string): Promise<StoreListing | null> {
     } catch {
       continue
     }
-    const r = rebuildHistoryItem(name, fileBytes(taskDir))
+    const r = rebuildHistoryItem(name, entryFiles(taskDir))
     facts.hidden.push('data' in r ? {id: name, entry: r.data.toString('utf8'), fields: r.fields} : {id: name, why: r.why})
   }
   const entries = facts.hidden.flatMap((h) => (h.entry !== undefined ? [h.entry] : []))
