@@ -13,23 +13,9 @@ import Database from 'better-sqlite3'
 import {scanPaths, type ScannedChat} from '../src/lib/pipeline/scan.js'
 import {insertEntries} from '../src/lib/formats/vscode-tasks/kilo-index.js'
 import {cleanup, hashTree, runCli, tempDir} from './helpers/fixtures.js'
-import {buildTask, holdOpen, historyItem, realTurns, storageDir, taskId, writeStore, type Task} from './helpers/vscode-tasks.js'
+import {buildTask, holdOpen, writeStateDb, realTurns, storageDir, taskId, writeStore} from './helpers/vscode-tasks.js'
 
 const KEY = 'kilocode.kilo-code'
-
-/** VS Code's state database with Kilo Code's global state holding `listed` as its taskHistory (and a setting beside it). */
-function writeStateDb(file: string, listed: Task[]): void {
-  const db = new Database(file)
-  try {
-    db.exec('PRAGMA user_version = 1;CREATE TABLE IF NOT EXISTS ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)')
-    const state = {taskHistory: listed.map((t, k) => historyItem(t, k + 1)), mode: 'code', listApiConfigMeta: [{name: 'default', id: 'x1', apiProvider: 'openai'}]}
-    db.transaction(() => {
-      db.prepare('INSERT INTO ItemTable VALUES (?,?),(?,?)').run(KEY, JSON.stringify(state), 'workbench.panel.height', '300')
-    })()
-  } finally {
-    db.close()
-  }
-}
 
 /** The task ids Kilo Code 5.10.4's History view lists: its global state's `taskHistory` entries with a `ts` and a `task`. */
 function kiloListing(file: string): string[] {

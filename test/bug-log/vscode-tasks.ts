@@ -6,7 +6,7 @@
  */
 import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {buildTask, compact, realTurns, storageDir, taskId, writeStore, type Task, type WrittenTask} from '../helpers/vscode-tasks.js'
+import {buildTask, compact, realTurns, storageDir, taskId, writeStateDb, writeStore, type Task, type WrittenTask} from '../helpers/vscode-tasks.js'
 import {cutAt} from '../helpers/fixtures.js'
 import type {BugLogEntry, BugLogPart, ChatVerdict, NoEntry, RepairVerdict} from './types.js'
 
@@ -44,6 +44,7 @@ function clineListRepair(): RepairVerdict {
 }
 
 const ROO = rooTasks()
+const KILO = [0, 1, 2].map((k) => buildTask('kilo', taskId('kilo', k), realTurns(k === 0 ? 'A' : 'B')))
 const CLINE = [0, 1, 2, 3, 4].map((k) => buildTask('cline', taskId('cline', k), realTurns(k % 2 === 0 ? 'A' : 'B')))
 
 /** The Roo Code store of B38 under `root`: the index lists only A; `damage` applied to the written tasks. */
@@ -91,6 +92,28 @@ const entries: BugLogEntry[] = [
         task(ROO[2].id, 2, [API, UI, ITEM, META], {absent: ['not-in-index']}),
       ],
       repair: rebuilt(ROO[1].id, 2),
+    },
+  },
+  {
+    id: 'B38',
+    title: "Kilo Code's task list in VS Code's state.vscdb holds one of three intact task folders (another window's write won): the list chat adds the other two entries to the row, on a private copy",
+    agent: 'Kilo Code',
+    format: 'kilo-code',
+    damage: "the taskHistory of kilocode.kilo-code in globalStorage/state.vscdb lists only task A (the last window's write won, or the list was reset); three task folders intact",
+    build(root) {
+      const storage = storageDir(root, 'kilo')
+      writeStore(storage, 'kilo', KILO)
+      writeStateDb(path.join(path.dirname(storage), 'state.vscdb'), [KILO[0]])
+      return storage
+    },
+    expect: {
+      exitCode: 2,
+      chats: [
+        {chat: 'index', status: 'repairable', winner: 'state.vscdb', turns: [null, null], files: {'state.vscdb': 'intact'}, findings: ['not-in-index']},
+        task(KILO[0].id, 5, [API, UI, META], {absent: ['not-in-index']}),
+        ...KILO.slice(1).map((t) => task(t.id, 2, [API, UI, META], {status: 'repairable', findings: ['not-in-index']})),
+      ],
+      repair: {chat: 'index', outcome: 'repaired', restores: [{to: 'state.vscdb', from: 'rebuilt:state.vscdb'}], exitCode: 1, after: {status: 'healthy', winner: null, turns: [null, null], exitCode: 0}},
     },
   },
   {
@@ -168,7 +191,7 @@ const entries: BugLogEntry[] = [
 const noEntry: NoEntry[] = []
 
 export const vscodeTasksPart: BugLogPart = {
-  agent: 'Roo Code and Cline 3.x (VS Code extensions)',
+  agent: 'Roo Code, Kilo Code and Cline 3.x (VS Code extensions)',
   intro:
     "The reports about the extensions' task indexes, on stores the fixture builder writes in the extensions' own shapes (the real Cline CLI conversation as content), scanned by their storage folder. Roo Code 3.48.1 and later rebuild `tasks/_index.json` from each task's `history_item.json` at every start; a task without an intact one stays hidden, and its repair writes that file from the task's own files. Cline's `state/taskHistory.json` is an index chat of its own: a repair keeps every complete entry it holds byte for byte and adds those of the task folders it lacks, rebuilt from each folder's files. The other reports on these task folders are tested in `test/vscode-tasks.test.ts`.",
   entries,
