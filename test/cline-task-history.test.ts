@@ -6,7 +6,7 @@
  * v3.89.2).
  */
 import assert from 'node:assert/strict'
-import {lstatSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {lstatSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 import {scanPaths, type ScannedChat} from '../src/lib/pipeline/scan.js'
@@ -291,4 +291,22 @@ test('appendEntries: entries go before the closing bracket, whitespace after it 
   assert.throws(() => appendEntries(Buffer.from('{}'), 0, ['{}']))
   const d = listDoc(Buffer.from('[{"id":"1","ts":1},{"id":"2","t'))
   assert.deepEqual([d.entries, d.ids, d.doc?.toString()], [1, ['1'], '[{"id":"1","ts":1}]'])
+})
+
+test('a state folder that is a symbolic link is never followed: no list chat, nothing written there', async () => {
+  const s = store([4])
+  try {
+    const state = path.join(s.storage, 'state')
+    const elsewhere = path.join(s.home, 'elsewhere-state')
+    renameSync(state, elsewhere)
+    symlinkSync(elsewhere, state)
+    const before = readFileSync(path.join(elsewhere, 'taskHistory.json'))
+    const chats = await scan([s.storage], s.home)
+    assert.ok(!chats.some((c) => c.report.id === 'index'))
+    const rep = runJson(['repair', s.storage], {HOME: s.home})
+    assert.ok(!rep.chats.some((c) => c.id === 'index'))
+    assert.ok(readFileSync(path.join(elsewhere, 'taskHistory.json')).equals(before))
+  } finally {
+    cleanup(s.home)
+  }
 })

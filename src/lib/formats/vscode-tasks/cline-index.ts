@@ -169,6 +169,8 @@ export async function readClineHistory(dir: string): Promise<StoreListing | null
   if (path.basename(dir) !== STATE || variantOfRoot(storage) !== 'cline') return null
   let data: Buffer | null = null
   try {
+    // A `state` that is a symbolic link is never followed: the list it leads to is not this storage folder's.
+    if (!lstatSync(dir).isDirectory()) return null
     const st = lstatSync(path.join(dir, TASK_HISTORY))
     if (st.isFile() && st.size <= MAX_BYTES) data = readFileSync(path.join(dir, TASK_HISTORY))
   } catch {
