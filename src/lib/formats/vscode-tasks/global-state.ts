@@ -20,6 +20,8 @@ import type {FileClass} from '../../model/report.js'
 
 /** VS Code's state database, in the `globalStorage` folder beside the extensions' storage folders. */
 export const STATE_DB = 'state.vscdb'
+/** Largest state database copied to be read (bytes): a larger one (an editor that keeps chats in it) is not read. */
+export const MAX_COPY_BYTES = 512 << 20
 /** Kilo Code's extension id: the key of its global state row. */
 export const KILO_STATE_KEY = 'kilocode.kilo-code'
 
@@ -45,7 +47,9 @@ export async function readKiloList(root: string): Promise<GlobalStateList | null
   const db = path.join(globalStorage, STATE_DB)
   const file = path.join('..', STATE_DB)
   try {
-    if (!lstatSync(db).isFile()) return {file, ids: null, class: 'corrupt', reasons: ['not-a-file'], why: 'not a regular file'}
+    const st = lstatSync(db)
+    if (!st.isFile()) return {file, ids: null, class: 'corrupt', reasons: ['not-a-file'], why: 'not a regular file'}
+    if (st.size > MAX_COPY_BYTES) return {file, ids: null, class: 'corrupt', reasons: ['unreadable'], why: `it is larger than ${MAX_COPY_BYTES} bytes and is not copied to be read`}
   } catch {
     return null
   }

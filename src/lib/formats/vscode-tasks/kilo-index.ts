@@ -22,7 +22,7 @@ import type {ChatDirSnapshot, ChatPlan, ChatUnit, Diagnosis, IndexAnnotation, Sc
 import type {ChatStatus, Finding, Generation} from '../../model/report.js'
 import {quickCheck, repairedBytes, withPrivateCopy} from '../../sqlite/index.js'
 import {finding} from './findings.js'
-import {KILO_STATE_KEY, STATE_DB} from './global-state.js'
+import {KILO_STATE_KEY, MAX_COPY_BYTES, STATE_DB} from './global-state.js'
 import {entryFiles} from './cline-index.js'
 import {rebuildHistoryItem} from './history-item.js'
 import {FORMAT_OF, isTaskDir} from './layout.js'
@@ -113,7 +113,7 @@ export async function readKiloIndex(dir: string): Promise<StoreListing | null> {
     const st = lstatSync(db)
     if (!st.isFile()) return null
     size = st.size
-    if (!lstatSync(tasks).isDirectory()) return null
+    if (size > MAX_COPY_BYTES || !lstatSync(tasks).isDirectory()) return null
   } catch {
     return null
   }
