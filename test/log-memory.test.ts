@@ -9,13 +9,18 @@ import assert from 'node:assert/strict'
 import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
+import {bufferSource, classifyJsonlSource, piecesSource, type ByteSource, type JsonlClassification} from '../src/lib/classify/jsonl.js'
+import {claudeDialect} from '../src/lib/formats/claude-code/session.js'
+import {codexDialect} from '../src/lib/formats/codex/session.js'
+import {planJsonlRepair} from '../src/lib/formats/jsonl/repair.js'
+import {keepForFamily} from '../src/lib/formats/jsonl/session.js'
 import {RecordingFileSystem, nodeFileSystem} from '../src/lib/fsio/fs.js'
 import {applyChat} from '../src/lib/pipeline/apply.js'
 import {planChat} from '../src/lib/pipeline/plan.js'
 import {scanPaths} from '../src/lib/pipeline/scan.js'
 import {undoRepair} from '../src/lib/pipeline/undo.js'
-import {cleanup, cutAt, tempDir} from './helpers/fixtures.js'
-import {REAL_SESSIONS, linesOf} from './helpers/sessions.js'
+import {cleanup, cutAt, nulRunAt, tempDir, withBom} from './helpers/fixtures.js'
+import {REAL_SESSIONS, allRealSessionLogs, linesOf} from './helpers/sessions.js'
 
 test('undo of a streamed log repair copies the evidence back in chunks, never reading it whole, and restores its exact bytes', async (t) => {
   const root = tempDir('logmem-undo')
@@ -50,4 +55,93 @@ test('undo of a streamed log repair copies the evidence back in chunks, never re
   const renamed = fs.trace.filter((e) => e.op === 'rename' && e.args[1] === file)
   assert.equal(renamed.length, 1)
   assert.match(path.basename(String(renamed[0].args[0])), /^\.chatdoctor-undo-.*\.tmp$/)
+})
+
+/** Damaged copies of a log whose repair changes lines (each built from the real bytes by code). */
+function damagedCopies(buf: Buffer): Record<string, Buffer> {
+  const L = linesOf(buf)
+  const k = Math.floor(L.length / 2)
+  const startOf = (i: number) => L.slice(0, i).reduce((n, l) => n + l.length, 0)
+  const at = startOf(k)
+  const half = (l: Buffer) => l.subarray(0, Math.floor(l.length / 2))
+  const out: Record<string, Buffer> = {
+    'torn-tail': cutAt(buf, startOf(L.length - 1) + Math.floor(L[L.length - 1].length / 2)),
+    'torn-interior': Buffer.concat([...L.slice(0, k), half(L[k]), Buffer.from('\n'), ...L.slice(k + 1)]),
+    'torn-interior-first': Buffer.concat([L[0], half(L[1] ?? L[0]), Buffer.from('\n'), ...L.slice(2)]),
+    'nul-run': nulRunAt(buf, at + Math.floor(L[k].length / 3), Math.min(40, Math.floor(L[k].length / 3))),
+    interleaved: Buffer.concat([...L.slice(0, k), half(L[k]), ...L.slice(k + 1)]),
+    'bom-inside': Buffer.concat([...L.slice(0, k), withBom(L[k]), ...L.slice(k + 1)]),
+    bom: withBom(buf),
+    'no-final-newline-torn': Buffer.concat([...L.slice(0, k), half(L[k]), Buffer.from('\n'), ...L.slice(k + 1)]).subarray(0, buf.length - 1 - (L[k].length - Math.floor(L[k].length / 2)) + 1),
+    crlf: Buffer.from(cutAt(buf, startOf(L.length - 1) + Math.floor(L[L.length - 1].length / 2)).toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1'),
+  }
+  const ts = L[k].indexOf('"timestamp":"')
+  if (ts >= 0) {
+    const inside = at + ts + '"timestamp":"'.length + 4
+    out['split-record'] = Buffer.concat([buf.subarray(0, inside), Buffer.from('\n'), buf.subarray(inside)])
+    out['lone-surrogate-torn'] = Buffer.concat([buf.subarray(0, inside - 4), Buffer.from('\\ud83c'), buf.subarray(inside - 4, startOf(L.length - 1) + Math.floor(L[L.length - 1].length / 2))])
+  }
+  // A paginated rollout whose last record lost its ordinal: the repair amends it.
+  const ord = L[L.length - 1].indexOf(',"ordinal":')
+  if (ord >= 0) {
+    const last = L[L.length - 1].toString('latin1').replace(/,"ordinal":\d+/, '')
+    out['ordinal-missing'] = Buffer.concat([...L.slice(0, k), half(L[k]), Buffer.from('\n'), ...L.slice(k + 1, L.length - 1), Buffer.from(last, 'latin1')])
+  }
+  return out
+}
+
+/** A classification as comparable data (clean lines' record bytes are never held when streamed). */
+function comparable(c: JsonlClassification): unknown {
+  return {
+    ...c,
+    lines: c.lines.map((l) => ({index: l.index, start: l.start, end: l.end, next: l.next, eol: l.eol, kind: l.kind, reasons: [...l.reasons], action: l.action, partOf: l.partOf, joinedThrough: l.joinedThrough, records: l.records.map((r) => ({line: r.line, offset: r.offset, length: r.length, value: r.value, bytes: r.bytes === null ? null : Buffer.from(r.bytes).toString('latin1')}))})),
+    records: c.records.map((r) => [r.line, r.offset, r.length]),
+  }
+}
+
+/** A source that counts the bytes read from it. */
+function counting(src: ByteSource): ByteSource & {read: ByteSource['read']; readBytes: number} {
+  const c = {
+    size: src.size,
+    readBytes: 0,
+    read: (s: number, e: number) => {
+      const b = src.read(s, e)
+      c.readBytes += b.length
+      return b
+    },
+    readInto: (buf: Uint8Array, offset: number, length: number, position: number) => {
+      const n = src.readInto(buf, offset, length, position)
+      c.readBytes += n
+      return n
+    },
+  }
+  return c
+}
+
+test('a streamed repair plan classifies its result from the planned lines: the classification a second read gives, without reading the log again', () => {
+  let derived = 0
+  let shapes = 0
+  for (const {file, format} of allRealSessionLogs()) {
+    const dialect = format === 'claude-code' ? claudeDialect : codexDialect
+    for (const [shape, buf] of Object.entries(damagedCopies(readFileSync(file)))) {
+      const name = `${path.basename(file)} ${shape}`
+      const isRecord = dialect.recordRule()
+      const before = classifyJsonlSource(bufferSource(buf), {isRecord, keep: keepForFamily}).cls
+      const rules = dialect.analyze(path.basename(file), before).rules
+      const given = rules.isRecord === isRecord ? before : classifyJsonlSource(bufferSource(buf), {isRecord: rules.isRecord, keep: keepForFamily}).cls
+      const src = counting(bufferSource(buf))
+      const plan = planJsonlRepair({source: src, streamed: true, keep: keepForFamily}, rules, given)
+      if (plan.changes.length === 0) continue
+      shapes++
+      const again = classifyJsonlSource(piecesSource(plan.pieces, bufferSource(buf)), {isRecord: rules.isRecord, keep: keepForFamily}).cls
+      assert.deepEqual(comparable(plan.after), comparable(again), `${name}: the result's classification`)
+      // Read only the changed lines (their hashes, a dropped line's text), never the whole result again; a result
+      // whose last line gets a line ending it lacked is classified in full (its CR, if any, would change sides).
+      if (plan.changes.some((c) => c.kind === 'add-newline')) continue
+      derived++
+      const changed = plan.changes.reduce((n, c) => n + c.length, 0)
+      assert.ok(src.readBytes <= 3 * changed, `${name}: ${src.readBytes} bytes read planning a ${plan.size}-byte result whose changes span ${changed} bytes`)
+    }
+  }
+  assert.ok(shapes >= 40 && derived >= 30, `${shapes} shapes planned, ${derived} classified from their lines`)
 })
