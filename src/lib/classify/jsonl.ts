@@ -151,8 +151,13 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  */
 function mayHoldSurrogateEscape(bytes: Uint8Array): boolean {
   const b = asBuffer(bytes)
-  return b.indexOf('\\ud') >= 0 || b.indexOf('\\uD') >= 0
+  // One search for `\u`, the letter after it looked at: one pass over a line without escapes, not two.
+  for (let i = b.indexOf(BACKSLASH_U); i >= 0; i = b.indexOf(BACKSLASH_U, i + 2)) if ((b[i + 2] | 0x20) === 0x64) return true
+  return false
 }
+
+/** The bytes of `\u`. */
+const BACKSLASH_U = Buffer.from('\\u')
 
 /** True when some string (or key) in the value holds an unpaired UTF-16 surrogate. */
 export function hasLoneSurrogate(value: unknown): boolean {

@@ -32,7 +32,7 @@ import type {LineChangeReport} from '../../model/report.js'
 import type {ChatPlan, FileEntry, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
 import type {SnapshotCandidate} from '../../model/snapshot.js'
 import {dialectByName, SESSION_DIALECTS} from './dialects.js'
-import {decodeZstd, logOfFile, sessionNameOf, sessionRules} from './session.js'
+import {decodeZstd, keepForFamily, logOfFile, sessionNameOf, sessionRules} from './session.js'
 
 function sha256(b: Uint8Array): string {
   return createHash('sha256').update(b).digest('hex')
@@ -115,7 +115,7 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
       }
       input = d.bytes
     }
-  } else input = logOfFile(winner.path!, winner.bytes) // read by streaming: the repair is pieces of it
+  } else input = logOfFile(winner.path!, winner.bytes, dialectByName(report.format)?.keep ?? keepForFamily) // read by streaming: the repair is pieces of it
   const dialect = dialectByName(report.format) ?? SESSION_DIALECTS[0]
   const {analysis, plan: jp, sha256: read} = sessionRules(dialect, winner.name, input)
   if (read !== undefined && read !== scannedSha(winner.name)) {
@@ -141,7 +141,9 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
   // The agent appends to its log in place: the evidence is a copy, never a link to the inode it may still write.
   if (current) actions.push({type: 'preserve', from: target, to: target, sha256: currentSha, copy: true})
   // A log read by streaming is written from its pieces (ranges of it as scanned, read again while writing).
-  const bytes = jp.source.size === 0 || input instanceof Uint8Array ? {data: jp.bytes, source: {kind: 'bytes' as const, label: winner.name, data: jp.bytes}} : {stream: {size: jp.size, sha256: hash, chunks: () => pieceChunks(jp.pieces, jp.source)}, source: {kind: 'file' as const, name: winner.name}}
+  // The stream holds the pieces and their source only, never the plan (its classifications of the log).
+  const {pieces, source} = jp
+  const bytes = jp.source.size === 0 || input instanceof Uint8Array ? {data: jp.bytes, source: {kind: 'bytes' as const, label: winner.name, data: jp.bytes}} : {stream: {size: jp.size, sha256: hash, chunks: () => pieceChunks(pieces, source)}, source: {kind: 'file' as const, name: winner.name}}
   actions.push({
     type: 'rewrite',
     from: winner.name,
