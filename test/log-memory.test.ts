@@ -13,7 +13,7 @@ import {bufferSource, classifyJsonlSource, piecesSource, type ByteSource, type J
 import {claudeDialect} from '../src/lib/formats/claude-code/session.js'
 import {codexDialect} from '../src/lib/formats/codex/session.js'
 import {planJsonlRepair} from '../src/lib/formats/jsonl/repair.js'
-import {keepForFamily} from '../src/lib/formats/jsonl/session.js'
+import {familyKeeper, keepForFamily} from '../src/lib/formats/jsonl/session.js'
 import {RecordingFileSystem, nodeFileSystem} from '../src/lib/fsio/fs.js'
 import {applyChat} from '../src/lib/pipeline/apply.js'
 import {planChat} from '../src/lib/pipeline/plan.js'
@@ -144,4 +144,50 @@ test('a streamed repair plan classifies its result from the planned lines: the c
     }
   }
   assert.ok(shapes >= 40 && derived >= 30, `${shapes} shapes planned, ${derived} classified from their lines`)
+})
+
+test('a streamed scan keeps records by the member its first records show, and reads again where that could change a verdict: the in-memory reports', async (t) => {
+  const root = tempDir('logmem-keeper')
+  t.after(() => cleanup(root))
+  const dir = path.join(root, '.claude', 'projects', '-home-dev-app')
+  mkdirSync(dir, {recursive: true})
+  const claude = readFileSync(REAL_SESSIONS.claude.short)
+  const codex = readFileSync(REAL_SESSIONS.codex.legacy)
+  const L = linesOf(claude)
+  // Long enough that records after the first 50 are kept by the member's keep.
+  const long = Buffer.concat(Array.from({length: 5}, () => claude))
+  assert.ok(linesOf(long).length > 60)
+  // A record spread over two lines near the start: rejoined after the lines are read, it is among the first 50.
+  const ts = L[2].indexOf('"timestamp":"')
+  const at = L[0].length + L[1].length + ts + '"timestamp":"'.length + 4
+  writeFileSync(path.join(dir, 'split-early.jsonl'), Buffer.concat([long.subarray(0, at), Buffer.from('\n'), long.subarray(at)]))
+  // A copy beside a Claude Code log holding another member's records (the session is Claude Code's).
+  writeFileSync(path.join(dir, 'mixed.jsonl'), cutAt(long, long.length - 40))
+  writeFileSync(path.join(dir, 'mixed.jsonl.bak'), codex)
+  // Which classifications the keeper's keep is trusted for (else the log is read again with the family's keep).
+  const keptBy = (buf: Buffer) => {
+    const k = familyKeeper()
+    return {k, cls: classifyJsonlSource(bufferSource(buf), {keep: k.keep}).cls}
+  }
+  const early = keptBy(readFileSync(path.join(dir, 'split-early.jsonl')))
+  assert.equal(early.k.fits(early.cls, null), false, 'a record rejoined after the first 50 were kept sits among them')
+  const plain = keptBy(long)
+  assert.equal(plain.k.fits(plain.cls, null), true)
+  assert.equal(plain.k.fits(plain.cls, claudeDialect), true)
+  assert.equal(plain.k.fits(plain.cls, codexDialect), false, 'kept for Claude Code, not for Codex')
+  const bak = keptBy(codex)
+  assert.equal(bak.k.fits(bak.cls, null), true)
+  assert.equal(bak.k.fits(bak.cls, claudeDialect), false, 'a Codex copy in a Claude Code session is read again')
+  const short = keptBy(L.slice(0, 10).reduce((a, b) => Buffer.concat([a, b]), Buffer.alloc(0)))
+  assert.equal(short.k.fits(short.cls, codexDialect), true, 'fewer than 50 records: every one kept by the family')
+
+  const inMemory = await scanPaths([root], {home: root, env: {}, keepData: true})
+  const streamed = await scanPaths([root], {home: root, env: {CHATDOCTOR_LOG_STREAM_THRESHOLD: '1'}, keepData: true})
+  assert.equal(inMemory.chats.length, 2)
+  assert.deepEqual(streamed.chats.map((c) => c.report), inMemory.chats.map((c) => c.report))
+  const split = inMemory.chats.find((c) => c.report.path.endsWith('split-early.jsonl'))!
+  assert.equal(split.report.status, 'repairable')
+  const mixed = inMemory.chats.find((c) => c.report.path.endsWith('mixed.jsonl'))!
+  assert.equal(mixed.report.format, 'claude-code')
+  assert.ok(mixed.report.generations.some((g) => g.file === 'mixed.jsonl.bak' && g.measure !== undefined))
 })
