@@ -13,13 +13,13 @@ import {bufferSource, classifyJsonlSource, piecesSource, type ByteSource, type J
 import {claudeDialect} from '../src/lib/formats/claude-code/session.js'
 import {codexDialect} from '../src/lib/formats/codex/session.js'
 import {planJsonlRepair} from '../src/lib/formats/jsonl/repair.js'
-import {familyKeeper, keepForFamily} from '../src/lib/formats/jsonl/session.js'
+import {familyKeeper, keepForFamily, streamedPlanOf} from '../src/lib/formats/jsonl/session.js'
 import {RecordingFileSystem, nodeFileSystem} from '../src/lib/fsio/fs.js'
 import {applyChat} from '../src/lib/pipeline/apply.js'
 import {planChat} from '../src/lib/pipeline/plan.js'
 import {scanPaths} from '../src/lib/pipeline/scan.js'
 import {undoRepair} from '../src/lib/pipeline/undo.js'
-import {cleanup, cutAt, nulRunAt, tempDir, withBom} from './helpers/fixtures.js'
+import {cleanup, cutAt, nulRunAt, sha256, tempDir, withBom} from './helpers/fixtures.js'
 import {REAL_SESSIONS, allRealSessionLogs, linesOf} from './helpers/sessions.js'
 
 test('undo of a streamed log repair copies the evidence back in chunks, never reading it whole, and restores its exact bytes', async (t) => {
@@ -190,4 +190,39 @@ test('a streamed scan keeps records by the member its first records show, and re
   const mixed = inMemory.chats.find((c) => c.report.path.endsWith('mixed.jsonl'))!
   assert.equal(mixed.report.format, 'claude-code')
   assert.ok(mixed.report.generations.some((g) => g.file === 'mixed.jsonl.bak' && g.measure !== undefined))
+})
+
+test('repair writes a streamed log from the plan its scan made (one read to hash it, no second classification), and still refuses a log changed since that scan', async (t) => {
+  const root = tempDir('logmem-reuse')
+  t.after(() => cleanup(root))
+  const dir = path.join(root, '.claude', 'projects', '-home-dev-app')
+  mkdirSync(dir, {recursive: true})
+  const real = readFileSync(REAL_SESSIONS.claude.short)
+  const L = linesOf(real)
+  const torn = cutAt(real, real.length - Math.floor(L[L.length - 1].length / 2))
+  const file = path.join(dir, 'marot-spotter__short.jsonl')
+  writeFileSync(file, torn)
+  const env = {CHATDOCTOR_LOG_STREAM_THRESHOLD: '1'}
+  const scanned = await scanPaths([root], {home: root, env, keepData: true})
+  // The scan kept its plan (pieces and changes, no classification), and repair's plan is that one.
+  const entry = scanned.chats[0].snapshot.files.find((f) => f.name === 'marot-spotter__short.jsonl')!
+  const kept = streamedPlanOf(entry, 'claude-code')
+  assert.ok(kept, 'the scan kept the plan it made')
+  assert.equal(streamedPlanOf(entry, 'codex'), undefined)
+  const good = planChat(scanned.chats[0])
+  const rewrite = good.actions.find((a) => a.type === 'rewrite')!
+  assert.ok(rewrite.stream, 'written from the pieces of the log')
+  assert.deepEqual(rewrite.changes?.map((c) => [c.kind, c.line, c.sha256]), kept.changes.map((c) => [c.kind, c.line, c.sha256]))
+  const chunks: Buffer[] = []
+  for (const c of rewrite.stream.chunks()) chunks.push(Buffer.from(c))
+  assert.equal(rewrite.sha256, sha256(Buffer.concat(chunks)))
+  assert.ok(Buffer.concat(chunks).equals(Buffer.concat(L.slice(0, -1))), 'the log without its torn last record')
+  // The log gets new bytes of the same size after the scan: the plan is the scan's, made before them.
+  const changed = Buffer.from(torn)
+  changed[20] = changed[20] === 0x61 ? 0x62 : 0x61
+  writeFileSync(file, changed)
+  const plan = planChat(scanned.chats[0])
+  assert.match(plan.refusal ?? '', /changed since the scan \(new bytes\)/, 'the log is hashed again before the kept plan is used')
+  assert.deepEqual(plan.actions, [])
+  assert.ok(readFileSync(file).equals(changed), 'the changed log is left as it is')
 })

@@ -469,10 +469,37 @@ export function keepCodexRecord(v: Record<string, unknown>): Record<string, unkn
     if (isObj(v.payload)) {
       const p: Record<string, unknown> = {}
       keepItem(v.payload, p, v.type === 'session_meta')
-      out.payload = p
+      out.payload = sharedPayload(p)
     } else out.payload = null
   }
   return out
+}
+
+/** Kept payloads that hold no id and no text, one frozen object per shape (`sharedPayload`). */
+const SHARED_PAYLOADS = new Map<string, Readonly<Record<string, unknown>>>()
+
+/**
+ * A kept payload that holds only its kind and role (no call id, no header id, no text: most of a rollout's
+ * events and items) as the one frozen object of its shape, so a rollout of many records holds a few such
+ * objects, not one per record; any other payload as it is. The rules only read kept values.
+ */
+function sharedPayload(p: Record<string, unknown>): Record<string, unknown> {
+  let key = ''
+  for (const k in p) {
+    const x = p[k]
+    if (k === 'type' || k === 'role') {
+      if (typeof x !== 'string' || x.length > 64) return p
+      key += `${k}=${x}\u0000`
+    } else if (k === 'content' && x === null) key += 'content\u0000'
+    else return p
+  }
+  let shared = SHARED_PAYLOADS.get(key)
+  if (shared === undefined) {
+    if (SHARED_PAYLOADS.size >= 1024) return p
+    shared = Object.freeze(p)
+    SHARED_PAYLOADS.set(key, shared)
+  }
+  return shared as Record<string, unknown>
 }
 
 /** Codex in the JSON-lines family: rollouts by name or place, and any log with a compressed `.zst` sibling. */

@@ -283,6 +283,28 @@ export function sessionRules(format: SessionDialect, name: string, input: Uint8A
   return {cls, analysis, rules: analysis.rules, plan, sha256: first.sha256}
 }
 
+/**
+ * The repair a scan planned for a log it read by streaming, kept for `repair` to write without reading and
+ * classifying the log again: what the write needs (the pieces, their source, the changes), never the
+ * classifications. Only a plan the agent accepts, with changes; by the session's member.
+ */
+export interface StreamedPlan {
+  format: string
+  pieces: JsonlRepairPlan['pieces']
+  source: ByteSource
+  size: number
+  changes: JsonlRepairPlan['changes']
+}
+
+/** The plans kept by the scanned file entry they were made from (gone with the scan's result). */
+const STREAMED_PLANS = new WeakMap<FileEntry, StreamedPlan>()
+
+/** The repair the scan planned for this entry of `format`'s session, read by streaming; undefined when none was kept. */
+export function streamedPlanOf(entry: FileEntry, format: string): StreamedPlan | undefined {
+  const p = STREAMED_PLANS.get(entry)
+  return p?.format === format ? p : undefined
+}
+
 /** The bytes of a generation: the file's own, or the decoded log of a `.zst`. */
 type Decoded = {ok: true; bytes: Buffer} | {ok: false; why: 'unexpected-end' | 'syntax-error'; message: string}
 
@@ -518,6 +540,7 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
     st.analysis = fmt.analyze(st.entry.name, cls)
     // The classification is reused when it was made by the rule the plan classifies with.
     st.plan = planJsonlRepair(st.log, st.analysis.rules, rule !== null && st.analysis.rules.isRecord === rule ? cls : undefined)
+    if (st.log.streamed && st.plan.accepted && st.plan.changes.length > 0) STREAMED_PLANS.set(st.entry, {format: fmt.name, pieces: st.plan.pieces, source: st.plan.source, size: st.plan.size, changes: st.plan.changes})
     st.repaired = st.plan.changes.length === 0 ? st.analysis : fmt.analyze(st.entry.name, st.plan.after)
     // A cut inside the last turn that leaves it unanswered: that turn is not a whole turn.
     st.lostAnswer = answerCutBy(fmt, st.gen.file, st.plan, st.plan.after, st.repaired.measure.turns)
