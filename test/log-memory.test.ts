@@ -22,19 +22,26 @@ import {undoRepair} from '../src/lib/pipeline/undo.js'
 import {cleanup, cutAt, nulRunAt, sha256, tempDir, withBom} from './helpers/fixtures.js'
 import {REAL_SESSIONS, allRealSessionLogs, linesOf} from './helpers/sessions.js'
 
-test('undo of a streamed log repair copies the evidence back in chunks, never reading it whole, and restores its exact bytes', async (t) => {
-  const root = tempDir('logmem-undo')
+/**
+ * A Claude Code project folder under a fresh temp root holding the real short session with its last record cut
+ * at its middle, scanned with every log streamed.
+ */
+async function tornRealLog(t: {after: (f: () => void) => void}, prefix: string) {
+  const root = tempDir(prefix)
   t.after(() => cleanup(root))
   const dir = path.join(root, '.claude', 'projects', '-home-dev-app')
   mkdirSync(dir, {recursive: true})
   const real = readFileSync(REAL_SESSIONS.claude.short)
   const L = linesOf(real)
-  const lastStart = real.length - L[L.length - 1].length
-  const torn = cutAt(real, lastStart + Math.floor(L[L.length - 1].length / 2))
+  const torn = cutAt(real, real.length - Math.floor(L[L.length - 1].length / 2))
   const file = path.join(dir, 'marot-spotter__short.jsonl')
   writeFileSync(file, torn)
-  const env = {CHATDOCTOR_LOG_STREAM_THRESHOLD: '1'}
-  const scanned = await scanPaths([root], {home: root, env, keepData: true})
+  const scanned = await scanPaths([root], {home: root, env: {CHATDOCTOR_LOG_STREAM_THRESHOLD: '1'}, keepData: true})
+  return {root, dir, L, torn, file, scanned}
+}
+
+test('undo of a streamed log repair copies the evidence back in chunks, never reading it whole, and restores its exact bytes', async (t) => {
+  const {root, dir, torn, file, scanned} = await tornRealLog(t, 'logmem-undo')
   assert.equal(scanned.chats.length, 1)
   assert.equal(scanned.chats[0].report.status, 'repairable')
   const repairId = '20260605T120000Z-0d0e0f'
@@ -193,17 +200,7 @@ test('a streamed scan keeps records by the member its first records show, and re
 })
 
 test('repair writes a streamed log from the plan its scan made (one read to hash it, no second classification), and still refuses a log changed since that scan', async (t) => {
-  const root = tempDir('logmem-reuse')
-  t.after(() => cleanup(root))
-  const dir = path.join(root, '.claude', 'projects', '-home-dev-app')
-  mkdirSync(dir, {recursive: true})
-  const real = readFileSync(REAL_SESSIONS.claude.short)
-  const L = linesOf(real)
-  const torn = cutAt(real, real.length - Math.floor(L[L.length - 1].length / 2))
-  const file = path.join(dir, 'marot-spotter__short.jsonl')
-  writeFileSync(file, torn)
-  const env = {CHATDOCTOR_LOG_STREAM_THRESHOLD: '1'}
-  const scanned = await scanPaths([root], {home: root, env, keepData: true})
+  const {L, torn, file, scanned} = await tornRealLog(t, 'logmem-reuse')
   // The scan kept its plan (pieces and changes, no classification), and repair's plan is that one.
   const entry = scanned.chats[0].snapshot.files.find((f) => f.name === 'marot-spotter__short.jsonl')!
   const kept = streamedPlanOf(entry, 'claude-code')
