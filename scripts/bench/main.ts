@@ -6,7 +6,7 @@
  * interleaved runs. Writes `bench-results/latest.json` and `bench-results/latest.md` (and a timestamped copy
  * of each). Not part of `npm test`: timings depend on the machine.
  *
- * Environment: `BENCH_SEED` (default 7), `BENCH_RUNS` (default 3), `BENCH_HUGE=1` adds the ~1 GiB run-states
+ * Environment: `BENCH_SEED` (default 7), `BENCH_RUNS` (default 3), `BENCH_HUGE=1` adds the 200 MB state (`big`), the ~1 GiB run-states
  * (intact and torn) and the bounded-memory inputs (a ≥ 2 GiB file to bundle, a gzip bomb to check, a 500 MB
  * torn log to repair, a 400 MB mostly-NUL log), `BENCH_KEEP=1` keeps the generated inputs (their folder is
  * printed), `BENCH_ONLY=startup` measures only the start-up figures and the snapshot hook's, `BENCH_ONLY=fleets`
@@ -71,6 +71,8 @@ const largeInputs: LargeInputRow[] = []
 const outputs = new Map<Row, string>()
 const work = mkdtempSync(path.join(os.tmpdir(), 'chatdoctor-bench-'))
 const rssFile = path.join(work, 'rss.txt')
+/** CPU seconds (user + sys) of every measured child so far: what the bench costs the machine, whatever its load. */
+let childCpu = 0
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
@@ -101,6 +103,7 @@ function runOnce(cmd: string, args: string[], isNode: boolean, extraEnv: NodeJS.
     if (Number.isFinite(k) && k > 0) rss = k * 1024
     if (Number.isFinite(u) && Number.isFinite(sy)) cpu = u + sy
   }
+  if (cpu !== null) childCpu += cpu
   return {seconds, cpu, rss, code: r.status, stdout: r.stdout}
 }
 
@@ -198,15 +201,20 @@ function benchInput(input: InputInfo, opts: {jqEvery?: number; mainThread?: bool
   }
 }
 
-/** A JSON-lines log input: the streaming line floor, chatdoctor's scan and inspect, and jq over the file. */
+/**
+ * A JSON-lines log input: the streaming line floor and chatdoctor's scan interleaved, then inspect (one run:
+ * it has no time target, only its peak RSS) and jq over the file.
+ */
 function benchLog(input: InputInfo, logFile: string): void {
   const lineFloor = [path.join(SCRIPTS, 'line-floor.js'), input.dir]
   runOnce(node, lineFloor, true)
   const [floor] = measureInterleaved(input, [
     {tool: 'line floor (readline + JSON.parse)', cmd: node, args: lineFloor},
     {tool: 'chatdoctor scan --json', cmd: node, args: scan(input.dir)},
-    {tool: 'chatdoctor inspect --json', cmd: node, args: [BIN, 'inspect', '--json', logFile]},
   ])
+  const i = measure(input, 'chatdoctor inspect --json', node, [BIN, 'inspect', '--json', logFile], {runs: 1, note: '1 run'})
+  i.ratioToFloor = i.seconds / floor.seconds
+  if (i.cpuSeconds !== null && floor.cpuSeconds) i.cpuRatioToFloor = i.cpuSeconds / floor.cpuSeconds
   if (JQ) {
     const r = measure(input, 'jq empty (the file)', 'jq', ['empty', logFile], {runs: 1, note: '1 run; jq reads the lines as one stream of values'})
     r.ratioToFloor = r.seconds / floor.seconds
@@ -288,6 +296,42 @@ function hookBudget(): void {
   console.log(`  hook         ${row.tool.padEnd(28)} ${row.seconds.toFixed(3)} s cpu ${fmt(row.cpuSeconds)} s (node -e '': ${startup.toFixed(3)} s)${stored ? '' : ' (a run stored nothing)'}`)
 }
 
+/**
+ * The snapshot hook as OpenCode's plugin runs it on `session.idle` for a session of its 1.2+ database: a fresh
+ * process reads a private copy of the real OpenCode 1.18.33 store (`opencode.db` with its 0.7 MB `-wal`), builds
+ * the session's export document from a second private copy, seals and writes it. The store is emptied before
+ * each run; a run that stored nothing fails the figure.
+ */
+function hookBudgetDatabase(): void {
+  const home = path.join(work, 'hook-db')
+  const data = path.join(home, '.local', 'share', 'opencode')
+  mkdirSync(path.dirname(data), {recursive: true})
+  cpSync(path.join(REALDATA, 'opencode', '1.18.33', 'data', 'opencode'), data, {recursive: true})
+  const env = {HOME: home, XDG_STATE_HOME: path.join(home, '.local', 'state'), XDG_CONFIG_HOME: path.join(home, '.config'), XDG_DATA_HOME: path.join(home, '.local', 'share')}
+  const store = path.join(env.XDG_STATE_HOME, 'chatdoctor', 'snapshots')
+  const arg = JSON.stringify({type: 'session.idle', sessionID: 'ses_dd624f00affeLQd9JRo5aavtt0'})
+  const args = [BIN, 'snapshot', '--hook', 'opencode', arg]
+  const bytes = ['opencode.db', 'opencode.db-wal', 'opencode.db-shm'].reduce((n, f) => n + (existsSync(path.join(data, f)) ? readFileSync(path.join(data, f)).length : 0), 0)
+  // One run first, not counted: it makes the key.
+  spawnSync(node, args, {env: {...process.env, ...env}, stdio: 'ignore'})
+  const runs: number[] = []
+  const cpus: number[] = []
+  let stored = true
+  for (let i = 0; i < Math.max(5, RUNS); i++) {
+    rmSync(store, {recursive: true, force: true})
+    const t0 = process.hrtime.bigint()
+    const [cmd, argv] = TIME ? [TIME, ['-f', '%U %S', node, ...args]] : [node, args]
+    const r = spawnSync(cmd, argv, {env: {...process.env, ...env}, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8'})
+    runs.push(Number(process.hrtime.bigint() - t0) / 1e9)
+    const [u, sy] = (r.stderr.trim().split('\n').pop() ?? '').split(' ').map(Number)
+    if (TIME && Number.isFinite(u) && Number.isFinite(sy)) cpus.push(u + sy)
+    if (r.status !== 0 || !existsSync(store)) stored = false
+  }
+  const row: Row = {input: 'hook', tool: 'chatdoctor snapshot --hook opencode (session.idle, opencode.db)', seconds: median(runs), runs, cpuSeconds: cpus.length ? median(cpus) : null, cpuRuns: cpus, rssBytes: null, bytes, exitCode: stored ? 0 : 1, note: `the real OpenCode 1.18.33 store (${(bytes / MB).toFixed(1)} MB with its WAL), one session's export document; a fresh process and an empty store each run${stored ? '' : '; a run stored NO snapshot'}`}
+  rows.push(row)
+  console.log(`  hook         ${row.tool.padEnd(28)} ${row.seconds.toFixed(3)} s cpu ${fmt(row.cpuSeconds)} s${stored ? '' : ' (a run stored nothing)'}`)
+}
+
 function machine() {
   const cpus = os.cpus()
   return {
@@ -329,6 +373,7 @@ try {
   measure(one, 'chatdoctor scan --json <one chat>', node, [BIN, 'scan', '--json', oneChat], {runs: startupRuns})
   console.log('snapshot hook')
   hookBudget()
+  hookBudgetDatabase()
 
   // ---- inputs ----
   if (STARTUP_ONLY) throw new SkipInputs()
@@ -351,13 +396,13 @@ try {
   const fleet20k = makeFleet(path.join(work, 'fleet-20k'), SEED, 20_000, 'stripped', 'fleet-20k')
   const links = makeFleetLinks(path.join(work, 'fleet-links'))
   const large = makeLarge(path.join(work, 'large'), SEED)
-  const big = makeBig(path.join(work, 'big'), 'big', 200 * MB)
   const state100 = makeBig(path.join(work, 'state-100'), 'state-100', 100 * MB)
   const torn100 = makeBig(path.join(work, 'torn-100'), 'torn-100', 100 * MB, 60 * MB)
   const salvage = makeSalvage(path.join(work, 'salvage'), SEED)
   const claude = makeClaudeLog(path.join(work, 'claude-log'), 200 * MB)
   const codex = makeCodexLog(path.join(work, 'codex-log'), 200 * MB)
-  inputs.push(fleet, stripped, fleet20k, links, large, big, state100, torn100, salvage, claude, codex)
+  inputs.push(fleet, stripped, fleet20k, links, large, state100, torn100, salvage, claude, codex)
+  let big: InputInfo | null = null
   let huge: InputInfo | null = null
   let hugeTorn: InputInfo | null = null
   let bigLog: InputInfo | null = null
@@ -365,6 +410,7 @@ try {
   let tornLog: InputInfo | null = null
   let nulLog: InputInfo | null = null
   if (HUGE) {
+    inputs.push((big = makeBig(path.join(work, 'big'), 'big', 200 * MB)))
     inputs.push((huge = makeBig(path.join(work, 'huge'), 'huge', 1024 * 2 ** 20)))
     inputs.push((hugeTorn = makeBig(path.join(work, 'huge-torn'), 'huge-torn', 1024 * 2 ** 20, 700 * 2 ** 20)))
     inputs.push((bigLog = makeClaudeLog(path.join(work, 'log-2g'), 2.1 * 2 ** 30, 'log-2g')))
@@ -379,14 +425,14 @@ try {
   console.log('fleet (real shape: embedded RunState copies kept)')
   benchInput(fleet, {jqEvery: 100})
   console.log('fleet-stripped (transcripts without embedded copies)')
-  benchInput(stripped, {jqEvery: 100, mainThread: false})
+  benchInput(stripped, {jqEvery: 0, mainThread: false})
   console.log('fleet-20k (memory against the number of chats)')
   measure(fleet20k, 'chatdoctor scan --json', node, scan(fleet20k.dir), {runs: 1})
   console.log('fleet-links (quick only)')
   measure(links, 'chatdoctor scan --json --quick', node, scan(links.dir, '--quick'))
   console.log('large')
   benchInput(large, {mainThread: false})
-  for (const input of [big, state100, torn100]) {
+  for (const input of [...(big ? [big] : []), state100, torn100]) {
     console.log(input.name)
     benchInput(input, {mainThread: false})
   }
@@ -422,6 +468,7 @@ try {
   }
   console.log('find (a fleet of real-shaped sessions of every agent: scripts/bench/find.ts)')
   for (const f of benchFind()) {
+    childCpu += f.cpuRuns.reduce((a, b) => a + b, 0)
     rows.push({input: 'find fleet', tool: `chatdoctor find "${f.query}" --json`, seconds: f.wallSeconds, runs: f.runs, cpuSeconds: f.cpuSeconds, cpuRuns: f.cpuRuns, rssBytes: f.peakRssBytes, bytes: f.bytes, exitCode: 0, note: `${f.files} sessions, ${f.sessions} matched; CPU ${f.cpuSeconds.toFixed(2)} s (${f.mbPerCpuSecond.toFixed(0)} MB per CPU-second)`})
   }
   if (HUGE) {
@@ -431,7 +478,7 @@ try {
       largeInputs.push(l)
     }
   }
-  console.log(`measured in ${((Date.now() - t) / 1000).toFixed(1)} s`)
+  console.log(`measured in ${((Date.now() - t) / 1000).toFixed(1)} s (${childCpu.toFixed(0)} s of CPU in the measured commands)`)
 } catch (e) {
   if (!(e instanceof SkipInputs)) throw e
 } finally {
@@ -522,6 +569,8 @@ function chatsOf(stdout: string | undefined): Array<{status?: string; contextTur
   const hk = row('hook', 'chatdoctor snapshot --hook claude-code (Stop)')
   // The budget is CPU time (what the hook costs the machine; a loaded machine's wall time is mostly waiting), wall time beside it.
   if (hk) checks.push({target: 'snapshot hook ≤ 150 ms CPU for a 1 MB session', measured: `${hk.cpuSeconds === null ? '? ms' : (hk.cpuSeconds * 1000).toFixed(0) + ' ms'} CPU; wall ${(hk.seconds * 1000).toFixed(0)} ms (${((hk.seconds - hookStartup) * 1000).toFixed(0)} ms over a bare node start-up)${hk.exitCode === 0 ? '' : '; a run stored nothing'}`, ok: hk.exitCode === 0 && (hk.cpuSeconds ?? hk.seconds) <= 0.15})
+  const hd = row('hook', 'chatdoctor snapshot --hook opencode (session.idle, opencode.db)')
+  if (hd) checks.push({target: 'snapshot hook ≤ 150 ms CPU for a session of a 1 MB OpenCode database', measured: `${hd.cpuSeconds === null ? '? ms' : (hd.cpuSeconds * 1000).toFixed(0) + ' ms'} CPU; wall ${(hd.seconds * 1000).toFixed(0)} ms${hd.exitCode === 0 ? '' : '; a run stored nothing'}`, ok: hd.exitCode === 0 && (hd.cpuSeconds ?? hd.seconds) <= 0.15})
   const sv = row('salvage', 'salvage (in process)')
   const jp = row('salvage', 'JSON.parse of the salvaged bytes (in process)')
   if (sv) {
@@ -535,6 +584,8 @@ function chatsOf(stdout: string | undefined): Array<{status?: string; contextTur
 const result = {
   date: new Date(started).toISOString(),
   durationSeconds: Math.round((Date.now() - started) / 1000),
+  /** CPU seconds of the measured children (not the generating): the bench's cost on an idle machine, about. */
+  childCpuSeconds: Math.round(childCpu),
   seed: SEED,
   runs: RUNS,
   machine: {...machineAtStart, loadAverageAtEnd: os.loadavg().map((x) => Number(x.toFixed(2)))},
@@ -547,7 +598,7 @@ const result = {
 function markdown(): string {
   const m = result.machine
   const lines = [
-    `Measured ${result.date.slice(0, 10)} on ${m.cores} × ${m.cpu}, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}; load average ${m.loadAverage.join(' ')} at start, ${m.loadAverageAtEnd.join(' ')} at end. Seed ${SEED}, median of ${RUNS} runs (start-up: ${Math.max(5, RUNS)}), the tools of an input interleaved run by run, × floor the median of the per-run ratios (wall, and CPU = user + sys of the child); warm page cache; whole bench ${result.durationSeconds} s.`,
+    `Measured ${result.date.slice(0, 10)} on ${m.cores} × ${m.cpu}, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}; load average ${m.loadAverage.join(' ')} at start, ${m.loadAverageAtEnd.join(' ')} at end. Seed ${SEED}, median of ${RUNS} runs (start-up: ${Math.max(5, RUNS)}), the tools of an input interleaved run by run, × floor the median of the per-run ratios (wall, and CPU = user + sys of the child); warm page cache; whole bench ${result.durationSeconds} s of wall, ${result.childCpuSeconds} s of CPU in the measured commands.`,
     '',
     '| input | tool | median s | CPU s | MB/s | peak RSS MB | × floor (wall) | × floor (CPU) | note |',
     '|---|---|---:|---:|---:|---:|---:|---:|---|',
