@@ -10,7 +10,9 @@
  * (intact and torn) and the bounded-memory inputs (a ≥ 2 GiB file to bundle, a gzip bomb to check, a 500 MB
  * torn log to repair, a 400 MB mostly-NUL log), `BENCH_KEEP=1` keeps the generated inputs (their folder is
  * printed), `BENCH_ONLY=startup` measures only the start-up figures and the snapshot hook's, `BENCH_ONLY=fleets`
- * only the real-shaped fleet (no jq) and the 20,000-chat fleet (each scan variant interleaved with the floor).
+ * only the real-shaped fleet (no jq) and the 20,000-chat fleet (each scan variant interleaved with the floor),
+ * `BENCH_ONLY=logs` only the session logs (the 200 MB Claude Code and Codex logs; the 500 MB torn log's scan,
+ * repair and undo).
  */
 import {spawnSync} from 'node:child_process'
 import {cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
@@ -31,6 +33,8 @@ const KEEP = process.env.BENCH_KEEP === '1'
 const STARTUP_ONLY = process.env.BENCH_ONLY === 'startup'
 /** `BENCH_ONLY=fleets`: only the real-shaped fleet and the 20,000-chat fleet. */
 const FLEETS_ONLY = process.env.BENCH_ONLY === 'fleets'
+/** `BENCH_ONLY=logs`: only the session-log rows (the 200 MB logs, and the 500 MB torn log's scan, repair and undo). */
+const LOGS_ONLY = process.env.BENCH_ONLY === 'logs'
 const MB = 1e6
 const BIN = path.join(REPO_ROOT, 'bin', 'run.js')
 const SCRIPTS = path.join(REPO_ROOT, 'dist', 'scripts', 'bench')
@@ -219,6 +223,20 @@ function benchLog(input: InputInfo, logFile: string): void {
 }
 
 /**
+ * The 500 MB torn log: `scan`, then `repair --yes` of a copy (drops the torn last record), then `undo` of that
+ * repair (the evidence copy streamed back), one run each.
+ */
+function benchTornLog(tornLog: InputInfo): void {
+  const tornCopy = path.join(work, 'torn-log-copy')
+  cpSync(tornLog.dir, tornCopy, {recursive: true})
+  measure(tornLog, 'chatdoctor scan --json', node, scan(tornLog.dir), {runs: 1})
+  const repaired = measure(tornLog, 'chatdoctor repair --yes', node, [BIN, 'repair', '--yes', tornCopy], {runs: 1, note: 'on a copy; drops the torn last record'})
+  const undoId = /chatdoctor undo (\S+)/.exec(outputs.get(repaired) ?? '')?.[1]
+  if (undoId) measure(tornLog, 'chatdoctor undo', node, [BIN, 'undo', undoId], {runs: 1, note: 'puts the torn 500 MB log back from its evidence copy, streamed'})
+  rmSync(tornCopy, {recursive: true, force: true})
+}
+
+/**
  * Salvage throughput against `JSON.parse` on the same bytes, measured in one child process
  * (`salvage-throughput.js`: fastest of RUNS in-process runs per file, summed); adds two rows.
  */
@@ -359,6 +377,19 @@ try {
 
   // ---- inputs ----
   if (STARTUP_ONLY) throw new SkipInputs()
+  if (LOGS_ONLY) {
+    const claude = makeClaudeLog(path.join(work, 'claude-log'), 200 * MB)
+    const codex = makeCodexLog(path.join(work, 'codex-log'), 200 * MB)
+    const tornLog = makeTornLog(path.join(work, 'torn-log'), 500 * MB)
+    inputs.push(claude, codex, tornLog)
+    console.log('claude-log (200 MB Claude Code session log)')
+    benchLog(claude, path.join(claude.dir, '.claude', 'projects', '-home-dev-demo-app', 'd9527693-b315-4674-9957-32bc6697096e.jsonl'))
+    console.log('codex-log (200 MB Codex rollout)')
+    benchLog(codex, path.join(codex.dir, '.codex', 'sessions', '2026', '12', '01', 'rollout-2026-12-01T08-58-21-01a230d3-910e-7ab3-9c7f-f7f164ff1ff1.jsonl'))
+    console.log('torn-log (500 MB, last record cut: scan, repair, undo)')
+    benchTornLog(tornLog)
+    throw new SkipInputs()
+  }
   let t = Date.now()
   const fleet = makeFleet(path.join(work, 'fleet'), SEED)
   const stripped = makeFleet(path.join(work, 'fleet-stripped'), SEED, 5000, 'stripped', 'fleet-stripped')
@@ -432,10 +463,7 @@ try {
     measure(bigLog, 'chatdoctor bundle (≥ 2 GiB file)', node, [BIN, 'bundle', bigLogFile, '-o', path.join(out, 'log-2g.tar.gz'), '--force'], {runs: 1})
     rmSync(path.join(out, 'log-2g.tar.gz'), {force: true})
     measure(bomb, 'chatdoctor check (gzip bomb)', node, [BIN, 'check', '--json', bomb.file], {runs: 1, note: 'must refuse: more than the archive cap of uncompressed bytes'})
-    const tornCopy = path.join(work, 'torn-log-copy')
-    cpSync(tornLog.dir, tornCopy, {recursive: true})
-    measure(tornLog, 'chatdoctor scan --json', node, scan(tornLog.dir), {runs: 1})
-    measure(tornLog, 'chatdoctor repair --yes', node, [BIN, 'repair', '--yes', tornCopy], {runs: 1, note: 'on a copy; drops the torn last record'})
+    benchTornLog(tornLog)
     measure(nulLog, 'chatdoctor scan --json', node, scan(nulLog.dir), {runs: 1})
   }
   console.log('find (a fleet of real-shaped sessions of every agent: scripts/bench/find.ts)')
@@ -504,6 +532,8 @@ function chatsOf(stdout: string | undefined): Array<{status?: string; contextTur
     const r = row(name, 'chatdoctor scan --json')
     if (!r || !floor) continue
     checks.push({target: `${name} (200 MB): time ≤ 1.3× the streaming line floor`, measured: `${x(r.ratioToFloor)} (${r.seconds.toFixed(2)} s; CPU ${x(r.cpuRatioToFloor)})`, ok: r.ratioToFloor! <= 1.3})
+    // CPU time: what holds on a shared machine, where a wall ratio measures the load.
+    checks.push({target: `${name} (200 MB): CPU ≤ 1.3× the streaming line floor's`, measured: `${x(r.cpuRatioToFloor)} (${fmt(r.cpuSeconds, 2)} s vs ${fmt(floor.cpuSeconds, 2)} s)`, ok: r.cpuRatioToFloor === undefined ? null : r.cpuRatioToFloor <= 1.3})
     checks.push({target: `${name} (200 MB): peak RSS ≤ 128 MB`, measured: mb(r.rssBytes), ok: r.rssBytes === null ? null : r.rssBytes <= 128 * MB})
     const i = row(name, 'chatdoctor inspect --json')
     if (i) checks.push({target: `${name}: inspect peak RSS ≤ 128 MB`, measured: `${mb(i.rssBytes)} (${i.seconds.toFixed(2)} s)`, ok: i.rssBytes === null ? null : i.rssBytes <= 128 * MB})
@@ -527,7 +557,7 @@ function chatsOf(stdout: string | undefined): Array<{status?: string; contextTur
     const un = row('huge-torn', 'chatdoctor undo')
     if (un) checks.push({target: 'torn 1 GiB chat: undo of the repair, peak RSS ≤ 256 MB', measured: `exit ${un.exitCode}, ${un.seconds.toFixed(1)} s, ${mb(un.rssBytes)}`, ok: un.exitCode === 0 && (un.rssBytes === null || un.rssBytes <= 256 * MB)})
   }
-  for (const [input, tool] of [['log-2g', 'chatdoctor bundle (≥ 2 GiB file)'], ['bomb', 'chatdoctor check (gzip bomb)'], ['torn-log', 'chatdoctor repair --yes'], ['torn-log', 'chatdoctor scan --json'], ['nul-log', 'chatdoctor scan --json']] as const) {
+  for (const [input, tool] of [['log-2g', 'chatdoctor bundle (≥ 2 GiB file)'], ['bomb', 'chatdoctor check (gzip bomb)'], ['torn-log', 'chatdoctor repair --yes'], ['torn-log', 'chatdoctor scan --json'], ['torn-log', 'chatdoctor undo'], ['nul-log', 'chatdoctor scan --json']] as const) {
     const r = row(input, tool)
     if (r) checks.push({target: `${input}: ${tool.replace('chatdoctor ', '')} peak RSS ≤ 256 MB, no crash`, measured: `${mb(r.rssBytes)}, exit ${r.exitCode}, ${r.seconds.toFixed(1)} s`, ok: r.rssBytes === null ? null : r.rssBytes <= 256 * MB && (r.exitCode ?? 99) < 64})
   }

@@ -65,7 +65,8 @@ Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repai
       return report
     }
     if (!args.repairId) throw new UsageError('give a repair id (chatdoctor undo --list shows them)')
-    const result = await undoRepair(args.repairId, {fs: nodeFileSystem(), stateDir: dir, version, force: flags.force})
+    const chunked = Number(process.env.CHATDOCTOR_CHUNKED_BYTES)
+    const result = await undoRepair(args.repairId, {fs: nodeFileSystem(), stateDir: dir, version, force: flags.force, ...(Number.isInteger(chunked) && chunked > 0 ? {chunkedBytes: chunked} : {})})
     if (!result.found) {
       const message = `unknown repair id "${args.repairId}"; chatdoctor undo --list shows past repairs`
       process.exitCode = EXIT_USAGE

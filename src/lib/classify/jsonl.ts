@@ -155,8 +155,13 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  */
 function mayHoldSurrogateEscape(bytes: Uint8Array): boolean {
   const b = asBuffer(bytes)
-  return b.indexOf('\\ud') >= 0 || b.indexOf('\\uD') >= 0
+  // One search for `\u`, the letter after it looked at: one pass over a line without escapes, not two.
+  for (let i = b.indexOf(BACKSLASH_U); i >= 0; i = b.indexOf(BACKSLASH_U, i + 2)) if ((b[i + 2] | 0x20) === 0x64) return true
+  return false
 }
+
+/** The bytes of `\u`. */
+const BACKSLASH_U = Buffer.from('\\u')
 
 /** True when some string (or key) in the value holds an unpaired UTF-16 surrogate. */
 export function hasLoneSurrogate(value: unknown): boolean {
@@ -852,6 +857,102 @@ function classifyLines(lines0: Iterable<RawLine>, source: ByteSource, tailFrom: 
     eol: crlf > 0 && crlf * 2 >= ended ? 'crlf' : 'lf',
     loneSurrogates,
   }
+}
+
+/**
+ * One line of a repair's result as its planner makes it: a line of the log kept as it is (`from`, whose verdict
+ * is known: a clean record or a blank line), or new content (`bytes`: a record the repair rewrote, split out,
+ * rejoined, re-linked or amended). `eol` is the line ending the result gives it.
+ */
+export interface ResultLine {
+  /** The log's line kept as it is; null for new content. */
+  from: JsonlLine | null
+  /** The new content (no line ending); null for a kept line. */
+  bytes: Uint8Array | null
+  /** The content's length. */
+  length: number
+  eol: JsonlLine['eol']
+}
+
+/**
+ * The classification of a repair's result made from its lines instead of reading and classifying the result
+ * again, for a log read by streaming (`streamed` records: no bytes of clean lines kept). Exact: a line's verdict
+ * depends on its own bytes only when it is a clean record or blank, so a line kept as it is keeps the verdict
+ * and the kept record value the log's classification gave it (and its lone-surrogate path), and new content is
+ * put through the same line rules (the fast path of `classifyLines`: strict UTF-8, no NUL, one JSON object).
+ * Null, for the caller to classify the result in full, when that is not enough to know: new content that is not
+ * one clean record on its own, a kept line whose line ending the repair changed, content ending in a CR before
+ * an LF (the result would read them as a CR LF), or a result holding no record.
+ */
+export function classifyResult(result: readonly ResultLine[], before: JsonlClassification, opts: JsonlClassifyOptions & {keep?: KeepRecord} = {}): JsonlClassification | null {
+  const o: CoreOptions = {isRecord: opts.isRecord ?? anyObject, keep: opts.keep, streamed: true}
+  const lone = new Map<number, string>()
+  for (const x of before.loneSurrogates) lone.set(x.line, x.path)
+  const lines: JsonlLine[] = []
+  const records: JsonlRecord[] = []
+  const loneSurrogates: LoneSurrogate[] = []
+  const counts = emptyCounts()
+  let at = 0
+  let crlf = 0
+  let ended = 0
+  for (const r of result) {
+    const i = lines.length
+    const start = at
+    const end = start + r.length
+    const next = end + (r.eol === 'crlf' ? 2 : r.eol === 'lf' ? 1 : 0)
+    at = next
+    if (r.eol === 'crlf') crlf++
+    if (r.eol !== 'none') ended++
+    counts.total++
+    if (r.from !== null) {
+      const f = r.from
+      if (f.eol !== r.eol || f.end - f.start !== r.length) return null
+      if (f.kind === 'blank' && f.action === 'keep') {
+        counts.blank++
+        lines.push({index: i, start, end, next, eol: r.eol, kind: 'blank', reasons: NO_REASONS, action: 'keep', records: []})
+        continue
+      }
+      if (f.kind !== 'record' || f.records.length !== 1) return null
+      const value = f.records[0].value
+      const path = lone.get(f.index)
+      let line: JsonlLine
+      if (path === undefined) line = new CleanLine(i, start, end, next, r.eol, value)
+      else {
+        line = {index: i, start, end, next, eol: r.eol, kind: 'record', reasons: NO_REASONS, action: 'keep', records: [{line: i, value, bytes: null, length: r.length, offset: start}]}
+        loneSurrogates.push({line: i, path})
+      }
+      counts.intact++
+      lines.push(line)
+      records.push(line.records[0])
+      continue
+    }
+    const bytes = r.bytes
+    if (bytes === null || bytes.length !== r.length || bytes.length === 0) return null
+    if (r.eol === 'lf' && bytes[bytes.length - 1] === 0x0d) return null
+    let v: unknown
+    try {
+      const s = decodeUtf8Strict(bytes)
+      if (s.includes('\u0000')) return null
+      v = JSON.parse(s)
+    } catch {
+      return null
+    }
+    if (!isPlainObject(v)) return null
+    const rec = makeRecord(i, v, bytes, start, true, o)
+    let line: JsonlLine
+    if (rec.lone === undefined) line = new CleanLine(i, start, end, next, r.eol, rec.value)
+    else {
+      loneSurrogates.push({line: i, path: rec.lone})
+      delete rec.lone
+      line = {index: i, start, end, next, eol: r.eol, kind: 'record', reasons: NO_REASONS, action: 'keep', records: [rec]}
+    }
+    counts.intact++
+    lines.push(line)
+    records.push(line.records[0])
+  }
+  if (records.length === 0) return null
+  counts.records = records.length
+  return {class: 'intact', reasons: [], lines, records, counts, damage: undefined, eol: crlf > 0 && crlf * 2 >= ended ? 'crlf' : 'lf', loneSurrogates}
 }
 
 const emptyCounts = (): LineCounts => ({total: 0, intact: 0, blank: 0, damaged: 0, records: 0, byReason: {}, firstDamaged: []})

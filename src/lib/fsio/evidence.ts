@@ -94,9 +94,10 @@ const HOLD_LIMIT_BYTES = 64 * 1024 * 1024
 
 /**
  * Preserves `chatDir/name` as `dir/evidenceName`: hard link, else copy (fsynced, times kept). Reads the copy
- * back and returns its record. Throws the errno error when neither works (EACCES, EROFS, ENOSPC, …).
+ * back (a chunk at a time above `opts.holdLimit`, default `HOLD_LIMIT_BYTES`) and returns its record. Throws the
+ * errno error when neither works (EACCES, EROFS, ENOSPC, …).
  */
-export async function preserveFile(fs: FileSystem, chatDir: string, name: string, dir: string, evidenceName: string, cls: FileClass | null, opts: {copy?: boolean} = {}): Promise<EvidenceFile> {
+export async function preserveFile(fs: FileSystem, chatDir: string, name: string, dir: string, evidenceName: string, cls: FileClass | null, opts: {copy?: boolean; holdLimit?: number} = {}): Promise<EvidenceFile> {
   const src = path.join(chatDir, name)
   const dest = path.join(dir, evidenceName)
   const st = await fs.lstat(src)
@@ -117,7 +118,7 @@ export async function preserveFile(fs: FileSystem, chatDir: string, name: string
     await fs.utimes(dest, st.atimeMs, st.mtimeMs)
   }
   // A copy too large to hold (a session log read by streaming) is hashed a chunk at a time.
-  const sha256 = st.size > HOLD_LIMIT_BYTES ? (await fs.hashFile(dest)).sha256 : sha256Hex(await fs.readFile(dest))
+  const sha256 = st.size > (opts.holdLimit ?? HOLD_LIMIT_BYTES) ? (await fs.hashFile(dest)).sha256 : sha256Hex(await fs.readFile(dest))
   return {path: name, evidence: evidenceName, size: st.size, mtimeMs: st.mtimeMs, atimeMs: st.atimeMs, mode: st.mode & 0o777, sha256, class: cls, method}
 }
 

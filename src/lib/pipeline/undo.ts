@@ -53,6 +53,13 @@ export interface UndoContext {
   isHolderAlive?: (holder: LockInfo) => boolean
   /** The processes holding any of these files open for writing (default: `openWriters`, Linux `/proc`). */
   openWriters?: (files: string[]) => OpenWriter[]
+  /**
+   * Evidence copies larger than this many bytes are streamed back (read, hashed and written a chunk at a time,
+   * `durableCopy`) and the current file's copy into the undo's evidence is hashed a chunk at a time, instead of
+   * either being read whole; default `CHUNKED_BYTES` (the command takes a positive integer
+   * `CHATDOCTOR_CHUNKED_BYTES` from the environment).
+   */
+  chunkedBytes?: number
 }
 
 /** What undo did with one file. */
@@ -475,7 +482,7 @@ async function undoChat(c: TrustedChat, repairId: string, ctx: UndoContext, warn
           const dest = path.join(undoDir, p.rel)
           await fs.mkdir(path.dirname(dest), {recursive: true})
           // A file the repair kept by copy (a log appended to in place) is kept by copy again.
-          const kept = await preserveFile(fs, chatDir, p.rel, undoDir, p.rel, null, {copy: p.before?.method === 'copy'})
+          const kept = await preserveFile(fs, chatDir, p.rel, undoDir, p.rel, null, {copy: p.before?.method === 'copy', holdLimit: ctx.chunkedBytes})
           if (kept.sha256 !== p.cur) throw new ChangedError(p.abs, 'new bytes')
           // The new names (and any folders made for them) durable before anything is replaced.
           for (let d = path.dirname(dest); ; d = path.dirname(d)) {
@@ -487,7 +494,7 @@ async function undoChat(c: TrustedChat, repairId: string, ctx: UndoContext, warn
           const gone = () => new Error(`the evidence copy of ${p.rel} no longer has its recorded bytes`)
           const how = {tag: `undo-${repairId}`, mode: p.before.mode & 0o777, expect: watch.expected(p.rel), beforeRename: verify}
           let w
-          if (p.before.size > CHUNKED_BYTES) {
+          if (p.before.size > (ctx.chunkedBytes ?? CHUNKED_BYTES)) {
             // Too large to hold: copied from the evidence in chunks, checked against its recorded sha256 on the way.
             await verify()
             w = await durableCopy(fs, p.abs, p.before.evidenceAbs, {...how, sha256: p.before.sha256, bytes: p.before.size, readChunks: readFileChunks, mismatch: gone})

@@ -327,6 +327,27 @@ function keptText(t: unknown): unknown {
   return s.length <= TEXT_KEPT && s.length === t.length ? s : Buffer.from(s.slice(0, TEXT_KEPT), 'utf16le').toString('utf16le')
 }
 
+/**
+ * The ids and time the record kept last holds: an equal string of the next one is kept as that same string
+ * (the session id of every record, the parent that is the record before, the time and API message id records
+ * written together share), so a log of many records holds each such string once, not once per record. The
+ * values are equal strings either way.
+ */
+const lastKept = {sessionId: '', uuid: '', timestamp: '', messageId: ''}
+
+function shareIds(out: Record<string, unknown>): void {
+  if (typeof out.sessionId === 'string') {
+    if (out.sessionId === lastKept.sessionId) out.sessionId = lastKept.sessionId
+    else lastKept.sessionId = out.sessionId
+  }
+  if (typeof out.parentUuid === 'string' && out.parentUuid === lastKept.uuid) out.parentUuid = lastKept.uuid
+  if (typeof out.uuid === 'string') lastKept.uuid = out.uuid
+  if (typeof out.timestamp === 'string') {
+    if (out.timestamp === lastKept.timestamp) out.timestamp = lastKept.timestamp
+    else lastKept.timestamp = out.timestamp
+  }
+}
+
 /** Record keys the analysis, the record rules and the re-link read, kept whole (ids, flags, times). */
 const KEPT_KEYS = ['type', 'sessionId', 'uuid', 'parentUuid', 'logicalParentUuid', 'leafUuid', 'messageId', 'isSidechain', 'isMeta', 'isCompactSummary', 'subtype', 'timestamp']
 
@@ -337,6 +358,7 @@ const KEPT_KEYS = ['type', 'sessionId', 'uuid', 'parentUuid', 'logicalParentUuid
 export function keepClaudeRecord(v: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const k of KEPT_KEYS) if (k in v) out[k] = v[k]
+  shareIds(out)
   if ('snapshot' in v) out.snapshot = null
   if (!('message' in v)) return out
   const m = v.message
@@ -346,7 +368,13 @@ export function keepClaudeRecord(v: Record<string, unknown>): Record<string, unk
   }
   const msg = m as Record<string, unknown>
   const kept: Record<string, unknown> = {}
-  if ('id' in msg) kept.id = msg.id
+  if ('id' in msg) {
+    kept.id = msg.id
+    if (typeof msg.id === 'string') {
+      if (msg.id === lastKept.messageId) kept.id = lastKept.messageId
+      else lastKept.messageId = msg.id
+    }
+  }
   const c = msg.content
   // Text is read only in user records (is it a prompt?).
   const text = v.type === 'user' ? keptText : () => ''

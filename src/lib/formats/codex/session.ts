@@ -428,9 +428,12 @@ function keptText(t: unknown): unknown {
   return s.length <= TEXT_KEPT && s.length === t.length ? s : Buffer.from(s.slice(0, TEXT_KEPT), 'utf16le').toString('utf16le')
 }
 
+/** An item's own members its rules read whole. */
+const ITEM_KEYS = ['type', 'role', 'call_id', 'history_mode']
+
 /** An item's members its rules read (`itemOf`, `count`, `isPrompt`): kind, role, call id, and the start of its text. */
 function keepItem(it: Record<string, unknown>, out: Record<string, unknown>, header: boolean): void {
-  for (const k of ['type', 'role', 'call_id', 'history_mode']) if (k in it) out[k] = it[k]
+  for (const k of ITEM_KEYS) if (k in it) out[k] = it[k]
   // The id of a header (the thread id), never of an item.
   if ('id' in it && (header || it.type === undefined)) out.id = it.id
   if (!('content' in it)) return
@@ -442,6 +445,12 @@ function keepItem(it: Record<string, unknown>, out: Record<string, unknown>, hea
   else out.content = null
 }
 
+/** A rollout line's own keys its rules read. */
+const KEPT_KEYS = ['timestamp', 'record_type', 'ordinal', 'sessionId']
+
+/** The time of the record kept last (`keepCodexRecord`). */
+let lastTimestamp = ''
+
 /**
  * What of a rollout line Codex's rules read: its kind, time, ordinal and ids, and of its payload (or a legacy
  * bare item) the item's kind, role, call id, the header's history mode and the start of the text; never the
@@ -449,16 +458,48 @@ function keepItem(it: Record<string, unknown>, out: Record<string, unknown>, hea
  */
 export function keepCodexRecord(v: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const k of ['timestamp', 'record_type', 'ordinal', 'sessionId']) if (k in v) out[k] = v[k]
+  for (const k of KEPT_KEYS) if (k in v) out[k] = v[k]
+  if (typeof out.timestamp === 'string') {
+    // Records written together share their time: kept as one string (an equal value either way).
+    if (out.timestamp === lastTimestamp) out.timestamp = lastTimestamp
+    else lastTimestamp = out.timestamp
+  }
   keepItem(v, out, false)
   if ('payload' in v) {
     if (isObj(v.payload)) {
       const p: Record<string, unknown> = {}
       keepItem(v.payload, p, v.type === 'session_meta')
-      out.payload = p
+      out.payload = sharedPayload(p)
     } else out.payload = null
   }
   return out
+}
+
+/** Kept payloads that hold no id and no text, one frozen object per shape (`sharedPayload`). */
+const SHARED_PAYLOADS = new Map<string, Readonly<Record<string, unknown>>>()
+
+/**
+ * A kept payload that holds only its kind and role (no call id, no header id, no text: most of a rollout's
+ * events and items) as the one frozen object of its shape, so a rollout of many records holds a few such
+ * objects, not one per record; any other payload as it is. The rules only read kept values.
+ */
+function sharedPayload(p: Record<string, unknown>): Record<string, unknown> {
+  let key = ''
+  for (const k in p) {
+    const x = p[k]
+    if (k === 'type' || k === 'role') {
+      if (typeof x !== 'string' || x.length > 64) return p
+      key += `${k}=${x}\u0000`
+    } else if (k === 'content' && x === null) key += 'content\u0000'
+    else return p
+  }
+  let shared = SHARED_PAYLOADS.get(key)
+  if (shared === undefined) {
+    if (SHARED_PAYLOADS.size >= 1024) return p
+    shared = Object.freeze(p)
+    SHARED_PAYLOADS.set(key, shared)
+  }
+  return shared as Record<string, unknown>
 }
 
 /** Codex in the JSON-lines family: rollouts by name or place, and any log with a compressed `.zst` sibling. */

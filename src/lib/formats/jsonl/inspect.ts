@@ -7,9 +7,9 @@
  * Works on the scan's report and the bytes in its snapshot (a log above the streaming threshold is read again
  * from its file, a chunk at a time); never prints message text or file contents.
  */
-import type {JsonlClassification, LineReason} from '../../classify/jsonl.js'
+import type {JsonlClassification, KeepRecord, LineReason} from '../../classify/jsonl.js'
 import {dialectByName, SESSION_DIALECTS} from './dialects.js'
-import {decodeZstd, logOfFile, sessionRules} from './session.js'
+import {decodeZstd, keepForFamily, logOfFile, sessionRules} from './session.js'
 import type {JsonlLog} from './repair.js'
 import type {ChatReport, Generation} from '../../model/report.js'
 import type {ScannedChat} from '../../model/adapter.js'
@@ -17,10 +17,13 @@ import type {AgentInspection, DamagedLine, PlannedChange, PlanSummary} from '../
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 
-/** The log of a JSONL generation: its bytes (decoded for a `.zst`), or the file read by streaming; null when unread. */
-function logOf(scanned: Pick<ScannedChat, 'snapshot'>, g: Generation): Uint8Array | JsonlLog | null {
+/**
+ * The log of a JSONL generation: its bytes (decoded for a `.zst`), or the file read by streaming (its records
+ * kept by its member's keep, `keep`); null when unread.
+ */
+function logOf(scanned: Pick<ScannedChat, 'snapshot'>, g: Generation, keep: KeepRecord | undefined): Uint8Array | JsonlLog | null {
   const f = scanned.snapshot.files.find((x) => x.name === g.file)
-  if (!f?.data) return f?.path !== undefined && g.role !== 'compressed' ? logOfFile(f.path, f.bytes) : null
+  if (!f?.data) return f?.path !== undefined && g.role !== 'compressed' ? logOfFile(f.path, f.bytes, keep) : null
   if (g.role !== 'compressed') return f.data
   const d = decodeZstd(f.data)
   return d.ok ? d.bytes : null
@@ -35,9 +38,10 @@ export function inspectSession(scanned: Pick<ScannedChat, 'report' | 'snapshot'>
   const classes = new Map<string, JsonlClassification>()
   for (const g of r.generations) {
     if (g.role !== 'primary' && g.role !== 'compressed') continue
-    const log = logOf(scanned, g)
+    const dialect = dialectByName(r.format) ?? SESSION_DIALECTS[0]
+    const log = logOf(scanned, g, dialect.keep ?? keepForFamily)
     if (!log) continue
-    const {cls, plan} = sessionRules(dialectByName(r.format) ?? SESSION_DIALECTS[0], g.file, log)
+    const {cls, plan} = sessionRules(dialect, g.file, log)
     classes.set(g.file, cls)
     for (const l of cls.lines) {
       if (l.kind !== 'damaged') continue

@@ -27,12 +27,12 @@
  */
 import {createHash} from 'node:crypto'
 import path from 'node:path'
-import {pieceChunks, type JsonlChange, type JsonlLog} from './repair.js'
+import {pieceChunks, type JsonlChange, type JsonlLog, type JsonlRepairPlan} from './repair.js'
 import type {LineChangeReport} from '../../model/report.js'
 import type {ChatPlan, FileEntry, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
 import type {SnapshotCandidate} from '../../model/snapshot.js'
 import {dialectByName, SESSION_DIALECTS} from './dialects.js'
-import {decodeZstd, logOfFile, sessionNameOf, sessionRules} from './session.js'
+import {decodeZstd, keepForFamily, logOfFile, sessionNameOf, sessionRules, streamedPlanOf, type StreamedPlan} from './session.js'
 
 function sha256(b: Uint8Array): string {
   return createHash('sha256').update(b).digest('hex')
@@ -85,6 +85,40 @@ function snapshotEntry(s: SnapshotCandidate): FileEntry {
   return {name: s.name, kind: 'file', bytes: s.data?.length ?? 0, mtimeMs: Date.parse(s.header.time), ...(s.data ? {data: s.data} : {})}
 }
 
+/**
+ * The sha256 of a kept plan's source as it is now and of the bytes its pieces make, on one read of the source
+ * in order (the pieces' ranges are in the source's order), a chunk at a time.
+ */
+function hashKept(p: StreamedPlan): {source: string; result: string} {
+  const src = createHash('sha256')
+  const out = createHash('sha256')
+  const buf = Buffer.allocUnsafe(1 << 22)
+  let at = 0
+  const feed = (end: number, both: boolean) => {
+    while (at < end) {
+      const n = p.source.readInto(buf, 0, Math.min(buf.length, end - at), at)
+      if (n === 0) {
+        at = end
+        return
+      }
+      src.update(buf.subarray(0, n))
+      if (both) out.update(buf.subarray(0, n))
+      at += n
+    }
+  }
+  for (const piece of p.pieces) {
+    if (piece instanceof Uint8Array) {
+      out.update(piece)
+      continue
+    }
+    if (piece.start < at) return {source: '', result: ''} // not in order: never the planner's
+    feed(piece.start, false)
+    feed(piece.end, true)
+  }
+  feed(p.source.size, false)
+  return {source: src.digest('hex'), result: out.digest('hex')}
+}
+
 export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPlan {
   const {report, snapshot} = chat
   const {plan, done} = startSessionPlan(chat, opts)
@@ -115,21 +149,36 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
       }
       input = d.bytes
     }
-  } else input = logOfFile(winner.path!, winner.bytes) // read by streaming: the repair is pieces of it
+  } else input = logOfFile(winner.path!, winner.bytes, dialectByName(report.format)?.keep ?? keepForFamily) // read by streaming: the repair is pieces of it
   const dialect = dialectByName(report.format) ?? SESSION_DIALECTS[0]
-  const {analysis, plan: jp, sha256: read} = sessionRules(dialect, winner.name, input)
-  if (read !== undefined && read !== scannedSha(winner.name)) {
-    plan.refusal = `refused: ${winner.name} changed since the scan (new bytes): ${report.format} is probably writing this session; quit it and run chatdoctor repair again`
-    return plan
-  }
-  if (!jp.accepted) {
-    const after = jp.changes.length === 0 ? analysis : dialect.analyze(winner.name, jp.after)
-    if (after.manual !== null) {
-      plan.manual = `${winner.name}: ${after.manual}`
+  // A log the scan read by streaming and planned a repair of: that plan, not a second read and classification
+  // (the bytes are checked at the write: the evidence against the scanned sha256, the pieces against the planned).
+  const kept = !stored && !winner.data ? streamedPlanOf(winner, report.format) : undefined
+  let jp: Pick<JsonlRepairPlan, 'pieces' | 'source' | 'size' | 'changes' | 'sha256' | 'bytes'>
+  if (kept) {
+    // One read: the log must still be the bytes scanned, and the result's sha256 is of the pieces of those.
+    const h = hashKept(kept)
+    if (h.source !== scannedSha(winner.name)) {
+      plan.refusal = `refused: ${winner.name} changed since the scan (new bytes): ${report.format} is probably writing this session; quit it and run chatdoctor repair again`
       return plan
     }
-    plan.refusal = `refused: the repaired log would not be accepted by ${report.format} (${jp.problems.join('; ')}); nothing written`
-    return plan
+    jp = {...kept, sha256: h.result, bytes: Buffer.alloc(0)}
+  } else {
+    const {analysis, plan: p, sha256: read} = sessionRules(dialect, winner.name, input)
+    if (read !== undefined && read !== scannedSha(winner.name)) {
+      plan.refusal = `refused: ${winner.name} changed since the scan (new bytes): ${report.format} is probably writing this session; quit it and run chatdoctor repair again`
+      return plan
+    }
+    if (!p.accepted) {
+      const after = p.changes.length === 0 ? analysis : dialect.analyze(winner.name, p.after)
+      if (after.manual !== null) {
+        plan.manual = `${winner.name}: ${after.manual}`
+        return plan
+      }
+      plan.refusal = `refused: the repaired log would not be accepted by ${report.format} (${p.problems.join('; ')}); nothing written`
+      return plan
+    }
+    jp = p
   }
   const target = stored ? (stored.header.target ?? path.basename(snapshot.unit.path)) : (sessionNameOf(winner.name)?.plain ?? winner.name)
   // A snapshot's target is a file name of the chat's own folder (its header is authenticated, and still checked).
@@ -146,7 +195,9 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
   // The agent appends to its log in place: the evidence is a copy, never a link to the inode it may still write.
   if (current) actions.push({type: 'preserve', from: target, to: target, sha256: currentSha, copy: true})
   // A log read by streaming is written from its pieces (ranges of it as scanned, read again while writing).
-  const bytes = jp.source.size === 0 || input instanceof Uint8Array ? {data: jp.bytes, source: {kind: 'bytes' as const, label: winner.name, data: jp.bytes}} : {stream: {size: jp.size, sha256: hash, chunks: () => pieceChunks(jp.pieces, jp.source)}, source: {kind: 'file' as const, name: winner.name}}
+  // The stream holds the pieces and their source only, never the plan (its classifications of the log).
+  const {pieces, source} = jp
+  const bytes = jp.source.size === 0 || input instanceof Uint8Array ? {data: jp.bytes, source: {kind: 'bytes' as const, label: winner.name, data: jp.bytes}} : {stream: {size: jp.size, sha256: hash, chunks: () => pieceChunks(pieces, source)}, source: {kind: 'file' as const, name: winner.name}}
   actions.push({
     type: 'rewrite',
     from: winner.name,

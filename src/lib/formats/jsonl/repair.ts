@@ -24,7 +24,7 @@
  * own acceptance rules (`rules.accept`, e.g. Codex's header first).
  */
 import {createHash} from 'node:crypto'
-import {bufferSource, classifyJsonlBytes, classifyJsonlSource, piecesSource, readFresh, type ByteSource, type JsonlClassification, type JsonlLine, type KeepRecord, type LineReason, type Piece} from '../../classify/jsonl.js'
+import {bufferSource, classifyJsonlBytes, classifyJsonlSource, classifyResult, piecesSource, readFresh, type ByteSource, type JsonlClassification, type JsonlLine, type KeepRecord, type LineReason, type Piece, type ResultLine} from '../../classify/jsonl.js'
 import {scanValue, skipWhitespace} from '../../classify/json.js'
 
 /** Kinds of byte change a JSONL repair may make. */
@@ -222,6 +222,11 @@ function eachPieceChunk(pieces: readonly Piece[], source: ByteSource, each: (b: 
   for (const b of pieceChunks(pieces, source)) each(b)
 }
 
+/** The lines of the repaired file from the kept pieces, as `classifyResult` takes them. */
+function resultLines(out: readonly Out[]): ResultLine[] {
+  return out.map((o) => ({from: o.bytes === null ? o.line : null, bytes: o.bytes, length: o.bytes === null ? o.line.end - o.line.start : o.bytes.length, eol: o.eol.length === 2 ? 'crlf' : o.eol.length === 1 ? 'lf' : 'none'}))
+}
+
 /** The pieces of the repaired file from the kept pieces: a kept line with its own line ending is one range. */
 function piecesOf(out: Out[]): Piece[] {
   const pieces: Piece[] = []
@@ -314,7 +319,9 @@ export function planJsonlRepair(input: Uint8Array | JsonlLog, rules: JsonlRepair
   let made: Buffer | undefined
   let hash: string | undefined
   const materialise = (): Buffer => (made ??= Buffer.from(readFresh(outSrc, 0, outSrc.size)))
-  const after = changes.length === 0 ? before : log.streamed ? classify(outSrc) : classifyJsonlBytes(materialise(), {isRecord: rules.isRecord})
+  // A streamed log's result is classified from the planned lines (exact; the log is not read and classified again),
+  // in full only when that cannot tell (`classifyResult`).
+  const after = changes.length === 0 ? before : log.streamed ? (classifyResult(resultLines(out), before, {isRecord: rules.isRecord, keep: log.keep}) ?? classify(outSrc)) : classifyJsonlBytes(materialise(), {isRecord: rules.isRecord})
   const problems: string[] = []
   if (after.class !== 'intact') problems.push(`the result is ${after.class} (${after.reasons.join(', ') || 'no complete record'})`)
   if (after.records.length === 0 && after.class === 'intact') problems.push('the result holds no complete record')

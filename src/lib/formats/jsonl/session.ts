@@ -14,7 +14,7 @@ import {createHash} from 'node:crypto'
 import path from 'node:path'
 import {closeSync, openSync, readSync} from 'node:fs'
 import {createRequire} from 'node:module'
-import {bufferSource, classifyJsonlBytes, classifyJsonlSource, readFresh, type ByteSource, type JsonlClassification, type JsonlLine} from '../../classify/jsonl.js'
+import {bufferSource, classifyJsonlBytes, classifyJsonlSource, readFresh, type ByteSource, type JsonlClassification, type JsonlLine, type KeepRecord} from '../../classify/jsonl.js'
 import {finding} from './findings.js'
 import {answerCutBy, lostAnswerText} from './answer.js'
 import {planJsonlRepair, type JsonlLog, type JsonlRepairPlan, type JsonlRepairRules} from './repair.js'
@@ -111,9 +111,17 @@ export function sessionChatsIn(dir: string, names: string[], me: SessionDialect)
  * records; each counts for the first dialect that knows it, and a tie goes to the earlier dialect.
  */
 export function sniffFormat(cls: JsonlClassification): SessionDialect | null {
+  return sniffValues(cls.records.slice(0, SNIFF_RECORDS).map((r) => r.value))
+}
+
+/** How many first records content detection reads (`sniffFormat`). */
+const SNIFF_RECORDS = 50
+
+/** `sniffFormat` of the first records' values. */
+function sniffValues(values: ReadonlyArray<Record<string, unknown>>): SessionDialect | null {
   const counts = SESSION_DIALECTS.map(() => 0)
-  for (const r of cls.records.slice(0, 50)) {
-    const i = SESSION_DIALECTS.findIndex((d) => d.isRecord(r.value))
+  for (const v of values.slice(0, SNIFF_RECORDS)) {
+    const i = SESSION_DIALECTS.findIndex((d) => d.isRecord(v))
     if (i >= 0) counts[i]++
   }
   let best = -1
@@ -149,6 +157,40 @@ export function keepForFamily(v: Record<string, unknown>): Record<string, unknow
   return out
 }
 
+/**
+ * The keep of a log read by streaming before its member is known: the family's (`keepForFamily`) for the first
+ * `SNIFF_RECORDS` records kept (what content detection reads), then the keep of the member those records show
+ * only (a third of the work and of the garbage of merging every member's), or the family's still when they
+ * show none. `fits` says whether a classification made with it is the one `keepForFamily` would give as far as
+ * content detection and `format`'s rules read (format null: content detection only): its first records are
+ * the ones kept by the family's keep (a record rejoined from several lines is kept after the lines are read,
+ * maybe after the first `SNIFF_RECORDS`), and the member kept for later is `format`.
+ */
+export function familyKeeper(): {keep: KeepRecord; fits: (cls: JsonlClassification, format: SessionDialect | null) => boolean} {
+  const head: Array<Record<string, unknown>> = []
+  let member: SessionDialect | null = null
+  let later = false
+  const keep: KeepRecord = (v) => {
+    if (head.length < SNIFF_RECORDS) {
+      const k = keepForFamily(v)
+      head.push(k)
+      if (head.length === SNIFF_RECORDS) member = sniffValues(head)
+      return k
+    }
+    later = true
+    if (member === null) return keepForFamily(v)
+    return member.keep ? member.keep(v) : v
+  }
+  const fits = (cls: JsonlClassification, format: SessionDialect | null): boolean => {
+    if (!later || member === null) return true
+    if (format !== null && format !== member) return false
+    const n = Math.min(SNIFF_RECORDS, cls.records.length)
+    for (let i = 0; i < n; i++) if (cls.records[i].value !== head[i]) return false
+    return true
+  }
+  return {keep, fits}
+}
+
 /** A session file of `size` bytes read by ranges, opened for each read (never following a symbolic link). */
 export function pathSource(file: string, size: number): ByteSource {
   const src: ByteSource = {
@@ -171,9 +213,12 @@ export function logOfBytes(bytes: Uint8Array): JsonlLog {
   return {source: bufferSource(bytes), streamed: false}
 }
 
-/** A log read by streaming as the planner's input: its records kept as the family's rules read them. */
-export function logOfFile(file: string, size: number): JsonlLog {
-  return {source: pathSource(file, size), streamed: true, keep: keepForFamily}
+/**
+ * A log read by streaming as the planner's input: its records kept as the family's rules read them, or as
+ * `keep` does (the keep of its member when that is known; records whole for a member without one).
+ */
+export function logOfFile(file: string, size: number, keep: KeepRecord | undefined = keepForFamily): JsonlLog {
+  return {source: pathSource(file, size), streamed: true, keep}
 }
 
 /** Classifies a log with a record rule: its bytes in memory, or streamed from its source. */
@@ -238,6 +283,28 @@ export function sessionRules(format: SessionDialect, name: string, input: Uint8A
   return {cls, analysis, rules: analysis.rules, plan, sha256: first.sha256}
 }
 
+/**
+ * The repair a scan planned for a log it read by streaming, kept for `repair` to write without reading and
+ * classifying the log again: what the write needs (the pieces, their source, the changes), never the
+ * classifications. Only a plan the agent accepts, with changes; by the session's member.
+ */
+export interface StreamedPlan {
+  format: string
+  pieces: JsonlRepairPlan['pieces']
+  source: ByteSource
+  size: number
+  changes: JsonlRepairPlan['changes']
+}
+
+/** The plans kept by the scanned file entry they were made from (gone with the scan's result). */
+const STREAMED_PLANS = new WeakMap<FileEntry, StreamedPlan>()
+
+/** The repair the scan planned for this entry of `format`'s session, read by streaming; undefined when none was kept. */
+export function streamedPlanOf(entry: FileEntry, format: string): StreamedPlan | undefined {
+  const p = STREAMED_PLANS.get(entry)
+  return p?.format === format ? p : undefined
+}
+
 /** The bytes of a generation: the file's own, or the decoded log of a `.zst`. */
 type Decoded = {ok: true; bytes: Buffer} | {ok: false; why: 'unexpected-end' | 'syntax-error'; message: string}
 
@@ -275,6 +342,8 @@ interface GenState {
   first: FirstPass | null
   /** The final answer the repair's cut takes (its turn not counted in `repaired`), when it takes one. */
   lostAnswer?: LostAnswer | null
+  /** (streamed) The keep its records were kept by (`familyKeeper`). */
+  keeper?: ReturnType<typeof familyKeeper>
 }
 
 /** Counts of a plan's changes by kind, as words ("drop 1 line, strip NULs from 1"). */
@@ -425,9 +494,13 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
     if (entry.kind !== 'file') continue
     if (entry.data === undefined && entry.path !== undefined && role !== 'compressed') {
       // Above the streaming threshold: classified a chunk at a time, keeping what the family's rules read.
-      const log = logOfFile(entry.path, entry.bytes)
+      const keeper = familyKeeper()
+      let log = logOfFile(entry.path, entry.bytes, keeper.keep)
       try {
         st.first = firstPass(log)
+        // Content detection must read what the family's keep keeps (a record rejoined late may be among the first).
+        if (!keeper.fits(st.first.cls, null)) st.first = firstPass((log = logOfFile(entry.path, entry.bytes)))
+        else st.keeper = keeper
       } catch (e) {
         gen.class = 'corrupt'
         gen.reasons = ['unreadable']
@@ -508,6 +581,21 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
 
   for (const st of states) {
     if (!st.cls || !st.log) continue
+    if (st.keeper && !st.keeper.fits(st.cls, fmt) && st.entry.path !== undefined) {
+      // Its later records were kept for another member than the session's: read again with the family's keep.
+      try {
+        st.log = logOfFile(st.entry.path, st.entry.bytes)
+        st.first = firstPass(st.log)
+        st.cls = st.first.cls
+      } catch (e) {
+        st.gen.class = 'corrupt'
+        st.gen.reasons = ['unreadable']
+        findings.push(finding('unreadable', st.entry.name, `could not read ${st.entry.name} (${(e as Error).message})`))
+        st.cls = null
+        st.log = null
+        continue
+      }
+    }
     let rule: ((v: Record<string, unknown>) => boolean) | null = null
     if (st.first) ({cls: st.cls, rule} = narrowed(fmt, st.log, st.first))
     st.first = null
@@ -515,6 +603,7 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
     st.analysis = fmt.analyze(st.entry.name, cls)
     // The classification is reused when it was made by the rule the plan classifies with.
     st.plan = planJsonlRepair(st.log, st.analysis.rules, rule !== null && st.analysis.rules.isRecord === rule ? cls : undefined)
+    if (st.log.streamed && st.plan.accepted && st.plan.changes.length > 0) STREAMED_PLANS.set(st.entry, {format: fmt.name, pieces: st.plan.pieces, source: st.plan.source, size: st.plan.size, changes: st.plan.changes})
     st.repaired = st.plan.changes.length === 0 ? st.analysis : fmt.analyze(st.entry.name, st.plan.after)
     // A cut inside the last turn that leaves it unanswered: that turn is not a whole turn.
     st.lostAnswer = answerCutBy(fmt, st.gen.file, st.plan, st.plan.after, st.repaired.measure.turns)
