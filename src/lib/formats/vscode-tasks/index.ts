@@ -24,7 +24,7 @@ import {asSalvagedGeneration, salvageMessageArray, type ArraySalvage} from './sa
 import {isInStorage, isStorageRoot, listStorage, listTaskOfStorage, type TaskFacts} from './store.js'
 import {taskAccount} from './account.js'
 import {taskFinder} from './find.js'
-import {captureTask, taskSnapshots, TASKS_NO_HOOK} from './snapshot.js'
+import {captureTask, redactTaskSnapshot, taskSnapshots, TASKS_NO_HOOK} from './snapshot.js'
 import {sha256Hex} from '../../fsio/durable-write.js'
 
 const ROLE_ORDER: Role[] = ['primary', 'backup', 'temp', 'transcript', 'transcript-temp', 'meta', 'other']
@@ -459,7 +459,7 @@ export const vscodeTasks: FormatAdapter & {generationBytes: typeof generationByt
   inspect: (chat) => ({account: taskAccount(chat.report)}),
   redact: redactTaskFiles,
   find: taskFinder,
-  snapshot: {capture: captureTask, noHook: TASKS_NO_HOOK, timerRoots: defaultRoots},
+  snapshot: {capture: captureTask, redact: redactTaskSnapshot, noHook: TASKS_NO_HOOK, timerRoots: defaultRoots},
   help: {
     find: "Roo Code, Kilo Code and Cline 3.x: the extension's History view (a task its index lost is not in it)",
     roots:
@@ -483,7 +483,7 @@ export const vscodeTaskStores: FormatAdapter = {
   chatsIn: (dir, names) => (isStorageRoot(dir, names) || (isTaskDir(names) && isInStorage(dir)) ? {chats: [], descend: false, store: true} : null),
   listStore: (dir) => (isInStorage(dir) ? listTaskOfStorage(dir) : listStorage(dir)),
   // Snapshots of the tasks it lists, but no guard entry of its own: `guard` names the task format.
-  snapshot: {capture: captureTask},
+  snapshot: {capture: captureTask, redact: redactTaskSnapshot},
 }
 
 /** Both, in detection order (the registry's one line). */
