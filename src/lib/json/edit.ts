@@ -7,7 +7,7 @@
  * An insertion is textual: after the container's last member a `,` right behind its value, then the new member on
  * a line of its own below that member's line (so a comment at the end of that line stays where it was), indented
  * like it; into an empty container on a line of its own one indent unit deeper. A container written on one line
- * gets the new member on that line. Nothing else is re-laid. A removal takes out exactly what an insertion adds
+ * gets the new member on that line, and a file written on one line gets it compact. Nothing else is re-laid. A removal takes out exactly what an insertion adds
  * (the member, its line break, its separator), comments around it kept. Pure; the caller checks the result parses.
  */
 import {createRequire} from 'node:module'
@@ -53,6 +53,7 @@ function lineCol(text: string, offset: number): string {
  * error in words: what it is and where (line and column).
  */
 export function parseSettings(text: string, syntax: JsonSyntax): {value: unknown} | {error: string} {
+  if (text.startsWith('\uFEFF')) return {error: 'a byte-order mark at the start of the file'}
   const errors: ParseError[] = []
   jsonc().parse(text, errors, {allowTrailingComma: syntax.trailingCommas, disallowComments: !syntax.comments})
   if (errors.length > 0) {
@@ -190,7 +191,10 @@ function insertLast(text: string, container: Node, member: (indent: string, oneL
   const eol = f.eol ?? '\n'
   const items = container.children ?? []
   const close = container.offset + container.length - 1
+  // A file written on one line gets the new member on that line too.
+  const oneLineFile = !text.trimEnd().includes('\n')
   if (items.length === 0) {
+    if (oneLineFile) return text.slice(0, container.offset + 1) + member('', true) + text.slice(close)
     const outer = indentAt(text, container.offset)
     const inner = outer + unitOf(f)
     if (text.slice(container.offset, close).includes('\n') && startsLine(text, close)) {

@@ -56,7 +56,7 @@ export function settingsHooks(spec: SettingsHooksSpec): SettingsHooks {
 
   function settingsOf(text: string): {hooks: Record<string, unknown> | undefined; root: Record<string, unknown>} | {error: string} {
     const p = parseSettings(text, spec.syntax)
-    if ('error' in p) return {error: `${spec.file} is not what ${spec.displayName} loads (${accepts}): ${p.error}; ${spec.displayName} ignores the file as it is, so ${fix}`}
+    if ('error' in p) return {error: `${spec.file} is not valid JSON as ${spec.displayName} reads it (${accepts}): ${p.error}; ${spec.displayName} ignores the file as it is, so ${fix}`}
     if (!isObj(p.value)) return {error: `${spec.file} is not a JSON object; ${fix}`}
     const hooks = p.value.hooks
     if (hooks !== undefined && !isObj(hooks)) return {error: `${spec.file}: "hooks" is not an object; ${fix}`}
@@ -104,13 +104,17 @@ export function settingsHooks(spec: SettingsHooksSpec): SettingsHooks {
       if ('error' in after || eventsWithOurs(after.hooks).length !== spec.events.length) return {error: `chatdoctor could not add its hook to ${spec.file} without changing the rest; nothing written (add it by hand, or run chatdoctor guard install on a file without comments inside "hooks")`}
       return {text}
     },
-    uninstall(current) {
+    uninstall(current, before) {
       const s = settingsOf(current)
       if ('error' in s) return s
       const dup = duplicated(current)
       if (dup) return {error: dup}
       const events = eventsWithOurs(s.hooks)
       if (events.length === 0) return {absent: true}
+      // What the file held before the install: a container the user had stays even when it is left empty.
+      const had = before === undefined || before === null ? null : settingsOf(before)
+      const hadHooks = had !== null && !('error' in had) && had.hooks !== undefined
+      const hadEvent = (ev: string) => hadHooks && (had as {hooks: Record<string, unknown>}).hooks[ev] !== undefined
       let text = current
       for (const ev of events) {
         const groups = s.hooks![ev] as unknown[]
@@ -121,10 +125,10 @@ export function settingsHooks(spec: SettingsHooksSpec): SettingsHooks {
           else for (let hi = g.hooks.length - 1; hi >= 0; hi--) if (isOurs(g.hooks[hi])) text = removeArrayItem(text, ['hooks', ev, gi, 'hooks'], hi)
         }
         const after = settingsOf(text)
-        if (!('error' in after) && Array.isArray(after.hooks?.[ev]) && (after.hooks![ev] as unknown[]).length === 0) text = removeProperty(text, ['hooks', ev])
+        if (!('error' in after) && Array.isArray(after.hooks?.[ev]) && (after.hooks![ev] as unknown[]).length === 0 && !hadEvent(ev)) text = removeProperty(text, ['hooks', ev])
       }
       const after = settingsOf(text)
-      if (!('error' in after) && after.hooks !== undefined && Object.keys(after.hooks).length === 0) text = removeProperty(text, ['hooks'])
+      if (!('error' in after) && after.hooks !== undefined && Object.keys(after.hooks).length === 0 && !hadHooks) text = removeProperty(text, ['hooks'])
       return {text}
     },
     status(current) {

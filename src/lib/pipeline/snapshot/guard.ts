@@ -147,9 +147,28 @@ function problem(e: unknown, what: string): string {
   return `${what}: ${(e as Error)?.message ?? String(e)}`
 }
 
+/** The folder of an agent's evidence. */
+function evidenceDir(state: string, agent: string): string {
+  return path.join(guardDir(state), agent)
+}
+
+/** Throws when a folder of the evidence path exists but is not a real folder (a symbolic link, a file). */
+function ownFolders(state: string, agent: string): void {
+  for (const d of [guardDir(state), evidenceDir(state, agent)]) {
+    let st
+    try {
+      st = lstatSync(d)
+    } catch {
+      return
+    }
+    if (!st.isDirectory()) throw new Error(`${d} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}; chatdoctor keeps its evidence only in a folder of its own (move it away)`)
+  }
+}
+
 /** Keeps `text` (the file's version before guard writes) in the state folder; returns its path. */
 async function keepEvidence(fs: FileSystem, state: string, agent: string, file: string, text: string, now: Date): Promise<string> {
-  const dir = path.join(guardDir(state), agent)
+  ownFolders(state, agent)
+  const dir = evidenceDir(state, agent)
   await mkdirs(fs, dir)
   const dest = path.join(dir, `${now.toISOString().replace(/[-:]/g, '')}-${path.basename(file)}`)
   await durableWrite(fs, dest, Buffer.from(text, 'utf8'), {tag: 'guard', mode: 0o600, expect: 'absent'})
@@ -235,11 +254,13 @@ export async function guardUninstall(agent: string, opts: GuardOptions): Promise
   if (unchanged && record.previous === null) {
     next = null
     how = 'removed-file'
-  } else if (unchanged && record.previous !== null && readEvidence(record.previous) !== null) {
-    next = readEvidence(record.previous)
+  } else if (unchanged && record.previous !== null && readEvidence(record.previous, evidenceDir(state, a.name)) !== null) {
+    next = readEvidence(record.previous, evidenceDir(state, a.name))
     how = 'restored'
   } else {
-    const r = hook.uninstall(cur.text)
+    // The file before the install, when guard kept it: a container of the user's left empty stays.
+    const before = record?.file !== file ? undefined : record.previous === null ? null : (readEvidence(record.previous, evidenceDir(state, a.name)) ?? undefined)
+    const r = hook.uninstall(cur.text, before)
     if ('error' in r) return {kind: 'error', agent: a.name, message: `${shown}: ${r.error}`}
     if ('absent' in r) return {kind: 'absent', agent: a.name, file: shown}
     next = r.text
@@ -262,9 +283,13 @@ export async function guardUninstall(agent: string, opts: GuardOptions): Promise
   }
 }
 
-/** The previous version kept at install, when it still has the sha256 recorded. */
-function readEvidence(prev: {sha256: string; evidence: string}): string | null {
+/**
+ * The previous version kept at install, when it is a regular file in the agent's evidence folder (the record is
+ * read back from disk: a path it names elsewhere is not used) and still has the sha256 recorded.
+ */
+function readEvidence(prev: {sha256: string; evidence: string}, dir: string): string | null {
   try {
+    if (!path.isAbsolute(prev.evidence) || path.dirname(prev.evidence) !== dir || !lstatSync(prev.evidence).isFile()) return null
     const b = readFileSync(prev.evidence)
     return sha256Hex(b) === prev.sha256 ? b.toString('utf8') : null
   } catch {
