@@ -183,7 +183,7 @@ test("Claude Code: CRLF and tabs kept, only the hook inserted; comments and trai
   }
 })
 
-test('guard on a settings file that is malformed, a link, a folder, or with a byte-order mark, and an evidence folder that is a link: one line each, nothing written; an uninstall never uses evidence its record names outside its folder', async () => {
+test('guard on a settings file that is malformed, a link, a folder, or with a byte-order mark, a config.toml with a key twice, a file hook that is a link, and an evidence folder that is a link: one line each, nothing written; an uninstall never uses evidence its record names outside its folder', async () => {
   const h = fakeHome()
   try {
     const file = settingsOf(h, 'gemini-cli')
@@ -239,6 +239,23 @@ test('guard on a settings file that is malformed, a link, a folder, or with a by
     assert.equal(u.kind, 'uninstalled')
     assert.equal((u as {how: string}).how, 'edited')
     assert.equal(readFileSync(file, 'utf8'), before, 'the hook taken out, the planted file not written')
+
+    // The other files guard edits: Codex's config.toml with a key twice (TOML, and Codex, reject it), a file hook that is a link.
+    const codex = path.join(h.home, '.codex', 'config.toml')
+    mkdirSync(path.dirname(codex), {recursive: true})
+    const toml = 'model = "o4"\nmodel = "o5"\n'
+    writeFileSync(codex, toml)
+    const c = await guardInstall('codex', {...opts(h, 'gemini-cli'), command: hookCommand('codex', '/usr/bin/node', '/opt/chatdoctor/bin/run.js')})
+    assert.equal(c.kind, 'error')
+    assert.match((c as {message: string}).message, /not valid TOML/)
+    assert.equal(readFileSync(codex, 'utf8'), toml)
+    const clineHook = path.join(h.home, '.cline', 'hooks', 'TaskComplete.sh')
+    mkdirSync(path.dirname(clineHook), {recursive: true})
+    symlinkSync(elsewhere, clineHook)
+    const l = await guardInstall('cline', {...opts(h, 'gemini-cli'), command: hookCommand('cline', '/usr/bin/node', '/opt/chatdoctor/bin/run.js')})
+    assert.equal(l.kind, 'error')
+    assert.match((l as {message: string}).message, /symbolic link/)
+    assert.equal(readFileSync(elsewhere, 'utf8'), '{}\n', 'nothing written through the link')
   } finally {
     cleanup(h.home)
   }
