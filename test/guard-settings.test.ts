@@ -5,13 +5,18 @@
  * agent ignores; an install into a file with comments, tabs, CRLF or a one-line layout only inserts (every byte
  * of the file stays, each line whole), and an uninstall after the user's own edit takes out exactly that; a
  * settings file that is malformed, a link, not a file, or an evidence folder that is a link: one line, nothing
- * written; a guard record naming evidence outside its folder is not trusted.
+ * written; a guard record naming evidence outside its folder is not trusted. A property test lays out random
+ * settings in random styles (indent unit, CRLF, comments after members and on lines of their own, one line) and
+ * checks that install only inserts and that uninstall gives the exact bytes back.
  */
 import assert from 'node:assert/strict'
 import {existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 import {createRequire} from 'node:module'
+import fc from 'fast-check'
+import {claudeHook} from '../src/lib/formats/claude-code/hook.js'
+import {geminiHook} from '../src/lib/formats/gemini-cli/hook.js'
 import {nodeFileSystem} from '../src/lib/fsio/fs.js'
 import {sha256Hex} from '../src/lib/fsio/durable-write.js'
 import {guardInstall, guardStatus, guardUninstall, hookCommand} from '../src/lib/pipeline/snapshot/guard.js'
@@ -259,4 +264,60 @@ test('guard on a settings file that is malformed, a link, a folder, or with a by
   } finally {
     cleanup(h.home)
   }
+})
+
+/**
+ * `value` laid out as a person might: `unit` indents, `eol` line ends, and where `coin()` says so a line comment
+ * after a member (before or after its comma) or a comment line before it.
+ */
+function layOut(value: unknown, unit: string, eol: string, coin: () => boolean, depth = 0): string {
+  const pad = (d: number) => unit.repeat(d)
+  if (Array.isArray(value) || (typeof value === 'object' && value !== null)) {
+    const entries: Array<[string | null, unknown]> = Array.isArray(value) ? value.map((v) => [null, v]) : Object.entries(value)
+    const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}']
+    if (entries.length === 0) return coin() ? `${open}${eol}${pad(depth + 1)}// empty for now${eol}${pad(depth)}${close}` : open + close
+    const lines = entries.map(([k, v], i) => {
+      const before = coin() ? `${pad(depth + 1)}// about ${i}${eol}` : ''
+      const body = (k === null ? '' : JSON.stringify(k) + ': ') + layOut(v, unit, eol, coin, depth + 1)
+      const comma = i < entries.length - 1 ? ',' : ''
+      const note = coin() ? ' // note' : ''
+      return before + pad(depth + 1) + body + (coin() ? comma + note : note === '' ? comma : comma === '' ? note : ` /* c */${comma}${note}`)
+    })
+    return open + eol + lines.join(eol) + eol + pad(depth) + close
+  }
+  return JSON.stringify(value)
+}
+
+test('property: Gemini CLI and Claude Code settings in any layout (indent unit, CRLF, one line; for Gemini CLI comments anywhere between members): install only inserts, the agent then reads the hooks and every other setting as before, uninstall gives the exact bytes back', () => {
+  const group = {hooks: [{type: 'command', command: 'notify-send done'}]}
+  const hooksArb = fc.option(fc.record({AfterAgent: fc.constantFrom(undefined, [], [group]), PreCompress: fc.constantFrom(undefined, [], [group]), Stop: fc.constantFrom(undefined, [], [group]), PreCompact: fc.constantFrom(undefined, [group]), BeforeTool: fc.constantFrom(undefined, [group])}, {requiredKeys: []}), {nil: undefined})
+  const settingsArb = fc.dictionary(fc.constantFrom('model', 'ui', 'general', 'security', 'tools', 'context'), fc.jsonValue({maxDepth: 2}), {maxKeys: 4})
+  fc.assert(
+    fc.property(fc.constantFrom<Agent>('gemini-cli', 'claude-code'), settingsArb, hooksArb, fc.constantFrom('  ', '    ', '\t'), fc.constantFrom('\n', '\r\n'), fc.boolean(), fc.array(fc.boolean(), {minLength: 1, maxLength: 64}), (agent, settings, hooks, unit, eol, oneLine, coins) => {
+      const hook = agent === 'gemini-cli' ? geminiHook : claudeHook
+      const events = agent === 'gemini-cli' ? ['AfterAgent', 'PreCompress'] : ['Stop', 'PreCompact']
+      const cmd = hookCommand(agent, '/usr/bin/node', '/opt/chatdoctor/bin/run.js')
+      let n = 0
+      // Claude Code's loader takes no comments: its files get none.
+      const coin = () => agent === 'gemini-cli' && coins[n++ % coins.length]
+      const doc: Record<string, unknown> = {...settings}
+      if (hooks !== undefined) doc.hooks = Object.fromEntries(Object.entries(hooks).filter(([, v]) => v !== undefined))
+      const before = oneLine ? JSON.stringify(doc) : layOut(doc, unit, eol, coin) + eol
+      const r = hook.install(before, cmd)
+      assert.ok('text' in r, JSON.stringify(r))
+      const after = r.text
+      assert.ok(onlyInserted(before, after), `only inserted:\n${before}\n---\n${after}`)
+      const read = agentReads(agent, after) as {hooks: Record<string, Array<{hooks: Array<{command: string}>}>>}
+      for (const ev of events) assert.ok(read.hooks[ev].some((g) => g.hooks.some((x) => x.command === cmd.shell)), ev)
+      const {hooks: h1, ...rest1} = read
+      const {hooks: h0, ...rest0} = agentReads(agent, before) as typeof read
+      assert.deepEqual(rest1, rest0)
+      for (const [ev, groups] of Object.entries(h0 ?? {})) assert.deepEqual(h1[ev].slice(0, groups.length), groups, `the user's ${ev} hooks first, unchanged`)
+      if (!oneLine && eol === '\r\n') assert.equal(after.replace(/\r\n/g, '').includes('\n'), false, 'CRLF throughout')
+      assert.equal(hook.status(after).installed, true)
+      const u = hook.uninstall(after, before)
+      assert.ok('text' in u && u.text === before, `uninstall:\n${before}\n---\n${'text' in u ? u.text : JSON.stringify(u)}`)
+    }),
+    {numRuns: 400, seed: 18},
+  )
 })

@@ -260,6 +260,12 @@ function removeMember(text: string, container: Node, index: number): string {
     const from = startsLine(text, start) ? breakBefore(text, start) : start
     return text.slice(0, Math.max(from, open)) + text.slice(to)
   }
+  if (index > 0 && index < items.length - 1) {
+    // Between two members: it goes with the separator after it (the one before may have a comment behind it).
+    const {comma} = after(text, end)
+    if (comma === null) throw new Error('no separator after the member')
+    return text.slice(0, startsLine(text, start) ? breakBefore(text, start) : start) + text.slice(comma + 1)
+  }
   if (index > 0) {
     const prev = items[index - 1]
     const {comma} = after(text, prev.offset + prev.length)
