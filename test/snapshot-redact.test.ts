@@ -76,6 +76,8 @@ function restoresOnlyWithFlag(file: string, at: string, plaintext: Buffer, env: 
   const asked = runCli(['repair', '--yes', '--redacted-snapshots', at], {env: cliEnv(env)})
   assert.equal(asked.status, 1, asked.stderr + asked.stdout)
   assert.equal(sha256(readFileSync(file)), sha256(plaintext), 'with the flag the redacted snapshot is written byte for byte')
+  const after = JSON.parse(runCli(['scan', '--json', at], {env: cliEnv(env)}).stdout) as {chats: Array<{status: string}>}
+  assert.ok(after.chats.length > 0 && after.chats.every((c) => c.status === 'healthy'), `the restored redacted chat loads and is healthy: ${JSON.stringify(after.chats.map((c) => c.status))}`)
 }
 
 const GEMINI = path.join(REALDATA, 'gemini-cli', '0.61.0', 'home', '.gemini')
