@@ -211,6 +211,13 @@ test('guard on a settings file that is malformed, a link, a folder, or with a by
     symlinkSync(elsewhere, file)
     refused((await guardInstall('gemini-cli', opts(h, 'gemini-cli'))) as {kind: string; message?: string}, elsewhere, '{}\n', h.state, /symbolic link/)
     refused((await guardUninstall('gemini-cli', opts(h, 'gemini-cli'))) as {kind: string; message?: string}, elsewhere, '{}\n', h.state, /symbolic link/)
+    // Status reads through the link, as the agent does: a hook in the file it points to is reported installed.
+    const linkedCmd = opts(h, 'gemini-cli').command.shell
+    writeFileSync(elsewhere, JSON.stringify({hooks: Object.fromEntries(['AfterAgent', 'PreCompress'].map((e) => [e, [{hooks: [{type: 'command', command: linkedCmd}]}]]))}))
+    const ls = guardStatus('gemini-cli', h) as Array<{installed: boolean; detail: string}>
+    assert.equal(ls[0].installed, true)
+    assert.match(ls[0].detail, /read through the symbolic link/)
+    writeFileSync(elsewhere, '{}\n')
     rmSync(file)
     mkdirSync(file)
     const r = await guardInstall('gemini-cli', opts(h, 'gemini-cli'))

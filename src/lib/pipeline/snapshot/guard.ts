@@ -8,7 +8,7 @@
  * removes the file guard made); a file changed since loses exactly chatdoctor's entries, by the adapter's edit.
  * An agent without a hook gets a user-level timer printed, never installed. Names no agent.
  */
-import {lstatSync, readFileSync} from 'node:fs'
+import {lstatSync, readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {durableWrite, sha256Hex} from '../../fsio/durable-write.js'
@@ -310,6 +310,23 @@ export interface GuardStatus {
   newest: string | null
 }
 
+/**
+ * The status of a settings file that is a symbolic link to a regular file, read through the link as the agent
+ * reads it (status only reads; install and uninstall never write through a link). Null when it is not one.
+ */
+function linkedStatus(hook: AgentHook, file: string): {installed: boolean; detail: string} | null {
+  try {
+    if (!lstatSync(file).isSymbolicLink() || !statSync(file).isFile()) return null
+    const bytes = readFileSync(file)
+    const text = bytes.toString('utf8')
+    if (!Buffer.from(text, 'utf8').equals(bytes)) return null
+    const s = hook.status(text)
+    return {installed: s.installed, detail: `${s.detail} (read through the symbolic link ${file}; guard install and uninstall do not edit it: edit the file it points to by hand)`}
+  } catch {
+    return null
+  }
+}
+
 /** What is installed, per agent (all agents with snapshot support, or the one named). Read-only. */
 export function guardStatus(agent: string | undefined, opts: {home: string; env: NodeJS.ProcessEnv; stateDir?: string}): GuardStatus[] | {error: string} {
   let agents = guardAgents()
@@ -328,7 +345,7 @@ export function guardStatus(agent: string | undefined, opts: {home: string; env:
     if (!hook) return {...base, installed: false, file: null, detail: `no hook (${a.snapshot!.noHook}); chatdoctor guard install ${a.name} prints a timer`}
     const file = hook.configFile(opts.home, opts.env)
     const cur = readConfig(file)
-    const s = 'error' in cur ? {installed: false, detail: cur.error} : hook.status(cur.text)
+    const s = 'error' in cur ? (linkedStatus(hook, file) ?? {installed: false, detail: cur.error}) : hook.status(cur.text)
     return {...base, installed: s.installed, file: tildify(file, opts.home), detail: s.detail}
   })
 }
