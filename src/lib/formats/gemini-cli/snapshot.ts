@@ -77,8 +77,12 @@ function redactText(t: string): string {
 
 /** A part list (`PartListUnion`: a string, a part or an array of them) without tool payloads or injected context. */
 function redactParts(v: unknown): unknown {
+  return Array.isArray(v) ? v.map(redactPart) : redactPart(v)
+}
+
+/** One part (or a string) of a part list; anything else is left as it is. */
+function redactPart(v: unknown): unknown {
   if (typeof v === 'string') return redactText(v)
-  if (Array.isArray(v)) return v.map(redactParts)
   if (!isObj(v)) return v
   if (isObj(v.functionCall)) return {...v, functionCall: {...v.functionCall, args: {}}}
   if (isObj(v.functionResponse)) {
