@@ -14,40 +14,12 @@ import {test} from 'node:test'
 import {pathToFileURL} from 'node:url'
 import {Ajv2020} from 'ajv/dist/2020.js'
 import {parse as parseToml} from 'smol-toml'
-import {REALDATA, cleanup, copyWritable, inheritedEnv, runCli, sha256, tempDir} from './helpers/fixtures.js'
+import {REALDATA, cleanup, copyWritable, runCli, sha256} from './helpers/fixtures.js'
 import {buildTask, realTurns, storageDir, taskId, writeStore} from './helpers/vscode-tasks.js'
-
-/** A fake home and the environment that points every agent and chatdoctor into it. */
-function fakeHome(): {home: string; env: NodeJS.ProcessEnv} {
-  const home = tempDir('chatdoctor-guard-')
-  const env: NodeJS.ProcessEnv = {HOME: home, XDG_STATE_HOME: path.join(home, '.local', 'state'), XDG_CONFIG_HOME: path.join(home, '.config'), XDG_DATA_HOME: path.join(home, '.local', 'share')}
-  return {home, env}
-}
-
-/** The environment a command run by an agent gets: the test's, without anything pointing elsewhere. */
-function agentEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const e = {...inheritedEnv(), ...env}
-  for (const k of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'CHATDOCTOR_SNAPSHOT_KEY']) delete e[k]
-  return e
-}
+import {ELSEWHERE, agentEnv, fakeHome, storeFiles, waitFor} from './helpers/guard-home.js'
 
 function cli(args: string[], env: NodeJS.ProcessEnv) {
   return runCli(args, {env: agentEnv(env)})
-}
-
-/** The store's snapshot files (under `$XDG_STATE_HOME/chatdoctor/snapshots/`). */
-function storeFiles(env: NodeJS.ProcessEnv): string[] {
-  const root = path.join(env.XDG_STATE_HOME!, 'chatdoctor', 'snapshots')
-  if (!existsSync(root)) return []
-  return readdirSync(root).flatMap((d) => readdirSync(path.join(root, d)).filter((n) => n.endsWith('.snap')).map((n) => path.join(root, d, n)))
-}
-
-async function waitFor(cond: () => boolean, ms = 20000): Promise<void> {
-  const end = Date.now() + ms
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out waiting')
-    await new Promise((r) => setTimeout(r, 100))
-  }
 }
 
 /** The scan report of PATHs (`--json`). */
@@ -229,7 +201,7 @@ test("OpenCode: guard install writes a plugin that OpenCode's loader accepts, it
     const original = new Map(mine.map((f) => [f, readFileSync(f)]))
     // OpenCode runs the plugin in its own process, with its environment: here, the fake home's.
     Object.assign(process.env, agentEnv(env))
-    for (const k of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'CHATDOCTOR_SNAPSHOT_KEY']) delete process.env[k]
+    for (const k of ELSEWHERE) delete process.env[k]
     await hooks.event({event: {type: 'message.updated', properties: {sessionID: sid}}})
     await hooks.event({event: {type: 'session.idle', properties: {sessionID: sid}}})
     await waitFor(() => storeFiles(env).length === 1)
@@ -276,7 +248,7 @@ test('Codebuff has no hook: guard install prints a systemd user unit and a cron 
     assert.deepEqual(readdirSync(path.join(home, '.config')), [], 'nothing installed')
     const s = cli(['guard', 'status', '--json'], env)
     const agents = JSON.parse(s.stdout).agents as Array<{agent: string; installed: boolean; file: string | null}>
-    assert.deepEqual(agents.map((a) => a.agent).sort(), ['claude-code', 'cline', 'codebuff', 'codex', 'gemini-cli', 'opencode', 'vscode-tasks'])
+    assert.deepEqual(agents.map((a) => a.agent).sort(), ['claude-code', 'cline', 'codebuff', 'codex', 'gemini-cli', 'kilo', 'opencode', 'vscode-tasks'])
     assert.ok(agents.every((a) => !a.installed))
     assert.equal(agents.find((a) => a.agent === 'codebuff')!.file, null)
     // -q: the timer text alone; guard status -q lists only installed hooks (none), -v names each agent's documentation.

@@ -421,9 +421,10 @@ export interface SnapshotSupport {
   /**
    * What a snapshot of a diagnosed chat stores, or why it is skipped: the agent's rule of a settled chat (its
    * last turn complete: no tool call pending or running, the last prompt answered, no temp newer than the
-   * primary), the message and byte caps. Pure; never throws.
+   * primary), the message and byte caps. Never throws; pure, except that a chat whose rows live in a database
+   * may be read again from a private copy of it (the promise), never from the original.
    */
-  capture(chat: Pick<ScannedChat, 'report' | 'snapshot'>, caps: SnapshotCaps): SnapshotCapture
+  capture(chat: Pick<ScannedChat, 'report' | 'snapshot'>, caps: SnapshotCaps): SnapshotCapture | Promise<SnapshotCapture>
   /**
    * The payload with private tool payloads (tool inputs and outputs) and per-turn system prompts removed, roles,
    * order, tool ids and their lifecycle kept; `refused` when it cannot be done structurally. Pure.
@@ -434,13 +435,21 @@ export interface SnapshotSupport {
   /** Why the agent has no hook (a sentence), when it has none: `guard install` then prints a user-level timer. */
   readonly noHook?: string
   /**
-   * A chat for stored snapshots whose chat discovery did not find (`key`, their chat key), when the key names a
-   * chat of a store among `found` (this adapter's chats): the agent lost that chat altogether and the snapshot is
-   * all that is left of it. Null when the key is not of such a store. Must not touch the disk.
+   * A chat for stored snapshots of this adapter's formats whose chat discovery did not find (`key`, their chat
+   * key), when the key names a chat of a store among `found` (this adapter's chats) or a file inside both the
+   * scan's roots and the agent's own (`scope`): the agent lost that chat altogether and the snapshot is all that
+   * is left of it. Null when the key is neither. Reads nothing; may lstat the folder a file's chat would be in.
    */
-  goneChat?(key: string, found: readonly ChatUnit[]): ChatUnit | null
+  goneChat?(key: string, found: readonly ChatUnit[], scope: GoneScope): ChatUnit | null
   /** The folders the printed timer snapshots (default: the adapter's `defaultRoots`). */
   timerRoots?(home: string, env: NodeJS.ProcessEnv): string[]
+}
+
+/** Where a scan looks, for `goneChat`: the folders it searched (absolute), and the home and environment of the agents' roots. */
+export interface GoneScope {
+  roots: readonly string[]
+  home: string
+  env: NodeJS.ProcessEnv
 }
 
 /** The command a hook runs: as an argument vector, and as one shell command line. */

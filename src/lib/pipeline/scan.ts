@@ -149,11 +149,16 @@ export async function scanPaths(paths: string[], opts: ScanOptions): Promise<Sca
  * is handed on once every chat of its folder is diagnosed (chatdoctor's own state is a folder's) and every
  * index chat is; one diagnosed early (by a worker) waits for the chats before it.
  */
+/** The folders a scan searches, absolute: its PATHs, else every adapter's default roots. */
+function scanRoots(paths: string[], adapters: readonly FormatAdapter[], opts: Pick<ScanOptions, 'home' | 'env'>): string[] {
+  return paths.length > 0 ? paths.filter((p) => p.trim() !== '').map((p) => path.resolve(p)) : adapters.flatMap((a) => a.defaultRoots(opts.home, opts.env))
+}
+
 export async function scanEach(paths: string[], opts: ScanOptions, onChat: (chat: ScannedChat) => void): Promise<Omit<ScanResult, 'chats'>> {
   const adapters = opts.adapters ?? ADAPTERS
   const found = await discover(paths, adapters, opts.home, opts.env, opts.unsupported ?? UNSUPPORTED_AGENTS)
   if (opts.indexes) {
-    const roots = paths.length > 0 ? paths.filter((p) => p.trim() !== '').map((p) => path.resolve(p)) : adapters.flatMap((a) => a.defaultRoots(opts.home, opts.env))
+    const roots = scanRoots(paths, adapters, opts)
     const idx = await findIndexChats(found.chats, adapters, roots, opts.home, opts.env)
     found.chats.push(...idx.chats)
     found.errors.push(...idx.errors)
@@ -165,7 +170,7 @@ export async function scanEach(paths: string[], opts: ScanOptions, onChat: (chat
     chatsInWorkers: 0,
   }
   const state = opts.stateDir ?? stateDir(opts.home, opts.env)
-  const snaps = opts.snapshots === false ? {keyring: null, errors: [], gone: []} : attachSnapshots(found.chats, {stateDir: state, home: opts.home, env: opts.env, redacted: opts.redactedSnapshots})
+  const snaps = opts.snapshots === false ? {keyring: null, errors: [], gone: []} : attachSnapshots(found.chats, {stateDir: state, home: opts.home, env: opts.env, redacted: opts.redactedSnapshots, adapters, roots: scanRoots(paths, adapters, opts)})
   for (const e of snaps.errors) result.errors.push({...e, path: tildify(e.path, opts.home)})
   // Sessions gone from their agent's store that chatdoctor still holds snapshots of: chats of their own.
   found.chats.push(...snaps.gone)

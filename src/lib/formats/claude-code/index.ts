@@ -8,7 +8,7 @@ import path from 'node:path'
 import type {FormatAdapter} from '../../model/adapter.js'
 import {claudeRoots} from './roots.js'
 import {claudeHook} from './hook.js'
-import {captureSession, redactSession} from '../jsonl/snapshot.js'
+import {captureSession, goneLogChat, redactSession} from '../jsonl/snapshot.js'
 import {diagnoseSession, isSessionName, sessionChatsIn, streamsSessionFile} from '../jsonl/session.js'
 import {planSessionRepair} from '../jsonl/plan.js'
 import {claudeDialect} from './session.js'
@@ -47,7 +47,7 @@ export const claudeCode: FormatAdapter = {
   find: claudeFinder,
   discoveryPaths: ['.claude'],
   texts: {parentKey: 'parentUuid'},
-  snapshot: {capture: captureSession, redact: redactSession, hook: claudeHook},
+  snapshot: {capture: captureSession, redact: redactSession, hook: claudeHook, goneChat: (key, _found, scope) => goneLogChat(key, scope, claudeRoots(scope.home, scope.env))},
   help: {
     roots: "Claude Code's ($CLAUDE_CONFIG_DIR or ~/.claude)/projects",
     find: 'Claude Code: claude --resume <id> from its project folder (its picker never lists print-mode sessions)',

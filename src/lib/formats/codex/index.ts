@@ -6,7 +6,7 @@
 import type {FormatAdapter} from '../../model/adapter.js'
 import {codexRoots} from './roots.js'
 import {codexHook} from './hook.js'
-import {captureSession, redactSession} from '../jsonl/snapshot.js'
+import {captureSession, goneLogChat, redactSession} from '../jsonl/snapshot.js'
 import {diagnoseSession, isSessionName, sessionChatsIn, streamsSessionFile} from '../jsonl/session.js'
 import {planSessionRepair} from '../jsonl/plan.js'
 import {codexDialect} from './session.js'
@@ -47,7 +47,7 @@ export const codex: FormatAdapter = {
   },
   find: codexFinder,
   discoveryPaths: ['.codex'],
-  snapshot: {capture: captureSession, redact: redactSession, hook: codexHook},
+  snapshot: {capture: captureSession, redact: redactSession, hook: codexHook, goneChat: (key, _found, scope) => goneLogChat(key, scope, codexRoots(scope.home, scope.env))},
   help: {
     roots: "Codex's ($CODEX_HOME or ~/.codex)/sessions and archived_sessions",
     find: 'Codex: codex resume <id> (its picker never lists exec threads)',

@@ -132,6 +132,11 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
     return plan
   }
   const target = stored ? (stored.header.target ?? path.basename(snapshot.unit.path)) : (sessionNameOf(winner.name)?.plain ?? winner.name)
+  // A snapshot's target is a file name of the chat's own folder (its header is authenticated, and still checked).
+  if (stored && (target !== path.basename(target) || target === '.' || target === '..' || sessionNameOf(target)?.role !== 'primary')) {
+    plan.problem = `${stored.name} names ${JSON.stringify(target)}, not a session log of this folder; nothing written`
+    return plan
+  }
   const current = snapshot.files.find((f) => f.name === target && f.kind === 'file')
   const hash = jp.sha256
   const currentSha = current?.data ? sha256(current.data) : current?.path !== undefined ? scannedSha(current.name) : null

@@ -5,12 +5,13 @@
  * A stored snapshot comes back as a generation of role `snapshot` (`snapshotStates` in `session.ts`), ranked
  * with the log; when it wins, the repair writes its bytes as the plain log (`plan.ts`).
  */
+import {lstatSync} from 'node:fs'
 import path from 'node:path'
 import {classifyJsonlBytes} from '../../classify/jsonl.js'
-import type {ScannedChat} from '../../model/adapter.js'
+import type {ChatUnit, GoneScope, ScannedChat} from '../../model/adapter.js'
 import type {SnapshotCaps, SnapshotCapture, SnapshotHeader} from '../../model/snapshot.js'
 import {dialectByName} from './dialects.js'
-import {decodeZstd} from './session.js'
+import {decodeZstd, sessionNameOf} from './session.js'
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
 
@@ -79,4 +80,30 @@ export function redactRecords(payload: Buffer, redact: (v: Record<string, unknow
   const eol = cls.eol === 'crlf' ? '\r\n' : '\n'
   const lines = cls.records.map((r) => JSON.stringify(redact(r.value)))
   return Buffer.from(lines.join(eol) + (lines.length > 0 ? eol : ''), 'utf8')
+}
+
+/** True when `p` is `root` or inside it (both absolute, normalized). */
+const inside = (p: string, root: string) => p === root || p.startsWith(root.endsWith(path.sep) ? root : root + path.sep)
+
+/**
+ * The chat of a session log that is gone from disk while chatdoctor holds snapshots of it (`key`: the log's
+ * absolute path, as the snapshot's authenticated header records it): a chat of its agent whose log is missing,
+ * restored at that path by `repair`. Only for a plain log name of the family, at a normalized absolute path
+ * inside both a folder the scan searches and one of the agent's own roots (`roots`), whose folder is still there
+ * (an lstat, the one look at the disk); null otherwise.
+ */
+export function goneLogChat(key: string, scope: GoneScope, roots: readonly string[]): ChatUnit | null {
+  if (!path.isAbsolute(key) || path.normalize(key) !== key || key.includes('\0')) return null
+  const name = path.basename(key)
+  if (sessionNameOf(name)?.plain !== name || sessionNameOf(name)?.role !== 'primary') return null
+  const dir = path.dirname(key)
+  const agentRoots = roots.map((r) => path.resolve(r))
+  if (!agentRoots.some((r) => inside(dir, r)) || !scope.roots.some((r) => inside(key, path.resolve(r)))) return null
+  // The log goes back into its own folder; one that is gone too is no chat (the snapshots stay in the store).
+  try {
+    if (!lstatSync(dir).isDirectory()) return null
+  } catch {
+    return null
+  }
+  return {dir, path: key, files: [name]}
 }

@@ -15,7 +15,9 @@ import type {Finding, Generation, Role} from '../../model/report.js'
 import {diagnoseDatabaseSession, type DatabaseSessionFacts} from '../opencode-family/database.js'
 import {emptyContext} from '../opencode-family/measure.js'
 import {walLoss, type WalFacts} from '../opencode-family/wal.js'
+import {judgeDatabaseSnapshots} from '../opencode-family/snapshot.js'
 import {finding} from './findings.js'
+import {diagnoseKiloGone} from './snapshot.js'
 import {KILO, isStoreFile} from './layout.js'
 import type {GoneFacts, KiloFacts} from './store.js'
 
@@ -95,6 +97,7 @@ export function diagnoseKilo(snapshot: ChatDirSnapshot): Diagnosis {
   if (!facts) return {kind: 'skipped', reason: 'not listed by the Kilo store listing'}
   if (facts.kind === 'legacy') return {kind: 'skipped', reason: "Kilo 1.x JSON storage (storage/session/…) with no kilo.db: not diagnosed yet; Kilo 7 imports it into kilo.db at its next start"}
   if (facts.kind === 'gone') return diagnoseGone(snapshot, facts)
+  if (facts.kind === 'session-gone') return {kind: 'chat', report: diagnoseKiloGone(snapshot.snapshots, facts)}
   const diagnosis = diagnoseDatabaseSession(KILO, snapshot, facts, roleOf)
   if (diagnosis.kind !== 'chat') return diagnosis
   const r = diagnosis.report
@@ -112,5 +115,6 @@ export function diagnoseKilo(snapshot: ChatDirSnapshot): Diagnosis {
   if (!hasWal && facts.session !== null && facts.db?.class === 'intact') {
     r.findings.push(finding('wal-missing', facts.file, `no ${facts.file}-wal beside ${facts.file}: Kilo keeps its WAL after every run, so SQLite removed it at a clean close (another tool opened the store), or it was deleted, taking any commit not yet in ${facts.file} with it (Kilo copies the WAL into ${facts.file} at every start, so at most its last run's); what ${facts.file} holds reads whole`))
   }
-  return diagnosis
+  // chatdoctor's stored snapshots: generations of the session, and the winner when its rows hold less.
+  return snapshot.snapshots?.length ? {kind: 'chat', report: judgeDatabaseSnapshots(KILO, r, snapshot.snapshots, facts)} : diagnosis
 }

@@ -11,9 +11,10 @@
  */
 import path from 'node:path'
 import type {StoreMember} from '../opencode-family/member.js'
+import {kiloExportView} from './export-view.js'
 
 /** Kilo as a member of the OpenCode store family. */
-export const KILO: StoreMember = {format: 'kilo', displayName: 'Kilo', aDisplayName: 'a Kilo', command: 'kilo', tempPrefix: 'chatdoctor-kilo-db-'}
+export const KILO: StoreMember = {format: 'kilo', displayName: 'Kilo', aDisplayName: 'a Kilo', command: 'kilo', tempPrefix: 'chatdoctor-kilo-db-', exportView: kiloExportView}
 
 /** The store's file name on the `latest`, `beta` and `prod` channels. */
 export const DATABASE = 'kilo.db'

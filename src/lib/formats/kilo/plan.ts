@@ -10,11 +10,13 @@
  * - A damaged database SQLite still opens (`repairable`): not repaired by chatdoctor (its pages are not files to
  *   put back); `manual`, with the next steps.
  * - A session whose last writes the WAL lost, or whose last turn never finished (`degraded`): nothing on disk
- *   holds what is missing; left as it is, and said so.
+ *   holds what is missing; left as it is, and said so, unless a stored snapshot holds more (then, as for a
+ *   session gone from the store, the snapshot is imported with `kilo import`: `snapshot.ts`).
  */
 import type {ChatPlan, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
 import {manualDatabaseSteps, newerStore, newerStoreAdvice} from '../opencode-family/database.js'
 import {KILO} from './layout.js'
+import {planKiloImport} from './snapshot.js'
 import type {KiloFacts} from './store.js'
 
 /** Plans the repair of one Kilo chat. Pure; never throws. */
@@ -27,6 +29,8 @@ export function planKiloRepair(chat: ScannedChat, opts: PlanOptions): ChatPlan {
   }
   const facts = snapshot.unit.facts as KiloFacts | undefined
   if (!facts || facts.kind === 'legacy') return plan
+  if (facts.kind === 'session-gone') return report.winner?.startsWith('snapshot:') ? planKiloImport(chat, plan, facts.sessionId) : plan
+  if (facts.kind === 'database' && facts.session !== null && report.winner?.startsWith('snapshot:') && !newerStore(facts)) return planKiloImport(chat, plan, facts.session.id)
   const file = facts.file
   if (facts.kind === 'database' && newerStore(facts)) {
     plan[report.status === 'repairable' ? 'manual' : 'advice'] = newerStoreAdvice(KILO, file)

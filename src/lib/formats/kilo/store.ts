@@ -35,7 +35,13 @@ export interface LegacyFacts {
   kind: 'legacy'
 }
 
-export type KiloFacts = DatabaseSessionFacts | GoneFacts | LegacyFacts
+/** Facts of a session the store lost altogether, of which only chatdoctor's snapshots are left (`goneChat`). */
+export interface SessionGoneFacts {
+  kind: 'session-gone'
+  sessionId: string
+}
+
+export type KiloFacts = DatabaseSessionFacts | GoneFacts | LegacyFacts | SessionGoneFacts
 
 function names(dir: string, errors: OperationalError[]): string[] {
   try {

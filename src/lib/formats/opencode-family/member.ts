@@ -7,6 +7,7 @@
  * `inspect` gives (`account.ts`), the redaction profile (`redact.ts`) and `find` in a database (`find.ts`). Each member passes its `StoreMember`:
  * the family never imports a member.
  */
+import type {ExportDocument} from './export-rows.js'
 
 /** What the family needs to know of one member. */
 export interface StoreMember {
@@ -20,4 +21,9 @@ export interface StoreMember {
   readonly command: string
   /** Prefix of the private temp folder a database is copied into (`chatdoctor-opencode-db-`). */
   readonly tempPrefix: string
+  /**
+   * What the member's own export leaves out of the rows, as a view of the document built from them (absent:
+   * nothing). Pure; returns a new document.
+   */
+  readonly exportView?: (doc: ExportDocument) => ExportDocument
 }

@@ -7,6 +7,7 @@
 import type {Role} from '../../model/report.js'
 import type {ChatDirSnapshot, Diagnosis, FormatAdapter} from '../../model/adapter.js'
 import {diagnoseDatabaseSession} from '../opencode-family/database.js'
+import {judgeDatabaseSnapshots} from '../opencode-family/snapshot.js'
 import {EXPORT_SNIFF_BYTES, exportVersionOf, looksLikeExport, mayBeExportName} from '../opencode-family/export-sniff.js'
 import {EXPORT_SIZE_CAP_BYTES, OPENCODE, STORAGE, defaultRoots, isDatabaseName, isDataDir, treeFileOf} from './layout.js'
 import {listStore, type OpenCodeFacts} from './store.js'
@@ -44,7 +45,10 @@ export function diagnoseOpenCode(snapshot: ChatDirSnapshot): Diagnosis {
   if (projects) return diagnoseProjects(snapshot, projects)
   const facts = snapshot.unit.facts as OpenCodeFacts | undefined
   if (!facts) return {kind: 'skipped', reason: 'not listed by the OpenCode store listing'}
-  if (facts.kind === 'database') return diagnoseDatabaseSession(OPENCODE, snapshot, facts, roleOf)
+  if (facts.kind === 'database') {
+    const d = diagnoseDatabaseSession(OPENCODE, snapshot, facts, roleOf)
+    return d.kind === 'chat' && snapshot.snapshots?.length ? {kind: 'chat', report: judgeDatabaseSnapshots(OPENCODE, d.report, snapshot.snapshots, facts)} : d
+  }
   if (facts.kind === 'gone') {
     const {path: _p, ...report} = diagnoseGone(snapshot.snapshots, facts, snapshot.unit.path)
     return {kind: 'chat', report}

@@ -16,12 +16,16 @@
  * A session whose winner is a stored snapshot (`snapshot:<time>`) gets the snapshot's files written back
  * (`planSnapshotRestore`, snapshot.ts) instead.
  *
+ * A database session whose winner is a stored export snapshot is imported with `opencode import`
+ * (`planDatabaseImport`, opencode-family/snapshot.ts), which adds the rows the store lacks.
+ *
  * SQLite store: not repaired by chatdoctor (its pages are not files to move); the chat's outcome is `manual`
  * with the next steps, and nothing is written. The same for a session that is only missing from the database
  * beside the tree (the fix is an import, which OpenCode itself must write).
  */
 import type {ChatPlan, PlannedAction, PlanOptions, ScannedChat, WatchedFile} from '../../model/adapter.js'
 import {manualDatabaseSteps, newerStore, newerStoreAdvice} from '../opencode-family/database.js'
+import {planDatabaseImport} from '../opencode-family/snapshot.js'
 import {OPENCODE} from './layout.js'
 import {planTreeRepair} from './plan.js'
 import {planGoneImport, planSnapshotRestore} from './snapshot.js'
@@ -39,6 +43,7 @@ export function planOpenCodeRepair(chat: ScannedChat, opts: PlanOptions): ChatPl
   if (!facts) return plan
   if (facts.kind === 'gone') return planGoneImport(chat, plan, facts)
   if (facts.kind === 'database') {
+    if (report.winner?.startsWith('snapshot:') && facts.session !== null && !newerStore(facts)) return planDatabaseImport(OPENCODE, chat, plan, facts.session.id)
     if (newerStore(facts)) plan[report.status === 'repairable' ? 'manual' : 'advice'] = newerStoreAdvice(OPENCODE, facts.file)
     else if (report.status === 'repairable') plan.manual = manualDatabaseSteps(OPENCODE, facts.file)
     return plan

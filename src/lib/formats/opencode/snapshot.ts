@@ -3,8 +3,8 @@
  * message files and part files), exact bytes each, as a `files` payload. Taken only when the session is
  * healthy and settled: its last message is an assistant message with `time.completed`, no tool part is
  * `pending` or `running`, and a user message exists (the hosted design this follows refuses a capture while a
- * tool call is pending or running and when the expected completion is absent). Sessions of the 1.2+ database
- * are not snapshotted (their rows are not files; `opencode export <id>` writes one by hand).
+ * tool call is pending or running and when the expected completion is absent). A session of the 1.2+ database
+ * is snapshotted as its `opencode export` document, by the store family (`opencode-family/snapshot.ts`).
  *
  * A stored snapshot is a generation of the session (role `snapshot`): when the tree's files are damaged
  * beyond what moving them out keeps, the snapshot wins and the repair (`repair.ts`) writes its files back,
@@ -14,13 +14,15 @@ import {createHash} from 'node:crypto'
 import type {ChatPlan, ChatUnit, FileEntry, PlannedAction, ScannedChat, WatchedFile} from '../../model/adapter.js'
 import type {ChatReport, Generation, RankEntry, SessionContext} from '../../model/report.js'
 import {decodeFiles, encodeFiles, type SnapshotCandidate, type SnapshotCaps, type SnapshotCapture} from '../../model/snapshot.js'
-import {SESSION_ID, missingSessionFile, treeFileOf} from './layout.js'
+import {OPENCODE, SESSION_ID, missingSessionFile, treeFileOf} from './layout.js'
 import {exportFromFiles, type TreeExport} from './export-doc.js'
 import {finding} from './findings.js'
 import {measureSession} from '../opencode-family/measure.js'
 import {planTreeRepair} from './plan.js'
-import type {GoneFacts, OpenCodeFacts} from './store.js'
+import type {DatabaseSessionFacts, GoneFacts, OpenCodeFacts} from './store.js'
 import {readTreeSession, sessionMessages, usable} from './tree.js'
+import {captureDatabaseSession, goneExport} from '../opencode-family/snapshot.js'
+
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
@@ -33,11 +35,15 @@ export function openCodeChatKey(unit: ChatUnit): string {
   return unit.path
 }
 
-/** The snapshot of a healthy, settled tree session: its files' exact bytes. Pure. */
-export function captureOpenCode(chat: Pick<ScannedChat, 'report' | 'snapshot'>, caps: SnapshotCaps): SnapshotCapture {
+/**
+ * The snapshot of a healthy, settled session: a tree session's files' exact bytes (pure), a database session's
+ * export document (read from a private copy of the store).
+ */
+export function captureOpenCode(chat: Pick<ScannedChat, 'report' | 'snapshot'>, caps: SnapshotCaps): SnapshotCapture | Promise<SnapshotCapture> {
   const {report, snapshot} = chat
   const facts = snapshot.unit.facts as OpenCodeFacts | undefined
-  if (facts?.kind !== 'tree' || facts.sessionId === null) return {ok: false, skip: "a session of OpenCode's database (1.2+) is not snapshotted (opencode export <sessionID> writes a copy by hand)"}
+  if (facts?.kind === 'database') return captureDatabaseSession(OPENCODE, chat, facts, caps)
+  if (facts?.kind !== 'tree' || facts.sessionId === null) return {ok: false, skip: 'parts that name no readable session are not snapshotted'}
   if (report.status !== 'healthy') return {ok: false, skip: `the session is ${report.status}, not healthy (chatdoctor repair first); only a healthy session is snapshotted`}
   const files = snapshot.files.filter((f) => f.kind === 'file' && treeFileOf(f.name).kind !== 'other')
   if (files.some((f) => f.data === undefined)) return {ok: false, skip: 'a file of the session could not be read'}
@@ -179,18 +185,29 @@ export function openCodeGoneChat(key: string, found: readonly ChatUnit[]): ChatU
   const dir = key.slice(0, at)
   const sessionId = key.slice(at + 1)
   if (!SESSION_ID.test(sessionId) || !found.some((u) => u.dir === dir)) return null
-  const facts: GoneFacts = {kind: 'gone', sessionId}
-  return {dir, path: `${dir}/${missingSessionFile(sessionId)}`, members: [], facts}
+  // A database that could not be read lists none of its sessions: they are not gone, and nothing is imported into it.
+  if (found.some((u) => u.dir === dir && (u.facts as OpenCodeFacts | undefined)?.kind === 'database' && (u.facts as {session: unknown}).session === null)) return null
+  const db = found.find((u) => u.dir === dir && (u.facts as OpenCodeFacts | undefined)?.kind === 'database')?.facts as DatabaseSessionFacts | undefined
+  const facts: GoneFacts = {kind: 'gone', sessionId, database: db?.file ?? null}
+  return {dir, path: `${dir}/${goneName(facts)}`, members: [], facts}
 }
 
-/** The newest snapshot of a gone session that holds a usable session, with its export document. Pure. */
-function goneWinner(snapshots: readonly SnapshotCandidate[] | undefined, sessionId: string): {c: SnapshotCandidate; context: SessionContext; doc: TreeExport['document']} | null {
+/**
+ * The newest snapshot of a gone session that holds a usable session, with its export document: a database
+ * session's snapshot is that document (its exact bytes are imported), a tree session's is built from its files. Pure.
+ */
+function goneWinner(snapshots: readonly SnapshotCandidate[] | undefined, sessionId: string): {c: SnapshotCandidate; context: SessionContext; doc: TreeExport['document']; exact: boolean} | null {
   for (const c of snapshots ?? []) {
+    if (c.header.kind === 'export') {
+      const w = goneExport([c], sessionId)
+      if (w) return {...w, exact: true}
+      continue
+    }
     const files = snapshotFilesOf(c, sessionId)
     if (!files) continue
     try {
       const doc = exportFromFiles(sessionId, files).document
-      return {c, context: measureSnapshot(files, sessionId).context, doc}
+      return {c, context: measureSnapshot(files, sessionId).context, doc, exact: false}
     } catch {
       continue
     }
@@ -198,10 +215,13 @@ function goneWinner(snapshots: readonly SnapshotCandidate[] | undefined, session
   return null
 }
 
+/** The name of a gone session: its row in the database (`opencode.db#<id>`), else its file in the tree. */
+const goneName = (f: GoneFacts) => (f.database !== null ? `${f.database}#${f.sessionId}` : missingSessionFile(f.sessionId))
+
 /** The diagnosis of a session the store lost altogether: its snapshots are its generations, the newest usable one wins. Pure. */
 export function diagnoseGone(snapshots: readonly SnapshotCandidate[] | undefined, facts: GoneFacts, unitPath: string): ChatReport {
   const generations: Generation[] = (snapshots ?? []).map((c) => ({file: c.name, role: 'snapshot', class: c.data ? 'intact' : 'corrupt', reasons: c.data ? [] : ['unreadable'], bytes: c.data?.length ?? 0, mtimeMs: Date.parse(c.header.time), sha256: c.header.sha256, turns: c.header.turns}))
-  generations.unshift({file: missingSessionFile(facts.sessionId), role: 'primary', class: 'missing', reasons: [], bytes: 0, mtimeMs: null, sha256: null, turns: null})
+  generations.unshift({file: goneName(facts), role: 'primary', class: 'missing', reasons: [], bytes: 0, mtimeMs: null, sha256: null, turns: null})
   const w = goneWinner(snapshots, facts.sessionId)
   const findings = [finding('context-lost', null, `${facts.sessionId} is gone from the OpenCode store altogether: no session file, message or part of it, no database row`, w ? 'warning' : 'error')]
   if (w) findings.push(finding('snapshot-restores', null, `${w.c.name} holds ${plural(w.context.userTurns, 'user turn')} and ${plural(w.context.messages, 'message')}; repair writes it as an \`opencode export\` document and imports it with \`opencode import\` (or prints that command)`))
@@ -221,7 +241,8 @@ export function planGoneImport(chat: Pick<ScannedChat, 'report' | 'snapshot'>, p
     return plan
   }
   const dir = typeof w.doc.info.directory === 'string' && w.doc.info.directory.startsWith('/') ? w.doc.info.directory : null
-  plan.agentImport = {name: `${facts.sessionId}.json`, data: Buffer.from(JSON.stringify(w.doc, null, 2) + '\n', 'utf8'), argv: ['opencode', 'import', '{file}'], cwd: dir, what: `${facts.sessionId} from ${w.c.name}`}
+  const data = w.exact ? w.c.data! : Buffer.from(JSON.stringify(w.doc, null, 2) + '\n', 'utf8')
+  plan.agentImport = {name: `${facts.sessionId}.json`, data, argv: ['opencode', 'import', '{file}'], cwd: dir, what: `${facts.sessionId} from ${w.c.name}`}
   plan.statusAfter = 'healthy'
   return plan
 }

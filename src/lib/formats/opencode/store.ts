@@ -38,6 +38,8 @@ export interface DatabaseSessionFacts extends StoreSessionFacts {
 export interface GoneFacts {
   kind: 'gone'
   sessionId: string
+  /** The store's database, when the data dir has a readable one (the session is then named as its row); null: the JSON tree. */
+  database: string | null
 }
 
 export type OpenCodeFacts = TreeFacts | DatabaseSessionFacts | GoneFacts

@@ -29,10 +29,11 @@ export function chatKeyOf(adapter: FormatAdapter, unit: ChatUnit): string {
  * Gives each found chat the refs of its stored snapshots (newest first). Returns the keyring to decrypt them
  * with (null when no chat has any) and the store's own errors.
  */
-export function attachSnapshots(chats: ReadonlyArray<{unit: ChatUnit; adapter: FormatAdapter}>, opts: {stateDir: string; home: string; env: NodeJS.ProcessEnv; redacted?: boolean}): {keyring: SnapshotKeyring | null; errors: OperationalError[]; gone: Array<{unit: ChatUnit; adapter: FormatAdapter}>} {
+export function attachSnapshots(chats: ReadonlyArray<{unit: ChatUnit; adapter: FormatAdapter}>, opts: {stateDir: string; home: string; env: NodeJS.ProcessEnv; redacted?: boolean; adapters?: readonly FormatAdapter[]; roots?: readonly string[]}): {keyring: SnapshotKeyring | null; errors: OperationalError[]; gone: Array<{unit: ChatUnit; adapter: FormatAdapter}>} {
   const supported = chats.filter((c) => c.adapter.snapshot !== undefined)
   const gone: Array<{unit: ChatUnit; adapter: FormatAdapter}> = []
-  if (supported.length === 0) return {keyring: null, errors: [], gone}
+  const goneAdapters = new Set([...supported.map((c) => c.adapter), ...(opts.adapters ?? [])].filter((a) => a.snapshot?.goneChat !== undefined))
+  if (supported.length === 0 && goneAdapters.size === 0) return {keyring: null, errors: [], gone}
   const store = listStore(opts.stateDir)
   if (store.refs.length === 0) return {keyring: null, errors: store.errors, gone}
   const index = byChat(store.refs)
@@ -49,14 +50,15 @@ export function attachSnapshots(chats: ReadonlyArray<{unit: ChatUnit; adapter: F
     c.unit.snapshots = usable
     any = true
   }
-  // Snapshots of a chat the agent's store lost altogether: a chat of their own, when their adapter says whose store they are of.
-  for (const adapter of new Set(supported.map((c) => c.adapter))) {
-    if (!adapter.snapshot?.goneChat) continue
+  // Snapshots of a chat the agent lost altogether: a chat of their own, when the adapter of their format says it is its.
+  const scope = {roots: opts.roots ?? [], home: opts.home, env: opts.env}
+  for (const adapter of goneAdapters) {
+    const formats = new Set([adapter.name, ...(adapter.formats ?? [])])
     const found = supported.filter((c) => c.adapter === adapter).map((c) => c.unit)
     for (const [key, refs] of index) {
       if (matched.has(key)) continue
-      const usable = usableOf(refs)
-      const unit = usable.length > 0 ? adapter.snapshot.goneChat(key, found) : null
+      const usable = usableOf(refs).filter((r) => formats.has(r.header.format))
+      const unit = usable.length > 0 ? adapter.snapshot!.goneChat!(key, found, scope) : null
       if (!unit) continue
       matched.add(key)
       unit.snapshots = usable

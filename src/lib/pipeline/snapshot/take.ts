@@ -99,7 +99,7 @@ export async function takeSnapshots(paths: string[], opts: TakeOptions): Promise
       skip(`snapshots of ${chat.adapter.displayName} chats are not supported`)
       continue
     }
-    const c = adapter.snapshot.capture(chat, caps)
+    const c = await adapter.snapshot.capture(chat, caps)
     if (!c.ok) {
       skip(c.skip, c.unsettled === true)
       continue
