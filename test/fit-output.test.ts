@@ -101,6 +101,18 @@ describe('shortening and wrapping (random input)', () => {
       {numRuns: 200},
     )
   })
+  test('fitTable drawn in blocks of rows is the text of one table: groups, details, lines of several rows, colour, rules or none', () => {
+    const columns: FitColumn[] = [{header: 'chat', fit: 'shorten', min: 10}, {header: 'status'}, {header: 'winner', fit: 'shorten', min: 12, detail: 'winner'}, {header: 'turns', align: 'right'}]
+    const cell = fc.oneof(fc.string({unit: 'grapheme', maxLength: 30}), fc.constantFrom('a\nb', 'ünïcödé 表', ''))
+    const item = fc.oneof(fc.tuple(cell, cell, cell, cell).map((cells) => ({cells})), cell.map((group) => ({group})))
+    fc.assert(
+      fc.property(fc.array(item, {minLength: 1, maxLength: 30}), fc.integer({min: 1, max: 7}), fc.constantFrom(40, 80, UNLIMITED), fc.boolean(), fc.boolean(), (items, blockRows, width, colour, rules) => {
+        const opts = {width, chalk: makeChalk(colour), rules, attempts: [{shrink: [2]}, {shrink: [2, 0]}]}
+        assert.equal(fitTable(columns, items, {...opts, blockRows}), fitTable(columns, items, {...opts, blockRows: Infinity}))
+      }),
+      {numRuns: 300},
+    )
+  })
   test('fitTable without a width: the natural table, every cell whole', () => {
     const out = fitTable([{header: 'a', fit: 'shorten'}, {header: 'b'}], [{group: LONG}, {cells: [LONG, 'x']}], {width: UNLIMITED, chalk: makeChalk(false)})
     assert.equal(out.split(LONG).length, 3)

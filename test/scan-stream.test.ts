@@ -20,10 +20,15 @@ import {attachSnapshots, snapshotError} from '../src/lib/pipeline/snapshot/attac
 import {diagnoseUnit, scanEach, type ScannedChat} from '../src/lib/pipeline/scan.js'
 import {buildReport, ChatTally} from '../src/lib/pipeline/report.js'
 import {HeldArray, writeJson} from '../src/lib/render/json.js'
+import {renderHuman, tableChat} from '../src/lib/render/table.js'
+import {forTerminal} from '../src/lib/render/terminal.js'
+import {makeChalk} from '../src/lib/render/style.js'
+import {UNLIMITED} from '../src/lib/render/width.js'
+import {quickExitCode, quickInfo, quickScanPaths} from '../src/lib/pipeline/quick.js'
 import type {OperationalError, Report, Skipped} from '../src/lib/model/report.js'
 import {tildify} from '../src/lib/fsio/paths.js'
 import {makeFleet} from '../scripts/bench/generate.js'
-import {cleanup, runCli, tempDir} from './helpers/fixtures.js'
+import {cleanup, copyRealChat, REAL_CHATS, runCli, tempDir} from './helpers/fixtures.js'
 import {copyClaudeHome, copyCodexHome} from './helpers/indexes.js'
 
 /** The held scan, as `scanPaths` did it before chats were streamed: the oracle of these tests. */
@@ -149,6 +154,67 @@ test('a chat gone in the middle of a scan is one line in errors; every other cha
     assert.deepEqual(doc.chats, before.chats.filter((_, i) => i !== 20), 'the rest, in order')
     const held = await heldScan(home, home)
     assert.deepEqual(doc.chats, held.chats)
+  } finally {
+    cleanup(root)
+  }
+})
+
+/** The human report of `report` as `scan` renders it (no colour, `width` columns, next steps for PATH `~`). */
+function human(report: Report, verbose: boolean, quiet: boolean, width: number): {stdout: string; stderr: string} {
+  return renderHuman(forTerminal(report), {chalk: makeChalk(false), verbose, quiet, width, next: {paths: ['~']}})
+}
+
+test('the table made of what it reads of each chat (tableChat) is the text the whole reports give: verbose, quiet, narrow and unlimited', async () => {
+  const root = tempDir('chatdoctor-stream-')
+  try {
+    const home = buildHome(root, 300)
+    const held = await heldScan(home, home)
+    assert.ok(held.chats.some((c) => c.status === 'repairable') && held.chats.some((c) => c.status === 'unrecoverable'), 'damaged chats among them')
+    for (const verbose of [false, true]) {
+      const rows = {...held, chats: held.chats.map((c) => tableChat(c, verbose))}
+      for (const quiet of [false, true]) {
+        for (const width of [40, 100, UNLIMITED]) {
+          const label = `verbose ${verbose}, quiet ${quiet}, width ${width}`
+          const whole = human(held, verbose, quiet, width)
+          assert.ok(whole.stdout.length > 0, label)
+          assert.deepEqual(human(rows, verbose, quiet, width), whole, label)
+        }
+      }
+      // A fraction of what the whole reports hold (with --verbose, every finding is kept).
+      assert.ok(JSON.stringify(rows.chats).length * (verbose ? 2 : 4) < JSON.stringify(held.chats).length, `verbose ${verbose}: rows are small`)
+    }
+  } finally {
+    cleanup(root)
+  }
+})
+
+test('scan and scan --quick, which hand each chat on as it comes, print what the held reports give (table and --json)', async () => {
+  const root = tempDir('chatdoctor-stream-')
+  try {
+    const home = path.join(root, 'home')
+    makeFleet(home, 13, 200)
+    // A chat whose state is larger than the quick windows: judged by its ends only (unverified).
+    copyRealChat(REAL_CHATS.large, home)
+    const env = {HOME: home, COLUMNS: '100'}
+    // The table of a full scan.
+    const held = await heldScan(home, home)
+    const table = runCli(['scan', home], {env})
+    assert.equal(table.status, held.exitCode)
+    const expected = human(held, false, false, 100)
+    assert.equal(table.stdout, expected.stdout + '\n')
+    // A quick scan: its reports held (sorted by path) against the command's output, --json and the table.
+    const q = await quickScanPaths([home], {home, env: {}})
+    assert.ok(q.chats.some((c) => c.verified === false) && q.chats.some((c) => c.status !== 'healthy'), 'unverified and damaged chats')
+    const quickReport = buildReport({command: 'scan', version: 'x', chats: q.chats, skipped: q.skipped, errors: q.errors, exitCode: quickExitCode(q.chats, q.errors, false)})
+    Object.assign(quickReport, {quick: quickInfo(q.chats.filter((c) => c.verified === false).length, false)})
+    quickReport.roots = q.roots
+    const json = runCli(['scan', '--json', '--quick', home], {env})
+    assert.equal(json.status, quickReport.exitCode)
+    const version = (JSON.parse(json.stdout) as Report).chatdoctorVersion
+    assert.equal(json.stdout, JSON.stringify({...quickReport, chatdoctorVersion: version}, null, 2) + '\n')
+    const quickTable = runCli(['scan', '--quick', home], {env})
+    assert.equal(quickTable.status, quickReport.exitCode)
+    assert.equal(quickTable.stdout, human(quickReport, false, false, 100).stdout + '\n')
   } finally {
     cleanup(root)
   }

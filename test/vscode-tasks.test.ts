@@ -422,11 +422,19 @@ test('B10 Cline: ui_messages.json of 500 messages without its closing bracket, t
     assert.equal(r.winner, API)
     assert.ok(r.findings.some((f) => f.id === 'not-in-index' && f.file === path.join('state', 'taskHistory.json')))
     assert.ok(!ids(byId(chats, other.id)).includes('not-in-index'))
+    const list = path.join(storage, 'state', 'taskHistory.json')
+    const listBefore = readFileSync(list)
     const rep = runJson(['repair', w.dir], {HOME: h})
-    assert.equal(rep.report.chats[0].repair!.outcome, 'repaired')
+    assert.equal(rep.report.chats.find((c) => c.id === t.id)!.repair!.outcome, 'repaired')
     assert.ok(readFileSync(path.join(w.dir, UI)).equals(whole), 'the closing bracket added, every message byte for byte')
+    // In the same run the list gets the task's entry, rebuilt from the transcript its repair writes.
+    assert.equal(rep.report.chats.find((c) => c.id === 'index')!.repair!.outcome, 'repaired')
+    const items = JSON.parse(readFileSync(list, 'utf8')) as Array<{id: string; ts: number; task: string}>
+    assert.deepEqual(items.map((i) => i.id), [other.id, t.id])
+    assert.deepEqual([items[1].ts, items[1].task], [ui[ui.length - 1].ts, ui[0].text])
     assert.equal(runCli(['undo', rep.report.repairId!], {env: {HOME: h}}).status, 0)
     assert.ok(readFileSync(path.join(w.dir, UI)).equals(whole.subarray(0, whole.length - 1)))
+    assert.ok(readFileSync(list).equals(listBefore))
   } finally {
     cleanup(h)
   }

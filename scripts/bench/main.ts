@@ -6,7 +6,7 @@
  * interleaved runs. Writes `bench-results/latest.json` and `bench-results/latest.md` (and a timestamped copy
  * of each). Not part of `npm test`: timings depend on the machine.
  *
- * Environment: `BENCH_SEED` (default 7), `BENCH_RUNS` (default 3), `BENCH_HUGE=1` adds the ~1 GiB run-states
+ * Environment: `BENCH_SEED` (default 7), `BENCH_RUNS` (default 3), `BENCH_HUGE=1` adds the 200 MB state (`big`), the ~1 GiB run-states
  * (intact and torn) and the bounded-memory inputs (a ≥ 2 GiB file to bundle, a gzip bomb to check, a 500 MB
  * torn log to repair, a 400 MB mostly-NUL log), `BENCH_KEEP=1` keeps the generated inputs (their folder is
  * printed), `BENCH_ONLY=startup` measures only the start-up figures and the snapshot hook's, `BENCH_ONLY=fleets`
@@ -67,6 +67,8 @@ const largeInputs: LargeInputRow[] = []
 const outputs = new Map<Row, string>()
 const work = mkdtempSync(path.join(os.tmpdir(), 'chatdoctor-bench-'))
 const rssFile = path.join(work, 'rss.txt')
+/** CPU seconds (user + sys) of every measured child so far: what the bench costs the machine, whatever its load. */
+let childCpu = 0
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
@@ -97,6 +99,7 @@ function runOnce(cmd: string, args: string[], isNode: boolean, extraEnv: NodeJS.
     if (Number.isFinite(k) && k > 0) rss = k * 1024
     if (Number.isFinite(u) && Number.isFinite(sy)) cpu = u + sy
   }
+  if (cpu !== null) childCpu += cpu
   return {seconds, cpu, rss, code: r.status, stdout: r.stdout}
 }
 
@@ -194,15 +197,20 @@ function benchInput(input: InputInfo, opts: {jqEvery?: number; mainThread?: bool
   }
 }
 
-/** A JSON-lines log input: the streaming line floor, chatdoctor's scan and inspect, and jq over the file. */
+/**
+ * A JSON-lines log input: the streaming line floor and chatdoctor's scan interleaved, then inspect (one run:
+ * it has no time target, only its peak RSS) and jq over the file.
+ */
 function benchLog(input: InputInfo, logFile: string): void {
   const lineFloor = [path.join(SCRIPTS, 'line-floor.js'), input.dir]
   runOnce(node, lineFloor, true)
   const [floor] = measureInterleaved(input, [
     {tool: 'line floor (readline + JSON.parse)', cmd: node, args: lineFloor},
     {tool: 'chatdoctor scan --json', cmd: node, args: scan(input.dir)},
-    {tool: 'chatdoctor inspect --json', cmd: node, args: [BIN, 'inspect', '--json', logFile]},
   ])
+  const i = measure(input, 'chatdoctor inspect --json', node, [BIN, 'inspect', '--json', logFile], {runs: 1, note: '1 run'})
+  i.ratioToFloor = i.seconds / floor.seconds
+  if (i.cpuSeconds !== null && floor.cpuSeconds) i.cpuRatioToFloor = i.cpuSeconds / floor.cpuSeconds
   if (JQ) {
     const r = measure(input, 'jq empty (the file)', 'jq', ['empty', logFile], {runs: 1, note: '1 run; jq reads the lines as one stream of values'})
     r.ratioToFloor = r.seconds / floor.seconds
@@ -357,13 +365,13 @@ try {
   const fleet20k = makeFleet(path.join(work, 'fleet-20k'), SEED, 20_000, 'stripped', 'fleet-20k')
   const links = makeFleetLinks(path.join(work, 'fleet-links'))
   const large = makeLarge(path.join(work, 'large'), SEED)
-  const big = makeBig(path.join(work, 'big'), 'big', 200 * MB)
   const state100 = makeBig(path.join(work, 'state-100'), 'state-100', 100 * MB)
   const torn100 = makeBig(path.join(work, 'torn-100'), 'torn-100', 100 * MB, 60 * MB)
   const salvage = makeSalvage(path.join(work, 'salvage'), SEED)
   const claude = makeClaudeLog(path.join(work, 'claude-log'), 200 * MB)
   const codex = makeCodexLog(path.join(work, 'codex-log'), 200 * MB)
-  inputs.push(fleet, stripped, fleet20k, links, large, big, state100, torn100, salvage, claude, codex)
+  inputs.push(fleet, stripped, fleet20k, links, large, state100, torn100, salvage, claude, codex)
+  let big: InputInfo | null = null
   let huge: InputInfo | null = null
   let hugeTorn: InputInfo | null = null
   let bigLog: InputInfo | null = null
@@ -371,6 +379,7 @@ try {
   let tornLog: InputInfo | null = null
   let nulLog: InputInfo | null = null
   if (HUGE) {
+    inputs.push((big = makeBig(path.join(work, 'big'), 'big', 200 * MB)))
     inputs.push((huge = makeBig(path.join(work, 'huge'), 'huge', 1024 * 2 ** 20)))
     inputs.push((hugeTorn = makeBig(path.join(work, 'huge-torn'), 'huge-torn', 1024 * 2 ** 20, 700 * 2 ** 20)))
     inputs.push((bigLog = makeClaudeLog(path.join(work, 'log-2g'), 2.1 * 2 ** 30, 'log-2g')))
@@ -385,14 +394,14 @@ try {
   console.log('fleet (real shape: embedded RunState copies kept)')
   benchInput(fleet, {jqEvery: 100})
   console.log('fleet-stripped (transcripts without embedded copies)')
-  benchInput(stripped, {jqEvery: 100, mainThread: false})
+  benchInput(stripped, {jqEvery: 0, mainThread: false})
   console.log('fleet-20k (memory against the number of chats)')
   measure(fleet20k, 'chatdoctor scan --json', node, scan(fleet20k.dir), {runs: 1})
   console.log('fleet-links (quick only)')
   measure(links, 'chatdoctor scan --json --quick', node, scan(links.dir, '--quick'))
   console.log('large')
   benchInput(large, {mainThread: false})
-  for (const input of [big, state100, torn100]) {
+  for (const input of [...(big ? [big] : []), state100, torn100]) {
     console.log(input.name)
     benchInput(input, {mainThread: false})
   }
@@ -431,6 +440,7 @@ try {
   }
   console.log('find (a fleet of real-shaped sessions of every agent: scripts/bench/find.ts)')
   for (const f of benchFind()) {
+    childCpu += f.cpuRuns.reduce((a, b) => a + b, 0)
     rows.push({input: 'find fleet', tool: `chatdoctor find "${f.query}" --json`, seconds: f.wallSeconds, runs: f.runs, cpuSeconds: f.cpuSeconds, cpuRuns: f.cpuRuns, rssBytes: f.peakRssBytes, bytes: f.bytes, exitCode: 0, note: `${f.files} sessions, ${f.sessions} matched; CPU ${f.cpuSeconds.toFixed(2)} s (${f.mbPerCpuSecond.toFixed(0)} MB per CPU-second)`})
   }
   if (HUGE) {
@@ -440,7 +450,7 @@ try {
       largeInputs.push(l)
     }
   }
-  console.log(`measured in ${((Date.now() - t) / 1000).toFixed(1)} s`)
+  console.log(`measured in ${((Date.now() - t) / 1000).toFixed(1)} s (${childCpu.toFixed(0)} s of CPU in the measured commands)`)
 } catch (e) {
   if (!(e instanceof SkipInputs)) throw e
 } finally {
@@ -544,6 +554,8 @@ function chatsOf(stdout: string | undefined): Array<{status?: string; contextTur
 const result = {
   date: new Date(started).toISOString(),
   durationSeconds: Math.round((Date.now() - started) / 1000),
+  /** CPU seconds of the measured children (not the generating): the bench's cost on an idle machine, about. */
+  childCpuSeconds: Math.round(childCpu),
   seed: SEED,
   runs: RUNS,
   machine: {...machineAtStart, loadAverageAtEnd: os.loadavg().map((x) => Number(x.toFixed(2)))},
@@ -556,7 +568,7 @@ const result = {
 function markdown(): string {
   const m = result.machine
   const lines = [
-    `Measured ${result.date.slice(0, 10)} on ${m.cores} × ${m.cpu}, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}; load average ${m.loadAverage.join(' ')} at start, ${m.loadAverageAtEnd.join(' ')} at end. Seed ${SEED}, median of ${RUNS} runs (start-up: ${Math.max(5, RUNS)}), the tools of an input interleaved run by run, × floor the median of the per-run ratios (wall, and CPU = user + sys of the child); warm page cache; whole bench ${result.durationSeconds} s.`,
+    `Measured ${result.date.slice(0, 10)} on ${m.cores} × ${m.cpu}, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}; load average ${m.loadAverage.join(' ')} at start, ${m.loadAverageAtEnd.join(' ')} at end. Seed ${SEED}, median of ${RUNS} runs (start-up: ${Math.max(5, RUNS)}), the tools of an input interleaved run by run, × floor the median of the per-run ratios (wall, and CPU = user + sys of the child); warm page cache; whole bench ${result.durationSeconds} s of wall, ${result.childCpuSeconds} s of CPU in the measured commands.`,
     '',
     '| input | tool | median s | CPU s | MB/s | peak RSS MB | × floor (wall) | × floor (CPU) | note |',
     '|---|---|---:|---:|---:|---:|---:|---:|---|',

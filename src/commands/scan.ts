@@ -4,7 +4,7 @@ import {Args, Flags} from '../cli/oclif.js'
 import {ScanProgressBar, progressWanted} from '../cli/progress.js'
 import type {ChatReport, Report} from '../lib/model/report.js'
 import {tildify} from '../lib/fsio/paths.js'
-import {buildReport, ChatTally} from '../lib/pipeline/report.js'
+import {buildReport, ChatTally, scanExitCode} from '../lib/pipeline/report.js'
 import {scanEach, type scanPaths} from '../lib/pipeline/scan.js'
 import {HeldArray, writeJson} from '../lib/render/json.js'
 import {stdoutWriter} from '../cli/stdout.js'
@@ -61,43 +61,52 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
     let result: Pick<Awaited<ReturnType<typeof scanPaths>>, 'skipped' | 'errors' | 'roots' | 'notChatFiles'>
     let quick: Report['quick']
     let quickExit: number | undefined
-    // The chats: under --json (not --quick) each chat's text as it comes, held deflated, and its status
-    // counted, so no chat's report is held (`scanEach`); otherwise the reports, for the table.
+    // The chats, as each comes (no chat's whole report is held): under --json its text, held deflated, and its
+    // status counted; for the table what the table reads of it (`tableChat`).
     const tally = new ChatTally()
     const held = new HeldArray()
-    let chats: ChatReport[] = []
-    const streamed = json && !flags.quick
+    const chats: ChatReport[] = []
+    // The table's renderer loads only for the table (`scan --json` never loads it).
+    const tableChat = json ? undefined : (await import('../lib/render/table.js')).tableChat
+    const take = (report: ChatReport): ChatReport | undefined => {
+      if (!tableChat) {
+        tally.add(report)
+        held.push(report)
+        return undefined
+      }
+      const row = tableChat(report, flags.verbose)
+      chats.push(row)
+      return row
+    }
     // `inspect` names a chat of a store (many chats in one folder tree) by the store's folder and its id.
     const inspectArgs = new Map<ChatReport, string[]>()
     try {
       if (flags.quick) {
-        const {quickExitCode, quickScanPaths, quickInfo} = await import('../lib/pipeline/quick.js')
-        const r = await quickScanPaths(paths, opts)
-        result = r
-        chats = r.chats
-        quick = quickInfo(r.chats, flags['trust-ends'])
-        quickExit = quickExitCode(r.chats, r.errors, flags['trust-ends'])
+        const {quickExit: exit, quickScanEach, quickInfo} = await import('../lib/pipeline/quick.js')
+        let unverified = 0
+        result = await quickScanEach(paths, opts, (c) => {
+          if (c.verified === false) unverified++
+          take(c)
+        })
+        quick = quickInfo(unverified, flags['trust-ends'])
+        quickExit = exit(json ? tally.exitCode(result.errors) : scanExitCode(chats, result.errors), unverified, flags['trust-ends'])
       } else {
         result = await scanEach(paths, {...opts, indexes: true}, (c) => {
-          if (streamed) {
-            tally.add(c.report)
-            held.push(c.report)
-            return
-          }
-          if (c.snapshot.unit.members !== undefined && !c.snapshot.unit.index) inspectArgs.set(c.report, [tildify(c.snapshot.unit.dir, opts.home), '--session', c.report.id])
-          chats.push(c.report)
+          const row = take(c.report)
+          if (row && c.snapshot.unit.members !== undefined && !c.snapshot.unit.index) inspectArgs.set(row, [tildify(c.snapshot.unit.dir, opts.home), '--session', c.report.id])
         })
       }
     } finally {
       bar.stop()
     }
     if (result.notChatFiles.length > 0) throw await this.notChatFileError(result.notChatFiles[0])
-    if (streamed) {
-      const head = tally.head({command: 'scan', version: this.config.version, skipped: result.skipped, errors: result.errors})
+    if (json) {
+      const head = tally.head({command: 'scan', version: this.config.version, skipped: result.skipped, errors: result.errors, exitCode: quickExit})
       process.exitCode = head.exitCode
-      // The same document `buildReport` gives (its key order), the chats written from their held text.
-      // Pieces of 64 KiB: short-lived strings that die young instead of large ones the old generation collects late.
-      writeJson({...head, chats: held, roots: result.roots}, stdoutWriter(), 1 << 16)
+      // The same document `buildReport` gives (its key order, `quick` after the chats), the chats written from
+      // their held text. Pieces of 64 KiB: short-lived strings that die young instead of large ones the old
+      // generation collects late.
+      writeJson({...head, chats: held, ...(quick ? {quick} : {}), roots: result.roots}, stdoutWriter(), 1 << 16)
       return undefined
     }
     const report = buildReport({
@@ -111,17 +120,15 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
     if (quick) Object.assign(report, {quick})
     report.roots = result.roots
     process.exitCode = report.exitCode
-    if (!json) {
-      const {renderHuman, renderQuickNote} = await import('../lib/render/table.js')
-      const [chalk, width] = [await this.chalkFor(flags.color), await this.width()]
-      // The PATHs as typed, an absolute one under the home as `~/…` (output gets pasted into bug reports). The
-      // renderer hands `inspectArgs` the exact chat report (`exactOf`), never its escaped copy.
-      const next = {paths: paths.map((p) => (path.isAbsolute(p) ? tildify(p, opts.home) : p)), inspectArgs: (c: ChatReport) => inspectArgs.get(c) ?? [c.path]}
-      await this.printHuman(report, (r) => {
-        const {stdout, stderr} = renderHuman(r, {chalk, verbose: flags.verbose, quiet: flags.quiet, width, next})
-        return {stdout, stderr: [stderr, ...(r.quick ? renderQuickNote(r.quick, width) : [])].filter(Boolean).join('\n')}
-      })
-    }
+    const {renderHuman, renderQuickNote} = await import('../lib/render/table.js')
+    const [chalk, width] = [await this.chalkFor(flags.color), await this.width()]
+    // The PATHs as typed, an absolute one under the home as `~/…` (output gets pasted into bug reports). The
+    // renderer hands `inspectArgs` the exact chat report (`exactOf`), never its escaped copy.
+    const next = {paths: paths.map((p) => (path.isAbsolute(p) ? tildify(p, opts.home) : p)), inspectArgs: (c: ChatReport) => inspectArgs.get(c) ?? [c.path]}
+    await this.printHuman(report, (r) => {
+      const {stdout, stderr} = renderHuman(r, {chalk, verbose: flags.verbose, quiet: flags.quiet, width, next})
+      return {stdout, stderr: [stderr, ...(r.quick ? renderQuickNote(r.quick, width) : [])].filter(Boolean).join('\n')}
+    })
     return report
   }
 }

@@ -236,8 +236,8 @@ export const indexesPart: BugLogPart = {
     "Index and registry reports on the agents' own index files: Codex's state database (the real 0.169.0 store, its rows pointed at the copy), Cline CLI's session index (the real 3.0.65 store) and Claude Code's global config with its backups and a legacy session index (the real 2.1.328 home with its TUI session's log). The session a damaged index makes unresumable is repaired through the index chat.",
   entries: INDEX_ENTRIES,
   noEntry: [
-    {id: 'B38', kind: 'not-covered', reason: "Roo Code's task index is read by the task-folder adapter (`not-in-index`, `index-unreadable`) and rebuilt by Roo Code itself at every start from the tasks' `history_item.json`; rebuilding a missing `history_item.json` is not done yet (no real Roo Code store to establish it on)"},
-    {id: 'B39', kind: 'not-covered', reason: "the VS Code extension's `state/taskHistory.json` is read by the task-folder adapter; Cline offers to reconstruct it itself, and chatdoctor does not rebuild it (Cline CLI's lost row is B39 of the Cline CLI part)"},
+    {id: 'B38', kind: 'not-covered', reason: "Roo Code's and Kilo Code's task lists are the task-folder part's (B38 there: a task missing from `_index.json` or Kilo Code's list in `state.vscdb`, its `history_item.json` or list entry rebuilt from the task's own files)"},
+    {id: 'B39', kind: 'not-covered', reason: "the VS Code extension's `state/taskHistory.json` is the task-folder part's (its repair keeps the list's entries and adds the missing ones); Cline CLI's lost row is B39 of the Cline CLI part"},
     {id: 'B43', kind: 'not-applicable', reason: "Zed's thread rows are not an agent chatdoctor reads; the nearest drift, an OpenCode session filed under another project id, is tested in test/opencode-projects.test.ts"},
   ],
   complete: false,

@@ -6,7 +6,7 @@
  */
 import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {buildTask, compact, realTurns, storageDir, taskId, writeStore, type Task, type WrittenTask} from '../helpers/vscode-tasks.js'
+import {buildTask, compact, realTurns, storageDir, taskId, writeStateDb, writeStore, type Task, type WrittenTask} from '../helpers/vscode-tasks.js'
 import {cutAt} from '../helpers/fixtures.js'
 import type {BugLogEntry, BugLogPart, ChatVerdict, NoEntry, RepairVerdict} from './types.js'
 
@@ -33,7 +33,18 @@ function rebuilt(chat: string, turns: number): RepairVerdict {
 /** The bytes the extension writes for a model context of these messages (compact JSON), counted. */
 const compactLength = (messages: unknown[]) => compact(messages).length
 
+/** The Cline extension's task-list chat (`state/`, id `index`): its one file's verdict, repairable. */
+function clineList(file: string, finding: string): ChatVerdict {
+  return {chat: 'index', status: 'repairable', winner: 'taskHistory.json', turns: [null, null], files: {'taskHistory.json': file}, findings: [finding]}
+}
+
+/** Plain repair of the Cline task list: its kept entries and the rebuilt ones written over it; quiet after. */
+function clineListRepair(): RepairVerdict {
+  return {chat: 'index', outcome: 'repaired', restores: [{to: 'taskHistory.json', from: 'rebuilt:taskHistory.json'}], exitCode: 1, after: {status: 'healthy', winner: null, turns: [null, null], exitCode: 0}}
+}
+
 const ROO = rooTasks()
+const KILO = [0, 1, 2].map((k) => buildTask('kilo', taskId('kilo', k), realTurns(k === 0 ? 'A' : 'B')))
 const CLINE = [0, 1, 2, 3, 4].map((k) => buildTask('cline', taskId('cline', k), realTurns(k % 2 === 0 ? 'A' : 'B')))
 
 /** The Roo Code store of B38 under `root`: the index lists only A; `damage` applied to the written tasks. */
@@ -84,6 +95,28 @@ const entries: BugLogEntry[] = [
     },
   },
   {
+    id: 'B38',
+    title: "Kilo Code's task list in VS Code's state.vscdb holds one of three intact task folders (another window's write won): the list chat adds the other two entries to the row, on a private copy",
+    agent: 'Kilo Code',
+    format: 'kilo-code',
+    damage: "the taskHistory of kilocode.kilo-code in globalStorage/state.vscdb lists only task A (the last window's write won, or the list was reset); three task folders intact",
+    build(root) {
+      const storage = storageDir(root, 'kilo')
+      writeStore(storage, 'kilo', KILO)
+      writeStateDb(path.join(path.dirname(storage), 'state.vscdb'), [KILO[0]])
+      return storage
+    },
+    expect: {
+      exitCode: 2,
+      chats: [
+        {chat: 'index', status: 'repairable', winner: 'state.vscdb', turns: [null, null], files: {'state.vscdb': 'intact'}, findings: ['not-in-index']},
+        task(KILO[0].id, 5, [API, UI, META], {absent: ['not-in-index']}),
+        ...KILO.slice(1).map((t) => task(t.id, 2, [API, UI, META], {status: 'repairable', findings: ['not-in-index']})),
+      ],
+      repair: {chat: 'index', outcome: 'repaired', restores: [{to: 'state.vscdb', from: 'rebuilt:state.vscdb'}], exitCode: 1, after: {status: 'healthy', winner: null, turns: [null, null], exitCode: 0}},
+    },
+  },
+  {
     id: 'B11',
     title: "a Roo Code model context torn inside its second message, nothing intact beside it: unrecoverable, and every output gives the repair --salvage that restores turn 1 of 2",
     agent: 'Roo Code',
@@ -115,7 +148,7 @@ const entries: BugLogEntry[] = [
   },
   {
     id: 'B39',
-    title: "the Cline extension's state/taskHistory.json cut at 40 % beside five intact task folders: every task healthy, index-unreadable names Cline's reconstruct",
+    title: "the Cline extension's state/taskHistory.json cut at 40 % beside five intact task folders: the list's complete entries kept byte for byte, the others rebuilt from their folders",
     agent: 'Cline 3.x',
     format: 'cline-extension',
     damage: 'state/taskHistory.json = its first 40 % (the list torn by an update\'s migration); five task folders intact',
@@ -128,9 +161,29 @@ const entries: BugLogEntry[] = [
       return storage
     },
     expect: {
-      exitCode: 0,
-      chats: CLINE.map((t, k) => task(t.id, k % 2 === 0 ? 5 : 2, [API, UI, META], {findings: ['index-unreadable']})),
-      repair: null,
+      exitCode: 2,
+      chats: [clineList('truncated unexpected-end', 'index-damaged'), ...CLINE.map((t, k) => task(t.id, k % 2 === 0 ? 5 : 2, [API, UI, META], {status: 'repairable', findings: ['index-unreadable']}))],
+      repair: clineListRepair(),
+    },
+  },
+  {
+    id: 'B39',
+    title: "the Cline extension's state/taskHistory.json holds only the two newest of five intact task folders: the three others' entries appended, rebuilt from their folders",
+    agent: 'Cline 3.x',
+    format: 'cline-extension',
+    damage: "state/taskHistory.json lists only the two newest tasks (an update's history migration kept only recent ones); five task folders intact",
+    build(root) {
+      const storage = storageDir(root, 'cline')
+      writeStore(storage, 'cline', CLINE, {listed: [CLINE[3].id, CLINE[4].id]})
+      return storage
+    },
+    expect: {
+      exitCode: 2,
+      chats: [
+        clineList('intact', 'not-in-index'),
+        ...CLINE.map((t, k) => task(t.id, k % 2 === 0 ? 5 : 2, [API, UI, META], k < 3 ? {status: 'repairable', findings: ['not-in-index']} : {absent: ['not-in-index']})),
+      ],
+      repair: clineListRepair(),
     },
   },
 ]
@@ -138,9 +191,9 @@ const entries: BugLogEntry[] = [
 const noEntry: NoEntry[] = []
 
 export const vscodeTasksPart: BugLogPart = {
-  agent: 'Roo Code and Cline 3.x (VS Code extensions)',
+  agent: 'Roo Code, Kilo Code and Cline 3.x (VS Code extensions)',
   intro:
-    "The reports about the extensions' task indexes, on stores the fixture builder writes in the extensions' own shapes (the real Cline CLI conversation as content), scanned by their storage folder. Roo Code 3.48.1 and later rebuild `tasks/_index.json` from each task's `history_item.json` at every start; a task without an intact one stays hidden, and its repair writes that file from the task's own files. Cline's `state/taskHistory.json` is reported, never written (its Reconstruct Task History command rebuilds it). The other reports on these task folders are tested in `test/vscode-tasks.test.ts`.",
+    "The reports about the extensions' task indexes, on stores the fixture builder writes in the extensions' own shapes (the real Cline CLI conversation as content), scanned by their storage folder. Roo Code 3.48.1 and later rebuild `tasks/_index.json` from each task's `history_item.json` at every start; a task without an intact one stays hidden, and its repair writes that file from the task's own files. Cline's `state/taskHistory.json` is an index chat of its own: a repair keeps every complete entry it holds byte for byte and adds those of the task folders it lacks, rebuilt from each folder's files. The other reports on these task folders are tested in `test/vscode-tasks.test.ts`.",
   entries,
   noEntry,
   complete: false,

@@ -19,8 +19,10 @@
  *
  * Damage is applied by code to copies (cuts, NULs, stale tails), never by hand-edited files.
  */
+import {spawn} from 'node:child_process'
 import {mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
+import Database from 'better-sqlite3'
 import {JsonStreamStringify} from 'json-stream-stringify'
 import {REALDATA, setMtime} from './fixtures.js'
 
@@ -308,4 +310,36 @@ export function writeStore(storage: string, variant: Variant, tasks: Task[], opt
 export function put(p: string, data: Buffer, mtimeMs: number): void {
   writeFileSync(p, data)
   setMtime(p, mtimeMs)
+}
+
+/** A process holding `file` open, as a running editor holds its profile's `state.vscdb`; `release` ends it. */
+export async function holdOpen(file: string): Promise<{pid: number; release: () => Promise<void>}> {
+  const holder = spawn(process.execPath, ['-e', `require('fs').openSync(${JSON.stringify(file)}, 'r'); process.stdout.write('open\\n'); setInterval(() => {}, 1000)`], {stdio: ['ignore', 'pipe', 'ignore']})
+  await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()))
+  return {
+    pid: holder.pid!,
+    release: async () => {
+      holder.kill()
+      await new Promise((resolve) => holder.once('exit', resolve))
+    },
+  }
+}
+
+/**
+ * VS Code's state database (`<profile>/User/globalStorage/state.vscdb`) as VS Code's storage creates and writes
+ * it (microsoft/vscode `src/vs/base/parts/storage/node/storage.ts`: `PRAGMA user_version = 1`, `ItemTable`, one
+ * `INSERT` in one transaction), with Kilo Code's global state (key `kilocode.kilo-code`, the `JSON.stringify` of
+ * its state object) holding `listed` as its `taskHistory`, and a row of another owner beside it.
+ */
+export function writeStateDb(file: string, listed: Task[]): void {
+  const db = new Database(file)
+  try {
+    db.exec('PRAGMA user_version = 1;CREATE TABLE IF NOT EXISTS ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)')
+    const state = {taskHistory: listed.map((t, k) => historyItem(t, k + 1)), mode: 'code', listApiConfigMeta: [{name: 'default', id: 'x1', apiProvider: 'openai'}]}
+    db.transaction(() => {
+      db.prepare('INSERT INTO ItemTable VALUES (?,?),(?,?)').run(EXTENSION_ID.kilo, JSON.stringify(state), 'workbench.panel.height', '300')
+    })()
+  } finally {
+    db.close()
+  }
 }

@@ -26,8 +26,8 @@ import {addQuickNotRegular, notRegularErrors} from './not-regular.js'
 export const QUICK_NOT_DETECTED = 'damage in the middle of a file larger than the head and tail windows (NUL runs, invalid UTF-8, syntax errors, a cut that happens to end in a closing brace, a wrong shape) and which generation holds more turns'
 
 /** The report's `quick` field: how much of each file was read, what that cannot detect, and the exit rule. */
-export function quickInfo(chats: ChatReport[] = [], trustEnds = false): {headBytes: number; tailBytes: number; notDetected: string; trustEnds: boolean; unverified: number} {
-  return {headBytes: QUICK_WINDOW.headBytes, tailBytes: QUICK_WINDOW.tailBytes, notDetected: QUICK_NOT_DETECTED, trustEnds, unverified: chats.filter((c) => c.verified === false).length}
+export function quickInfo(unverified: number, trustEnds = false): {headBytes: number; tailBytes: number; notDetected: string; trustEnds: boolean; unverified: number} {
+  return {headBytes: QUICK_WINDOW.headBytes, tailBytes: QUICK_WINDOW.tailBytes, notDetected: QUICK_NOT_DETECTED, trustEnds, unverified}
 }
 
 /**
@@ -35,8 +35,12 @@ export function quickInfo(chats: ChatReport[] = [], trustEnds = false): {headByt
  * only at its ends (`verified: false`), unless `trustEnds`: quick mode never exits 0 on what it did not read.
  */
 export function quickExitCode(chats: ChatReport[], errors: OperationalError[], trustEnds: boolean): number {
-  const code = scanExitCode(chats, errors)
-  return !trustEnds && chats.some((c) => c.verified === false) ? code | EXIT_OPERATIONAL : code
+  return quickExit(scanExitCode(chats, errors), chats.filter((c) => c.verified === false).length, trustEnds)
+}
+
+/** `quickExitCode` from the `scan` exit status and the number of chats judged by the ends of a file only. */
+export function quickExit(scanCode: number, unverified: number, trustEnds: boolean): number {
+  return !trustEnds && unverified > 0 ? scanCode | EXIT_OPERATIONAL : scanCode
 }
 
 /** Reads a file's size and ends: the whole file when it is at most head + tail bytes. Throws on I/O errors. */
@@ -176,34 +180,51 @@ function quickChat(dir: string, files: string[] | undefined, adapter: FormatAdap
   return d.report
 }
 
-/** Runs discovery and the quick diagnosis over PATHs. Same result shape as a full scan, without snapshots. */
-export async function quickScanPaths(paths: string[], opts: ScanOptions): Promise<{chats: ChatReport[]; skipped: Skipped[]; errors: OperationalError[]} & Pick<Discovery, 'roots' | 'notChatFiles'>> {
+/**
+ * Runs discovery and the quick diagnosis over PATHs, handing each chat's report to `onChat` in the report's
+ * order (by path, ties in discovery order) as soon as it is made, so no report is held. Errors and skips
+ * come in the result, in the order a held scan gives them (discovery's, the chats' in discovery order).
+ */
+export async function quickScanEach(paths: string[], opts: ScanOptions, onChat: (chat: ChatReport) => void): Promise<{skipped: Skipped[]; errors: OperationalError[]} & Pick<Discovery, 'roots' | 'notChatFiles'>> {
   const adapters = opts.adapters ?? ADAPTERS
   const found = await discover(paths, adapters, opts.home, opts.env, opts.unsupported ?? UNSUPPORTED_AGENTS)
   const errors: OperationalError[] = found.errors.map((e) => ({...e, path: tildify(e.path, opts.home)}))
   const skipped: Skipped[] = found.skipped.map((s) => ({...s, path: tildify(s.path, opts.home)}))
-  const chats: ChatReport[] = []
   const progress = {chatsDone: 0, chatsTotal: found.chats.length, filesRead: 0, bytesRead: 0}
   opts.onProgress?.(progress)
-  for (const {unit, adapter} of found.chats) {
+  const keys = found.chats.map((c) => tildify(c.unit.path, opts.home))
+  const order = keys.map((_, i) => i).sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : a - b))
+  // Each chat's errors, by its discovery index (listed in discovery order, as the chats were read before).
+  const chatErrors: Array<[number, OperationalError[]]> = []
+  for (const i of order) {
+    const {unit, adapter} = found.chats[i]
+    const own: OperationalError[] = []
     try {
-      const r = quickChat(unit.dir, unit.files, adapter, opts.home, errors)
+      const r = quickChat(unit.dir, unit.files, adapter, opts.home, own)
       if (r) {
-        r.path = tildify(unit.path, opts.home)
-        chats.push(r)
+        r.path = keys[i]
         for (const g of r.generations) if (g.class !== null && g.class !== 'missing') {
           progress.filesRead++
           progress.bytesRead += Math.min(g.bytes, QUICK_WINDOW.headBytes + QUICK_WINDOW.tailBytes)
         }
-      } else skipped.push({path: tildify(unit.path, opts.home), reason: 'no file of a known role'})
+        onChat(r)
+      } else skipped.push({path: keys[i], reason: 'no file of a known role'})
     } catch (e) {
-      errors.push({path: tildify(unit.path, opts.home), message: (e as Error).message})
+      own.push({path: keys[i], message: (e as Error).message})
     }
+    if (own.length > 0) chatErrors.push([i, own])
     progress.chatsDone++
     opts.onProgress?.(progress)
   }
+  for (const [, own] of chatErrors.sort((a, b) => a[0] - b[0])) errors.push(...own)
   const byPath = (a: {path: string}, b: {path: string}) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
-  chats.sort(byPath)
   skipped.sort(byPath)
-  return {chats, skipped, errors, ...searchedOf(found, opts.home)}
+  return {skipped, errors, ...searchedOf(found, opts.home)}
+}
+
+/** `quickScanEach` with the reports held, sorted by path. Same result shape as a full scan, without snapshots. */
+export async function quickScanPaths(paths: string[], opts: ScanOptions): Promise<{chats: ChatReport[]; skipped: Skipped[]; errors: OperationalError[]} & Pick<Discovery, 'roots' | 'notChatFiles'>> {
+  const chats: ChatReport[] = []
+  const r = await quickScanEach(paths, opts, (c) => chats.push(c))
+  return {chats, ...r}
 }

@@ -49,11 +49,19 @@ export class ChatTally {
   private readonly counts = {healthy: 0, repairable: 0, unrecoverable: 0, degraded: 0}
   private chats = 0
   private bits = 0
+  /** Chats judged by the ends of a file only (`verified: false`, `scan --quick`). */
+  unverified = 0
 
-  add(chat: Pick<ChatReport, 'status'>): void {
+  add(chat: Pick<ChatReport, 'status' | 'verified'>): void {
     this.chats++
     this.counts[chat.status]++
     this.bits |= exitBitForStatus(chat.status)
+    if (chat.verified === false) this.unverified++
+  }
+
+  /** The `scan` exit status over the chats counted (`scanExitCode`). */
+  exitCode(errors: readonly OperationalError[]): number {
+    return (errors.length > 0 ? EXIT_OPERATIONAL : 0) | this.bits
   }
 
   /** The report without its chats, in `buildReport`'s key order (`chats` goes after `skipped`). */
@@ -62,7 +70,7 @@ export class ChatTally {
       schemaVersion: SCHEMA_VERSION,
       command: args.command,
       chatdoctorVersion: args.version,
-      exitCode: args.exitCode ?? ((args.errors.length > 0 ? EXIT_OPERATIONAL : 0) | this.bits),
+      exitCode: args.exitCode ?? this.exitCode(args.errors),
       summary: {chats: this.chats, ...this.counts, skipped: args.skipped.length},
       errors: args.errors,
       skipped: args.skipped,

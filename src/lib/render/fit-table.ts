@@ -14,6 +14,13 @@ import {UNLIMITED, shortenMiddle, textWidth, wrapLine} from './width.js'
 // cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up.
 const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
 
+/**
+ * Rows drawn by one cli-table3 table. Its layout takes time quadratic in the rows (a table of 20,000 chats:
+ * 60 s of its 84), so a longer table is drawn in blocks of this many rows with the same column widths and
+ * joined where the one table would have its rule between them: the same text.
+ */
+export const TABLE_BLOCK_ROWS = 200
+
 /** Narrowest a shrinking column is made when its `min` is not given. */
 export const MIN_COLUMN = 8
 
@@ -66,6 +73,8 @@ export interface FitOptions {
   rules?: boolean
   /** Layouts tried in order when the natural one does not fit. */
   attempts?: FitAttempt[]
+  /** Rows per drawn block (default `TABLE_BLOCK_ROWS`). */
+  blockRows?: number
 }
 
 const cellOf = (c: string | FitCell): FitCell => (typeof c === 'string' ? {text: c} : c)
@@ -73,7 +82,7 @@ const isGroup = (x: FitRow | FitGroup): x is FitGroup => 'group' in x
 
 /** Column widths (content only, without padding) for the visible columns, or null when they cannot fit. */
 function layout(columns: FitColumn[], rows: FitRow[], visible: number[], shrink: Set<number>, width: number, min: Record<number, number> = {}): number[] | null {
-  const natural = visible.map((i) => Math.max(textWidth(columns[i].header), ...rows.map((r) => textWidth(cellOf(r.cells[i] ?? '').text))))
+  const natural = visible.map((i) => rows.reduce((w, r) => Math.max(w, textWidth(cellOf(r.cells[i] ?? '').text)), textWidth(columns[i].header)))
   if (width === UNLIMITED) return natural
   const avail = width - (3 * visible.length + 1)
   const floor = visible.map((i, k) => (shrink.has(i) ? Math.min(natural[k], Math.max(min[i] ?? columns[i].min ?? MIN_COLUMN, textWidth(columns[i].header))) : natural[k]))
@@ -102,17 +111,25 @@ function fitCell(col: FitColumn, cell: FitCell, w: number): {lines: string[]; sh
   return {lines: lines.map((l) => (cell.style ? cell.style(l) : l)), shortened}
 }
 
+/** One row as cli-table3 takes it: its cells' text, or one cell across the table. */
+type DrawnRow = Array<string | {colSpan: number; content: string}>
+
 function render(columns: FitColumn[], items: Array<FitRow | FitGroup>, visible: number[], widths: number[], opts: FitOptions): string {
   const c = opts.chalk
   const rules = opts.rules !== false
-  const table = new Table({
-    head: visible.map((i) => columns[i].header),
-    colWidths: widths.map((w) => w + 2),
-    colAligns: visible.map((i) => columns[i].align ?? 'left'),
-    wordWrap: false,
-    style: {head: c.level > 0 ? ['bold'] : [], border: c.level > 0 ? ['grey'] : []},
-    ...(rules ? {} : {chars: {mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': ''}}),
-  })
+  const draw = (rows: DrawnRow[], head: boolean): string => {
+    const table = new Table({
+      head: head ? visible.map((i) => columns[i].header) : [],
+      colWidths: widths.map((w) => w + 2),
+      colAligns: visible.map((i) => columns[i].align ?? 'left'),
+      wordWrap: false,
+      style: {head: c.level > 0 ? ['bold'] : [], border: c.level > 0 ? ['grey'] : []},
+      ...(rules ? {} : {chars: {mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': ''}}),
+    })
+    table.push(...rows)
+    return table.toString()
+  }
+  const table: DrawnRow[] = []
   // A cell across the whole table: the widths, the borders between them, minus its own padding.
   const inner = widths.reduce((n, w) => n + w + 2, 0) + visible.length - 1 - 2
   const across = (content: string) => [{colSpan: visible.length, content}]
@@ -131,7 +148,18 @@ function render(columns: FitColumn[], items: Array<FitRow | FitGroup>, visible: 
     table.push(cells)
     if (rules && details.length > 0) table.push(across(details.flatMap((d) => wrapLine(`  ${d}`, inner, '    ')).join('\n')))
   }
-  return table.toString()
+  const block = Math.max(1, opts.blockRows ?? TABLE_BLOCK_ROWS)
+  if (table.length <= block) return draw(table, true)
+  // Each block after the first is drawn with the row before it (so the rule between them is the one table's),
+  // then that row and the border above it are cut off; every block but the last loses its bottom border.
+  const out: string[] = []
+  for (let s = 0; s < table.length; s += block) {
+    const last = s + block >= table.length
+    const lines = draw(s === 0 ? table.slice(0, block) : table.slice(s - 1, s + block), s === 0).split('\n')
+    const skip = s === 0 ? 0 : draw([table[s - 1]], false).split('\n').length - 1
+    out.push(...lines.slice(skip, last ? undefined : -1))
+  }
+  return out.join('\n')
 }
 
 /** The rows as a list, for widths no table fits: each row's first cell, then `header value` pairs. */
@@ -168,7 +196,7 @@ export function fitTable(columns: FitColumn[], items: Array<FitRow | FitGroup>, 
     const widths = layout(columns, rows, visible, new Set(t.shrink ?? []), opts.width, t.min)
     if (!widths) continue
     // Rows across the table (groups) get the room they need, up to the width: the first column grows.
-    const across = Math.max(0, ...items.filter(isGroup).map((g) => textWidth(g.group)))
+    const across = items.reduce((w, g) => (isGroup(g) ? Math.max(w, textWidth(g.group)) : w), 0)
     const inner = widths.reduce((n, w) => n + w + 2, 0) + visible.length - 3
     const total = widths.reduce((n, w) => n + w, 0) + 3 * visible.length + 1
     if (across > inner) widths[0] += Math.min(across - inner, opts.width - total)

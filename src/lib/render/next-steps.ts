@@ -33,6 +33,9 @@ export const MAX_INSPECT_STEPS = 3
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
+/** The finding ids a next step is made from (besides each chat's status): what `tableChat` keeps of a chat's findings. */
+export const NEXT_STEP_FINDINGS: ReadonlySet<string> = new Set(['not-a-regular-file', SALVAGE_MORE_TURNS])
+
 /** The next commands for a scan report (none when every chat is healthy). */
 export function nextSteps(report: Report, ctx: NextContext): NextStep[] {
   const steps: NextStep[] = []

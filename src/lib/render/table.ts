@@ -10,7 +10,7 @@ import type {ChatReport, ChatStatus, Generation, Report, Severity} from '../mode
 import {isUrgent} from '../model/findings.js'
 import {adapterByName, findingKinds} from '../formats/index.js'
 import {fitTable, type FitGroup, type FitRow} from './fit-table.js'
-import {nextSteps, renderNextSteps, type NextContext} from './next-steps.js'
+import {NEXT_STEP_FINDINGS, nextSteps, renderNextSteps, type NextContext} from './next-steps.js'
 import {UNLIMITED, shortenMiddle, wrapLine} from './width.js'
 
 export interface TableOptions {
@@ -105,6 +105,32 @@ export function winnerText(chat: Pick<ChatReport, 'path' | 'winner'>): string | 
   if (chat.winner === null) return null
   if (chat.path.endsWith(`/${chat.winner}`)) return 'itself'
   return chat.winner
+}
+
+/**
+ * What the human report reads of one chat (`renderHuman` and its next steps), for a scan that hands its chats on
+ * one at a time: the chat's own fields, the generation its row shows (the primary, or an export file) and the
+ * findings it prints or makes a next step of (every one with `verbose`; else the urgent ones and those of
+ * `NEXT_STEP_FINDINGS`). `renderHuman` gives the same text for these as for the whole reports, at a small part
+ * of their memory (no other generation, measure, ranking or action is kept).
+ */
+export function tableChat(chat: ChatReport, verbose: boolean): ChatReport {
+  const kinds = findingKinds()
+  const shown = chat.generations.find((g) => g.role === 'primary') ?? chat.generations.find((g) => g.role === 'export')
+  const row: ChatReport = {
+    path: chat.path,
+    format: chat.format,
+    id: chat.id,
+    status: chat.status,
+    winner: chat.winner,
+    transcriptTurns: chat.transcriptTurns,
+    contextTurns: chat.contextTurns,
+    findings: verbose ? chat.findings : chat.findings.filter((f) => isUrgent(f, kinds) || NEXT_STEP_FINDINGS.has(f.id)),
+    generations: shown ? [{file: shown.file, role: shown.role, class: shown.class, reasons: [], bytes: shown.bytes, mtimeMs: null, sha256: null, turns: null, ...(shown.verified === undefined ? {} : {verified: shown.verified})}] : [],
+    ranking: [],
+  }
+  if (chat.verified !== undefined) row.verified = chat.verified
+  return row
 }
 
 /** Renders the chats table (empty string when there is nothing to show). */

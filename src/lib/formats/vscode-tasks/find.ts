@@ -83,7 +83,7 @@ export const taskFinder: SessionFinder = {
     // Roo Code adds a task its index lacks back from an intact history_item.json at its next start.
     let hidden: string | null = null
     if (variant === 'roo' && idx && idx.state !== 'listed' && !listable) hidden = `${product}'s task index (${idx.file}) does not list it and its ${HISTORY_ITEM} is missing or damaged: its History view does not show it (chatdoctor repair rebuilds that file)`
-    else if (variant !== 'roo' && idx?.state === 'not-listed') hidden = `${product}'s task index (${idx.file}) does not list it: its History view does not show it`
+    else if (variant !== 'roo' && idx?.state === 'not-listed') hidden = `${product}'s task index (${variant === 'kilo' ? "the taskHistory of its row in VS Code's globalStorage/state.vscdb" : idx.file}) does not list it: its History view does not show it (chatdoctor repair adds its entry when the task's own files hold what it needs)`
     return {
       id: path.basename(unit.dir),
       project,

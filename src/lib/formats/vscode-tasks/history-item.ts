@@ -40,7 +40,7 @@ export interface RebuiltHistoryItem {
 }
 
 /** Parses a file's bytes as JSON; undefined when it does not parse. */
-function parse(data: Buffer | undefined): unknown {
+export function parse(data: Buffer | undefined): unknown {
   if (!data) return undefined
   try {
     return JSON.parse(data.toString('utf8')) as unknown

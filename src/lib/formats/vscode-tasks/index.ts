@@ -16,7 +16,10 @@ import {salvageMoreTurns, type SalvagedGeneration} from '../../salvage/index.js'
 import type {ChatDirSnapshot, ChatPlan, Diagnosis, FileEntry, FormatAdapter, PlanOptions, PlannedAction, ScannedChat} from '../../model/adapter.js'
 import {planGenerations, salvageLabel, type GenerationFormat} from '../generations/plan.js'
 import {rebuildHistoryItem} from './history-item.js'
-import {API_HISTORY, DISCOVERY_PATHS, FORMAT_OF, HISTORY_ITEM, KNOWN_OTHER, ROO_INDEX, PRODUCT_OF, TASK_ID, UI_MESSAGES, defaultRoots, isTaskDir, leftoverOf, lockedFileOf, roleOf, variantOfFiles, wantsContent, type Variant} from './layout.js'
+import {rebuildClineEntry} from './cline-entry.js'
+import {annotateKiloTask, diagnoseKiloIndex, kiloListFactsOf, kiloListStoresOf, planKiloIndex, readKiloIndex} from './kilo-index.js'
+import {TASK_HISTORY, annotateClineTask, clineHistoryFactsOf, clineHistoryStoresOf, diagnoseClineHistory, followClineHistory, planClineHistory, readClineHistory} from './cline-index.js'
+import {API_HISTORY, CLINE_INDEX, DISCOVERY_PATHS, FORMAT_OF, HISTORY_ITEM, KNOWN_OTHER, ROO_INDEX, PRODUCT_OF, TASK_ID, UI_MESSAGES, defaultRoots, isTaskDir, leftoverOf, lockedFileOf, roleOf, variantOfFiles, wantsContent, type Variant} from './layout.js'
 import {liveReasons} from './live.js'
 import {contextMeasure, historyFacts, isMessageArray, transcriptPrompts, type HistoryFacts} from './measure.js'
 import {redactTaskFiles} from './redact.js'
@@ -130,8 +133,12 @@ function nextStartLoss(variant: Variant, file: string, g: Generation | undefined
   return null
 }
 
-/** Diagnoses one task folder. */
+/** Diagnoses one task folder (or the Cline extension's task list, read as a chat of its own). */
 export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
+  const list = clineHistoryFactsOf(snapshot)
+  if (list) return diagnoseClineHistory(snapshot, list)
+  const kiloList = kiloListFactsOf(snapshot)
+  if (kiloList) return diagnoseKiloIndex(snapshot, kiloList)
   const facts = factsOf(snapshot)
   const variant = facts.variant
   const product = PRODUCT_OF[variant]
@@ -325,11 +332,11 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
   const lacks = hi === undefined ? `has no ${HISTORY_ITEM}` : `has a ${hi.class} ${HISTORY_ITEM}`
   const rebuild = rebuilt === null ? (rooHidden ? `; chatdoctor does not rebuild it while the task is ${status}` : '') : 'data' in rebuilt ? `; a repair writes ${HISTORY_ITEM} from the task's own files (${rebuilt.fields.join(', ')}), and ${product} adds the task to ${ROO_INDEX} itself at its next start` : `; it cannot be rebuilt from the task's files (${rebuilt.why})`
   if (idx?.state === 'not-listed') {
-    const heals = variant === 'roo' ? (hi?.class === 'intact' ? `; ${product} adds it back from ${HISTORY_ITEM} at its next start` : `; ${product} adds tasks back only from an intact ${HISTORY_ITEM}, and this folder ${lacks}, so the task stays hidden${rebuild}`) : `; ${product}'s "Reconstruct Task History" command (command palette) rebuilds the whole list from the task folders, backing the old one up to state/taskHistory.backup.<ms>.json; the entries it writes keep no favourite, truncation range or model, and get a new ulid`
-    findings.push(finding('not-in-index', idx.file, `${idx.file} (${idx.entries ?? 0} ${idx.entries === 1 ? 'entry' : 'entries'}) does not list this task, so ${product} does not show it${heals}`))
+    const heals = variant === 'roo' ? (hi?.class === 'intact' ? `; ${product} adds it back from ${HISTORY_ITEM} at its next start` : `; ${product} adds tasks back only from an intact ${HISTORY_ITEM}, and this folder ${lacks}, so the task stays hidden${rebuild}`) : variant === 'cline' ? clineHeals(id, snapshot) : variant === 'kilo' ? kiloHeals(id, snapshot) : `; ${product}'s "Reconstruct Task History" command (command palette) rebuilds the whole list from the task folders, backing the old one up to state/taskHistory.backup.<ms>.json; the entries it writes keep no favourite, truncation range or model, and get a new ulid`
+    findings.push(finding('not-in-index', idx.file, `${indexLabel(variant, idx.file)} (${idx.entries ?? 0} ${idx.entries === 1 ? 'entry' : 'entries'}) does not list this task, so ${product} does not show it${heals}`))
   } else if (idx?.state === 'damaged') {
-    const next = variant === 'cline' ? `; at its next start ${product} offers to reconstruct it from the task folders, and declining wipes its list` : `; ${product} rebuilds it from each task's ${HISTORY_ITEM} at its next start`
-    findings.push(finding('index-unreadable', idx.file, `${idx.file} is ${idx.class}${idx.reasons && idx.reasons.length > 0 ? ` (${idx.reasons.join(', ')})` : ''}${next}`))
+    const next = variant === 'kilo' ? `${idx.why ? `: ${idx.why}` : ''}; so whether ${product} lists this task is unknown (VS Code replaces a database it cannot open with its state.vscdb.backup, the copy of its last clean close, at its next start); chatdoctor reads it only on a private copy and never writes it` : variant === 'cline' ? `; at its next start ${product} offers to reconstruct it from the task folders, and declining wipes its list${idx.reasons?.includes('bom') ? '' : `; a repair of ${idx.file} keeps its complete entries byte for byte and adds those of the task folders it lacks, rebuilt from their own files`}` : `; ${product} rebuilds it from each task's ${HISTORY_ITEM} at its next start`
+    findings.push(finding('index-unreadable', idx.file, `${indexLabel(variant, idx.file)} is ${idx.class}${idx.reasons && idx.reasons.length > 0 ? ` (${idx.reasons.join(', ')})` : ''}${next}`))
     if (rooHidden) findings.push(finding('not-in-index', HISTORY_ITEM, `this task folder ${lacks}, so the rebuilt index leaves it out and ${product} does not show it${rebuild}`))
   } else if (idx?.state === 'listed' && variant === 'roo' && hi?.class !== 'intact') {
     findings.push(finding('index-only', HISTORY_ITEM, `${product} lists this task only through ${idx.file}: the folder ${lacks}, so an index that is reset, lost or rebuilt would leave the task out (${product} writes the file again at its next save of the task)`))
@@ -350,6 +357,30 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
     kind: 'chat',
     report: {format: FORMAT_OF[variant], id, status, winner, transcriptTurns: M, contextTurns, findings, generations, ranking, ...(transcriptRestore ? {transcriptRestore} : {})},
   }
+}
+
+/**
+ * What happens to a Kilo Code task its global state's `taskHistory` does not list, in words (after a `; `):
+ * Kilo Code has no command that rebuilds the list; the list chat's repair adds the entry (kilo-index.ts), or the
+ * manual step when it cannot.
+ */
+function kiloHeals(id: string, snapshot: ChatDirSnapshot): string {
+  const r = rebuildHistoryItem(id, fileBytes(snapshot))
+  const manual = "quit every window of the editor, copy state.vscdb aside, and add an entry with this task's id, ts and task to the taskHistory array of the kilocode.kilo-code value in its ItemTable (sqlite3)"
+  if (!('data' in r)) return `; Kilo Code has no command that rebuilds its list, and this task's entry cannot be rebuilt from its files (${r.why}): to list it again, ${manual}`
+  return `; Kilo Code has no command that rebuilds its list: a repair of VS Code's state.vscdb adds the task's entry, rebuilt from its own files, in one transaction on a private copy (only while no editor runs with this profile; when it cannot, ${manual})`
+}
+
+/** The task index in words: its file, or for Kilo Code the row of VS Code's state database that holds it. */
+function indexLabel(variant: Variant, file: string): string {
+  return variant === 'kilo' ? `the taskHistory of kilocode.kilo-code in VS Code's globalStorage/state.vscdb` : file
+}
+
+/** What happens to a Cline task its `state/taskHistory.json` does not list, in words (after a `; `). */
+function clineHeals(id: string, snapshot: ChatDirSnapshot): string {
+  const r = rebuildClineEntry(id, fileBytes(snapshot), null)
+  const own = 'json' in r ? `; a repair of ${CLINE_INDEX} adds its entry, rebuilt from the task's own files, every other entry kept byte for byte` : `; its entry cannot be rebuilt from the task's files (${r.why})`
+  return `${own}; Cline's own "Reconstruct Task History" command (command palette) rebuilds the whole list instead, backing the old one up to state/taskHistory.backup.<ms>.json: the entries it writes keep no favourite, truncation range, workspace or model, and get a new ulid`
 }
 
 /** The bytes of the task folder's files that the scan read, by name. */
@@ -380,6 +411,8 @@ function historyItemRepair(snapshot: ChatDirSnapshot): ReturnType<typeof rebuild
  * that Roo Code lists it again.
  */
 function planTask(chat: ScannedChat, opts: PlanOptions): ChatPlan {
+  if (clineHistoryFactsOf(chat.snapshot)) return planClineHistory(chat)
+  if (kiloListFactsOf(chat.snapshot)) return planKiloIndex(chat)
   const plan = planGenerations(chat, opts, TASKS)
   const item = chat.report.status === 'repairable' ? historyItemRepair(chat.snapshot) : null
   if (plan.problem || plan.refusal || item === null || !('data' in item)) return plan
@@ -449,14 +482,14 @@ export const vscodeTasks: FormatAdapter & {generationBytes: typeof generationByt
   findingKinds: VSCODE_TASK_FINDING_KINDS,
   defaultRoots: () => [],
   chatsIn: (dir, names) => (isTaskDir(names) ? {chats: [{dir, path: dir}], descend: false} : null),
-  wantsContent,
+  wantsContent: (name) => wantsContent(name) || name === TASK_HISTORY,
   quick: {roleOf, primary: API_HISTORY},
   diagnose: diagnoseTask,
   generationBytes,
   salvage: salvageTask,
   planRepair: planTask,
   liveReasons: (snapshot) => liveReasons(snapshot.dir),
-  inspect: (chat) => ({account: taskAccount(chat.report)}),
+  inspect: (chat) => ({account: kiloListFactsOf(chat.snapshot) ? "Kilo Code's task list in VS Code's state.vscdb: what it lacks and what a repair adds are in the findings." : clineHistoryFactsOf(chat.snapshot) ? `The Cline extension's task list ${CLINE_INDEX}: what is wrong with it and what a repair adds are in the findings.` : taskAccount(chat.report)}),
   redact: redactTaskFiles,
   find: taskFinder,
   snapshot: {capture: captureTask, redact: redactTaskSnapshot, noHook: TASKS_NO_HOOK, timerRoots: defaultRoots},
@@ -465,7 +498,7 @@ export const vscodeTasks: FormatAdapter & {generationBytes: typeof generationByt
     roots:
       'the globalStorage folders of Roo Code, Kilo Code and Cline 3.x in every VS Code-family editor (Code, Insiders, VSCodium, Cursor, Windsurf; Linux, macOS, Windows and remote-server paths) plus the customStoragePath their settings.json names',
     repair:
-      'Roo Code, Kilo Code and Cline 3.x tasks: the best generation of api_conversation_history.json (a leftover of the safe write, or a torn file whose every message survives) is written byte for byte, and a torn or missing ui_messages.json is restored from its leftover or its salvage; a Roo Code task its index lacks whose history_item.json is missing or torn gets that file rebuilt from its own files (Roo adds it back to tasks/_index.json at its next start). A task is refused while its <file>.lock folder is fresher than 31 s (the extension is writing) or a process holds its storage folder or the editor profile\'s globalStorage/state.vscdb open (the editor is running; Linux /proc only).',
+      'Roo Code, Kilo Code and Cline 3.x tasks: the best generation of api_conversation_history.json (a leftover of the safe write, or a torn file whose every message survives) is written byte for byte, and a torn or missing ui_messages.json is restored from its leftover or its salvage; a Roo Code task its index lacks whose history_item.json is missing or torn gets that file rebuilt from its own files (Roo adds it back to tasks/_index.json at its next start); the Cline extension\'s state/taskHistory.json gets the entries of the task folders it lacks, rebuilt from each folder\'s files, every entry it holds kept byte for byte (a torn list cut back to its complete entries first); Kilo Code\'s list in VS Code\'s state.vscdb gets them inserted into its row on a private copy written over the database (Linux only, while no editor has it open). A task is refused while its <file>.lock folder is fresher than 31 s (the extension is writing) or a process holds its storage folder or the editor profile\'s globalStorage/state.vscdb open (the editor is running; Linux /proc only).',
     inspect: 'For a Roo Code, Kilo Code or Cline 3.x task: what the safe write left behind and what opening the task in the extension would destroy.',
     bundle: 'A task folder of Roo Code, Kilo Code or Cline 3.x is bundled with its JSON files; with --redact every text becomes a placeholder but the user-content tags, so the redacted task counts the same turns (its checkpoints are left out).',
   },
@@ -482,6 +515,12 @@ export const vscodeTaskStores: FormatAdapter = {
   // listed with what that folder's task index says of it, as in a scan of the storage folder.
   chatsIn: (dir, names) => (isStorageRoot(dir, names) || (isTaskDir(names) && isInStorage(dir)) ? {chats: [], descend: false, store: true} : null),
   listStore: (dir) => (isInStorage(dir) ? listTaskOfStorage(dir) : listStorage(dir)),
+  indexes: {
+    storesOf: (chats) => [...clineHistoryStoresOf(chats), ...kiloListStoresOf(chats)],
+    read: (dir) => (path.basename(dir) === 'globalStorage' ? readKiloIndex(dir) : readClineHistory(dir)),
+    annotate: (session, indexes) => annotateClineTask(session, indexes) ?? annotateKiloTask(session, indexes),
+    followUp: followClineHistory,
+  },
   // Snapshots of the tasks it lists, but no guard entry of its own: `guard` names the task format.
   snapshot: {capture: captureTask, redact: redactTaskSnapshot},
 }

@@ -12,7 +12,7 @@
  */
 import {lstatSync, readdirSync, readlinkSync} from 'node:fs'
 import path from 'node:path'
-import {lockedFileOf} from './layout.js'
+import {lockedFileOf, variantOfRoot} from './layout.js'
 
 /** A lock folder is stale after this long without a refresh (proper-lockfile `stale: 31000`). */
 export const LOCK_STALE_MS = 31_000
@@ -20,8 +20,12 @@ export const LOCK_STALE_MS = 31_000
 /** Where `/proc` is (tests may point elsewhere; never set in normal use). */
 const PROC = '/proc'
 
-/** The storage folder of a task folder (`<root>/tasks/<id>` → `<root>`), or null when it is not in a `tasks` folder. */
+/**
+ * The storage folder of a task folder (`<root>/tasks/<id>` → `<root>`) or of the Cline extension's `state/`
+ * folder (`<root>/state` → `<root>`), or null when it is neither.
+ */
 export function storageRootOf(taskDir: string): string | null {
+  if (path.basename(taskDir) === 'state' && variantOfRoot(path.dirname(taskDir)) === 'cline') return path.dirname(taskDir)
   const tasks = path.dirname(taskDir)
   return path.basename(tasks) === 'tasks' ? path.dirname(tasks) : null
 }

@@ -7,8 +7,8 @@
  * HistoryItem[]}`, a cache rebuilt at every start from each task's `history_item.json` (TaskHistoryStore
  * `reconcile`: a task folder whose `history_item.json` is missing or unreadable is not listed); Cline ≥ 3.28.0
  * `state/taskHistory.json` = `HistoryItem[]` (an unreadable one makes Cline offer to reconstruct it from the
- * task folders; declined, its list is wiped). Older Roo Code, Kilo Code and Cline keep the list in VS Code's
- * own `state.vscdb` (not read here).
+ * task folders; declined, its list is wiped). Kilo Code's extension keeps the list in VS Code's own
+ * `state.vscdb` (global-state.ts: read on a private copy); older Roo Code and Cline did too (not read here).
  */
 import {readdirSync, readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
@@ -16,6 +16,7 @@ import {classifyJsonBytes} from '../../classify/index.js'
 import type {FileClass} from '../../model/report.js'
 import type {ChatUnit, StoreListing} from '../../model/adapter.js'
 import {CLINE_INDEX, HISTORY_ITEM, ROO_INDEX, isTaskDir, variantOfFiles, variantOfRoot, type Variant} from './layout.js'
+import {STATE_DB, readKiloList} from './global-state.js'
 
 /** What the task index says of one task. */
 export interface IndexFacts {
@@ -29,6 +30,8 @@ export interface IndexFacts {
   state: 'listed' | 'not-listed' | 'damaged' | 'absent'
   class?: FileClass
   reasons?: string[]
+  /** Why a damaged index cannot be read, in words (Kilo Code's list in VS Code's state database). */
+  why?: string
   /** Entries the index holds (when it could be read). */
   entries?: number
 }
@@ -49,6 +52,7 @@ interface ReadIndex {
   ids: Set<string> | null
   class?: FileClass
   reasons?: string[]
+  why?: string
 }
 
 /** Reads one index file; null when it does not exist. */
@@ -76,7 +80,7 @@ function readIndex(root: string, rel: string, shape: 'roo' | 'cline'): ReadIndex
 
 function factsOf(index: ReadIndex | null, id: string): IndexFacts | null {
   if (!index) return null
-  if (index.ids === null) return {file: index.file, state: 'damaged', class: index.class, reasons: index.reasons}
+  if (index.ids === null) return {file: index.file, state: 'damaged', class: index.class, reasons: index.reasons, ...(index.why !== undefined ? {why: index.why} : {})}
   return {file: index.file, state: index.ids.has(id) ? 'listed' : 'not-listed', entries: index.ids.size}
 }
 
@@ -107,7 +111,7 @@ export async function listStorage(root: string): Promise<StoreListing> {
     return out
   }
   const rootVariant = variantOfRoot(root) ?? 'unknown'
-  const index = rootVariant === 'cline' ? readIndex(root, CLINE_INDEX, 'cline') : rootVariant === 'unknown' ? null : readIndex(root, path.join('tasks', ROO_INDEX), 'roo')
+  const index = rootVariant === 'cline' ? readIndex(root, CLINE_INDEX, 'cline') : rootVariant === 'kilo' ? await readKiloList(root) : rootVariant === 'unknown' ? null : readIndex(root, path.join('tasks', ROO_INDEX), 'roo')
   // Roo Code's per-task history files tell a version that keeps `_index.json` (and rebuilds it) from one that keeps its list in VS Code's state.
   let withHistoryItem = 0
   for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
@@ -156,6 +160,23 @@ function readIndexOnce(root: string, rel: string, shape: 'roo' | 'cline'): ReadI
   return lastIndex.index
 }
 
+/** The last Kilo Code list read from VS Code's state database, by the database's path, size, mtime and inode. */
+let lastKilo: {key: string; index: ReadIndex | null} | null = null
+
+/** `readKiloList`, reusing the last result while the database's path, size, mtime and inode are the same. */
+async function readKiloListOnce(root: string): Promise<ReadIndex | null> {
+  const db = path.join(path.dirname(root), STATE_DB)
+  let key: string
+  try {
+    const st = statSync(db)
+    key = `${db}\0${st.size}\0${st.mtimeMs}\0${st.ino}`
+  } catch {
+    return readKiloList(root)
+  }
+  if (lastKilo?.key !== key) lastKilo = {key, index: await readKiloList(root)}
+  return lastKilo.index
+}
+
 /** True when some task folder of `tasks` holds a `history_item.json` (stops at the first). */
 function anyHistoryItem(tasks: string): boolean {
   let entries
@@ -192,7 +213,7 @@ export async function listTaskOfStorage(dir: string): Promise<StoreListing> {
     return {chats: [], errors: [{path: dir, message: message(e)}]}
   }
   const rootVariant = variantOfRoot(root) ?? 'unknown'
-  const index = rootVariant === 'cline' ? readIndexOnce(root, CLINE_INDEX, 'cline') : readIndexOnce(root, path.join('tasks', ROO_INDEX), 'roo')
+  const index = rootVariant === 'cline' ? readIndexOnce(root, CLINE_INDEX, 'cline') : rootVariant === 'kilo' ? await readKiloListOnce(root) : readIndexOnce(root, path.join('tasks', ROO_INDEX), 'roo')
   const facts: TaskFacts = {kind: 'vscode-task', variant: rootVariant !== 'unknown' ? rootVariant : variantOfFiles(names), index: factsOf(index, path.basename(dir))}
   if (rootVariant === 'roo' && index === null && (names.includes(HISTORY_ITEM) || anyHistoryItem(path.dirname(dir)))) facts.index = {file: path.join('tasks', ROO_INDEX), state: 'absent'}
   return {chats: [{dir, path: dir, facts, listing: names}], errors: []}
