@@ -9,7 +9,7 @@ import {hookLines} from './status.js'
 export default class GuardInstall extends BaseCommand {
   static override summary = "Add chatdoctor's snapshot hook to an agent's own hook configuration."
 
-  static override description = `Adds \`chatdoctor snapshot --hook AGENT\` to the agent's documented hook mechanism, so every settled turn leaves a snapshot nobody has to remember to take. The agent's settings file is edited in place (every other byte kept); its previous version is kept in $XDG_STATE_HOME/chatdoctor/guard/AGENT/. A hook another program already owns (an agent that runs one program only) is never replaced. An agent without a hook gets a systemd user unit and a cron line printed, never installed. The hook takes effect when the agent starts next.
+  static override description = `Adds \`chatdoctor snapshot --hook AGENT\` to the agent's documented hook mechanism, so every settled turn leaves a snapshot nobody has to remember to take. The agent's settings file is edited in place (only chatdoctor's entries inserted: every other byte, comment and indent kept); its previous version is kept in $XDG_STATE_HOME/chatdoctor/guard/AGENT/. The file is read the way the agent's own loader reads it (comments and trailing commas only where the agent accepts them; of a key written twice, the last): a file the agent would not load, one with a key twice on the way to its hooks, a link or not a regular file is refused with one line, and nothing is written. A hook another program already owns (an agent that runs one program only) is never replaced. An agent without a hook gets a systemd user unit and a cron line printed, never installed. The hook takes effect when the agent starts next.
 
 ${hookLines()}
 

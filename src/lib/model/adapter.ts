@@ -485,9 +485,10 @@ export interface AgentHook {
   install(current: string | null, command: HookCommand): {text: string} | {already: true} | {error: string}
   /**
    * The file's text with exactly chatdoctor's entries removed (null: remove the file, one chatdoctor wrote
-   * whole); `absent` when none is there.
+   * whole); `absent` when none is there. `before`: the file's text before the install, when guard kept it (null:
+   * there was no file), so that a container the removal leaves empty goes only when install made it.
    */
-  uninstall(current: string): {text: string | null} | {absent: true} | {error: string}
+  uninstall(current: string, before?: string | null): {text: string | null} | {absent: true} | {error: string}
   /** Whether the text holds chatdoctor's hook, and what it is, in words (for `guard status`). */
   status(current: string | null): {installed: boolean; detail: string}
   /**

@@ -8,7 +8,8 @@
  * `tool_result` the `tool_use_id` it answers.
  *
  * What counts as a prompt differs per agent (Cline CLI wraps it in `<user_input mode="…">`, the extensions in
- * `<task>`/`<feedback>` tags), so callers pass their own test. Counts only: no text leaves this module.
+ * `<task>`/`<feedback>` tags), so callers pass their own test. Counts, and the tool payloads taken out of a
+ * message for a redacted snapshot (`redactToolBlocks`); no text leaves this module.
  */
 
 /** One content block, as far as counting needs it. */
@@ -111,4 +112,21 @@ export function settleMessages(messages: readonly unknown[], isPrompt: (m: Recor
   }
   if (open > 0) return `${open} tool call${open === 1 ? '' : 's'} without a result`
   return null
+}
+
+/**
+ * A message's content blocks without their private tool payloads (a redacted snapshot): a `tool_use` keeps every
+ * member but `input`, which becomes `{}`; a `tool_result` every member but `content`, which becomes
+ * `result(content)` (default `''`); every other block, and string content, stays. The block types, their order,
+ * the tool ids and which call each result answers are kept. A new object when anything changed; pure.
+ */
+export function redactToolBlocks<M extends Record<string, unknown>>(m: M, result: (content: unknown) => unknown = () => ''): M {
+  if (!Array.isArray(m.content)) return m
+  const content = m.content.map((b: unknown) => {
+    if (!isObj(b)) return b
+    if (b.type === 'tool_use') return {...b, input: {}}
+    if (b.type === 'tool_result') return {...b, content: result(b.content)}
+    return b
+  })
+  return {...m, content}
 }

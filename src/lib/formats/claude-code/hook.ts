@@ -10,6 +10,11 @@
  * hook_event_name to hook input", the timeout in seconds of `examples`/plugins' hooks.json). The hook exits 0
  * and writes nothing on stdout, so it never blocks the stop or the compaction.
  *
+ * `settings.json` is strict JSON to Claude Code: a `//` comment or a trailing comma makes it report the file
+ * "Invalid or malformed JSON" and ignore all of it (reports in anthropics/claude-code's issue tracker, and the
+ * SchemaStore schema's `allowTrailingCommas` questioned against 2.1.104), so guard refuses such a file rather
+ * than install a hook Claude Code would not read.
+ *
  * Edits and the input check are the settings-hooks family's (`formats/settings-hooks/`).
  */
 import path from 'node:path'
@@ -33,6 +38,8 @@ const hooks = settingsHooks({
   events: CLAUDE_HOOK_EVENTS,
   hook: (cmd: HookCommand) => ({type: 'command', command: cmd.shell, timeout: TIMEOUT_S}),
   file: 'settings.json',
+  // Strict JSON: Claude Code drops a settings.json with a comment or a trailing comma as "Invalid or malformed JSON".
+  syntax: {comments: false, trailingCommas: false},
   transcript: /\.jsonl$/,
   roots: claudeRoots,
   rootsName: 'projects folder',

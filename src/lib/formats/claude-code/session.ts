@@ -7,6 +7,7 @@
 import type {JsonlClassification, JsonlRecord} from '../../classify/jsonl.js'
 import {finding} from './findings.js'
 import type {ContextMeasure, Finding} from '../../model/report.js'
+import {redactToolBlocks} from '../anthropic-messages/index.js'
 import type {SessionDialect} from '../jsonl/dialect.js'
 import type {JsonlRepairRules} from '../jsonl/repair.js'
 
@@ -303,16 +304,7 @@ export function redactClaudeRecord(v: Record<string, unknown>): Record<string, u
   const out: Record<string, unknown> = {...v}
   delete out.toolUseResult
   const m = v.message
-  if (typeof m === 'object' && m !== null && Array.isArray((m as {content?: unknown}).content)) {
-    const content = ((m as {content: unknown[]}).content).map((b) => {
-      if (typeof b !== 'object' || b === null) return b
-      const blk = b as Record<string, unknown>
-      if (blk.type === 'tool_use') return {...blk, input: {}}
-      if (blk.type === 'tool_result') return {...blk, content: ''}
-      return blk
-    })
-    out.message = {...(m as Record<string, unknown>), content}
-  }
+  if (typeof m === 'object' && m !== null && Array.isArray((m as {content?: unknown}).content)) out.message = redactToolBlocks(m as Record<string, unknown>)
   return out
 }
 

@@ -17,7 +17,7 @@ import {redactSessionFiles} from './redact.js'
 import {listStore} from './store.js'
 import {clineFinder} from './find.js'
 import {clineHook} from './hook.js'
-import {captureCline} from './snapshot.js'
+import {captureCline, redactClineSnapshot} from './snapshot.js'
 
 /** The role of a file by its name alone (`scan --quick`): `<id>.messages.json` is the conversation, `<id>.json` the record. */
 function roleOf(name: string): Role {
@@ -57,7 +57,7 @@ export const cline: FormatAdapter = {
   },
   redact: redactSessionFiles,
   find: clineFinder,
-  snapshot: {capture: captureCline, hook: clineHook},
+  snapshot: {capture: captureCline, redact: redactClineSnapshot, hook: clineHook},
   help: {
     roots: "Cline CLI's data dir ($CLINE_DATA_DIR, else $CLINE_DIR/data, else ~/.cline/data; its session index is read on a private copy)",
     find: 'Cline CLI: cline --id <id> from its project folder (cline history does not list a session sessions.db lost)',

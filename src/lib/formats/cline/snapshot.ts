@@ -6,11 +6,16 @@
  * snapshot is a candidate of the diagnosis (`diagnose.ts`), ranked with the file; when it wins, the repair
  * writes its bytes over the file (`plan.ts`), refused while Cline runs like every repair of the session.
  *
+ * `--redact` (`redactClineSnapshot`): every `tool_use` input becomes `{}` and every `tool_result` content `''`
+ * (`redactToolBlocks`), and the conversation's `system_prompt` (the system prompt Cline saves with each turn,
+ * which its reader does not need: it builds the prompt again) is dropped; ids, roles, block types, tool names,
+ * texts, thinking, timestamps and metrics stay, written as Cline writes the file (two-space JSON, a final LF).
+ *
  * The hook: Cline CLI 3.x runs the file hooks of `$CLINE_DIR/hooks/` (`hook.ts`).
  */
 import type {ChatDirSnapshot, ScannedChat} from '../../model/adapter.js'
-import type {SnapshotCandidate, SnapshotCaps, SnapshotCapture} from '../../model/snapshot.js'
-import {settleMessages} from '../anthropic-messages/index.js'
+import type {SnapshotCandidate, SnapshotCaps, SnapshotCapture, SnapshotHeader} from '../../model/snapshot.js'
+import {isMessage, redactToolBlocks, settleMessages} from '../anthropic-messages/index.js'
 import {messagesFile} from './layout.js'
 import {clineRead, isPrompt} from './messages.js'
 import type {ClineFacts} from './store.js'
@@ -34,6 +39,25 @@ export function captureCline(chat: Pick<ScannedChat, 'report' | 'snapshot'>, cap
   if (why !== null) return {ok: false, skip: `not settled: ${why}`, unsettled: true}
   if (read.messages.length > caps.maxMessages) return {ok: false, skip: `over the message cap (${plural(read.messages.length, 'message')} > ${caps.maxMessages}; --max-messages raises it)`}
   return {ok: true, kind: 'generation', target: name, payload: entry.data, messages: read.messages.length, turns: report.contextTurns ?? 0}
+}
+
+/** A Cline conversation snapshot without its tool payloads and system prompt (module comment). Pure. */
+export function redactClineSnapshot(payload: Buffer, _header: Pick<SnapshotHeader, 'format' | 'kind' | 'target'>): Buffer | {refused: string} {
+  let value: unknown
+  try {
+    value = JSON.parse(payload.toString('utf8').trim())
+  } catch {
+    return {refused: 'the conversation is not one JSON document'}
+  }
+  const redact = (list: unknown[]) => list.map((m) => (isMessage(m) ? redactToolBlocks(m) : m))
+  let out: unknown
+  if (Array.isArray(value)) out = redact(value)
+  else if (typeof value === 'object' && value !== null && Array.isArray((value as {messages?: unknown}).messages)) {
+    const doc: Record<string, unknown> = {...(value as Record<string, unknown>), messages: redact((value as {messages: unknown[]}).messages)}
+    delete doc.system_prompt
+    out = doc
+  } else return {refused: 'the conversation holds no message array'}
+  return Buffer.from(JSON.stringify(out, null, 2) + '\n', 'utf8')
 }
 
 /** The stored snapshots of this session that hold its conversation file, decrypted and checked. */

@@ -15,6 +15,10 @@
  * at all is `tools.enableHooks` (default false up to 0.23, true from 0.24), then also `hooks.enabled` (0.24 and
  * 0.25, default false), then `hooksConfig.enabled` (from 0.26, default true). chatdoctor never changes these
  * switches: `guard install` and `guard status` say when one is off, and what older releases need.
+ *
+ * How the CLI reads the file (`packages/cli/src/config/settings.ts`, `loadSettings`): `JSON.parse` of the text
+ * after `strip-json-comments` 3.1.1 (`packages/cli/package.json`): comments are whitespace, a trailing comma is a
+ * syntax error (the file's settings are then dropped with an error), and of a key written twice the last wins.
  */
 import path from 'node:path'
 import type {AgentHook, HookCommand} from '../../model/adapter.js'
@@ -39,6 +43,8 @@ const hooks = settingsHooks({
   events: GEMINI_HOOK_EVENTS,
   hook: (cmd: HookCommand) => ({name: GEMINI_HOOK_NAME, type: 'command', command: cmd.shell, description: 'chatdoctor snapshot of the session after each turn', timeout: TIMEOUT_MS}),
   file: 'settings.json',
+  // The loader: JSON.parse(stripJsonComments(text)), strip-json-comments 3.1.1 (comments, no trailing commas).
+  syntax: {comments: true, trailingCommas: false},
   transcript: /\.jsonl?$/,
   roots: defaultRoots,
   rootsName: 'sessions folder',

@@ -16,7 +16,7 @@ import {redactGeminiFiles} from './redact.js'
 import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'
 import {geminiFinder} from './find.js'
 import {geminiHook} from './hook.js'
-import {captureGemini} from './snapshot.js'
+import {captureGemini, redactGeminiSnapshot} from './snapshot.js'
 
 /** Groups a folder's Gemini CLI files into chats: by short id, or one per sub-agent session file. */
 function chatsIn(dir: string, names: string[]): {chats: ChatUnit[]; descend: boolean} | null {
@@ -83,6 +83,7 @@ export const geminiCli: FormatAdapter = {
       return p ? `${unit.dir}#${p.shortId}` : unit.path
     },
     capture: captureGemini,
+    redact: redactGeminiSnapshot,
     hook: geminiHook,
   },
   help: {

@@ -5,10 +5,22 @@
  * (`success`, `error`, `cancelled`), and no `.tmp-<pid>` temp of the session is newer than the file (a rewrite in
  * progress). A stored snapshot is a generation of role `snapshot` (`readStates` in `diagnose.ts`), ranked with
  * the session files; when it wins, the repair writes its bytes as the session file (`plan.ts`).
+ *
+ * `--redact` (`redactGeminiSnapshot`) rewrites every message the file holds (message records, the messages of a
+ * `$set` checkpoint or a metadata line, a legacy document's) without its private tool payloads: a tool call's
+ * `args` become `{}`, its `result` parts and every `functionResponse` part keep their id and name with
+ * `response` `{}`, a `functionCall` part its id and name with `args` `{}`; the call's `resultDisplay` and
+ * `description` (the rendered output and the rendered arguments) are dropped. The CLI stores no system prompt in
+ * a session; what it injects as a user message of its own, the `<session_context>` of every start (the folder
+ * listing, the date, the OS) and hooks' `<hook_context>`, keeps only its tags (so the loader still skips it).
+ * Record kinds and order, message ids, types, texts, thoughts, tool ids, names and statuses stay, so the
+ * redacted file replays to the same messages and counts the same turns and tool calls.
  */
 import {classifyJsonlBytes} from '../../classify/jsonl.js'
 import type {ScannedChat} from '../../model/adapter.js'
-import type {SnapshotCaps, SnapshotCapture} from '../../model/snapshot.js'
+import {classifyJsonBytes} from '../../classify/index.js'
+import type {SnapshotCaps, SnapshotCapture, SnapshotHeader} from '../../model/snapshot.js'
+import {redactRecords} from '../jsonl/snapshot.js'
 import {parseName} from './layout.js'
 import {partsText, type GeminiRecord, type MessageCounts} from './records.js'
 import {analyzeJsonl, analyzeLegacy, type GeminiAnalysis} from './session.js'
@@ -51,4 +63,71 @@ export function captureGemini(chat: Pick<ScannedChat, 'report' | 'snapshot'>, ca
   const messages = analysis.replay.messages.length
   if (messages > caps.maxMessages) return {ok: false, skip: `over the message cap (${plural(messages, 'message')} > ${caps.maxMessages}; --max-messages raises it)`}
   return {ok: true, kind: 'generation', target: entry.name, payload: entry.data, messages, turns: report.contextTurns ?? 0}
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** The CLI's own context injected as a user text: only its tags are kept. */
+const INJECTED = /^(\s*)<(session_context|hook_context)>/
+
+function redactText(t: string): string {
+  const m = INJECTED.exec(t)
+  return m ? `${m[1]}<${m[2]}>\n</${m[2]}>` : t
+}
+
+/** A part list (`PartListUnion`: a string, a part or an array of them) without tool payloads or injected context. */
+function redactParts(v: unknown): unknown {
+  return Array.isArray(v) ? v.map(redactPart) : redactPart(v)
+}
+
+/** One part (or a string) of a part list; anything else is left as it is. */
+function redactPart(v: unknown): unknown {
+  if (typeof v === 'string') return redactText(v)
+  if (!isObj(v)) return v
+  if (isObj(v.functionCall)) return {...v, functionCall: {...v.functionCall, args: {}}}
+  if (isObj(v.functionResponse)) {
+    const {id, name} = v.functionResponse
+    return {...v, functionResponse: {...(id !== undefined ? {id} : {}), ...(name !== undefined ? {name} : {}), response: {}}}
+  }
+  if (typeof v.text === 'string' && v.thought !== true) return {...v, text: redactText(v.text)}
+  return v
+}
+
+/** One message record (`MessageRecord`) without its tool payloads. */
+function redactMessage(m: unknown): unknown {
+  if (!isObj(m)) return m
+  const out: Record<string, unknown> = {...m}
+  if ('content' in m) out.content = redactParts(m.content)
+  if ('displayContent' in m) out.displayContent = redactParts(m.displayContent)
+  if (Array.isArray(m.toolCalls)) {
+    out.toolCalls = m.toolCalls.map((c: unknown) => {
+      if (!isObj(c)) return c
+      const r: Record<string, unknown> = {...c, args: {}}
+      if (c.result !== undefined && c.result !== null) r.result = redactParts(c.result)
+      delete r.resultDisplay
+      delete r.description
+      return r
+    })
+  }
+  return out
+}
+
+/** One record of a session file without its tool payloads: messages rewritten wherever the record holds them. */
+export function redactGeminiRecord(v: Record<string, unknown>): Record<string, unknown> {
+  if (isObj(v.$set)) return Array.isArray(v.$set.messages) ? {...v, $set: {...v.$set, messages: v.$set.messages.map(redactMessage)}} : v
+  if (typeof v.id === 'string' && typeof v.type === 'string') return redactMessage(v) as Record<string, unknown>
+  if (Array.isArray(v.messages)) return {...v, messages: v.messages.map(redactMessage)}
+  return v
+}
+
+/**
+ * A Gemini CLI snapshot without its private tool payloads (see the module comment): a `.jsonl` session record by
+ * record in its own line ending, a legacy `.json` document as the CLI writes one (two-space JSON). `refused` when
+ * the file is not all complete records, or not one JSON object. Pure.
+ */
+export function redactGeminiSnapshot(payload: Buffer, header: Pick<SnapshotHeader, 'format' | 'kind' | 'target'>): Buffer | {refused: string} {
+  if (!(header.target ?? '').endsWith('.json')) return redactRecords(payload, redactGeminiRecord)
+  const c = classifyJsonBytes(payload)
+  if (c.class !== 'intact' || !isObj(c.value)) return {refused: 'the session document is not one JSON object'}
+  return Buffer.from(JSON.stringify(redactGeminiRecord(c.value), null, 2), 'utf8')
 }

@@ -61,16 +61,24 @@ export function captureSession(chat: Pick<ScannedChat, 'report' | 'snapshot'>, c
 }
 
 /**
- * The payload with each record rewritten by the dialect's `redactRecord` (one record per line, the log's own
- * line ending); `refused` for a log that is not all complete records or a dialect without redaction. Pure.
+ * The payload with each record rewritten by the dialect's `redactRecord` (`redactRecords`); `refused` for a
+ * dialect without redaction. Pure.
  */
 export function redactSession(payload: Buffer, header: Pick<SnapshotHeader, 'format' | 'kind' | 'target'>): Buffer | {refused: string} {
   const dialect = dialectByName(header.format)
   if (!dialect?.redactRecord) return {refused: `redaction of ${header.format} sessions is not supported`}
+  return redactRecords(payload, dialect.redactRecord)
+}
+
+/**
+ * A JSON-lines payload with each record rewritten by `redact`, one record per line in the log's own line ending;
+ * `refused` for a log that is not all complete records. Pure.
+ */
+export function redactRecords(payload: Buffer, redact: (v: Record<string, unknown>) => Record<string, unknown>): Buffer | {refused: string} {
   const cls = classifyJsonlBytes(payload)
   if (cls.class !== 'intact') return {refused: `the log is ${cls.class}, not all complete records`}
   const eol = cls.eol === 'crlf' ? '\r\n' : '\n'
-  const lines = cls.records.map((r) => JSON.stringify(dialect.redactRecord!(r.value)))
+  const lines = cls.records.map((r) => JSON.stringify(redact(r.value)))
   return Buffer.from(lines.join(eol) + (lines.length > 0 ? eol : ''), 'utf8')
 }
 

@@ -4,13 +4,17 @@
  * (`session_id`, `transcript_path`, `cwd`, `hook_event_name`): Claude Code and Gemini CLI. Each member gives its
  * events, the entry it writes and the transcript names it takes; the edits and the input checks are here, once.
  *
- * Edits are minimal text edits (`json/edit.ts`): every byte of the file but chatdoctor's entries stays as it
- * was. An entry is chatdoctor's when its command ends in `snapshot --hook <agent>`.
+ * The file is read the way the agent's own loader reads it (the member's `syntax`: comments or not, trailing
+ * commas or not; of duplicate keys the last is in effect, as with `JSON.parse`), so `status` says what the agent
+ * will run. Edits are minimal text edits (`json/edit.ts`): every byte of the file but chatdoctor's entries stays
+ * as it was. A file the agent would not load is refused with what is wrong and where; so is one that holds a key
+ * twice on the way to the hooks or inside them (the agent reads only the last; an edit of either copy would
+ * not be what the user sees). An entry is chatdoctor's when its command ends in `snapshot --hook <agent>`.
  */
 import {realpathSync, statSync} from 'node:fs'
 import path from 'node:path'
 import type {AgentHook, HookCommand, HookInput, HookTarget} from '../../model/adapter.js'
-import {appendToArray, parseSettings, removeArrayItem, removeProperty, setProperty} from '../../json/edit.js'
+import {appendToArray, duplicateKey, insertProperty, parseSettings, removeArrayItem, removeProperty, type JsonSyntax} from '../../json/edit.js'
 
 /** What one member of the family hooks, and how. */
 export interface SettingsHooksSpec {
@@ -24,6 +28,8 @@ export interface SettingsHooksSpec {
   hook(cmd: HookCommand): Record<string, unknown>
   /** The settings file's name, for messages. */
   file: string
+  /** What the agent's settings loader accepts beyond strict JSON. */
+  syntax: JsonSyntax
   /** The transcript names the agent passes (tested on `transcript_path`). */
   transcript: RegExp
   /** The folders the transcript must lie in (its roots), and what they are called in messages. */
@@ -46,13 +52,22 @@ export function settingsHooks(spec: SettingsHooksSpec): SettingsHooks {
   const entry = (cmd: HookCommand) => ({hooks: [spec.hook(cmd)]})
   const fix = `fix it and run chatdoctor guard again`
 
+  const accepts = spec.syntax.comments ? (spec.syntax.trailingCommas ? 'JSON with comments and trailing commas' : 'JSON with comments, no trailing commas') : spec.syntax.trailingCommas ? 'JSON with trailing commas, no comments' : 'strict JSON, no comments or trailing commas'
+
   function settingsOf(text: string): {hooks: Record<string, unknown> | undefined; root: Record<string, unknown>} | {error: string} {
-    const p = parseSettings(text)
-    if ('error' in p) return {error: `${spec.file} is not valid JSON (${p.error}); ${fix}`}
+    const p = parseSettings(text, spec.syntax)
+    if ('error' in p) return {error: `${spec.file} is not valid JSON as ${spec.displayName} reads it (${accepts}): ${p.error}; ${spec.displayName} ignores the file as it is, so ${fix}`}
     if (!isObj(p.value)) return {error: `${spec.file} is not a JSON object; ${fix}`}
     const hooks = p.value.hooks
     if (hooks !== undefined && !isObj(hooks)) return {error: `${spec.file}: "hooks" is not an object; ${fix}`}
     return {hooks: hooks as Record<string, unknown> | undefined, root: p.value}
+  }
+
+  /** Why the file cannot be edited safely: a key twice on the way to the hooks or inside them; null when none. */
+  function duplicated(text: string): string | null {
+    const d = duplicateKey(text, ['hooks'])
+    if (!d) return null
+    return `${spec.file} has the key ${JSON.stringify(d.key)} more than once (lines ${d.lines.join(', ')}); ${spec.displayName} reads only the last, so chatdoctor does not edit the file; merge them into one and run chatdoctor guard again`
   }
 
   /** Events whose groups hold a command of ours. */
@@ -70,24 +85,36 @@ export function settingsHooks(spec: SettingsHooksSpec): SettingsHooks {
       }
       const s = settingsOf(current)
       if ('error' in s) return s
+      const dup = duplicated(current)
+      if (dup) return {error: dup}
       const have = new Set(eventsWithOurs(s.hooks))
       const missing = spec.events.filter((ev) => !have.has(ev))
       if (missing.length === 0) return {already: true}
       let text = current
-      if (s.hooks === undefined) return {text: setProperty(text, ['hooks'], Object.fromEntries(missing.map((ev) => [ev, [entry(cmd)]])))}
-      for (const ev of missing) {
-        const list = s.hooks[ev]
-        if (list === undefined) text = setProperty(text, ['hooks', ev], [entry(cmd)])
-        else if (!Array.isArray(list)) return {error: `${spec.file}: "hooks.${ev}" is not an array; ${fix}`}
-        else text = appendToArray(text, ['hooks', ev], entry(cmd))
-      }
+      if (s.hooks === undefined) text = insertProperty(text, [], 'hooks', Object.fromEntries(missing.map((ev) => [ev, [entry(cmd)]])))
+      else
+        for (const ev of missing) {
+          const list = s.hooks[ev]
+          if (list === undefined) text = insertProperty(text, ['hooks'], ev, [entry(cmd)])
+          else if (!Array.isArray(list)) return {error: `${spec.file}: "hooks.${ev}" is not an array; ${fix}`}
+          else text = appendToArray(text, ['hooks', ev], entry(cmd))
+        }
+      // The agent must read the edited file with chatdoctor's hook on every event, or nothing is written.
+      const after = settingsOf(text)
+      if ('error' in after || eventsWithOurs(after.hooks).length !== spec.events.length) return {error: `chatdoctor could not add its hook to ${spec.file} without changing the rest; nothing written (add it by hand, or run chatdoctor guard install on a file without comments inside "hooks")`}
       return {text}
     },
-    uninstall(current) {
+    uninstall(current, before) {
       const s = settingsOf(current)
       if ('error' in s) return s
+      const dup = duplicated(current)
+      if (dup) return {error: dup}
       const events = eventsWithOurs(s.hooks)
       if (events.length === 0) return {absent: true}
+      // What the file held before the install: a container the user had stays even when it is left empty.
+      const had = before === undefined || before === null ? null : settingsOf(before)
+      const hadHooks = had !== null && !('error' in had) && had.hooks !== undefined
+      const hadEvent = (ev: string) => hadHooks && (had as {hooks: Record<string, unknown>}).hooks[ev] !== undefined
       let text = current
       for (const ev of events) {
         const groups = s.hooks![ev] as unknown[]
@@ -98,10 +125,10 @@ export function settingsHooks(spec: SettingsHooksSpec): SettingsHooks {
           else for (let hi = g.hooks.length - 1; hi >= 0; hi--) if (isOurs(g.hooks[hi])) text = removeArrayItem(text, ['hooks', ev, gi, 'hooks'], hi)
         }
         const after = settingsOf(text)
-        if (!('error' in after) && Array.isArray(after.hooks?.[ev]) && (after.hooks![ev] as unknown[]).length === 0) text = removeProperty(text, ['hooks', ev])
+        if (!('error' in after) && Array.isArray(after.hooks?.[ev]) && (after.hooks![ev] as unknown[]).length === 0 && !hadEvent(ev)) text = removeProperty(text, ['hooks', ev])
       }
       const after = settingsOf(text)
-      if (!('error' in after) && after.hooks !== undefined && Object.keys(after.hooks).length === 0) text = removeProperty(text, ['hooks'])
+      if (!('error' in after) && after.hooks !== undefined && Object.keys(after.hooks).length === 0 && !hadHooks) text = removeProperty(text, ['hooks'])
       return {text}
     },
     status(current) {
@@ -109,9 +136,12 @@ export function settingsHooks(spec: SettingsHooksSpec): SettingsHooks {
       const s = settingsOf(current)
       if ('error' in s) return {installed: false, detail: s.error}
       const events = eventsWithOurs(s.hooks)
-      if (events.length === spec.events.length) return {installed: true, detail: `hooks on ${events.join(' and ')}`}
-      if (events.length > 0) return {installed: false, detail: `only on ${events.join(', ')} (guard install adds the rest)`}
-      return {installed: false, detail: 'no chatdoctor hook'}
+      // What the agent runs is the last of duplicate keys: said so, whatever the other copy holds.
+      const dup = duplicateKey(current, ['hooks'])
+      const note = dup ? `; ${spec.file} has the key ${JSON.stringify(dup.key)} more than once (lines ${dup.lines.join(', ')}) and ${spec.displayName} reads only the last` : ''
+      if (events.length === spec.events.length) return {installed: true, detail: `hooks on ${events.join(' and ')}${note}`}
+      if (events.length > 0) return {installed: false, detail: `only on ${events.join(', ')} (guard install adds the rest)${note}`}
+      return {installed: false, detail: `no chatdoctor hook${note}`}
     },
     parseInput: (input, home, env) => parseTranscriptInput(spec, input, home, env),
   }

@@ -27,7 +27,7 @@ import {asSalvagedGeneration, salvageMessageArray, type ArraySalvage} from './sa
 import {isInStorage, isStorageRoot, listStorage, listTaskOfStorage, type TaskFacts} from './store.js'
 import {taskAccount} from './account.js'
 import {taskFinder} from './find.js'
-import {captureTask, taskSnapshots, TASKS_NO_HOOK} from './snapshot.js'
+import {captureTask, redactTaskSnapshot, taskSnapshots, TASKS_NO_HOOK} from './snapshot.js'
 import {sha256Hex} from '../../fsio/durable-write.js'
 
 const ROLE_ORDER: Role[] = ['primary', 'backup', 'temp', 'transcript', 'transcript-temp', 'meta', 'other']
@@ -492,7 +492,7 @@ export const vscodeTasks: FormatAdapter & {generationBytes: typeof generationByt
   inspect: (chat) => ({account: kiloListFactsOf(chat.snapshot) ? "Kilo Code's task list in VS Code's state.vscdb: what it lacks and what a repair adds are in the findings." : clineHistoryFactsOf(chat.snapshot) ? `The Cline extension's task list ${CLINE_INDEX}: what is wrong with it and what a repair adds are in the findings.` : taskAccount(chat.report)}),
   redact: redactTaskFiles,
   find: taskFinder,
-  snapshot: {capture: captureTask, noHook: TASKS_NO_HOOK, timerRoots: defaultRoots},
+  snapshot: {capture: captureTask, redact: redactTaskSnapshot, noHook: TASKS_NO_HOOK, timerRoots: defaultRoots},
   help: {
     find: "Roo Code, Kilo Code and Cline 3.x: the extension's History view (a task its index lost is not in it)",
     roots:
@@ -522,7 +522,7 @@ export const vscodeTaskStores: FormatAdapter = {
     followUp: followClineHistory,
   },
   // Snapshots of the tasks it lists, but no guard entry of its own: `guard` names the task format.
-  snapshot: {capture: captureTask},
+  snapshot: {capture: captureTask, redact: redactTaskSnapshot},
 }
 
 /** Both, in detection order (the registry's one line). */

@@ -8,7 +8,7 @@
  * removes the file guard made); a file changed since loses exactly chatdoctor's entries, by the adapter's edit.
  * An agent without a hook gets a user-level timer printed, never installed. Names no agent.
  */
-import {lstatSync, readFileSync} from 'node:fs'
+import {lstatSync, readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {durableWrite, sha256Hex} from '../../fsio/durable-write.js'
@@ -147,9 +147,28 @@ function problem(e: unknown, what: string): string {
   return `${what}: ${(e as Error)?.message ?? String(e)}`
 }
 
+/** The folder of an agent's evidence. */
+function evidenceDir(state: string, agent: string): string {
+  return path.join(guardDir(state), agent)
+}
+
+/** Throws when a folder of the evidence path exists but is not a real folder (a symbolic link, a file). */
+function ownFolders(state: string, agent: string): void {
+  for (const d of [guardDir(state), evidenceDir(state, agent)]) {
+    let st
+    try {
+      st = lstatSync(d)
+    } catch {
+      return
+    }
+    if (!st.isDirectory()) throw new Error(`${d} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}; chatdoctor keeps its evidence only in a folder of its own (move it away)`)
+  }
+}
+
 /** Keeps `text` (the file's version before guard writes) in the state folder; returns its path. */
 async function keepEvidence(fs: FileSystem, state: string, agent: string, file: string, text: string, now: Date): Promise<string> {
-  const dir = path.join(guardDir(state), agent)
+  ownFolders(state, agent)
+  const dir = evidenceDir(state, agent)
   await mkdirs(fs, dir)
   const dest = path.join(dir, `${now.toISOString().replace(/[-:]/g, '')}-${path.basename(file)}`)
   await durableWrite(fs, dest, Buffer.from(text, 'utf8'), {tag: 'guard', mode: 0o600, expect: 'absent'})
@@ -235,11 +254,13 @@ export async function guardUninstall(agent: string, opts: GuardOptions): Promise
   if (unchanged && record.previous === null) {
     next = null
     how = 'removed-file'
-  } else if (unchanged && record.previous !== null && readEvidence(record.previous) !== null) {
-    next = readEvidence(record.previous)
+  } else if (unchanged && record.previous !== null && readEvidence(record.previous, evidenceDir(state, a.name)) !== null) {
+    next = readEvidence(record.previous, evidenceDir(state, a.name))
     how = 'restored'
   } else {
-    const r = hook.uninstall(cur.text)
+    // The file before the install, when guard kept it: a container of the user's left empty stays.
+    const before = record?.file !== file ? undefined : record.previous === null ? null : (readEvidence(record.previous, evidenceDir(state, a.name)) ?? undefined)
+    const r = hook.uninstall(cur.text, before)
     if ('error' in r) return {kind: 'error', agent: a.name, message: `${shown}: ${r.error}`}
     if ('absent' in r) return {kind: 'absent', agent: a.name, file: shown}
     next = r.text
@@ -262,9 +283,13 @@ export async function guardUninstall(agent: string, opts: GuardOptions): Promise
   }
 }
 
-/** The previous version kept at install, when it still has the sha256 recorded. */
-function readEvidence(prev: {sha256: string; evidence: string}): string | null {
+/**
+ * The previous version kept at install, when it is a regular file in the agent's evidence folder (the record is
+ * read back from disk: a path it names elsewhere is not used) and still has the sha256 recorded.
+ */
+function readEvidence(prev: {sha256: string; evidence: string}, dir: string): string | null {
   try {
+    if (!path.isAbsolute(prev.evidence) || path.dirname(prev.evidence) !== dir || !lstatSync(prev.evidence).isFile()) return null
     const b = readFileSync(prev.evidence)
     return sha256Hex(b) === prev.sha256 ? b.toString('utf8') : null
   } catch {
@@ -285,6 +310,23 @@ export interface GuardStatus {
   newest: string | null
 }
 
+/**
+ * The status of a settings file that is a symbolic link to a regular file, read through the link as the agent
+ * reads it (status only reads; install and uninstall never write through a link). Null when it is not one.
+ */
+function linkedStatus(hook: AgentHook, file: string): {installed: boolean; detail: string} | null {
+  try {
+    if (!lstatSync(file).isSymbolicLink() || !statSync(file).isFile()) return null
+    const bytes = readFileSync(file)
+    const text = bytes.toString('utf8')
+    if (!Buffer.from(text, 'utf8').equals(bytes)) return null
+    const s = hook.status(text)
+    return {installed: s.installed, detail: `${s.detail} (read through the symbolic link ${file}; guard install and uninstall do not edit it: edit the file it points to by hand)`}
+  } catch {
+    return null
+  }
+}
+
 /** What is installed, per agent (all agents with snapshot support, or the one named). Read-only. */
 export function guardStatus(agent: string | undefined, opts: {home: string; env: NodeJS.ProcessEnv; stateDir?: string}): GuardStatus[] | {error: string} {
   let agents = guardAgents()
@@ -303,7 +345,7 @@ export function guardStatus(agent: string | undefined, opts: {home: string; env:
     if (!hook) return {...base, installed: false, file: null, detail: `no hook (${a.snapshot!.noHook}); chatdoctor guard install ${a.name} prints a timer`}
     const file = hook.configFile(opts.home, opts.env)
     const cur = readConfig(file)
-    const s = 'error' in cur ? {installed: false, detail: cur.error} : hook.status(cur.text)
+    const s = 'error' in cur ? (linkedStatus(hook, file) ?? {installed: false, detail: cur.error}) : hook.status(cur.text)
     return {...base, installed: s.installed, file: tildify(file, opts.home), detail: s.detail}
   })
 }
