@@ -23,7 +23,7 @@ scan lists a chat's snapshots as generations of role snapshot (snapshot:<time>),
 
 Exit status: 0 done (snapshots taken or chats skipped; with --forget, every chat named let go), 8 an error (a path, the key or the store could not be read or written; with --forget, a chat refused or a snapshot left), 16 usage error.`
 
-  static override examples = ['<%= config.bin %> snapshot', '<%= config.bin %> snapshot --list', '<%= config.bin %> snapshot --prune --keep 3', '<%= config.bin %> snapshot --forget --dry-run ~/.claude/projects/-home-me-app/3306629b-a8aa-4dc1-8716-233d3cbaea4c.jsonl', `<%= config.bin %> snapshot --redact ${firstOf((h) => h.examples?.root, './chats')}`]
+  static override examples = ['<%= config.bin %> snapshot', '<%= config.bin %> snapshot --list', '<%= config.bin %> snapshot --prune --keep 3', '<%= config.bin %> snapshot --forget --dry-run CHAT', `<%= config.bin %> snapshot --redact ${firstOf((h) => h.examples?.root, './chats')}`]
 
   static override args = {
     path: Args.string({description: "Chat dirs, session files or folders to search (default: the agents' roots); with --list, only snapshots of chats under them.", required: false}),
