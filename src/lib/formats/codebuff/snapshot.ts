@@ -9,7 +9,7 @@
  * `{}` and every tool result's value `{}` (a `json` result) or its data `''` (a `media` one), its `toolCallId`,
  * `toolName` and `type` kept (the legacy shape's `output` list the same); the per-turn messages the SDK injects
  * itself (role `system`, or tagged `INSTRUCTIONS_PROMPT` or `STEP_PROMPT`) keep their role, tags and parts with
- * each text `REDACTED_TEXT`; the agent state's `systemPrompt` becomes `''`. The user's prompts (`USER_PROMPT`),
+ * each text `REDACTED_TEXT`; the agent state's `systemPrompt` becomes `''`; the messages the run's `output` repeats go the same way. The user's prompts (`USER_PROMPT`),
  * the interruption note and the assistant's text and reasoning stay, so the redacted RunState settles and counts
  * the same. Written as the file was: two-space JSON when it was pretty, else compact, its final newline kept.
  *
@@ -120,7 +120,9 @@ export function redactRunState(payload: Buffer, _header: Pick<SnapshotHeader, 'f
   if (!isObj(value) || !state || !Array.isArray(state.messageHistory)) return {refused: `${PRIMARY} holds no message history`}
   const agent: Record<string, unknown> = {...state, messageHistory: state.messageHistory.map(redactMessage)}
   if (typeof agent.systemPrompt === 'string') agent.systemPrompt = ''
-  const out = {...value, sessionState: {...(value.sessionState as Record<string, unknown>), mainAgentState: agent}}
+  // The run's `output` may repeat the last step's messages (`lastMessage`, `allMessages`): the same rule.
+  const output = isObj(value.output) && Array.isArray(value.output.value) ? {...value.output, value: value.output.value.map(redactMessage)} : value.output
+  const out = {...value, ...('output' in value ? {output} : {}), sessionState: {...(value.sessionState as Record<string, unknown>), mainAgentState: agent}}
   const text = payload.toString('utf8')
   const pretty = /^\s*\{\s*\n/.test(text)
   return Buffer.from((pretty ? JSON.stringify(out, null, 2) : JSON.stringify(out)) + (text.endsWith('\n') ? '\n' : ''), 'utf8')
