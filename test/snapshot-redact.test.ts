@@ -21,6 +21,7 @@ import {redactRunState, settleRunState} from '../src/lib/formats/codebuff/snapsh
 import {KILO} from '../src/lib/formats/kilo/layout.js'
 import {OPENCODE} from '../src/lib/formats/opencode/layout.js'
 import {exportBytes, readSessionExport} from '../src/lib/formats/opencode-family/export-rows.js'
+import {redactExportPayload} from '../src/lib/formats/opencode-family/snapshot-redact.js'
 import {decodeFiles} from '../src/lib/model/snapshot.js'
 import {redactToolXml} from '../src/lib/formats/vscode-tasks/snapshot.js'
 import {scanPaths} from '../src/lib/pipeline/scan.js'
@@ -464,4 +465,25 @@ test('OpenCode JSON tree, snapshot --redact: the session, message and part files
   } finally {
     cleanup(h.home)
   }
+})
+
+test('OpenCode and Kilo export redaction: a user message\'s per-turn system prompt is dropped, the session\'s and a turn\'s summary diffs emptied, a synthetic text replaced; a payload that is not an export document is refused', () => {
+  const doc = JSON.parse(readFileSync(path.join(REALDATA, 'kilo', '7.7.7', 'exports', 'export-ses_dcf0103d1ffeVv9VwWk5ZTVB35.json'), 'utf8')) as ExportDoc
+  const secret = 'Always answer in French; the deploy token is tok_C0FFEE.'
+  const user = doc.messages.find((m) => m.info.role === 'user')!
+  user.info.system = secret
+  user.parts.push({id: 'prt_zzzzzzzzzzzzzzzzzzzzzzzzzz', sessionID: doc.info.id, messageID: user.info.id, type: 'text', synthetic: true, text: `Called the Read tool with the following input: {"filePath":"secret.ts"}\n${secret}`})
+  doc.info.summary = {...(doc.info.summary as object), diffs: [{file: 'src/todo.ts', patch: secret, additions: 1, deletions: 0}]}
+  assert.ok(doc.messages.some((m) => JSON.stringify((m.info.summary as {diffs?: unknown} | undefined)?.diffs ?? []).includes('remove(id: number)')), 'the real export holds a turn\'s diff')
+  const out = redactExportPayload(Buffer.from(JSON.stringify(doc, null, 2) + '\n'))
+  assert.ok(Buffer.isBuffer(out))
+  const text = out.toString('utf8')
+  assert.equal(text.includes('tok_C0FFEE'), false)
+  assert.equal(text.includes('remove(id: number)'), false, 'no diff left')
+  const red = JSON.parse(text) as ExportDoc
+  assert.equal('system' in red.messages.find((m) => m.info.id === user.info.id)!.info, false)
+  assert.deepEqual(exportShape(red), exportShape(doc))
+  assert.deepEqual(importable(red), [])
+  assert.ok(text.includes(inJson('"Where is TodoStore used?"')), "the user's prompt stays")
+  assert.deepEqual(redactExportPayload(Buffer.from('{"info":{}}')), {refused: 'the payload is not an export document'})
 })
