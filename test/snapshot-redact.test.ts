@@ -440,6 +440,7 @@ test('OpenCode JSON tree, snapshot --redact: the session, message and part files
     const words = files.map((f) => JSON.parse(orig(f.rel).toString('utf8')) as Record<string, unknown>).filter((p) => p.type === 'text' && p.synthetic !== true).map((p) => String(p.text)).join('\n')
     let tools = 0
     let synthetic = 0
+    const allSecrets: string[] = []
     for (const f of files) {
       const before = JSON.parse(orig(f.rel).toString('utf8')) as Record<string, unknown>
       const after = JSON.parse(f.data.toString('utf8')) as Record<string, unknown>
@@ -447,6 +448,7 @@ test('OpenCode JSON tree, snapshot --redact: the session, message and part files
       assert.deepEqual([after.id, after.type ?? null, after.role ?? null, after.callID ?? null, after.tool ?? null, (after.state as {status?: string} | undefined)?.status ?? null], [before.id, before.type ?? null, before.role ?? null, before.callID ?? null, before.tool ?? null, (before.state as {status?: string} | undefined)?.status ?? null], `${f.rel}: ids, types, callID, tool and status kept`)
       const secrets = before.type === 'tool' ? privateStrings(before.state, words, 12) : before.synthetic === true ? privateStrings(before.text, words, 12) : []
       for (const t of secrets) assert.equal(f.data.toString('utf8').includes(inJson(t)), false, `${f.rel}: a payload is left: ${JSON.stringify(t.slice(0, 60))}`)
+      allSecrets.push(...secrets)
       if (before.type === 'tool') tools += secrets.length > 0 ? 1 : 0
       if (before.synthetic === true) synthetic++
     }
@@ -462,6 +464,20 @@ test('OpenCode JSON tree, snapshot --redact: the session, message and part files
     assert.equal(asked.status, 1, asked.stderr + asked.stdout)
     assert.ok(readFileSync(path.join(data, torn.rel)).equals(torn.data), 'the torn part is written as the redacted snapshot holds it, byte for byte')
     assert.ok(readFileSync(path.join(data, sound.rel)).equals(soundBytes), 'a sound tool part keeps its payload: the redacted copy does not replace it')
+
+    // Gone from the tree altogether (its session, message and part files removed by code): the export built from
+    // the redacted files is what opencode import gets, with no payload in it and every part still decodable.
+    // (The session's folder, the real /home/dev/demo-app, is not here: the document is written and the command printed.)
+    for (const f of files) rmSync(path.join(data, f.rel), {force: true})
+    const gone = runCli(['repair', '--yes', '--json', '--redacted-snapshots', data], {env: cliEnv(h.env)})
+    const chat = (JSON.parse(gone.stdout) as {chats: Array<{path: string; repair: {outcome: string; message: string}}>}).chats.find((c) => c.path.includes(sid))!
+    assert.equal(chat.repair.outcome, 'manual', chat.repair.message)
+    assert.match(chat.repair.message, / opencode import /)
+    const received = readFileSync(/written to (\S+);/.exec(chat.repair.message)![1], 'utf8')
+    for (const t of allSecrets) assert.equal(received.includes(inJson(t)), false, `a payload reached the import: ${JSON.stringify(t.slice(0, 60))}`)
+    const doc = JSON.parse(received) as ExportDoc
+    assert.deepEqual(importable(doc), [])
+    assert.ok(doc.messages.flatMap((m) => m.parts).filter((p) => p.type === 'tool').length >= 2, 'its tool parts are in it')
   } finally {
     cleanup(h.home)
   }
