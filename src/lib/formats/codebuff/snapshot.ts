@@ -9,9 +9,11 @@
  * `{}` and every tool result's value `{}` (a `json` result) or its data `''` (a `media` one), its `toolCallId`,
  * `toolName` and `type` kept (the legacy shape's `output` list the same); the per-turn messages the SDK injects
  * itself (role `system`, or tagged `INSTRUCTIONS_PROMPT` or `STEP_PROMPT`) keep their role, tags and parts with
- * each text `REDACTED_TEXT`; the agent state's `systemPrompt` becomes `''`; the messages the run's `output` repeats go the same way. The user's prompts (`USER_PROMPT`),
- * the interruption note and the assistant's text and reasoning stay, so the redacted RunState settles and counts
- * the same. Written as the file was: two-space JSON when it was pretty, else compact, its final newline kept.
+ * each text `REDACTED_TEXT`; the agent state's `systemPrompt` becomes `''`; the messages the run's `output`
+ * repeats go the same way. The user's prompts (`USER_PROMPT`), the interruption note and the assistant's text
+ * and reasoning stay, so the redacted RunState settles and counts the same. The project file context
+ * (`fileContext`) is not a tool payload and stays. Written as the file was: two-space JSON when it was pretty,
+ * else compact, its final newline kept.
  *
  * Codebuff has no hook chatdoctor can use (codebuff-format.md: the CLI runs no user program after a turn):
  * `guard install codebuff` prints a user-level timer instead.

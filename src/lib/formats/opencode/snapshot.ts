@@ -8,7 +8,8 @@
  *
  * A stored snapshot is a generation of the session (role `snapshot`): when the tree's files are damaged
  * beyond what moving them out keeps, the snapshot wins and the repair (`repair.ts`) writes its files back,
- * byte for byte.
+ * byte for byte. `--redact` (`redactOpenCodeSnapshot`) rewrites each file, or the database session's export
+ * document, by the family's rule (`opencode-family/snapshot-redact.ts`).
  */
 import {createHash} from 'node:crypto'
 import type {ChatPlan, ChatUnit, FileEntry, PlannedAction, ScannedChat, WatchedFile} from '../../model/adapter.js'
@@ -155,8 +156,8 @@ function evidenceName(rel: string): string {
  * differ on disk is preserved and restored (one that is gone is written anew, into a folder that still
  * exists), each damaged file the snapshot does not hold moves out of the tree as in a plain repair, and the
  * data dir's mtime is put back. A redacted snapshot restores only the files that are gone or damaged on disk
- * (its copies of sound files lack their tool payloads). Files of the session that are intact and not in the snapshot (later messages)
- * stay. Pure.
+ * (its copies of sound files lack their tool payloads). Files of the session that are intact and not in the
+ * snapshot (later messages) stay. Pure.
  */
 export function planSnapshotRestore(chat: Pick<ScannedChat, 'report' | 'snapshot'>, plan: ChatPlan, sessionId: string): ChatPlan {
   const {report, snapshot} = chat
