@@ -99,6 +99,7 @@ export async function acquireLock(fs: FileSystem, chatDir: string, me: LockInfo,
   try {
     if (await linkIn()) {
       const st = await fs.lstat(p)
+      await sweepDeadTemps(fs, p, me.pid, isAlive)
       return {ok: true, path: p, ino: st.ino, tookOverFrom: null}
     }
     let found
@@ -129,9 +130,31 @@ export async function acquireLock(fs: FileSystem, chatDir: string, me: LockInfo,
     }
     await fs.unlink(aside)
     if (!(await linkIn())) return {ok: false, holder: parseLock(await fs.readFile(p).catch(() => Buffer.alloc(0))) ?? holder}
-    return {ok: true, path: p, ino: (await fs.lstat(p)).ino, tookOverFrom: holder}
+    const ino = (await fs.lstat(p)).ino
+    await sweepDeadTemps(fs, p, me.pid, isAlive)
+    return {ok: true, path: p, ino, tookOverFrom: holder}
   } finally {
     await drop()
+  }
+}
+
+/** A lock's own temp names: `lock.<pid>.<hex>.tmp` (a body before its link) and `lock.<pid>.stale` (a dead lock moved aside). */
+const LOCK_TEMP = /^lock\.(\d+)\.(?:[0-9a-f]{8}\.tmp|stale)$/
+
+/**
+ * Removes, once this process holds the lock `p`, the lock temps that processes killed while taking it left in
+ * `.chatdoctor/` (those whose pid no longer runs; a live one's is its own, about to be linked or removed).
+ * Best effort: a temp that cannot be listed or removed stays for the next run.
+ */
+async function sweepDeadTemps(fs: FileSystem, p: string, myPid: number, isAlive: (h: LockInfo) => boolean): Promise<void> {
+  const dir = path.dirname(p)
+  const names = await fs.readdir(dir).catch(() => [] as string[])
+  for (const n of names) {
+    const m = LOCK_TEMP.exec(n)
+    if (!m) continue
+    const pid = Number(m[1])
+    if (pid === myPid || isAlive({pid, startedAtMs: null, purpose: '', time: ''})) continue
+    await fs.unlink(path.join(dir, n)).catch(() => undefined)
   }
 }
 
