@@ -5,10 +5,10 @@
  * with no "originals kept" (there were none), and the messages a hook or a finding writes use the right words.
  */
 import assert from 'node:assert/strict'
-import {readFileSync, rmSync} from 'node:fs'
+import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
-import {cleanup, inheritedEnv, runCli, tempDir, REALDATA} from './helpers/fixtures.js'
+import {REALDATA, cleanup, inheritedEnv, nulRunAt, runCli, tempDir} from './helpers/fixtures.js'
 import {copyTree} from './helpers/golden-inputs.js'
 import {copyClaudeHome} from './helpers/indexes.js'
 import {geminiHook} from '../src/lib/formats/gemini-cli/hook.js'
@@ -86,4 +86,35 @@ test('Gemini CLI hook: the PreCompress entry is described as a snapshot before c
 test('a document that is no Kilo export is "not a kilo export document" (the article follows the command)', () => {
   const check = checkStoreExport(Buffer.from('{"info": 1, "messages": "x"}\n'), KILO)
   assert.match(check.findings[0]?.message ?? '', /^not a kilo export document: /)
+})
+
+test('Claude Code: NULs inside the turn-2 prompt of a log: the repair names turn 2 as the one the agent lacks (6 of 7 reachable), not turn 7', () => {
+  const root = tempDir('chatdoctor-wording-')
+  try {
+    copyClaudeHome(root)
+    const env = envOf(root)
+    const project = path.join(root, '.claude', 'projects', '-home-dev-demo-app')
+    const log = path.join(project, '3306629b-a8aa-4dc1-8716-233d3cbaea4c.jsonl')
+    const buf = readFileSync(log)
+    // The second prompt's line: a user record whose content is the prompt's text.
+    const lines = buf.toString('utf8').split('\n')
+    const prompts = lines.flatMap((l, i) => {
+      try {
+        const v = JSON.parse(l) as {type?: string; isMeta?: boolean; message?: {content?: unknown}}
+        return v.type === 'user' && !v.isMeta && typeof v.message?.content === 'string' ? [i] : []
+      } catch {
+        return []
+      }
+    })
+    const at = lines.slice(0, prompts[1]).reduce((n, l) => n + Buffer.byteLength(l) + 1, 0) + Buffer.byteLength(lines[prompts[1]]) - 30
+    writeFileSync(log, nulRunAt(buf, at, 8))
+    const json = JSON.parse(runCli(['scan', '--json', log], {env}).stdout) as {chats: Array<{contextTurns: number; transcriptTurns: number; droppedTurns?: number[]}>}
+    assert.deepEqual([json.chats[0].contextTurns, json.chats[0].transcriptTurns, json.chats[0].droppedTurns], [6, 7, [2]])
+    const block = blockOf(runCli(['repair', '--dry-run', project], {env}).stdout, '3306629b-a8aa-4dc1-8716-233d3cbaea4c.jsonl')
+    assert.ok(block.includes('  agent context after the repair: 6 turns of 7 (all but turn 2) reachable'), block.join('\n'))
+    assert.ok(block.includes("  lost: turn 2's prompt is in the transcript but not in the agent's memory (its line is damaged)"), block.join('\n'))
+    assert.ok(!block.some((l) => l.includes('turn 7')), block.join('\n'))
+  } finally {
+    cleanup(root)
+  }
 })

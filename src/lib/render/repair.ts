@@ -58,19 +58,27 @@ function restoredOnly(chat: Pick<ChatReport, 'actions' | 'generations'>): boolea
 }
 
 /** "turns 1–9 of 10", "turn 1 of 1", "3 prompts (no usable transcript to count turns against)". */
-export function contextText(chat: Pick<ChatReport, 'contextTurns' | 'transcriptTurns'>): string {
+export function contextText(chat: Pick<ChatReport, 'contextTurns' | 'transcriptTurns' | 'droppedTurns'>): string {
   const n = chat.contextTurns ?? 0
   const m = chat.transcriptTurns
   if (m === null) return `${n} prompt${n === 1 ? '' : 's'} (no usable transcript to count turns against)`
   if (n === 0) return `no turn of ${m}`
+  const d = chat.droppedTurns
+  if (d !== undefined && d.length === m - n && d.some((t) => t <= n)) return `${n} turn${n === 1 ? '' : 's'} of ${m} (all but turn${d.length === 1 ? '' : 's'} ${d.join(', ')})`
   return `${n === 1 ? 'turn 1' : `turns 1–${n}`} of ${m}`
 }
 
 /** What of the transcript the agent's memory lacks after the repair, in words; null when nothing. */
-export function lostText(chat: Pick<ChatReport, 'contextTurns' | 'transcriptTurns'>): string | null {
+export function lostText(chat: Pick<ChatReport, 'contextTurns' | 'transcriptTurns' | 'droppedTurns'>): string | null {
   const n = chat.contextTurns ?? 0
   const m = chat.transcriptTurns
   if (m === null || n >= m) return null
+  // The turns the repair drops, when the scan named them (a damaged line inside the log, not its end).
+  const d = chat.droppedTurns
+  if (d !== undefined && d.length === m - n) {
+    if (d.length === 1) return `turn ${d[0]}'s prompt is in the transcript but not in the agent's memory (its line is damaged)`
+    return `the prompts of turns ${d.join(', ')} are in the transcript but not in the agent's memory (their lines are damaged)`
+  }
   if (m - n === 1) return `turn ${m}'s prompt and answer are in the transcript but not in the agent's memory`
   return `turns ${n + 1}–${m}: their prompts and answers are in the transcript but not in the agent's memory`
 }
@@ -142,7 +150,7 @@ export function outcomeLines(chat: ChatReport, did: boolean): string[] {
     if (!l.sessionListed) out.push(`  the session file itself was damaged: ${texts?.sessionUnlisted ?? 'the agent still cannot list this session'}`)
   } else if (rewrite) {
     const turns = chat.ranking.find((x) => x.file === rewrite.from)?.turns ?? chat.contextTurns
-    const after = {contextTurns: turns, transcriptTurns: chat.transcriptTurns}
+    const after = {contextTurns: turns, transcriptTurns: chat.transcriptTurns, droppedTurns: chat.droppedTurns}
     const la = chat.lostAnswer
     out.push(`  agent context ${did ? 'now' : 'after the repair'}: ${contextText(after)} reachable${la ? `, and turn ${la.turn}'s prompt without its final answer` : ''}`)
     const lost = la ? lostAnswerWords(la, chat.transcriptTurns) : lostText(after)
