@@ -71,10 +71,17 @@ function restoresOnlyWithFlag(file: string, at: string, plaintext: Buffer, env: 
   const plain = runCli(['repair', '--yes', '--json', at], {env: cliEnv(env)})
   const restored = JSON.parse(plain.stdout) as {chats: Array<{winner: string | null}>}
   assert.equal(restored.chats.some((c) => c.winner?.startsWith('snapshot:')), false, 'without the flag the redacted snapshot is not a candidate')
+  // Without the flag the scan still says the redacted copy exists, and how to use it; the status stays honest.
+  const scan = runCli(['scan', '--json', at], {env: cliEnv(env)})
+  const told = (JSON.parse(scan.stdout) as {chats: Array<{status: string; findings: Array<{id: string; message: string}>}>}).chats.filter((c) => c.findings.some((f) => f.id === 'redacted-snapshot-unused'))
+  assert.equal(told.length, 1, scan.stdout)
+  assert.ok(told[0].status === 'unrecoverable' || told[0].status === 'degraded', told[0].status)
+  assert.match(told[0].findings.find((f) => f.id === 'redacted-snapshot-unused')!.message, /^chatdoctor holds a redacted snapshot of this chat, snapshot:\d{4}-[\d-]+T[\d:.]+Z: tool inputs and outputs removed, so it is not the full context and is ranked only with --redacted-snapshots; chatdoctor repair --redacted-snapshots restores it$/)
   assert.notEqual(sha256(readFileSync(file)), sha256(plaintext), 'without the flag nothing restores the redacted snapshot')
   writeFileSync(file, Buffer.alloc(size))
   const asked = runCli(['repair', '--yes', '--redacted-snapshots', at], {env: cliEnv(env)})
   assert.equal(asked.status, 1, asked.stderr + asked.stdout)
+  assert.match(asked.stdout, /warning snapshot:\S+ is a redacted snapshot \(chatdoctor snapshot --redact\): the context it restores has no tool inputs and outputs and no per-turn system prompts/, asked.stdout)
   assert.equal(sha256(readFileSync(file)), sha256(plaintext), 'with the flag the redacted snapshot is written byte for byte')
   const after = JSON.parse(runCli(['scan', '--json', at], {env: cliEnv(env)}).stdout) as {chats: Array<{status: string}>}
   assert.ok(after.chats.length > 0 && after.chats.every((c) => c.status === 'healthy'), `the restored redacted chat loads and is healthy: ${JSON.stringify(after.chats.map((c) => c.status))}`)

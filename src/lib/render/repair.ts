@@ -195,7 +195,7 @@ export function repairLines(chat: ChatReport, c: ChalkInstance, verbose = false,
         if (a.type === 'restore-mtime') lines.push(`  ${did ? 'put back' : 'would put back'} the ${texts?.folderMtime ?? "folder's mtime"}${only === 'finish' ? ' that the interrupted repair recorded before its first write (its other writes were already done; nothing else changed)' : ''}`)
         if (a.type === 'rewrite' && createsMissing(chat, a)) lines.push(`  ${did ? 'restored' : 'would restore'} ${a.to} (it was missing) from ${a.from !== null && a.from.startsWith(SNAPSHOT_PREFIX) ? `snapshot ${a.from.slice(SNAPSHOT_PREFIX.length)}` : a.from} (sha256 ${short(a.sha256)})`)
         else if (a.type === 'rewrite') {
-          lines.push(`  ${did ? 'rewrote' : 'would rewrite'} ${a.to}${a.from !== a.to ? ` from ${a.from}` : ''} (sha256 ${short(a.sha256)}), its mtime kept; ${(a.changes ?? []).length === 0 ? 'no line changed' : `${a.changes!.length} change${a.changes!.length === 1 ? '' : 's'}, every other line byte-identical:`}`)
+          lines.push(`  ${did ? 'rewrote' : 'would rewrite'} ${a.to}${a.from !== a.to ? ` from ${a.from}` : ''} (sha256 ${short(a.sha256)}), its mtime kept; ${(a.changes ?? []).length === 0 ? (a.from !== a.to ? `the bytes of ${a.from} exactly` : 'no line changed') : `${a.changes!.length} change${a.changes!.length === 1 ? '' : 's'}, every other line byte-identical:`}`)
           for (const ch of (a.changes ?? []).slice(0, verbose ? Infinity : 20)) lines.push(`    ${changeText(ch, texts?.parentKey)}`)
           if (!verbose && (a.changes ?? []).length > 20) lines.push(`    … ${a.changes!.length - 20} more (--verbose or --json lists them)`)
         }
