@@ -121,6 +121,15 @@ test('OpenCode 1.2+ database: the plugin\'s session.idle stores an encrypted exp
     assert.match(chat.winner ?? '', /^snapshot:/)
     assert.ok(chat.findings.some((f) => f.id === 'snapshot-restores'))
 
+    // The dry run says what the real run does: the document written, the agent's importer run (or printed).
+    const dry = runCli(['repair', '--dry-run', data], {env: withOpencode}).stdout
+    const lines = dry.split('\n')
+    const at = lines.findIndex((l) => l.includes(sid))
+    assert.ok(at >= 0, dry)
+    assert.match(lines[at], /^would repair /, dry)
+    assert.match(lines[at + 1], /would be written as .+ into chatdoctor's state folder, then imported with opencode import \(run when opencode is on PATH, else the command is printed\)/, dry)
+    assert.doesNotMatch(dry, /tid(y|ied)|agent context unchanged/, dry)
+
     rmSync(fake.received)
     const r = repairOf(data, sid, withOpencode)
     assert.equal(r.outcome, 'repaired', r.message)

@@ -79,10 +79,19 @@ function restoresOnlyWithFlag(file: string, at: string, plaintext: Buffer, env: 
   const plain = runCli(['repair', '--yes', '--json', at], {env: cliEnv(env)})
   const restored = JSON.parse(plain.stdout) as {chats: Array<{winner: string | null}>}
   assert.equal(restored.chats.some((c) => c.winner?.startsWith('snapshot:')), false, 'without the flag the redacted snapshot is not a candidate')
+  // Without the flag the scan still says the redacted copy exists, and how to use it; the status stays honest.
+  const scan = runCli(['scan', '--json', at], {env: cliEnv(env)})
+  const scanned = (JSON.parse(scan.stdout) as {chats: Array<{status: string; findings: Array<{id: string; message: string}>}>}).chats
+  // A chat that lost context is told; one whose context another generation still holds (Codebuff's embedded copies) is not.
+  const lost = scanned.filter((c) => c.status === 'unrecoverable' || c.status === 'degraded')
+  const told = scanned.filter((c) => c.findings.some((f) => f.id === 'redacted-snapshot-unused'))
+  assert.deepEqual(told, lost, scan.stdout)
+  if (told.length > 0) assert.match(told[0].findings.find((f) => f.id === 'redacted-snapshot-unused')!.message, /^chatdoctor holds a redacted snapshot of this chat, snapshot:\d{4}-[\d-]+T[\d:.]+Z: tool inputs and outputs removed, so it is not the full context and is ranked only with --redacted-snapshots; chatdoctor repair --redacted-snapshots restores it$/)
   assert.notEqual(sha256(readFileSync(file)), sha256(plaintext), 'without the flag nothing restores the redacted snapshot')
   writeFileSync(file, Buffer.alloc(size))
   const asked = runCli(['repair', '--yes', '--redacted-snapshots', at], {env: cliEnv(env)})
   assert.equal(asked.status, 1, asked.stderr + asked.stdout)
+  assert.match(asked.stdout, /warning snapshot:\S+ is a redacted snapshot \(chatdoctor snapshot --redact\): the context it restores has no tool inputs and outputs and no per-turn system prompts/, asked.stdout)
   assert.equal(sha256(readFileSync(file)), sha256(plaintext), 'with the flag the redacted snapshot is written byte for byte')
   const after = JSON.parse(runCli(['scan', '--json', at], {env: cliEnv(env)}).stdout) as {chats: Array<{status: string}>}
   assert.ok(after.chats.length > 0 && after.chats.every((c) => c.status === 'healthy'), `the restored redacted chat loads and is healthy: ${JSON.stringify(after.chats.map((c) => c.status))}`)

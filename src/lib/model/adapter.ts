@@ -102,6 +102,11 @@ export interface ChatUnit {
    * inventory decrypts them into `ChatDirSnapshot.snapshots`.
    */
   snapshots?: SnapshotRef[]
+  /**
+   * The times of chatdoctor's redacted snapshots of this chat, newest first (ranked only when asked for): a chat
+   * that lost its context is told one exists, and a repair that restores one says it is redacted.
+   */
+  redactedSnapshots?: string[]
 }
 
 /** What an adapter sees in one folder: the chats it holds, and whether discovery should search below it. */

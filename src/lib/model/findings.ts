@@ -64,6 +64,7 @@ export const CORE_FINDING_KINDS = {
   'nothing-to-check': {severity: 'error', description: '`check` found no chat, session, export or bundle under its PATHs (exit bit 8).'},
   'chatdoctor-leftover': {severity: 'info', description: "chatdoctor's own leftover of a killed repair or undo (its `.chatdoctor-<id>-<file>.tmp` temp, or an evidence folder without a manifest or of nothing replaced), with its size; `repair` removes it."},
   'snapshot-restores': {severity: 'error', description: "A snapshot chatdoctor stored while the chat was healthy holds more of it than what a repair of the files on disk keeps: `repair` restores the snapshot's exact bytes."},
+  'redacted-snapshot-unused': {severity: 'warning', description: "The chat lost context, and chatdoctor holds only a redacted snapshot of it (`snapshot --redact`: tool inputs and outputs removed), which scan and repair rank only with `--redacted-snapshots`; the full context stays lost."},
   'repair-interrupted': {severity: 'info', description: "A chatdoctor repair of the chat was killed before it put the folder's mtime back; `repair` puts back the mtime it recorded before its first write."},
   'unverified': {severity: 'warning', description: "`scan --quick` read only the ends of the file the chat's status rests on (it is larger than the quick windows): they look whole, the middle was not checked (exit bit 8 unless --trust-ends)."},
 } as const satisfies Record<string, FindingKindSpec>

@@ -437,6 +437,11 @@ export const ChatReportSchema = z.looseObject({
   amnesia: AmnesiaSchema.optional(),
   /** Set when the log was cut inside the winner's last turn: that turn's final answer is lost (not counted in N). */
   lostAnswer: LostAnswerSchema.optional(),
+  /**
+   * The turns (1-based, in the order of the transcript's prompts) whose prompt only a damaged line of the winner
+   * still shows: its repair drops them, so they are the turns of M the agent lacks. Absent when none.
+   */
+  droppedTurns: z.array(z.number().int().positive()).optional(),
   /** `check`: the bundle (archive) the chat was read from, home as `~`; absent for chat dirs on disk. */
   bundle: z.string().optional(),
   /**

@@ -16,6 +16,7 @@
 import {adapterByName} from '../formats/index.js'
 import type {ChatPlan, FileEntry, PlannedAction, PlanOptions, ScannedChat} from '../model/adapter.js'
 import {CONTEXT_ROLES} from '../model/enums.js'
+import {snapshotName} from '../model/snapshot.js'
 import type {ActionType, ChatReport, Role} from '../model/report.js'
 
 export type {ActionSource, ChatPlan, PlannedAction, PlanOptions, WatchedFile} from '../model/adapter.js'
@@ -34,6 +35,7 @@ export function planChat(chat: ScannedChat, opts: PlanOptions = {}): ChatPlan {
   const own = (adapterByName(chat.report.format) ?? chat.adapter).planRepair
   const plan: ChatPlan = own ? own(chat, opts) : {chat, actions: [], watch: [], temps: []}
   if (!plan.refusal && !plan.problem) refuseUnread(plan, opts)
+  if (!plan.refusal && !plan.problem) sayRedacted(plan)
   if (!plan.refusal && !plan.problem && !plan.manual && !plan.advice) addOwnState(plan)
   // What `apply` refuses (unsafeTargetReason), decided from the snapshot so a scan and a dry run tell it too.
   if (!plan.refusal && !plan.problem) {
@@ -55,6 +57,13 @@ export function planChat(chat: ScannedChat, opts: PlanOptions = {}): ChatPlan {
 export function blockedEntry(chat: ScannedChat, actions: PlannedAction[]): FileEntry | undefined {
   const targets = new Set(actions.filter((a) => a.type === 'restore' || a.type === 'rewrite').map((a) => a.to))
   return chat.snapshot.files.find((f) => (targets.has(f.name) && f.kind !== 'file') || (f.name === '.chatdoctor' && f.kind !== 'directory'))
+}
+
+/** A restore from a redacted snapshot says so: the context it writes back lacks the tool inputs and outputs. */
+function sayRedacted(plan: ChatPlan): void {
+  const redacted = new Set((plan.chat.snapshot.unit.redactedSnapshots ?? []).map(snapshotName))
+  const from = plan.actions.find((a) => (a.type === 'restore' || a.type === 'rewrite') && a.from !== null && redacted.has(a.from))?.from
+  if (from) plan.warnings = [...(plan.warnings ?? []), `${from} is a redacted snapshot (chatdoctor snapshot --redact): the context it restores has no tool inputs and outputs and no per-turn system prompts`]
 }
 
 /** Roles whose unreadable file may hold more of the chat than what a repair restores. */

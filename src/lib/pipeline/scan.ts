@@ -14,6 +14,8 @@ import {tildify} from '../fsio/paths.js'
 import {addOwnState} from './own-state.js'
 import {addNotRegular, notRegularSkip} from './not-regular.js'
 import {attachSnapshots, decryptAll, snapshotError, type SnapshotKeyring} from './snapshot/attach.js'
+import {snapshotName} from '../model/snapshot.js'
+import {finding} from '../model/findings.js'
 import {availableParallelism} from 'node:os'
 import path from 'node:path'
 import {annotateSessions, findIndexChats, isQuietIndex} from './indexes.js'
@@ -129,7 +131,21 @@ export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: str
   if (d.kind === 'skipped') return {skipped: {path: tildify(unit.path, home), reason: d.reason}}
   const chat: ScannedChat = {report: {path: tildify(unit.path, home), ...d.report}, snapshot, adapter}
   addNotRegular(chat)
+  addRedactedSnapshots(chat, unit)
   return chat
+}
+
+/**
+ * A chat that lost context (unrecoverable or degraded), of which the scan left out redacted snapshots: the
+ * finding names the newest and the flag that ranks it. The status stays as it is: the full context is lost.
+ */
+function addRedactedSnapshots(chat: ScannedChat, unit: ChatUnit): void {
+  const ranked = new Set((unit.snapshots ?? []).map((s) => s.header.time))
+  const times = (unit.redactedSnapshots ?? []).filter((t) => !ranked.has(t))
+  const r = chat.report
+  if (times.length === 0 || (r.status !== 'unrecoverable' && r.status !== 'degraded')) return
+  const more = times.length > 1 ? ` (and ${times.length - 1} older)` : ''
+  r.findings.push(finding('redacted-snapshot-unused', null, `chatdoctor holds a redacted snapshot of this chat, ${snapshotName(times[0])}${more}: tool inputs and outputs removed, so it is not the full context and is ranked only with --redacted-snapshots; chatdoctor repair --redacted-snapshots restores it`))
 }
 
 /** Runs discovery and diagnosis over PATHs (or the default roots when `paths` is empty). */

@@ -33,24 +33,52 @@ export function chatHeading(label: string, chat: Pick<ChatReport, 'path' | 'id'>
  */
 export function bookkeepingOnly(chat: Pick<ChatReport, 'actions'>): 'finish' | 'tidy' | null {
   const actions = chat.actions ?? []
+  // No action at all: the chat comes back through another write (its index's repair, the agent's importer).
+  if (actions.length === 0) return null
   if (actions.some((a) => a.type === 'restore' || a.type === 'rewrite' || a.type === 'move')) return null
   return actions.some((a) => a.type === 'restore-mtime') ? 'finish' : 'tidy'
 }
 
+const SNAPSHOT_PREFIX = 'snapshot:'
+
+/** True when a write action creates a file the chat lacked (a deleted log written back from another generation). */
+function createsMissing(chat: Pick<ChatReport, 'generations'>, a: Pick<ActionReport, 'type' | 'from' | 'to'>): boolean {
+  if ((a.type !== 'rewrite' && a.type !== 'restore') || a.from === a.to) return false
+  const target = chat.generations.find((g) => g.file === a.to)
+  return target === undefined || target.class === 'missing'
+}
+
+/**
+ * True when a repair's writes only created files the chat lacked: its evidence folder then keeps no original
+ * (only the manifest that lets undo remove them again).
+ */
+function restoredOnly(chat: Pick<ChatReport, 'actions' | 'generations'>): boolean {
+  const actions = chat.actions ?? []
+  return actions.some((a) => createsMissing(chat, a)) && actions.every((a) => a.type === 'restore-mtime' || createsMissing(chat, a))
+}
+
 /** "turns 1–9 of 10", "turn 1 of 1", "3 prompts (no usable transcript to count turns against)". */
-export function contextText(chat: Pick<ChatReport, 'contextTurns' | 'transcriptTurns'>): string {
+export function contextText(chat: Pick<ChatReport, 'contextTurns' | 'transcriptTurns' | 'droppedTurns'>): string {
   const n = chat.contextTurns ?? 0
   const m = chat.transcriptTurns
   if (m === null) return `${n} prompt${n === 1 ? '' : 's'} (no usable transcript to count turns against)`
   if (n === 0) return `no turn of ${m}`
+  const d = chat.droppedTurns
+  if (d !== undefined && d.length === m - n && d.some((t) => t <= n)) return `${n} turn${n === 1 ? '' : 's'} of ${m} (all but turn${d.length === 1 ? '' : 's'} ${d.join(', ')})`
   return `${n === 1 ? 'turn 1' : `turns 1–${n}`} of ${m}`
 }
 
 /** What of the transcript the agent's memory lacks after the repair, in words; null when nothing. */
-export function lostText(chat: Pick<ChatReport, 'contextTurns' | 'transcriptTurns'>): string | null {
+export function lostText(chat: Pick<ChatReport, 'contextTurns' | 'transcriptTurns' | 'droppedTurns'>): string | null {
   const n = chat.contextTurns ?? 0
   const m = chat.transcriptTurns
   if (m === null || n >= m) return null
+  // The turns the repair drops, when the scan named them (a damaged line inside the log, not its end).
+  const d = chat.droppedTurns
+  if (d !== undefined && d.length === m - n) {
+    if (d.length === 1) return `turn ${d[0]}'s prompt is in the transcript but not in the agent's memory (its line is damaged)`
+    return `the prompts of turns ${d.join(', ')} are in the transcript but not in the agent's memory (their lines are damaged)`
+  }
   if (m - n === 1) return `turn ${m}'s prompt and answer are in the transcript but not in the agent's memory`
   return `turns ${n + 1}–${m}: their prompts and answers are in the transcript but not in the agent's memory`
 }
@@ -122,7 +150,7 @@ export function outcomeLines(chat: ChatReport, did: boolean): string[] {
     if (!l.sessionListed) out.push(`  the session file itself was damaged: ${texts?.sessionUnlisted ?? 'the agent still cannot list this session'}`)
   } else if (rewrite) {
     const turns = chat.ranking.find((x) => x.file === rewrite.from)?.turns ?? chat.contextTurns
-    const after = {contextTurns: turns, transcriptTurns: chat.transcriptTurns}
+    const after = {contextTurns: turns, transcriptTurns: chat.transcriptTurns, droppedTurns: chat.droppedTurns}
     const la = chat.lostAnswer
     out.push(`  agent context ${did ? 'now' : 'after the repair'}: ${contextText(after)} reachable${la ? `, and turn ${la.turn}'s prompt without its final answer` : ''}`)
     const lost = la ? lostAnswerWords(la, chat.transcriptTurns) : lostText(after)
@@ -157,7 +185,7 @@ export function repairLines(chat: ChatReport, c: ChalkInstance, verbose = false,
       const heading = only === 'finish' ? (did ? c.green('finished an interrupted repair of') : c.yellow('would finish an interrupted repair of')) : only === 'tidy' ? (did ? c.green('tidied') : c.yellow('would tidy')) : did ? c.green('repaired') : c.yellow('would repair')
       lines.push(chatHeading(heading, chat, width))
       for (const a of chat.actions ?? []) if (a.type === 'restore') lines.push(`  ${a.to === primary ? primaryState(chat) : transcriptState(chat, a.to)}`)
-      for (const a of chat.actions ?? []) if (a.type === 'rewrite') lines.push(`  ${transcriptState(chat, a.from ?? a.to)}`)
+      for (const a of chat.actions ?? []) if (a.type === 'rewrite' && !createsMissing(chat, a)) lines.push(`  ${transcriptState(chat, a.from ?? a.to)}`)
       for (const a of chat.actions ?? []) {
         if (a.type === 'preserve') lines.push(`  ${did ? 'kept' : 'would keep'} ${a.from} as evidence${a.evidence ? ` (${a.evidence})` : ''}`)
         if (a.type === 'restore') {
@@ -165,16 +193,19 @@ export function repairLines(chat: ChatReport, c: ChalkInstance, verbose = false,
           for (const k of a.keysBorrowed ?? []) lines.push(`    ${k.key} ${did ? 'was' : 'would be'} cut off by the tear: taken from ${k.from}`)
         }
         if (a.type === 'restore-mtime') lines.push(`  ${did ? 'put back' : 'would put back'} the ${texts?.folderMtime ?? "folder's mtime"}${only === 'finish' ? ' that the interrupted repair recorded before its first write (its other writes were already done; nothing else changed)' : ''}`)
-        if (a.type === 'rewrite') {
-          lines.push(`  ${did ? 'rewrote' : 'would rewrite'} ${a.to}${a.from !== a.to ? ` from ${a.from}` : ''} (sha256 ${short(a.sha256)}), its mtime kept; ${(a.changes ?? []).length === 0 ? 'no line changed' : `${a.changes!.length} change${a.changes!.length === 1 ? '' : 's'}, every other line byte-identical:`}`)
+        if (a.type === 'rewrite' && createsMissing(chat, a)) lines.push(`  ${did ? 'restored' : 'would restore'} ${a.to} (it was missing) from ${a.from !== null && a.from.startsWith(SNAPSHOT_PREFIX) ? `snapshot ${a.from.slice(SNAPSHOT_PREFIX.length)}` : a.from} (sha256 ${short(a.sha256)})`)
+        else if (a.type === 'rewrite') {
+          lines.push(`  ${did ? 'rewrote' : 'would rewrite'} ${a.to}${a.from !== a.to ? ` from ${a.from}` : ''} (sha256 ${short(a.sha256)}), its mtime kept; ${(a.changes ?? []).length === 0 ? (a.from !== a.to ? `the bytes of ${a.from} exactly` : 'no line changed') : `${a.changes!.length} change${a.changes!.length === 1 ? '' : 's'}, every other line byte-identical:`}`)
           for (const ch of (a.changes ?? []).slice(0, verbose ? Infinity : 20)) lines.push(`    ${changeText(ch, texts?.parentKey)}`)
           if (!verbose && (a.changes ?? []).length > 20) lines.push(`    … ${a.changes!.length - 20} more (--verbose or --json lists them)`)
         }
         if (a.type === 'remove-leftover') lines.push(`  ${did ? 'removed' : 'would remove'} chatdoctor's own leftover ${a.to} of an interrupted run`)
         if (a.type === 'move') lines.push(`  ${did ? 'moved' : 'would move'} ${a.from} out of the tree (${a.why ?? 'damaged'})${a.evidence ? ` to ${a.evidence}` : ' into the evidence folder'}`)
       }
-      lines.push(...outcomeLines(chat, did))
-      if (did && r.evidence) lines.push(`  originals kept in ${r.evidence}/`)
+      // A chat with no action of its own comes back through another write, which its message names.
+      if ((chat.actions ?? []).length === 0 && r.message) lines.push(`  ${r.message}`)
+      else lines.push(...outcomeLines(chat, did))
+      if (did && r.evidence && (chat.actions ?? []).length > 0 && !restoredOnly(chat)) lines.push(`  originals kept in ${r.evidence}/`)
       if (did && r.undo) lines.push(`  to undo: ${r.undo}`)
       break
     }

@@ -41,7 +41,7 @@ const hooks = settingsHooks({
   agent: 'gemini-cli',
   displayName: 'Gemini CLI',
   events: GEMINI_HOOK_EVENTS,
-  hook: (cmd: HookCommand) => ({name: GEMINI_HOOK_NAME, type: 'command', command: cmd.shell, description: 'chatdoctor snapshot of the session after each turn', timeout: TIMEOUT_MS}),
+  hook: (cmd: HookCommand, event: string) => ({name: GEMINI_HOOK_NAME, type: 'command', command: cmd.shell, description: `chatdoctor snapshot of the session ${event === 'PreCompress' ? 'before compression' : 'after each turn'}`, timeout: TIMEOUT_MS}),
   file: 'settings.json',
   // The loader: JSON.parse(stripJsonComments(text)), strip-json-comments 3.1.1 (comments, no trailing commas).
   syntax: {comments: true, trailingCommas: false},

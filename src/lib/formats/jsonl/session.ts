@@ -461,6 +461,23 @@ export function promptsInDamagedLines(log: JsonlLog, cls: JsonlClassification, d
   return n
 }
 
+/**
+ * The turns (1-based, in the order of the log's prompts) whose prompt only a damaged line shows: a turn's number
+ * counts the user turns of the complete records on the lines before it (by the agent's rules) and the prompts of
+ * the damaged lines before it.
+ */
+export function turnsInDamagedLines(name: string, log: JsonlLog, cls: JsonlClassification, dialect: SessionDialect): number[] {
+  const out: number[] = []
+  cls.lines.forEach((l, i) => {
+    for (const [s, e] of fragmentRanges(log.source, l)) {
+      if (!dialect.promptInFragment(Buffer.from(log.source.read(s, e)).toString('utf8'))) continue
+      const before = dialect.analyze(name, {...cls, records: cls.records.filter((r) => r.line < i)}).transcriptTurns
+      out.push(before + out.length + 1)
+    }
+  })
+  return out
+}
+
 /** Lines (1-based) and paths of the records holding a lone surrogate escape, in words. */
 function describeLoneSurrogates(cls: JsonlClassification): string {
   const at = cls.loneSurrogates.slice(0, 5).map((x) => `line ${x.line + 1} (${x.path})`)
@@ -687,6 +704,9 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
   const held = states.flatMap((st) => (st.analysis && st.log && st.cls ? [st.analysis.transcriptTurns + promptsInDamagedLines(st.log, st.cls, fmt)] : []))
   const transcriptTurns = held.length > 0 ? Math.max(...held) : null
   const contextTurns = best ? best.measure.turns : null
+  // Which of M the winner's repair drops, when its damaged lines hold every prompt it lacks.
+  const dropped = best?.st.log && best.st.cls && best.st.plan && best.st.plan.changes.length > 0 ? turnsInDamagedLines(best.st.gen.file, best.st.log, best.st.cls, fmt) : []
+  const droppedTurns = contextTurns !== null && transcriptTurns !== null && dropped.length > 0 && contextTurns + dropped.length === transcriptTurns - (best?.st.lostAnswer ? 1 : 0) ? dropped : []
   const id = main?.analysis?.id ?? idFromName(sessionNameOf(main?.gen.file ?? '')?.plain ?? path.basename(snapshot.unit.path))
   return {
     kind: 'chat',
@@ -701,6 +721,7 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
       generations: states.map((s) => s.gen),
       ranking,
       ...(best?.st.lostAnswer ? {lostAnswer: best.st.lostAnswer} : {}),
+      ...(droppedTurns.length > 0 ? {droppedTurns} : {}),
     },
   }
 }

@@ -62,7 +62,7 @@ export function checkStoreExport(bytes: Uint8Array, member: StoreMember): Export
   if (!parsed.success) {
     const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
     const more = parsed.error.issues.length > 5 ? ` (+${parsed.error.issues.length - 5} more)` : ''
-    return {...base, sessionId, version, class: 'corrupt', reasons: ['wrong-shape'], status: 'unrecoverable', ok: false, findings: [finding('export-invalid', null, `not an ${member.command} export document: ${issues.join('; ')}${more}`)]}
+    return {...base, sessionId, version, class: 'corrupt', reasons: ['wrong-shape'], status: 'unrecoverable', ok: false, findings: [finding('export-invalid', null, `not ${/^[aeiou]/i.test(member.command) ? 'an' : 'a'} ${member.command} export document: ${issues.join('; ')}${more}`)]}
   }
   const doc = parsed.data
   const findings: Finding[] = []

@@ -24,8 +24,8 @@ export interface SettingsHooksSpec {
   displayName: string
   /** The events chatdoctor hooks, in the order they are added. */
   events: readonly string[]
-  /** The hook configuration chatdoctor adds to each event: `{type: "command", command, …}`. */
-  hook(cmd: HookCommand): Record<string, unknown>
+  /** The hook configuration chatdoctor adds to `event`: `{type: "command", command, …}`. */
+  hook(cmd: HookCommand, event: string): Record<string, unknown>
   /** The settings file's name, for messages. */
   file: string
   /** What the agent's settings loader accepts beyond strict JSON. */
@@ -49,7 +49,7 @@ export type SettingsHooks = Pick<AgentHook, 'install' | 'uninstall' | 'status' |
 export function settingsHooks(spec: SettingsHooksSpec): SettingsHooks {
   const marker = new RegExp(`(?:^|\\s)snapshot --hook ${spec.agent.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')}$`)
   const isOurs = (h: unknown): boolean => isObj(h) && typeof h.command === 'string' && marker.test(h.command)
-  const entry = (cmd: HookCommand) => ({hooks: [spec.hook(cmd)]})
+  const entry = (cmd: HookCommand, event: string) => ({hooks: [spec.hook(cmd, event)]})
   const fix = `fix it and run chatdoctor guard again`
 
   const accepts = spec.syntax.comments ? (spec.syntax.trailingCommas ? 'JSON with comments and trailing commas' : 'JSON with comments, no trailing commas') : spec.syntax.trailingCommas ? 'JSON with trailing commas, no comments' : 'strict JSON, no comments or trailing commas'
@@ -80,7 +80,7 @@ export function settingsHooks(spec: SettingsHooksSpec): SettingsHooks {
     settingsOf,
     install(current, cmd) {
       if (current === null || current.trim() === '') {
-        const hooks = Object.fromEntries(spec.events.map((ev) => [ev, [entry(cmd)]]))
+        const hooks = Object.fromEntries(spec.events.map((ev) => [ev, [entry(cmd, ev)]]))
         return {text: JSON.stringify({hooks}, null, 2) + '\n'}
       }
       const s = settingsOf(current)
@@ -91,13 +91,13 @@ export function settingsHooks(spec: SettingsHooksSpec): SettingsHooks {
       const missing = spec.events.filter((ev) => !have.has(ev))
       if (missing.length === 0) return {already: true}
       let text = current
-      if (s.hooks === undefined) text = insertProperty(text, [], 'hooks', Object.fromEntries(missing.map((ev) => [ev, [entry(cmd)]])))
+      if (s.hooks === undefined) text = insertProperty(text, [], 'hooks', Object.fromEntries(missing.map((ev) => [ev, [entry(cmd, ev)]])))
       else
         for (const ev of missing) {
           const list = s.hooks[ev]
-          if (list === undefined) text = insertProperty(text, ['hooks'], ev, [entry(cmd)])
+          if (list === undefined) text = insertProperty(text, ['hooks'], ev, [entry(cmd, ev)])
           else if (!Array.isArray(list)) return {error: `${spec.file}: "hooks.${ev}" is not an array; ${fix}`}
-          else text = appendToArray(text, ['hooks', ev], entry(cmd))
+          else text = appendToArray(text, ['hooks', ev], entry(cmd, ev))
         }
       // The agent must read the edited file with chatdoctor's hook on every event, or nothing is written.
       const after = settingsOf(text)

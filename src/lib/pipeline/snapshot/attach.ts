@@ -45,6 +45,8 @@ export function attachSnapshots(chats: ReadonlyArray<{unit: ChatUnit; adapter: F
     const refs = index.get(key)
     if (!refs) continue
     matched.add(key)
+    const redacted = refs.filter((r) => r.header.redacted)
+    if (redacted.length > 0) c.unit.redactedSnapshots = redacted.map((r) => r.header.time)
     const usable = usableOf(refs)
     if (usable.length === 0) continue
     c.unit.snapshots = usable
