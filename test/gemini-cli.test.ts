@@ -607,13 +607,15 @@ test('hostile inputs in a chats folder: a symbolic link, a FIFO, a name that is 
     const by = new Map(r.chats.map((c) => [path.basename(c.report.path), c.report]))
     assert.equal(by.get(SESSION_A)!.status, 'healthy')
     assert.equal(by.get(SESSION_B)!.status, 'healthy')
-    // A session file that is a link or a FIFO holds no session: skipped with the reason (the core's rule for
-    // every format), never a lost one.
+    // A session file that is a link or a FIFO is never read: a chat left for a step by hand (the core's rule for
+    // every format, as a Codebuff primary link), never skipped, never a lost one.
     for (const n of ['session-2026-12-01T11-00-11111111.jsonl', 'session-2026-12-01T11-01-22222222.jsonl']) {
-      assert.equal(by.get(n), undefined, n)
-      const s = r.skipped.find((x) => x.path.endsWith(n))
-      assert.ok(s, `${n} skipped: ${JSON.stringify(r.skipped)}`)
-      assert.match(s.reason, /is (a symbolic link|not a regular file).*not a chat file: never read \(no chat is lost\)/, n)
+      const c = by.get(n)
+      assert.ok(c, `${n} listed: ${JSON.stringify(r.skipped)}`)
+      assert.equal(c.status, 'repairable', n)
+      assert.deepEqual(c.findings.map((f) => [f.id, f.severity]), [['not-a-regular-file', 'error']], n)
+      assert.match(c.findings[0].message, /is (a symbolic link|not a regular file).*chatdoctor never replaces or writes through it/, n)
+      assert.equal(r.skipped.some((x) => x.path.endsWith(n)), false, n)
     }
     // Repair writes nothing through the link, the FIFO or the odd name (and does not hang on the FIFO).
     const rep = runCli(['repair', '--json', chats], {env})

@@ -44,6 +44,10 @@ function damaged(buf: Buffer): Record<string, Buffer> {
     'foreign-content': Buffer.from(buf.subarray(0, Math.min(buf.length, 20000)).toString('base64').replace(/(.{76})/g, '$1\n')),
     crlf: Buffer.from(buf.toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1'),
   }
+  // NULs inside a CRLF (between a line's \r and its \n): a short run, and one long enough to make a long line.
+  const crlfBuf = out.crlf
+  const cr = crlfBuf.indexOf('\r\n', Math.floor(crlfBuf.length / 2))
+  if (cr >= 0) for (const [shape, n] of [['nul-inside-crlf', 64], ['nul-inside-crlf-long', 3000]] as const) out[shape] = Buffer.concat([crlfBuf.subarray(0, cr + 1), Buffer.alloc(n), crlfBuf.subarray(cr + 1)])
   // NUL runs inside records (never joined across): over a record boundary, and over the line break alone (two whole
   // records apart only by NULs); the same with runs long enough to make a long line (gathered with each run as one
   // NUL): three pieces of one record, and two whole records.

@@ -5,7 +5,7 @@
  * `manual` with that step, exit bit 2 as every chat left for a manual repair; nothing failed, so no bit 8 and
  * no operational error): an error finding names the file and the step, the scan exits as the repair does, and
  * the next step is that manual one, not `repair`. A non-regular file named like a
- * session log is no session: skipped with the reason, never a lost one.
+ * session log is such a chat too (never read): never skipped, never a lost session.
  */
 import assert from 'node:assert/strict'
 import {execFileSync} from 'node:child_process'
@@ -79,7 +79,7 @@ for (const c of PRIMARIES) {
   })
 }
 
-test('a FIFO or a symbolic link named like a session log (Claude Code, Codex) is skipped with the reason, not a lost session', () => {
+test('a FIFO or a symbolic link named like a session log (Claude Code, Codex) is a chat left for a manual step, as a Codebuff primary link: exit 2, never skipped', () => {
   const root = tempDir('chatdoctor-not-regular-')
   try {
     const home = path.join(root, 'home')
@@ -90,14 +90,23 @@ test('a FIFO or a symbolic link named like a session log (Claude Code, Codex) is
     execFileSync('mkfifo', [path.join(claude, '0b9f2a1e-1111-4222-8333-944455556666.jsonl')])
     symlinkSync('/dev/zero', path.join(claude, '1b9f2a1e-1111-4222-8333-944455556666.jsonl'))
     execFileSync('mkfifo', [path.join(codex, 'rollout-2026-06-05T04-58-20-019e9625-802f-7e91-840a-cfe88d14117a.jsonl')])
-    const r = json(['scan', claude, codex], {HOME: home})
-    assert.equal(r.exitCode, 0, JSON.stringify(r))
-    assert.deepEqual(r.chats, [])
-    assert.deepEqual(r.skipped.map((s) => s.reason).sort(), [
-      '0b9f2a1e-1111-4222-8333-944455556666.jsonl is not a regular file (a FIFO, socket or device), not a chat file: never read (no chat is lost)',
-      '1b9f2a1e-1111-4222-8333-944455556666.jsonl is a symbolic link (to /dev/zero), not a chat file: never read (no chat is lost)',
-      'rollout-2026-06-05T04-58-20-019e9625-802f-7e91-840a-cfe88d14117a.jsonl is not a regular file (a FIFO, socket or device), not a chat file: never read (no chat is lost)',
-    ])
+    const before = hashTree(root)
+    for (const quick of [false, true]) {
+      const r = json(['scan', ...(quick ? ['--quick'] : []), claude, codex], {HOME: home})
+      assert.equal(r.exitCode, 2, JSON.stringify(r))
+      assert.deepEqual(r.skipped, [])
+      assert.deepEqual(r.errors, [])
+      assert.equal(r.chats.length, 3)
+      for (const c of r.chats) {
+        assert.equal(c.status, 'repairable')
+        assert.deepEqual(c.findings.map((f) => [f.id, f.severity]), [['not-a-regular-file', 'error']], JSON.stringify(c.findings))
+        assert.match(c.findings[0].message, /is (a symbolic link \(to \/dev\/zero\)|not a regular file \(a FIFO, socket or device\)): chatdoctor never replaces or writes through it/)
+      }
+    }
+    const rep = json(['repair', '-y', '--force', claude, codex], {HOME: home})
+    assert.deepEqual(rep.chats.map((c) => c.repair?.outcome), ['manual', 'manual', 'manual'])
+    assert.equal(rep.exitCode, 2)
+    assert.deepEqual(hashTree(root), before, 'nothing read through them, nothing written')
   } finally {
     cleanup(root)
   }

@@ -256,3 +256,32 @@ describe('a JSON document (Codebuff run-state) with NULs over a message text', (
     assert.ok(g.salvage && g.salvage.bytesKept <= at && g.salvage.tearOffset === at && g.salvage.tornElementDropped, JSON.stringify(g.salvage))
   })
 })
+
+describe('NULs inside a CRLF line ending (between \\r and \\n): only the NULs are removed', () => {
+  for (const {file, format} of LOGS) {
+    const raw = read(file)
+    // Every log as CRLF (a CRLF log as it is): the shape needs a CRLF to fall inside.
+    const doc = raw.includes('\r\n') ? raw : Buffer.from(raw.toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1')
+    const name = path.basename(file)
+    test(`${format} ${name}${doc === raw ? '' : ' (as CRLF)'}: the repaired log is the original, byte for byte`, () => {
+      const L = lines(doc)
+      const bad: string[] = []
+      let checked = 0
+      for (const i of spread(L.length, 4)) {
+        const l = L[i]
+        if (l.next - l.end !== 2 || l.end === l.start) continue
+        for (const n of [1, 64]) {
+          checked++
+          const buf = Buffer.concat([doc.subarray(0, l.end + 1), Buffer.alloc(n), doc.subarray(l.end + 1)])
+          const r = outcome(name, buf, format)
+          const change = r.changes.find((c) => c.line === i + 1)
+          if (r.written === null) bad.push(`line ${i + 1}, ${n} NULs: no repair planned`)
+          else if (!r.written.equals(doc)) bad.push(`line ${i + 1}, ${n} NULs: the repaired log is not the original (${r.written.length} bytes, the original ${doc.length})`)
+          else if (change?.bytesRemoved !== n) bad.push(`line ${i + 1}, ${n} NULs: ${change?.bytesRemoved} bytes removed`)
+        }
+      }
+      assert.deepEqual(bad, [], `${bad.length} of ${checked}`)
+      assert.ok(checked >= 2, `${checked} damaged copies`)
+    })
+  }
+})

@@ -347,6 +347,14 @@ function classifyLine(raw: RawLine, nulTailFrom: number, isRecord: (v: Record<st
   return classifyPieces(pieces, reasons, isRecord)
 }
 
+/** Whether `b` ends in a run of NUL bytes right after a `\r` (a CRLF with NULs inside it). */
+function crBeforeTrailingNuls(b: Uint8Array): boolean {
+  let k = b.length - 1
+  if (k < 0 || b[k] !== 0) return false
+  while (k >= 0 && b[k] === 0) k--
+  return k >= 0 && b[k] === 0x0d
+}
+
 /**
  * The pieces of a line's content between its NUL runs that hold more than whitespace, as views of it. A NUL run
  * of any length separates two pieces the same way (a streamed long line keeps each run as one NUL byte).
@@ -749,6 +757,9 @@ function classifyLines(lines0: Iterable<RawLine>, source: ByteSource, tailFrom: 
     line.records = f.records.map((r) => makeRecord(i, r.value, r.bytes, r.offset, f.kind === 'record', o))
     if (f.prefix) (line as Scratch).prefix = true
     if (f.nulOnly) (line as Scratch).nulOnly = true
+    // NULs between a line's `\r` and its `\n` stand inside its CRLF: the records it keeps end it with `\r\n`,
+    // so a repair removes the NULs only.
+    if (eol === 'lf' && f.records.length > 0 && crBeforeTrailingNuls(raw.bytes)) line.eol = 'crlf'
     lines.push(line)
   }
 

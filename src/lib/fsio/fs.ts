@@ -20,7 +20,7 @@
  */
 import {createHash} from 'node:crypto'
 import {constants, type Stats} from 'node:fs'
-import {open as fsOpen, link, copyFile, mkdir, readFile, readdir, rename, rmdir, unlink, lstat, utimes, type FileHandle} from 'node:fs/promises'
+import {open as fsOpen, link, copyFile, mkdir, readdir, rename, rmdir, unlink, lstat, utimes, type FileHandle} from 'node:fs/promises'
 
 /** Open modes the seam supports: `wx` create exclusively for writing, `a` append (create), `r` read. */
 export type OpenFlags = 'wx' | 'a' | 'r'
@@ -123,10 +123,16 @@ function statInfo(st: Stats): StatInfo {
   }
 }
 
+/**
+ * Every open refuses a symbolic link as its last component (ELOOP): no operation of the seam reads or writes
+ * through one, whatever a caller checked before. Windows has no such flag (0 there).
+ */
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0
+
 const FLAGS: Record<OpenFlags, number> = {
-  wx: constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
-  a: constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND,
-  r: constants.O_RDONLY,
+  wx: constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW,
+  a: constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | NOFOLLOW,
+  r: constants.O_RDONLY | NOFOLLOW,
 }
 
 async function lstatOrNull(p: string): Promise<StatInfo | null> {
@@ -138,10 +144,16 @@ async function lstatOrNull(p: string): Promise<StatInfo | null> {
   }
 }
 
-/** Throws `ChangedError` when `p` is no longer what `expected` says. */
+/**
+ * Throws `ChangedError` when `p` is no longer what `expected` says, or when a file was expected and `p` is a
+ * symbolic link or anything else but a regular file (a guarded rename never replaces one, a guarded unlink never
+ * removes one).
+ */
 async function guard(p: string, expected: Expected | undefined): Promise<void> {
   if (expected === undefined) return
-  const what = differsFrom(expected, await lstatOrNull(p))
+  const now = await lstatOrNull(p)
+  if (expected !== 'absent' && now !== null && now.kind !== 'file') throw new ChangedError(p, now.kind === 'symlink' ? 'replaced by a symbolic link' : 'replaced by something not a regular file')
+  const what = differsFrom(expected, now)
   if (what !== null) throw new ChangedError(p, what)
 }
 
@@ -180,7 +192,11 @@ export function nodeFileSystem(): FileSystem {
       await rename(a, b)
     },
     link: (a, b) => link(a, b),
-    copyFile: (a, b) => copyFile(a, b, constants.COPYFILE_EXCL),
+    async copyFile(a, b) {
+      // copyfile(3) follows a link at `a`: the seam copies regular files only.
+      if (!(await lstat(a)).isFile()) throw Object.assign(new Error(`ELOOP: not a regular file, copyfile '${a}'`), {code: 'ELOOP', syscall: 'copyfile', path: a})
+      await copyFile(a, b, constants.COPYFILE_EXCL)
+    },
     async mkdir(p, opts) {
       await mkdir(p, {recursive: opts?.recursive ?? false})
     },
@@ -190,13 +206,20 @@ export function nodeFileSystem(): FileSystem {
       await unlink(p)
     },
     rmdir: (p) => rmdir(p),
-    readFile: (p) => readFile(p),
+    async readFile(p) {
+      const fh = await fsOpen(p, FLAGS.r)
+      try {
+        return await fh.readFile()
+      } finally {
+        await fh.close()
+      }
+    },
     async hashFile(p) {
       // One buffer reused for every read: a read stream's fresh buffer per chunk leaves hundreds of MB of
       // garbage outside the heap for the collector to find when the file is large.
       const h = createHash('sha256')
       let size = 0
-      const fh = await fsOpen(p, 'r')
+      const fh = await fsOpen(p, FLAGS.r)
       try {
         const buf = Buffer.allocUnsafe(1 << 22)
         for (;;) {

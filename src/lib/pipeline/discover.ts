@@ -13,7 +13,7 @@
  * scan of the default roots looks at their roots too.
  */
 import {lstatSync, readdirSync} from 'node:fs'
-import {realpath, stat} from 'node:fs/promises'
+import {lstat, realpath, stat} from 'node:fs/promises'
 import path from 'node:path'
 import type {ChatUnit, FormatAdapter, UnsupportedAgent} from '../model/adapter.js'
 import type {OperationalError, Skipped} from '../model/report.js'
@@ -130,12 +130,9 @@ export async function discover(paths: string[], adapters: readonly FormatAdapter
     let real: string
     let onlyFile: string | undefined
     try {
-      real = await realpath(p)
-      const st = await stat(real)
-      if (!st.isDirectory()) {
-        onlyFile = path.basename(real)
-        real = path.dirname(real)
-      }
+      const at = await namedEntry(p)
+      real = at.dir
+      onlyFile = at.file
     } catch (e) {
       if (listed !== false) result.roots.push({path: p, format, present: false})
       if (explicit) result.errors.push({path: p, message: errMessage(e)})
@@ -146,6 +143,23 @@ export async function discover(paths: string[], adapters: readonly FormatAdapter
     if (explicit && onlyFile !== undefined && matched === 0) result.notChatFiles.push(p)
   }
   return result
+}
+
+/**
+ * The folder a PATH stands for and, when it names a file, that file's name in it. A folder PATH (a symbolic link
+ * to a folder too: the user named it) is its real folder. A PATH that names anything else is the entry of that
+ * name in the real folder of its parent, never what it points to: a session log that is a symbolic link is that
+ * link in its chat's folder (the inventory sees a link, so nothing is read or written through it), not the file
+ * it leads to in some other folder. Throws what `lstat`/`realpath` throw (no such entry, permission).
+ */
+async function namedEntry(p: string): Promise<{dir: string; file?: string}> {
+  const own = await lstat(p)
+  if (own.isDirectory()) return {dir: await realpath(p)}
+  if (own.isSymbolicLink()) {
+    const to = await stat(p).catch(() => null)
+    if (to?.isDirectory()) return {dir: await realpath(p)}
+  }
+  return {dir: await realpath(path.dirname(p)), file: path.basename(p)}
 }
 
 /** What a walk carries from folder to folder. */

@@ -3,8 +3,9 @@
  * state lives. chatdoctor never reads or writes through them, so what a scan says of them must be what
  * `repair` does, for every format at once (the core decides, from the inventory's `kind`, never from names):
  *
- * - a chat that is a set of named files (a session log, a session file) of which none is a regular file holds
- *   no chat: it is skipped with the reason, never reported as a lost session;
+ * - a chat that is a set of named files (a session log, a session file) of which none is a regular file is never
+ *   read (no reading through a link, as for every other entry); it is a chat left for a step by hand, as below
+ *   (the entry a repair would rewrite is that file), never skipped and never reported as a lost session;
  * - an entry a repair of the chat would replace (its plan's targets, `plan.ts` `blockedEntry`) leaves the chat
  *   to a step by hand: `repair` writes nothing, even with `--force` (outcome `manual`, exit bit 2, as every chat
  *   left for a manual repair); the scan says so too, as an error finding (`not-a-regular-file`) naming the file
@@ -16,10 +17,10 @@
  */
 import {readlinkSync} from 'node:fs'
 import path from 'node:path'
-import type {ChatDirSnapshot, FileEntry, ScannedChat} from '../model/adapter.js'
+import type {FileEntry, ScannedChat} from '../model/adapter.js'
 import {finding} from '../model/findings.js'
 import type {ChatReport} from '../model/report.js'
-import {planChat} from './plan.js'
+import {onlyNotRegular, planChat} from './plan.js'
 
 /** The finding id of a chat's state file that is not a regular file. */
 export const NOT_REGULAR = 'not-a-regular-file'
@@ -48,15 +49,15 @@ function uncheckedWords(dir: string, f: FileEntry): string {
 }
 
 /**
- * Why a chat of named files is no chat at all (every entry of it a symbolic link or special file, or a folder
- * beside them), or null. For `ChatUnit.files` chats only: a chat folder of its own is still the agent's chat.
+ * Makes the report of a chat of named files none of which is a regular file (`onlyNotRegular`: a session log
+ * that is a symbolic link or a FIFO) say what it is: a chat left for a step by hand, `repairable` (exit bit 2, as
+ * a Codebuff chat whose `run-state.json` is a link), never a lost session. The format's findings about it are
+ * dropped: they speak of bytes never read. `addNotRegular` then adds the blocking finding. Never throws.
  */
-export function notRegularSkip(snapshot: ChatDirSnapshot): string | null {
-  const files = snapshot.files
-  if (snapshot.unit.files === undefined || snapshot.unit.members !== undefined || files.length === 0) return null
-  if (!files.every((f) => f.kind !== 'file') || !files.some(odd)) return null
-  const f = files.find(odd)!
-  return `${f.name} is ${kindWords(snapshot.dir, f)}, not a chat file: never read (no chat is lost)`
+export function markNotRegularChat(chat: ScannedChat): void {
+  if (!onlyNotRegular(chat.snapshot)) return
+  chat.report.status = 'repairable'
+  chat.report.findings = []
 }
 
 /**

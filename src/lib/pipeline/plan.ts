@@ -14,7 +14,7 @@
  * mtime back, `restore-mtime` puts back the value that repair recorded.
  */
 import {adapterByName} from '../formats/index.js'
-import type {ChatPlan, FileEntry, PlannedAction, PlanOptions, ScannedChat} from '../model/adapter.js'
+import type {ChatDirSnapshot, ChatPlan, FileEntry, PlannedAction, PlanOptions, ScannedChat} from '../model/adapter.js'
 import {CONTEXT_ROLES} from '../model/enums.js'
 import {snapshotName} from '../model/snapshot.js'
 import type {ActionType, ChatReport, Role} from '../model/report.js'
@@ -32,6 +32,10 @@ export function restorableGenerations(report: ChatReport): string[] {
  * planner gets no actions.
  */
 export function planChat(chat: ScannedChat, opts: PlanOptions = {}): ChatPlan {
+  // A chat of named files none of which is a regular file (a session log that is a symbolic link or a FIFO) was
+  // never read: what a repair would rewrite is that entry, so it is left for the step by hand, as a primary to restore.
+  const odd = onlyNotRegular(chat.snapshot)
+  if (odd) return {chat, actions: [], watch: [], temps: [], blocked: odd, manual: manualWords(odd)}
   const own = (adapterByName(chat.report.format) ?? chat.adapter).planRepair
   const plan: ChatPlan = own ? own(chat, opts) : {chat, actions: [], watch: [], temps: []}
   if (!plan.refusal && !plan.problem) refuseUnread(plan, opts)
@@ -42,11 +46,28 @@ export function planChat(chat: ScannedChat, opts: PlanOptions = {}): ChatPlan {
     const bad = blockedEntry(chat, plan.actions)
     if (bad) {
       plan.blocked = bad
-      plan.manual = `${bad.name} is ${bad.kind === 'symlink' ? 'a symbolic link' : bad.kind === 'directory' ? 'a folder' : 'not a regular file'}: chatdoctor never replaces or writes through it, even with --force; move it away by hand, then run chatdoctor repair again; nothing written`
+      plan.manual = manualWords(bad)
       plan.actions = []
     }
   }
   return plan
+}
+
+/** The manual step of a chat whose repair would go through `bad` (not a regular file). */
+function manualWords(bad: FileEntry): string {
+  return `${bad.name} is ${bad.kind === 'symlink' ? 'a symbolic link' : bad.kind === 'directory' ? 'a folder' : 'not a regular file'}: chatdoctor never replaces or writes through it, even with --force; move it away by hand, then run chatdoctor repair again; nothing written`
+}
+
+/**
+ * The entry that stands for a chat of named files (`ChatUnit.files`: a session log, a session file) of which none
+ * is a regular file (each a symbolic link, FIFO, socket or device, or a folder beside them), or undefined. Such a
+ * chat is never read; a repair of it would rewrite that entry. A chat folder of its own is not such a chat. Pure.
+ */
+export function onlyNotRegular(snapshot: ChatDirSnapshot): FileEntry | undefined {
+  const files = snapshot.files
+  if (snapshot.unit.files === undefined || snapshot.unit.members !== undefined || files.length === 0) return undefined
+  if (!files.every((f) => f.kind !== 'file')) return undefined
+  return files.find((f) => f.kind === 'symlink' || f.kind === 'other')
 }
 
 /**

@@ -141,6 +141,19 @@ export function quickDiagnose(dir: string, entries: QuickEntry[], adapter: Forma
   }
 }
 
+/**
+ * The entry standing for a chat of named files none of which is a regular file (a symbolic link, FIFO, socket or
+ * device, or a folder beside them), with its kind as `lstat` gives it; undefined for any other chat.
+ */
+function onlyNotRegularEntry(dir: string, entries: QuickEntry[]): {name: string; kind: 'symlink' | 'other'} | undefined {
+  if (entries.length === 0 || entries.some((e) => e.isFile)) return undefined
+  for (const e of entries) {
+    const st = lstatSync(path.join(dir, e.name), {throwIfNoEntry: false})
+    if (st && !st.isDirectory()) return {name: e.name, kind: st.isSymbolicLink() ? 'symlink' : 'other'}
+  }
+  return undefined
+}
+
 /** Quick diagnosis of one chat dir's files (reads them, then `quickDiagnose`). Null when no file has a known role. */
 function quickChat(dir: string, files: string[] | undefined, adapter: FormatAdapter, home: string, errors: OperationalError[]): ChatReport | null {
   let names = readdirSync(dir)
@@ -166,6 +179,13 @@ function quickChat(dir: string, files: string[] | undefined, adapter: FormatAdap
       }
     }
     entries.push(e)
+  }
+  const only = files === undefined ? undefined : onlyNotRegularEntry(dir, entries)
+  if (only) {
+    // As a full scan says (`onlyNotRegular`): never read, left for the step by hand, never a lost session.
+    const report: ChatReport = {path: tildify(dir, home), format: adapter.name, id: path.basename(dir), status: 'repairable', winner: null, transcriptTurns: null, contextTurns: null, findings: [], generations: [{file: only.name, role: 'primary', class: null, reasons: [], bytes: 0, mtimeMs: null, sha256: null, turns: null}], ranking: [], verified: true}
+    addQuickNotRegular(report, dir, only.name, only.kind)
+    return report
   }
   const d = quickDiagnose(tildify(dir, home), entries, adapter)
   if (!d) return null

@@ -12,7 +12,7 @@ import {readLog, stateDir} from '../fsio/repair-log.js'
 import type {OperationalError, Skipped} from '../model/report.js'
 import {tildify} from '../fsio/paths.js'
 import {addOwnState} from './own-state.js'
-import {addNotRegular, notRegularSkip} from './not-regular.js'
+import {addNotRegular, markNotRegularChat} from './not-regular.js'
 import {attachSnapshots, decryptAll, snapshotError, type SnapshotKeyring} from './snapshot/attach.js'
 import {snapshotName} from '../model/snapshot.js'
 import {finding} from '../model/findings.js'
@@ -125,11 +125,10 @@ export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: str
   }
   if (unit.snapshots && keyring) snapshot.snapshots = decryptAll(unit.snapshots, keyring)
   if (verdictOnly) snapshot.verdictOnly = true
-  const noChat = notRegularSkip(snapshot)
-  if (noChat !== null) return {skipped: {path: tildify(unit.path, home), reason: noChat}}
   const d = adapter.diagnose(snapshot)
   if (d.kind === 'skipped') return {skipped: {path: tildify(unit.path, home), reason: d.reason}}
   const chat: ScannedChat = {report: {path: tildify(unit.path, home), ...d.report}, snapshot, adapter}
+  markNotRegularChat(chat)
   addNotRegular(chat)
   addRedactedSnapshots(chat, unit)
   return chat
