@@ -27,6 +27,7 @@ import type {ChatDirSnapshot, ChatPlan, ChatUnit, Diagnosis, IndexAnnotation, Sc
 import type {ChatStatus, Classification, Finding, Generation} from '../../model/report.js'
 import {rebuildClineEntry} from './cline-entry.js'
 import {finding} from './findings.js'
+import {STATE_DB, readClinePending} from './global-state.js'
 import {API_HISTORY, CLINE_INDEX, FORMAT_OF, UI_MESSAGES, isTaskDir, variantOfRoot} from './layout.js'
 import {salvageMessageArray} from './salvage.js'
 import type {TaskFacts} from './store.js'
@@ -61,6 +62,15 @@ export interface ClineHistoryFacts {
   hidden: HiddenTask[]
   /** Ids the list holds whose task folder is gone. */
   gone: string[]
+  /** The list file is not there (Cline then lists nothing but what its next start takes from VS Code's global state). */
+  absent?: boolean
+  /**
+   * Ids of the entries Cline's next start appends to the list from VS Code's global state (global-state.ts
+   * `readClinePending`): held as listed, so that no entry is written twice.
+   */
+  pending?: string[]
+  /** Why the list is not created although it is missing (what Cline's next start takes into it is unknown). */
+  blocked?: string
 }
 
 /** The list facts of a snapshot, when it is the Cline extension's task-list chat. */
@@ -161,24 +171,31 @@ export function entryFiles(dir: string): Map<string, Buffer> {
 
 /**
  * Reads the task list in `<storage>/state` (`dir`) into one chat, with a rebuilt entry for each task folder it
- * does not hold; null when `dir` is not a Cline storage folder's `state/` or the list is not there. Read-only;
- * never throws.
+ * does not hold (nor Cline's next start takes from VS Code's global state); null when `dir` is not a Cline
+ * storage folder's `state/` folder, or the list is missing and no task folder lacks an entry. Read-only; never
+ * throws.
  */
 export async function readClineHistory(dir: string): Promise<StoreListing | null> {
   const storage = path.dirname(dir)
   if (path.basename(dir) !== STATE || variantOfRoot(storage) !== 'cline') return null
   let data: Buffer | null = null
+  let absent = false
   try {
     // A `state` that is a symbolic link is never followed: the list it leads to is not this storage folder's.
     if (!lstatSync(dir).isDirectory()) return null
-    const st = lstatSync(path.join(dir, TASK_HISTORY))
-    if (st.isFile() && st.size <= MAX_BYTES) data = readFileSync(path.join(dir, TASK_HISTORY))
   } catch {
     return null
   }
+  try {
+    const st = lstatSync(path.join(dir, TASK_HISTORY))
+    if (st.isFile() && st.size <= MAX_BYTES) data = readFileSync(path.join(dir, TASK_HISTORY))
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return null
+    absent = true
+  }
   const doc = data ? listDoc(data) : null
-  const listed = doc && doc.blocked === null ? doc.ids : null
-  const facts: ClineHistoryFacts = {kind: 'cline-task-history', storage, listed, hidden: [], gone: []}
+  const listed = absent ? [] : doc && doc.blocked === null ? doc.ids : null
+  const facts: ClineHistoryFacts = {kind: 'cline-task-history', storage, listed, hidden: [], gone: [], ...(absent ? {absent} : {})}
   const tasks = path.join(storage, 'tasks')
   const onDisk = new Set<string>()
   let entries: string[] = []
@@ -187,6 +204,7 @@ export async function readClineHistory(dir: string): Promise<StoreListing | null
   } catch {
     // no tasks folder: nothing hidden
   }
+  const lacked: string[] = []
   for (const name of entries) {
     if (name.startsWith('_') || name.startsWith('.') || name.includes('\uFFFD')) continue
     const taskDir = path.join(tasks, name)
@@ -200,11 +218,23 @@ export async function readClineHistory(dir: string): Promise<StoreListing | null
     if (!isTaskDir(names)) continue
     onDisk.add(name)
     if (listed === null || listed.includes(name)) continue
+    lacked.push(name)
+  }
+  // What Cline's next start appends from VS Code's global state counts as listed; when it is unknown, a
+  // missing list is not created (an entry could end up twice), a present one is added to as it is.
+  const pending = absent || lacked.length > 0 ? await readClinePending(storage) : null
+  if (pending && 'ids' in pending && pending.ids.size > 0) facts.pending = [...pending.ids].sort()
+  if (pending && 'why' in pending && absent) facts.blocked = `what Cline's next start takes into it from VS Code's globalStorage/${STATE_DB} is unknown (${pending.why})`
+  for (const name of lacked) {
+    if (facts.pending?.includes(name)) continue
+    const taskDir = path.join(tasks, name)
     const size = folderSize(taskDir)
     const r = rebuildClineEntry(name, entryFiles(taskDir), size)
     facts.hidden.push('json' in r ? {id: name, size, entry: r.json, fields: r.fields} : {id: name, size, why: r.why})
   }
   if (listed) facts.gone = [...new Set(listed.filter((id) => !onDisk.has(id)))].sort()
+  // A missing list with no task folder it lacks is the state of a fresh install: nothing to say.
+  if (absent && facts.hidden.length === 0) return null
   return {chats: [{dir, path: dir, members: [TASK_HISTORY], facts}], errors: []}
 }
 
@@ -214,6 +244,13 @@ export async function readClineHistory(dir: string): Promise<StoreListing | null
  */
 function newList(snapshot: ChatDirSnapshot, f: ClineHistoryFacts, more: readonly HiddenTask[] = []): {data: Buffer; kept: number; added: HiddenTask[]; torn: boolean} | {none: string} {
   const e = snapshot.files.find((x) => x.name === TASK_HISTORY)
+  if (f.absent && !e) {
+    if (f.blocked) return {none: f.blocked}
+    const added = [...f.hidden, ...more].filter((h) => h.entry !== undefined)
+    if (added.length === 0) return {none: 'nothing to add'}
+    // Written as Cline's `writeTaskHistoryToState` writes a list: `JSON.stringify` of the array, compact.
+    return {data: appendEntries(Buffer.from('[]', 'utf8'), 0, added.map((h) => h.entry!)), kept: 0, added, torn: false}
+  }
   if (!e || e.kind !== 'file' || !e.data) return {none: `${CLINE_INDEX} could not be read`}
   const d = listDoc(e.data)
   if (d.blocked !== null) return {none: d.blocked}
@@ -240,7 +277,19 @@ export function diagnoseClineHistory(snapshot: ChatDirSnapshot, f: ClineHistoryF
   const findings: Finding[] = []
   let status: ChatStatus = 'healthy'
   const file = CLINE_INDEX
-  if (!e || e.kind !== 'file' || !e.data) {
+  if (f.absent && !e) {
+    g.class = 'missing'
+    const rebuilt = f.hidden.filter((h) => h.entry !== undefined)
+    const unbuilt = f.hidden.filter((h) => h.entry === undefined)
+    const pending = f.pending && f.pending.length > 0 ? ` but the ${entriesOf(f.pending.length)} its next start takes from VS Code's globalStorage/${STATE_DB} (${f.pending.join(', ')}; it appends them to whatever list the file then holds)` : ''
+    const why = `${file} is missing while ${plural(f.hidden.length + (f.pending?.length ?? 0), 'task folder')} exist, so Cline lists nothing${pending}`
+    if (f.blocked) findings.push(finding('index-unreadable', TASK_HISTORY, `${why}; ${f.blocked}, so chatdoctor does not create the list (an entry could be listed twice). ${RECONSTRUCT}`))
+    else if (rebuilt.length > 0) {
+      status = 'repairable'
+      findings.push(finding('not-in-index', TASK_HISTORY, `${why}; a repair creates it with the ${entriesOf(rebuilt.length)} of the task folders it lacks (${rebuilt.map((h) => h.id).join(', ')}), rebuilt from each task's own files (${rebuilt[0].fields!.join(', ')})${f.pending ? `, leaving out those Cline's next start adds itself, so none is listed twice` : ''}; undo removes it again. ${RECONSTRUCT}`))
+    }
+    if (unbuilt.length > 0) findings.push(finding('not-in-index', TASK_HISTORY, `${file} is missing and ${plural(unbuilt.length, 'task folder')} cannot be rebuilt from ${unbuilt.length === 1 ? 'its' : 'their'} files: ${unbuilt.map((h) => `${h.id} (${h.why})`).join('; ')}`))
+  } else if (!e || e.kind !== 'file' || !e.data) {
     g.class = 'corrupt'
     g.reasons = [e?.kind === 'file' ? 'unreadable' : 'not-a-file']
     findings.push(finding('index-unreadable', TASK_HISTORY, `${file} ${e?.kind === 'file' ? 'could not be read (or is larger than 256 MiB)' : 'is not a regular file'}: never written`))
@@ -314,10 +363,9 @@ export function planClineHistory(chat: ScannedChat): ChatPlan {
 function setActions(plan: ChatPlan, data: Buffer): void {
   const g = plan.chat.report.generations.find((x) => x.file === TASK_HISTORY)
   const sha256 = createHash('sha256').update(data).digest('hex')
-  plan.actions = [
-    {type: 'preserve', from: TASK_HISTORY, to: TASK_HISTORY, sha256: g?.sha256 ?? null},
-    {type: 'restore', from: REBUILT, to: TASK_HISTORY, sha256, source: {kind: 'bytes', label: REBUILT, data}, data},
-  ]
+  const restore = {type: 'restore', from: REBUILT, to: TASK_HISTORY, sha256, source: {kind: 'bytes', label: REBUILT, data}, data} as const
+  // A list that was not there has nothing to keep: the manifest records that the repair created it, and undo removes it.
+  plan.actions = g?.class === 'missing' ? [restore] : [{type: 'preserve', from: TASK_HISTORY, to: TASK_HISTORY, sha256: g?.sha256 ?? null}, restore]
   plan.statusAfter = 'healthy'
 }
 
