@@ -432,6 +432,18 @@ test("B39 Cline: the list missing while VS Code's state.vscdb still holds Cline'
     assert.deepEqual(afterStart, [ids[2], ids[3], ids[4], ids[0], ids[1]])
     assert.equal(new Set(afterStart).size, afterStart.length, 'no task listed twice')
     assert.deepEqual(clineListing(s.storage)?.sort(), [...ids].sort())
+
+    // The same with the list present (it holds tasks 3 and 4, the older list task 0): only 1 and 2 are added.
+    writeFileSync(list, compact([historyItem(s.tasks[3]), historyItem(s.tasks[4])]))
+    writeStateDb(path.join(s.home, 'one.vscdb'), [s.tasks[0]], {variant: 'cline'})
+    writeFileSync(db, readFileSync(path.join(s.home, 'one.vscdb')))
+    const chats2 = await scan([s.storage], s.home)
+    assert.equal(byId(chats2, ids[0]).report.status, 'healthy', 'listed by the migration')
+    assert.match(byId(chats2, 'index').report.findings.find((x) => x.id === 'not-in-index')!.message, new RegExp(`does not list 2 task folders \\(${ids[1]}, ${ids[2]}\\)`))
+    const rep2 = runJson(['repair', s.storage], {HOME: s.home})
+    assert.equal(rep2.chats.find((c) => c.id === 'index')!.repair!.outcome, 'repaired')
+    const merged = clineStart(s.storage)!
+    assert.deepEqual(merged, [ids[3], ids[4], ids[1], ids[2], ids[0]])
   } finally {
     cleanup(s.home)
   }
