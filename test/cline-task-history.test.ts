@@ -480,3 +480,36 @@ test("Cline list missing: with lastShownAnnouncementId in the row Cline migrates
     cleanup(s.home)
   }
 })
+
+test("Cline's backups of its list (taskHistory.backup.<ms>.json, written by its Reconstruct Task History) give a rebuilt entry what the folder does not record: ulid, favourite, checkpoint work tree, and the truncation range only for an unchanged transcript; the newest backup holding the task wins, one that does not parse is passed over", async () => {
+  const s = store([3, 4])
+  try {
+    const state = path.join(s.storage, 'state')
+    const ids = s.tasks.map((t) => t.id)
+    const [e0, e1] = [0, 1].map((k) => expectedEntry(s.storage, s.tasks[k]))
+    assert.ok(s.tasks[0].api.length >= 2)
+    const extra = (ulid: string, ts: number) => ({ulid, shadowGitConfigWorkTree: '/home/dev/demo-app', conversationHistoryDeletedRange: [0, 1], isFavorited: true, ts})
+    // Written as Cline's backupExistingTaskHistory writes them: JSON.stringify(list, null, 2).
+    writeFileSync(path.join(state, 'taskHistory.backup.1796000000000.json'), JSON.stringify([{...e0, ...extra('01OLDER', e0.ts as number)}], null, 2))
+    writeFileSync(path.join(state, 'taskHistory.backup.1796100000000.json'), JSON.stringify([{...e0, ...extra('01NEWER', e0.ts as number)}, {...e1, ...extra('01TASKONE', (e1.ts as number) - 5000)}], null, 2))
+    writeFileSync(path.join(state, 'taskHistory.backup.1796200000000.json'), '[{"id":"' + ids[0] + '","ulid":"01TORN"')
+    const chats = await scan([s.storage], s.home)
+    const m = byId(chats, 'index').report.findings.find((x) => x.id === 'not-in-index')!.message
+    assert.match(m, new RegExp(`taken from the older entry in Cline's backup of its list: ${ids[0]}, ${ids[1]} from state/taskHistory\\.backup\\.1796100000000\\.json`))
+    assert.match(m, /rebuilt from each task's own files \(id, ts, task, tokensIn, tokensOut, cacheWrites, cacheReads, totalCost, size, cwdOnTaskInitialization, modelId\)/)
+    const rep = runJson(['repair', s.storage], {HOME: s.home})
+    assert.equal(rep.chats.find((c) => c.id === 'index')!.repair!.outcome, 'repaired')
+    const items = JSON.parse(readFileSync(path.join(s.storage, LIST), 'utf8')) as Array<Record<string, unknown>>
+    const order = (o: Record<string, unknown>) => Object.keys(o)
+    const want0 = {id: e0.id, ulid: '01NEWER', ts: e0.ts, task: e0.task, tokensIn: e0.tokensIn, tokensOut: e0.tokensOut, cacheWrites: e0.cacheWrites, cacheReads: e0.cacheReads, totalCost: e0.totalCost, size: e0.size, shadowGitConfigWorkTree: '/home/dev/demo-app', cwdOnTaskInitialization: e0.cwdOnTaskInitialization, conversationHistoryDeletedRange: [0, 1], isFavorited: true, modelId: e0.modelId}
+    assert.deepEqual(items[2], want0)
+    assert.deepEqual(order(items[2]), order(want0), "keys in the order Cline's save writes them")
+    // Task 1's transcript changed since its backup (another ts): its truncation range is not taken.
+    const want1 = {id: e1.id, ulid: '01TASKONE', ts: e1.ts, task: e1.task, tokensIn: e1.tokensIn, tokensOut: e1.tokensOut, cacheWrites: e1.cacheWrites, cacheReads: e1.cacheReads, totalCost: e1.totalCost, size: e1.size, shadowGitConfigWorkTree: '/home/dev/demo-app', cwdOnTaskInitialization: e1.cwdOnTaskInitialization, isFavorited: true, modelId: e1.modelId}
+    assert.deepEqual(items[3], want1)
+    assert.deepEqual(items[4], expectedEntry(s.storage, s.tasks[2]), 'a task no backup holds is rebuilt from its folder alone')
+    assert.deepEqual(clineListing(s.storage)?.sort(), [...ids].sort())
+  } finally {
+    cleanup(s.home)
+  }
+})

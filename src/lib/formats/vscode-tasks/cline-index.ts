@@ -49,6 +49,41 @@ export interface HiddenTask {
   entry?: string
   fields?: string[]
   why?: string
+  /** The backup of the list (`taskHistory.backup.<ms>.json`) whose older entry of the task gave fields the folder does not record, and that entry. */
+  backup?: {file: string; entry: Record<string, unknown>}
+}
+
+/** Cline's backups of its list, written by its "Reconstruct Task History" before it rebuilds the list (`reconstructTaskHistory.ts`). */
+const BACKUP = /^taskHistory\.backup\.(\d+)\.json$/
+
+/**
+ * The entries of Cline's backups of its list in `state` (`dir`), by task id, each from the newest backup that
+ * holds one (a backup is `JSON.stringify(list, null, 2)` of the list as it parsed before a reconstruction); a
+ * backup that is not a regular file, is too large, or does not parse as a list is passed over.
+ */
+function backupEntries(dir: string, names: readonly string[]): Map<string, {file: string; entry: Record<string, unknown>}> {
+  const out = new Map<string, {file: string; entry: Record<string, unknown>}>()
+  const backups = names.flatMap((n) => {
+    const m = BACKUP.exec(n)
+    return m ? [{n, ms: Number(m[1])}] : []
+  })
+  for (const {n} of backups.sort((a, b) => b.ms - a.ms)) {
+    let list: unknown
+    try {
+      const st = lstatSync(path.join(dir, n))
+      if (!st.isFile() || st.size > MAX_BYTES) continue
+      list = JSON.parse(readFileSync(path.join(dir, n), 'utf8'))
+    } catch {
+      continue
+    }
+    if (!Array.isArray(list)) continue
+    for (const e of list) {
+      if (typeof e !== 'object' || e === null || Array.isArray(e) || typeof (e as {id?: unknown}).id !== 'string') continue
+      const id = (e as {id: string}).id
+      if (!out.has(id)) out.set(id, {file: n, entry: e as Record<string, unknown>})
+    }
+  }
+  return out
 }
 
 /** What chatdoctor read of the Cline extension's task list and the task folders beside it. */
@@ -71,6 +106,8 @@ export interface ClineHistoryFacts {
   pending?: string[]
   /** Why the list is not created although it is missing (what Cline's next start takes into it is unknown). */
   blocked?: string
+  /** The older entries of the hidden tasks that could not be rebuilt, from Cline's backups of its list, by id (for a rebuild after their own repair). */
+  backups?: Record<string, {file: string; entry: Record<string, unknown>}>
 }
 
 /** The list facts of a snapshot, when it is the Cline extension's task-list chat. */
@@ -225,12 +262,22 @@ export async function readClineHistory(dir: string): Promise<StoreListing | null
   const pending = absent || lacked.length > 0 ? await readClinePending(storage) : null
   if (pending && 'ids' in pending && pending.ids.size > 0) facts.pending = [...pending.ids].sort()
   if (pending && 'why' in pending && absent) facts.blocked = `what Cline's next start takes into it from VS Code's globalStorage/${STATE_DB} is unknown (${pending.why})`
+  let known: ReturnType<typeof backupEntries> = new Map()
+  if (lacked.length > 0) {
+    try {
+      known = backupEntries(dir, readdirSync(dir))
+    } catch {
+      // no backups to read
+    }
+  }
   for (const name of lacked) {
     if (facts.pending?.includes(name)) continue
     const taskDir = path.join(tasks, name)
     const size = folderSize(taskDir)
-    const r = rebuildClineEntry(name, entryFiles(taskDir), size)
-    facts.hidden.push('json' in r ? {id: name, size, entry: r.json, fields: r.fields} : {id: name, size, why: r.why})
+    const b = known.get(name)
+    const r = rebuildClineEntry(name, entryFiles(taskDir), size, b?.entry)
+    facts.hidden.push('json' in r ? {id: name, size, entry: r.json, fields: r.fields, ...(b ? {backup: b} : {})} : {id: name, size, why: r.why})
+    if (!('json' in r) && b) facts.backups = {...facts.backups, [name]: b}
   }
   if (listed) facts.gone = [...new Set(listed.filter((id) => !onDisk.has(id)))].sort()
   // A missing list with no task folder it lacks is the state of a fresh install: nothing to say.
@@ -270,6 +317,15 @@ function describeClass(g: Generation): string {
 const RECONSTRUCT =
   'Cline\'s own "Reconstruct Task History" (command palette) rebuilds the whole list instead: every entry gets a new ulid, its task cut to the first line\'s 100 characters, the first message\'s time and no workspace, and favourites are lost'
 
+/** What the rebuilt entries take from Cline's backups of its list, in words (after a `; `), or nothing. */
+function fromBackups(rebuilt: readonly HiddenTask[]): string {
+  const byFile = new Map<string, string[]>()
+  for (const h of rebuilt) if (h.backup) byFile.set(h.backup.file, [...(byFile.get(h.backup.file) ?? []), h.id])
+  if (byFile.size === 0) return ''
+  const parts = [...byFile].map(([file, ids]) => `${ids.join(', ')} from ${path.join(STATE, file)}`)
+  return `; the fields a folder does not record (ulid, favourite, checkpoint work tree, workspace, and the truncation range when the transcript is unchanged since) are taken from the older entry in Cline's backup of its list: ${parts.join('; ')}`
+}
+
 /** Diagnoses the Cline extension's task-list chat. Pure. */
 export function diagnoseClineHistory(snapshot: ChatDirSnapshot, f: ClineHistoryFacts): Diagnosis {
   const e = snapshot.files.find((x) => x.name === TASK_HISTORY)
@@ -286,7 +342,7 @@ export function diagnoseClineHistory(snapshot: ChatDirSnapshot, f: ClineHistoryF
     if (f.blocked) findings.push(finding('index-unreadable', TASK_HISTORY, `${why}; ${f.blocked}, so chatdoctor does not create the list (an entry could be listed twice). ${RECONSTRUCT}`))
     else if (rebuilt.length > 0) {
       status = 'repairable'
-      findings.push(finding('not-in-index', TASK_HISTORY, `${why}; a repair creates it with the ${entriesOf(rebuilt.length)} of the task folders it lacks (${rebuilt.map((h) => h.id).join(', ')}), rebuilt from each task's own files (${rebuilt[0].fields!.join(', ')})${f.pending ? `, leaving out those Cline's next start adds itself, so none is listed twice` : ''}; undo removes it again. ${RECONSTRUCT}`))
+      findings.push(finding('not-in-index', TASK_HISTORY, `${why}; a repair creates it with the ${entriesOf(rebuilt.length)} of the task folders it lacks (${rebuilt.map((h) => h.id).join(', ')}), rebuilt from each task's own files (${(rebuilt.find((h) => !h.backup) ?? rebuilt[0]).fields!.join(', ')})${f.pending ? `, leaving out those Cline's next start adds itself, so none is listed twice` : ''}${fromBackups(rebuilt)}; undo removes it again. ${RECONSTRUCT}`))
     }
     if (unbuilt.length > 0) findings.push(finding('not-in-index', TASK_HISTORY, `${file} is missing and ${plural(unbuilt.length, 'task folder')} cannot be rebuilt from ${unbuilt.length === 1 ? 'its' : 'their'} files: ${unbuilt.map((h) => `${h.id} (${h.why})`).join('; ')}`))
   } else if (!e || e.kind !== 'file' || !e.data) {
@@ -308,14 +364,14 @@ export function diagnoseClineHistory(snapshot: ChatDirSnapshot, f: ClineHistoryF
     const plan = newList(snapshot, f)
     const rebuilt = f.hidden.filter((h) => h.entry !== undefined)
     const unbuilt = f.hidden.filter((h) => h.entry === undefined)
-    const fields = rebuilt[0]?.fields ?? []
+    const fields = (rebuilt.find((h) => !h.backup) ?? rebuilt[0])?.fields ?? []
     if (d.blocked === null && d.c.class !== 'intact') {
       status = 'repairable'
       const keep = d.doc ? `keeps its complete ${d.entries === 1 ? 'entry' : `${d.entries} entries`} byte for byte` : 'keeps none of its entries (no complete one survives; the file is kept as evidence)'
-      findings.push(finding('index-damaged', TASK_HISTORY, `${file} is ${describeClass(g)}: Cline cannot parse it, so at its next start it asks to reconstruct the list from the task folders, and declining wipes the list at its next write; a repair ${keep} and adds ${entriesOf(rebuilt.length)} rebuilt from the task folders it lacks${fields.length > 0 ? ` (${fields.join(', ')})` : ''}. ${RECONSTRUCT}`))
+      findings.push(finding('index-damaged', TASK_HISTORY, `${file} is ${describeClass(g)}: Cline cannot parse it, so at its next start it asks to reconstruct the list from the task folders, and declining wipes the list at its next write; a repair ${keep} and adds ${entriesOf(rebuilt.length)} rebuilt from the task folders it lacks${fields.length > 0 ? ` (${fields.join(', ')})` : ''}${fromBackups(rebuilt)}. ${RECONSTRUCT}`))
     } else if (d.blocked === null && rebuilt.length > 0) {
       status = 'repairable'
-      findings.push(finding('not-in-index', TASK_HISTORY, `${file} (${entriesOf(d.entries)}) does not list ${plural(rebuilt.length, 'task folder')} (${rebuilt.map((h) => h.id).join(', ')}), so Cline does not show ${rebuilt.length === 1 ? 'it' : 'them'}; a repair adds ${rebuilt.length === 1 ? 'its entry' : 'their entries'} before the list's closing bracket, rebuilt from each task's own files (${fields.join(', ')}), every entry already there kept byte for byte. ${RECONSTRUCT}`))
+      findings.push(finding('not-in-index', TASK_HISTORY, `${file} (${entriesOf(d.entries)}) does not list ${plural(rebuilt.length, 'task folder')} (${rebuilt.map((h) => h.id).join(', ')}), so Cline does not show ${rebuilt.length === 1 ? 'it' : 'them'}; a repair adds ${rebuilt.length === 1 ? 'its entry' : 'their entries'} before the list's closing bracket, rebuilt from each task's own files (${fields.join(', ')}), every entry already there kept byte for byte${fromBackups(rebuilt)}. ${RECONSTRUCT}`))
     }
     if (d.blocked === null && unbuilt.length > 0) {
       findings.push(finding('not-in-index', TASK_HISTORY, `${file} does not list ${plural(unbuilt.length, 'task folder')} that cannot be rebuilt from ${unbuilt.length === 1 ? 'its' : 'their'} files: ${unbuilt.map((h) => `${h.id} (${h.why})`).join('; ')}; when a task's own repair restores its ${UI_MESSAGES} or ${API_HISTORY} in the same run, the entry is rebuilt from the bytes that repair writes`))
@@ -395,9 +451,10 @@ export function followClineHistory(plan: ChatPlan, others: readonly ChatPlan[]):
       const b = bytesAfter(o, name)
       if (b) files.set(name, b)
     }
-    const r = rebuildClineEntry(id, files, h.size)
+    const b = f.backups?.[id]
+    const r = rebuildClineEntry(id, files, h.size, b?.entry)
     if (!('json' in r)) continue
-    more.push({id, size: h.size, entry: r.json, fields: r.fields})
+    more.push({id, size: h.size, entry: r.json, fields: r.fields, ...(b ? {backup: b} : {})})
     plan.warnings = [...(plan.warnings ?? []), `the entry of task ${id} is rebuilt from the ${UI_MESSAGES} and ${API_HISTORY} its own repair writes in this run`]
   }
   if (more.length === 0) return
