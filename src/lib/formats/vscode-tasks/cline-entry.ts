@@ -16,9 +16,10 @@
  * `formatFileDetailsHeader`): taken only when it is an absolute POSIX path; `modelId` the `modelInfo.modelId` of
  * the last model-context message that carries one. Recorded nowhere in the folder, so left out: `ulid` (Cline
  * gives the task a new one when it is next opened: `historyItem.ulid ?? ulid()`), `isFavorited`,
- * `conversationHistoryDeletedRange`, `shadowGitConfigWorkTree`, `checkpointManagerErrorMessage`; Cline writes a
- * whole entry at its next save of the task (`updateTaskHistory` replaces the entry by id). The entry is compact
- * JSON, as Cline's `JSON.stringify(items)` writes each element, its keys in Cline's order.
+ * `conversationHistoryDeletedRange`, `shadowGitConfigWorkTree`, `checkpointManagerErrorMessage`, unless an older
+ * entry of the task from one of Cline's backups of its list gives them (`fromKnown`); Cline writes a whole entry
+ * at its next save of the task (`updateTaskHistory` replaces the entry by id). The entry is compact JSON, as
+ * Cline's `JSON.stringify(items)` writes each element, its keys in Cline's order.
  *
  * Nothing is rebuilt for a folder Cline would not keep listed: its name not a Cline task id (the extension's
  * own reconstruction skips those too), no intact `api_conversation_history.json` (opening a listed task without

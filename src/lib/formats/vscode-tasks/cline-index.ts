@@ -15,9 +15,12 @@
  * time, no workspace, favourites lost); declined, the list is empty and its next write wipes the file.
  *
  * The repair keeps every entry the file holds byte for byte and adds, before the array's closing bracket, an
- * entry for each task folder the list lacks, rebuilt from the folder's own files (`cline-entry.ts`); a torn file
- * is first cut back to its complete entries and closed (the salvage of `salvage.ts`). The file it replaces is
- * kept as evidence; `undo` puts it back.
+ * entry for each task folder the list lacks, rebuilt from the folder's own files (`cline-entry.ts`; what the
+ * folder does not record taken from Cline's own `taskHistory.backup.<ms>.json`, when one holds the task); a torn
+ * file is first cut back to its complete entries and closed (the salvage of `salvage.ts`); a missing file is
+ * created. The entries Cline's next start appends from VS Code's `state.vscdb` (`readClinePending`) count as
+ * listed, so none is written twice; a missing list is not created while those cannot be read. The file it
+ * replaces is kept as evidence; `undo` puts it back, or removes the file it created.
  */
 import {createHash} from 'node:crypto'
 import {lstatSync, readdirSync, readFileSync} from 'node:fs'

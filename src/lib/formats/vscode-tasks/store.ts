@@ -8,7 +8,8 @@
  * `reconcile`: a task folder whose `history_item.json` is missing or unreadable is not listed); Cline ≥ 3.28.0
  * `state/taskHistory.json` = `HistoryItem[]` (an unreadable one makes Cline offer to reconstruct it from the
  * task folders; declined, its list is wiped). Kilo Code's extension keeps the list in VS Code's own
- * `state.vscdb` (global-state.ts: read on a private copy); older Roo Code and Cline did too (not read here).
+ * `state.vscdb` (global-state.ts: read on a private copy); older Roo Code did too (not read here), and older
+ * Cline did: what Cline's next start migrates from there into a missing or present list counts as listed.
  */
 import {lstatSync, readdirSync, readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
