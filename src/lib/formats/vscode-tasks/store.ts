@@ -96,21 +96,28 @@ async function readClineIndex(root: string, read: (root: string, rel: string, sh
   return {file: CLINE_INDEX, ids: pending?.ids ?? new Set(), absent: true, ...(folder ? {folder} : {})}
 }
 
-/** The last pending list of Cline read from VS Code's state database, by the database's path, size, mtime and inode. */
-let lastPending: {key: string; r: Awaited<ReturnType<typeof readClinePending>>} | null = null
-
-async function readClinePendingOnce(root: string): Promise<Awaited<ReturnType<typeof readClinePending>>> {
-  const db = path.join(path.dirname(root), STATE_DB)
-  let key: string
-  try {
-    const st = statSync(db)
-    key = `${db}\0${st.size}\0${st.mtimeMs}\0${st.ino}`
-  } catch {
-    return readClinePending(root)
+/**
+ * `read(root)` of VS Code's state database beside `root`, reusing the last result of the same reader while the
+ * database's path, size, mtime and inode are the same (a PATH `tasks/` reads it once for all its task folders).
+ */
+function onceByStateDb<T>(read: (root: string) => Promise<T>): (root: string) => Promise<T> {
+  let last: {key: string; r: T} | null = null
+  return async (root) => {
+    const db = path.join(path.dirname(root), STATE_DB)
+    let key: string
+    try {
+      const st = statSync(db)
+      key = `${db}\0${st.size}\0${st.mtimeMs}\0${st.ino}`
+    } catch {
+      return read(root)
+    }
+    if (last?.key !== key) last = {key, r: await read(root)}
+    return last.r
   }
-  if (lastPending?.key !== key) lastPending = {key, r: await readClinePending(root)}
-  return lastPending.r
 }
+
+/** `readClinePending`, once per state database. */
+const readClinePendingOnce = onceByStateDb(readClinePending)
 
 /** Reads one index file; null when it does not exist. */
 function readIndex(root: string, rel: string, shape: 'roo' | 'cline'): ReadIndex | null {
@@ -219,22 +226,8 @@ function readIndexOnce(root: string, rel: string, shape: 'roo' | 'cline'): ReadI
   return lastIndex.index
 }
 
-/** The last Kilo Code list read from VS Code's state database, by the database's path, size, mtime and inode. */
-let lastKilo: {key: string; index: ReadIndex | null} | null = null
-
-/** `readKiloList`, reusing the last result while the database's path, size, mtime and inode are the same. */
-async function readKiloListOnce(root: string): Promise<ReadIndex | null> {
-  const db = path.join(path.dirname(root), STATE_DB)
-  let key: string
-  try {
-    const st = statSync(db)
-    key = `${db}\0${st.size}\0${st.mtimeMs}\0${st.ino}`
-  } catch {
-    return readKiloList(root)
-  }
-  if (lastKilo?.key !== key) lastKilo = {key, index: await readKiloList(root)}
-  return lastKilo.index
-}
+/** `readKiloList`, once per state database. */
+const readKiloListOnce = onceByStateDb<ReadIndex | null>(readKiloList)
 
 /** True when some task folder of `tasks` holds a `history_item.json` (stops at the first). */
 function anyHistoryItem(tasks: string): boolean {
