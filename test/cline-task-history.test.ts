@@ -6,14 +6,15 @@
  * v3.89.2).
  */
 import assert from 'node:assert/strict'
-import {lstatSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {existsSync, lstatSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 import {scanPaths, type ScannedChat} from '../src/lib/pipeline/scan.js'
 import {appendEntries, listDoc} from '../src/lib/formats/vscode-tasks/cline-index.js'
 import type {ChatReport} from '../src/lib/model/report.js'
 import {cleanup, cutAt, hashTree, runCli, tempDir} from './helpers/fixtures.js'
-import {buildTask, holdOpen, compact, historyItem, realTurns, storageDir, taskId, writeStore, type Task} from './helpers/vscode-tasks.js'
+import Database from 'better-sqlite3'
+import {buildTask, holdOpen, compact, historyItem, realTurns, storageDir, taskId, writeStateDb, writeStore, type Task} from './helpers/vscode-tasks.js'
 
 const LIST = path.join('state', 'taskHistory.json')
 const API = 'api_conversation_history.json'
@@ -52,6 +53,31 @@ function clineListing(storage: string, workspace?: string): string[] | null {
     .filter((i) => i.ts && i.task && (workspace === undefined || i.cwdOnTaskInitialization === workspace || i.shadowGitConfigWorkTree === workspace))
     .sort((a, b) => (b.ts as number) - (a.ts as number))
     .map((i) => String(i.id))
+}
+
+/**
+ * What the Cline extension v3.89.2 does with its list at start, before it reads it (`cleanupLegacyVSCodeStorage`
+ * then `migrateTaskHistoryToFile`): while its row of VS Code's `state.vscdb` (`saoudrizwan.claude-dev`) holds no
+ * `lastShownAnnouncementId` and a `taskHistory` with entries, it writes the file's list (a missing file: none)
+ * followed by those entries, no entry merged by id, and clears them from the row. Returns the ids the file then
+ * holds, in order (null when it leaves the file alone).
+ */
+function clineStart(storage: string): string[] | null {
+  const db = new Database(path.join(path.dirname(storage), 'state.vscdb'))
+  try {
+    const row = db.prepare('SELECT value FROM ItemTable WHERE key = ?').get('saoudrizwan.claude-dev') as {value: string} | undefined
+    const state = row ? (JSON.parse(row.value) as Record<string, unknown>) : {}
+    const old = Array.isArray(state.taskHistory) ? (state.taskHistory as Array<{id: string}>) : []
+    if (state.lastShownAnnouncementId !== undefined || old.length === 0) return null
+    const file = path.join(storage, LIST)
+    const now = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Array<{id: string}>) : []
+    const final = [...now, ...old]
+    writeFileSync(file, JSON.stringify(final))
+    db.prepare('UPDATE ItemTable SET value = ? WHERE key = ?').run(JSON.stringify({...state, taskHistory: undefined}), 'saoudrizwan.claude-dev')
+    return final.map((i) => i.id)
+  } finally {
+    db.close()
+  }
 }
 
 /** Cline's `getTaskWithId`: a listed task opens when its `api_conversation_history.json` parses; else it is dropped ("Task not found"). */
@@ -303,9 +329,186 @@ test('a state folder that is a symbolic link is never followed: no list chat, no
     const before = readFileSync(path.join(elsewhere, 'taskHistory.json'))
     const chats = await scan([s.storage], s.home)
     assert.ok(!chats.some((c) => c.report.id === 'index'))
+    // Each hidden task says the truth: no repair adds it (the list is behind a link), the manual step instead.
+    for (const t of s.tasks.slice(0, 4)) {
+      const m = byId(chats, t.id).report.findings.find((x) => x.id === 'not-in-index')!.message
+      assert.match(m, /state\/ is a symbolic link, which chatdoctor never writes through, so no repair adds the entry: to list the task again, add its entry to the list the link leads to by hand/)
+      assert.doesNotMatch(m, /a repair of state\/taskHistory\.json adds/)
+      assert.equal(byId(chats, t.id).repairedBy, undefined)
+    }
     const rep = runJson(['repair', s.storage], {HOME: s.home})
     assert.ok(!rep.chats.some((c) => c.id === 'index'))
     assert.ok(readFileSync(path.join(elsewhere, 'taskHistory.json')).equals(before))
+    // A torn list behind the link: the same truth on every task.
+    writeFileSync(path.join(elsewhere, 'taskHistory.json'), cutAt(before, Math.floor(before.length / 2)))
+    const torn = await scan([s.storage], s.home)
+    for (const t of s.tasks) {
+      const m = byId(torn, t.id).report.findings.find((x) => x.id === 'index-unreadable')!.message
+      assert.match(m, /state\/ is a symbolic link, which chatdoctor never writes through: repair the list it leads to by hand/)
+      assert.doesNotMatch(m, /a repair of state\/taskHistory\.json keeps/)
+    }
+  } finally {
+    cleanup(s.home)
+  }
+})
+
+test('B39 Cline: state/taskHistory.json missing while five intact task folders survive: the list chat and every task repairable; repair creates the list from the folders (nothing preserved: it did not exist); Cline lists all five; undo removes it', async () => {
+  const s = store()
+  try {
+    const list = path.join(s.storage, LIST)
+    rmSync(list)
+    const ids = s.tasks.map((t) => t.id)
+    assert.deepEqual(clineListing(s.storage), [], 'a missing list is an empty one')
+    const tree = hashTree(s.storage)
+    const chats = await scan([s.storage], s.home)
+    assert.deepEqual(hashTree(s.storage), tree, 'scan writes nothing')
+    const idx = byId(chats, 'index')
+    assert.equal(idx.report.status, 'repairable')
+    assert.deepEqual(idx.report.generations.map((g) => [g.file, g.role, g.class]), [['taskHistory.json', 'index', 'missing']])
+    const f = idx.report.findings.find((x) => x.id === 'not-in-index')!
+    assert.match(f.message, /^state\/taskHistory\.json is missing while 5 task folders exist, so Cline lists nothing; a repair creates it with the 5 entries of the task folders it lacks/)
+    assert.match(f.message, /undo removes it again/)
+    for (const id of ids) {
+      const t = byId(chats, id)
+      assert.equal(t.report.status, 'repairable', id)
+      assert.equal(t.repairedBy, idx.snapshot.unit.path)
+      assert.match(t.report.findings.find((x) => x.id === 'not-in-index')!.message, /^state\/taskHistory\.json is missing while task folders exist, so Cline lists nothing and does not show this task; a repair creates state\/taskHistory\.json/)
+    }
+    const rep = runJson(['repair', s.storage], {HOME: s.home})
+    const ic = rep.chats.find((c) => c.id === 'index')!
+    assert.equal(ic.repair!.outcome, 'repaired', JSON.stringify(ic.repair))
+    assert.deepEqual(ic.actions!.map((a) => [a.type, a.from, a.to]), [['restore', 'rebuilt:taskHistory.json', 'taskHistory.json']])
+    const items = JSON.parse(readFileSync(list, 'utf8')) as Array<Record<string, unknown>>
+    assert.deepEqual(items, s.tasks.map((t) => expectedEntry(s.storage, t)))
+    assert.equal(readFileSync(list, 'utf8'), JSON.stringify(items), 'written as Cline writes its list (JSON.stringify, compact)')
+    // The evidence says the list did not exist: the manifest records the restore with no previous bytes.
+    const ev = path.join(s.storage, 'state', '.chatdoctor', rep.repairId!)
+    const manifest = JSON.parse(readFileSync(path.join(ev, readdirSync(ev).includes('manifest.json') ? '' : 'cline-task-history', 'manifest.json'), 'utf8')) as {files: unknown[]; actions: Array<{type: string; to: string; previousSha256: string | null}>}
+    assert.deepEqual(manifest.files, [])
+    assert.deepEqual(manifest.actions.map((a) => [a.type, a.to, a.previousSha256]), [['restore', 'taskHistory.json', null]])
+    assert.deepEqual(clineListing(s.storage)?.sort(), [...ids].sort())
+    for (const id of ids) assert.ok(clineOpens(s.storage, id))
+    const again = await scan([s.storage], s.home)
+    assert.ok(!again.some((c) => c.report.id === 'index'))
+    for (const id of ids) assert.equal(byId(again, id).report.status, 'healthy')
+
+    assert.equal(runCli(['undo', rep.repairId!], {env: {HOME: s.home}}).status, 0)
+    assert.ok(!existsSync(list), 'undo removes the list the repair created')
+    assert.deepEqual(clineListing(s.storage), [])
+  } finally {
+    cleanup(s.home)
+  }
+})
+
+test("B39 Cline: the list missing while VS Code's state.vscdb still holds Cline's older list (the migration of its next start): the repair creates the list with only the tasks that older list lacks, so Cline's merge lists each task once", async () => {
+  const s = store()
+  try {
+    const list = path.join(s.storage, LIST)
+    rmSync(list)
+    const ids = s.tasks.map((t) => t.id)
+    const db = path.join(path.dirname(s.storage), 'state.vscdb')
+    writeStateDb(db, [s.tasks[0], s.tasks[1]], {variant: 'cline'})
+    const dbBefore = readFileSync(db)
+    const chats = await scan([s.storage], s.home)
+    const idx = byId(chats, 'index')
+    assert.equal(idx.report.status, 'repairable')
+    const f = idx.report.findings.find((x) => x.id === 'not-in-index')!
+    assert.match(f.message, new RegExp(`so Cline lists nothing but the 2 entries its next start takes from VS Code's globalStorage/state\\.vscdb \\(${ids[0]}, ${ids[1]};`))
+    assert.match(f.message, new RegExp(`a repair creates it with the 3 entries of the task folders it lacks \\(${ids[2]}, ${ids[3]}, ${ids[4]}\\)`))
+    assert.match(f.message, /leaving out those Cline's next start adds itself, so none is listed twice/)
+    for (const k of [0, 1]) assert.equal(byId(chats, ids[k]).report.status, 'healthy', `task ${k} is listed by the migration`)
+    for (const k of [2, 3, 4]) {
+      const t = byId(chats, ids[k])
+      assert.equal(t.report.status, 'repairable')
+      assert.match(t.report.findings.find((x) => x.id === 'not-in-index')!.message, /but the 2 entries its next start takes from VS Code's globalStorage\/state\.vscdb \(this task is not among them\)/)
+    }
+    const rep = runJson(['repair', s.storage], {HOME: s.home})
+    assert.equal(rep.chats.find((c) => c.id === 'index')!.repair!.outcome, 'repaired')
+    assert.ok(readFileSync(db).equals(dbBefore), "VS Code's database is never written")
+    const items = JSON.parse(readFileSync(list, 'utf8')) as Array<Record<string, unknown>>
+    assert.deepEqual(items, [2, 3, 4].map((k) => expectedEntry(s.storage, s.tasks[k])))
+    // Cline's next start appends its older list: every task once.
+    const afterStart = clineStart(s.storage)!
+    assert.deepEqual(afterStart, [ids[2], ids[3], ids[4], ids[0], ids[1]])
+    assert.equal(new Set(afterStart).size, afterStart.length, 'no task listed twice')
+    assert.deepEqual(clineListing(s.storage)?.sort(), [...ids].sort())
+
+    // The same with the list present (it holds tasks 3 and 4, the older list task 0): only 1 and 2 are added.
+    writeFileSync(list, compact([historyItem(s.tasks[3]), historyItem(s.tasks[4])]))
+    writeStateDb(path.join(s.home, 'one.vscdb'), [s.tasks[0]], {variant: 'cline'})
+    writeFileSync(db, readFileSync(path.join(s.home, 'one.vscdb')))
+    const chats2 = await scan([s.storage], s.home)
+    assert.equal(byId(chats2, ids[0]).report.status, 'healthy', 'listed by the migration')
+    assert.match(byId(chats2, 'index').report.findings.find((x) => x.id === 'not-in-index')!.message, new RegExp(`does not list 2 task folders \\(${ids[1]}, ${ids[2]}\\)`))
+    const rep2 = runJson(['repair', s.storage], {HOME: s.home})
+    assert.equal(rep2.chats.find((c) => c.id === 'index')!.repair!.outcome, 'repaired')
+    const merged = clineStart(s.storage)!
+    assert.deepEqual(merged, [ids[3], ids[4], ids[1], ids[2], ids[0]])
+  } finally {
+    cleanup(s.home)
+  }
+})
+
+test("Cline list missing: with lastShownAnnouncementId in the row Cline migrates nothing and the repair lists every folder; with a state.vscdb it cannot read, the list is not created (what Cline merges in is unknown)", async () => {
+  const s = store()
+  try {
+    const list = path.join(s.storage, LIST)
+    rmSync(list)
+    const ids = s.tasks.map((t) => t.id)
+    const db = path.join(path.dirname(s.storage), 'state.vscdb')
+    writeStateDb(db, [s.tasks[0]], {variant: 'cline', state: {lastShownAnnouncementId: 'jun-2025'}})
+    let rep = runJson(['repair', s.storage], {HOME: s.home})
+    assert.equal(rep.chats.find((c) => c.id === 'index')!.repair!.outcome, 'repaired')
+    assert.equal(clineStart(s.storage), null, 'Cline migrates nothing')
+    assert.deepEqual((JSON.parse(readFileSync(list, 'utf8')) as Array<{id: string}>).map((i) => i.id), ids)
+    assert.equal(runCli(['undo', rep.repairId!], {env: {HOME: s.home}}).status, 0)
+    assert.ok(!existsSync(list))
+
+    writeFileSync(db, Buffer.alloc(4096))
+    const chats = await scan([s.storage], s.home)
+    const idx = byId(chats, 'index')
+    assert.match(idx.report.findings.find((x) => x.id === 'index-unreadable')!.message, /is unknown \(its header is zero-filled\), so chatdoctor does not create the list \(an entry could be listed twice\)/)
+    for (const id of ids) {
+      const t = byId(chats, id)
+      assert.equal(t.repairedBy, undefined)
+      assert.match(t.report.findings.find((x) => x.id === 'index-unreadable')!.message, /^state\/taskHistory\.json is missing: what Cline's next start takes into it from VS Code's globalStorage\/state\.vscdb is unknown \(its header is zero-filled\); chatdoctor does not create the list/)
+    }
+    rep = runJson(['repair', s.storage], {HOME: s.home})
+    assert.notEqual(rep.chats.find((c) => c.id === 'index')?.repair?.outcome, 'repaired')
+    assert.ok(!existsSync(list), 'nothing created')
+  } finally {
+    cleanup(s.home)
+  }
+})
+
+test("Cline's backups of its list (taskHistory.backup.<ms>.json, written by its Reconstruct Task History) give a rebuilt entry what the folder does not record: ulid, favourite, checkpoint work tree, and the truncation range only for an unchanged transcript; the newest backup holding the task wins, one that does not parse is passed over", async () => {
+  const s = store([3, 4])
+  try {
+    const state = path.join(s.storage, 'state')
+    const ids = s.tasks.map((t) => t.id)
+    const [e0, e1] = [0, 1].map((k) => expectedEntry(s.storage, s.tasks[k]))
+    assert.ok(s.tasks[0].api.length >= 2)
+    const extra = (ulid: string, ts: number) => ({ulid, shadowGitConfigWorkTree: '/home/dev/demo-app', conversationHistoryDeletedRange: [0, 1], isFavorited: true, ts})
+    // Written as Cline's backupExistingTaskHistory writes them: JSON.stringify(list, null, 2).
+    writeFileSync(path.join(state, 'taskHistory.backup.1796000000000.json'), JSON.stringify([{...e0, ...extra('01OLDER', e0.ts as number)}], null, 2))
+    writeFileSync(path.join(state, 'taskHistory.backup.1796100000000.json'), JSON.stringify([{...e0, ...extra('01NEWER', e0.ts as number)}, {...e1, ...extra('01TASKONE', (e1.ts as number) - 5000)}], null, 2))
+    writeFileSync(path.join(state, 'taskHistory.backup.1796200000000.json'), '[{"id":"' + ids[0] + '","ulid":"01TORN"')
+    const chats = await scan([s.storage], s.home)
+    const m = byId(chats, 'index').report.findings.find((x) => x.id === 'not-in-index')!.message
+    assert.match(m, new RegExp(`taken from the older entry in Cline's backup of its list: ${ids[0]}, ${ids[1]} from state/taskHistory\\.backup\\.1796100000000\\.json`))
+    assert.match(m, /rebuilt from each task's own files \(id, ts, task, tokensIn, tokensOut, cacheWrites, cacheReads, totalCost, size, cwdOnTaskInitialization, modelId\)/)
+    const rep = runJson(['repair', s.storage], {HOME: s.home})
+    assert.equal(rep.chats.find((c) => c.id === 'index')!.repair!.outcome, 'repaired')
+    const items = JSON.parse(readFileSync(path.join(s.storage, LIST), 'utf8')) as Array<Record<string, unknown>>
+    const order = (o: Record<string, unknown>) => Object.keys(o)
+    const want0 = {id: e0.id, ulid: '01NEWER', ts: e0.ts, task: e0.task, tokensIn: e0.tokensIn, tokensOut: e0.tokensOut, cacheWrites: e0.cacheWrites, cacheReads: e0.cacheReads, totalCost: e0.totalCost, size: e0.size, shadowGitConfigWorkTree: '/home/dev/demo-app', cwdOnTaskInitialization: e0.cwdOnTaskInitialization, conversationHistoryDeletedRange: [0, 1], isFavorited: true, modelId: e0.modelId}
+    assert.deepEqual(items[2], want0)
+    assert.deepEqual(order(items[2]), order(want0), "keys in the order Cline's save writes them")
+    // Task 1's transcript changed since its backup (another ts): its truncation range is not taken.
+    const want1 = {id: e1.id, ulid: '01TASKONE', ts: e1.ts, task: e1.task, tokensIn: e1.tokensIn, tokensOut: e1.tokensOut, cacheWrites: e1.cacheWrites, cacheReads: e1.cacheReads, totalCost: e1.totalCost, size: e1.size, shadowGitConfigWorkTree: '/home/dev/demo-app', cwdOnTaskInitialization: e1.cwdOnTaskInitialization, isFavorited: true, modelId: e1.modelId}
+    assert.deepEqual(items[3], want1)
+    assert.deepEqual(items[4], expectedEntry(s.storage, s.tasks[2]), 'a task no backup holds is rebuilt from its folder alone')
+    assert.deepEqual(clineListing(s.storage)?.sort(), [...ids].sort())
   } finally {
     cleanup(s.home)
   }

@@ -4,7 +4,7 @@
  * shapes the extensions' source writes, the real Cline CLI 3.0.65 conversation of `shared/realdata` as content).
  * The damage is made by code on those stores; the PATH scanned is the extension's storage folder.
  */
-import {readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {readFileSync, rmSync, unlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {buildTask, compact, realTurns, storageDir, taskId, writeStateDb, writeStore, type Task, type WrittenTask} from '../helpers/vscode-tasks.js'
 import {cutAt} from '../helpers/fixtures.js'
@@ -183,6 +183,24 @@ const entries: BugLogEntry[] = [
         clineList('intact', 'not-in-index'),
         ...CLINE.map((t, k) => task(t.id, k % 2 === 0 ? 5 : 2, [API, UI, META], k < 3 ? {status: 'repairable', findings: ['not-in-index']} : {absent: ['not-in-index']})),
       ],
+      repair: clineListRepair(),
+    },
+  },
+  {
+    id: 'B39',
+    title: "the Cline extension's state/taskHistory.json gone beside five intact task folders (no older list left in VS Code's state.vscdb): the list created from the folders (undo removing it is tested in test/cline-task-history.test.ts)",
+    agent: 'Cline 3.x',
+    format: 'cline-extension',
+    damage: 'state/taskHistory.json deleted; five task folders intact; no state.vscdb beside the storage folder',
+    build(root) {
+      const storage = storageDir(root, 'cline')
+      writeStore(storage, 'cline', CLINE)
+      unlinkSync(path.join(storage, 'state', 'taskHistory.json'))
+      return storage
+    },
+    expect: {
+      exitCode: 2,
+      chats: [clineList('missing', 'not-in-index'), ...CLINE.map((t, k) => task(t.id, k % 2 === 0 ? 5 : 2, [API, UI, META], {status: 'repairable', findings: ['not-in-index']}))],
       repair: clineListRepair(),
     },
   },

@@ -329,15 +329,16 @@ export async function holdOpen(file: string): Promise<{pid: number; release: () 
  * VS Code's state database (`<profile>/User/globalStorage/state.vscdb`) as VS Code's storage creates and writes
  * it (microsoft/vscode `src/vs/base/parts/storage/node/storage.ts`: `PRAGMA user_version = 1`, `ItemTable`, one
  * `INSERT` in one transaction), with Kilo Code's global state (key `kilocode.kilo-code`, the `JSON.stringify` of
- * its state object) holding `listed` as its `taskHistory`, and a row of another owner beside it.
+ * its state object; Cline's `saoudrizwan.claude-dev` with `variant: 'cline'`) holding `listed` as its
+ * `taskHistory` and the members of `state`, and a row of another owner beside it.
  */
-export function writeStateDb(file: string, listed: Task[]): void {
+export function writeStateDb(file: string, listed: Task[], opts: {variant?: 'kilo' | 'cline'; state?: Record<string, unknown>} = {}): void {
   const db = new Database(file)
   try {
     db.exec('PRAGMA user_version = 1;CREATE TABLE IF NOT EXISTS ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)')
-    const state = {taskHistory: listed.map((t, k) => historyItem(t, k + 1)), mode: 'code', listApiConfigMeta: [{name: 'default', id: 'x1', apiProvider: 'openai'}]}
+    const state = {taskHistory: listed.map((t, k) => historyItem(t, k + 1)), mode: 'code', listApiConfigMeta: [{name: 'default', id: 'x1', apiProvider: 'openai'}], ...opts.state}
     db.transaction(() => {
-      db.prepare('INSERT INTO ItemTable VALUES (?,?),(?,?)').run(EXTENSION_ID.kilo, JSON.stringify(state), 'workbench.panel.height', '300')
+      db.prepare('INSERT INTO ItemTable VALUES (?,?),(?,?)').run(EXTENSION_ID[opts.variant ?? 'kilo'], JSON.stringify(state), 'workbench.panel.height', '300')
     })()
   } finally {
     db.close()

@@ -16,9 +16,10 @@
  * `formatFileDetailsHeader`): taken only when it is an absolute POSIX path; `modelId` the `modelInfo.modelId` of
  * the last model-context message that carries one. Recorded nowhere in the folder, so left out: `ulid` (Cline
  * gives the task a new one when it is next opened: `historyItem.ulid ?? ulid()`), `isFavorited`,
- * `conversationHistoryDeletedRange`, `shadowGitConfigWorkTree`, `checkpointManagerErrorMessage`; Cline writes a
- * whole entry at its next save of the task (`updateTaskHistory` replaces the entry by id). The entry is compact
- * JSON, as Cline's `JSON.stringify(items)` writes each element, its keys in Cline's order.
+ * `conversationHistoryDeletedRange`, `shadowGitConfigWorkTree`, `checkpointManagerErrorMessage`, unless an older
+ * entry of the task from one of Cline's backups of its list gives them (`fromKnown`); Cline writes a whole entry
+ * at its next save of the task (`updateTaskHistory` replaces the entry by id). The entry is compact JSON, as
+ * Cline's `JSON.stringify(items)` writes each element, its keys in Cline's order.
  *
  * Nothing is rebuilt for a folder Cline would not keep listed: its name not a Cline task id (the extension's
  * own reconstruction skips those too), no intact `api_conversation_history.json` (opening a listed task without
@@ -109,10 +110,32 @@ function modelOf(api: readonly unknown[]): string | null {
 }
 
 /**
- * The `taskHistory.json` entry of task `id` rebuilt from its files' bytes (`files`: name → bytes) and the
- * folder's size (`size`, bytes; null when it could not be measured: left out), or why it cannot be.
+ * What an older entry of the task (`known`, from a `taskHistory.backup.<ms>.json`) gives the rebuilt one: the
+ * fields the folder does not record, each only when of the type Cline writes: `ulid`, `shadowGitConfigWorkTree`,
+ * `isFavorited`, `cwdOnTaskInitialization` (when the folder does not tell it), and
+ * `conversationHistoryDeletedRange` only when the older entry's `ts` is the rebuilt one (the range was recorded
+ * against this very transcript) and the range lies inside the model context (`apiLength` messages).
  */
-export function rebuildClineEntry(id: string, files: ReadonlyMap<string, Buffer>, size: number | null): RebuiltClineEntry | {why: string} {
+function fromKnown(known: Obj, ts: number, apiLength: number): Obj {
+  const out: Obj = {}
+  if (typeof known.ulid === 'string' && known.ulid !== '') out.ulid = known.ulid
+  if (typeof known.shadowGitConfigWorkTree === 'string' && known.shadowGitConfigWorkTree !== '') out.shadowGitConfigWorkTree = known.shadowGitConfigWorkTree
+  if (typeof known.cwdOnTaskInitialization === 'string' && known.cwdOnTaskInitialization !== '') out.cwdOnTaskInitialization = known.cwdOnTaskInitialization
+  const r = known.conversationHistoryDeletedRange
+  if (known.ts === ts && Array.isArray(r) && r.length === 2 && r.every((n) => Number.isInteger(n) && (n as number) >= 0) && (r[0] as number) <= (r[1] as number) && (r[1] as number) < apiLength) out.conversationHistoryDeletedRange = r
+  if (typeof known.isFavorited === 'boolean') out.isFavorited = known.isFavorited
+  return out
+}
+
+/** The keys of a `HistoryItem` in the order Cline's save writes them (`message-state.ts`). */
+const KEY_ORDER = ['id', 'ulid', 'ts', 'task', 'tokensIn', 'tokensOut', 'cacheWrites', 'cacheReads', 'totalCost', 'size', 'shadowGitConfigWorkTree', 'cwdOnTaskInitialization', 'conversationHistoryDeletedRange', 'isFavorited', 'checkpointManagerErrorMessage', 'modelId']
+
+/**
+ * The `taskHistory.json` entry of task `id` rebuilt from its files' bytes (`files`: name → bytes) and the
+ * folder's size (`size`, bytes; null when it could not be measured: left out), with what an older entry of the
+ * task (`known`, from one of Cline's backups of its list) records that the folder does not; or why it cannot be.
+ */
+export function rebuildClineEntry(id: string, files: ReadonlyMap<string, Buffer>, size: number | null, known?: Readonly<Record<string, unknown>>): RebuiltClineEntry | {why: string} {
   if (!CLINE_TASK_ID.test(id)) return {why: `the folder's name is not a Cline task id (Cline's own reconstruction skips it too)`}
   const api = parse(files.get(API_HISTORY))
   if (!Array.isArray(api)) return {why: `${API_HISTORY} is ${files.has(API_HISTORY) ? 'not an intact array' : 'missing'}: Cline would drop a listed task without it as soon as it is opened ("Task not found")`}
@@ -135,5 +158,10 @@ export function rebuildClineEntry(id: string, files: ReadonlyMap<string, Buffer>
   if (cwd !== null) item.cwdOnTaskInitialization = cwd
   const model = modelOf(api)
   if (model !== null) item.modelId = model
-  return {json: JSON.stringify(item), fields: Object.keys(item)}
+  const kept = known ? fromKnown(known, last.ts, api.length) : {}
+  if (cwd !== null) delete kept.cwdOnTaskInitialization
+  const all: Obj = {...item, ...kept}
+  const ordered: Obj = {}
+  for (const k of KEY_ORDER) if (k in all) ordered[k] = all[k]
+  return {json: JSON.stringify(ordered), fields: Object.keys(ordered)}
 }

@@ -15,9 +15,12 @@
  * time, no workspace, favourites lost); declined, the list is empty and its next write wipes the file.
  *
  * The repair keeps every entry the file holds byte for byte and adds, before the array's closing bracket, an
- * entry for each task folder the list lacks, rebuilt from the folder's own files (`cline-entry.ts`); a torn file
- * is first cut back to its complete entries and closed (the salvage of `salvage.ts`). The file it replaces is
- * kept as evidence; `undo` puts it back.
+ * entry for each task folder the list lacks, rebuilt from the folder's own files (`cline-entry.ts`; what the
+ * folder does not record taken from Cline's own `taskHistory.backup.<ms>.json`, when one holds the task); a torn
+ * file is first cut back to its complete entries and closed (the salvage of `salvage.ts`); a missing file is
+ * created. The entries Cline's next start appends from VS Code's `state.vscdb` (`readClinePending`) count as
+ * listed, so none is written twice; a missing list is not created while those cannot be read. The file it
+ * replaces is kept as evidence; `undo` puts it back, or removes the file it created.
  */
 import {createHash} from 'node:crypto'
 import {lstatSync, readdirSync, readFileSync} from 'node:fs'
@@ -27,6 +30,7 @@ import type {ChatDirSnapshot, ChatPlan, ChatUnit, Diagnosis, IndexAnnotation, Sc
 import type {ChatStatus, Classification, Finding, Generation} from '../../model/report.js'
 import {rebuildClineEntry} from './cline-entry.js'
 import {finding} from './findings.js'
+import {STATE_DB, readClinePending} from './global-state.js'
 import {API_HISTORY, CLINE_INDEX, FORMAT_OF, UI_MESSAGES, isTaskDir, variantOfRoot} from './layout.js'
 import {salvageMessageArray} from './salvage.js'
 import type {TaskFacts} from './store.js'
@@ -48,6 +52,41 @@ export interface HiddenTask {
   entry?: string
   fields?: string[]
   why?: string
+  /** The backup of the list (`taskHistory.backup.<ms>.json`) whose older entry of the task gave fields the folder does not record, and that entry. */
+  backup?: {file: string; entry: Record<string, unknown>}
+}
+
+/** Cline's backups of its list, written by its "Reconstruct Task History" before it rebuilds the list (`reconstructTaskHistory.ts`). */
+const BACKUP = /^taskHistory\.backup\.(\d+)\.json$/
+
+/**
+ * The entries of Cline's backups of its list in `state` (`dir`), by task id, each from the newest backup that
+ * holds one (a backup is `JSON.stringify(list, null, 2)` of the list as it parsed before a reconstruction); a
+ * backup that is not a regular file, is too large, or does not parse as a list is passed over.
+ */
+function backupEntries(dir: string, names: readonly string[]): Map<string, {file: string; entry: Record<string, unknown>}> {
+  const out = new Map<string, {file: string; entry: Record<string, unknown>}>()
+  const backups = names.flatMap((n) => {
+    const m = BACKUP.exec(n)
+    return m ? [{n, ms: Number(m[1])}] : []
+  })
+  for (const {n} of backups.sort((a, b) => b.ms - a.ms)) {
+    let list: unknown
+    try {
+      const st = lstatSync(path.join(dir, n))
+      if (!st.isFile() || st.size > MAX_BYTES) continue
+      list = JSON.parse(readFileSync(path.join(dir, n), 'utf8'))
+    } catch {
+      continue
+    }
+    if (!Array.isArray(list)) continue
+    for (const e of list) {
+      if (typeof e !== 'object' || e === null || Array.isArray(e) || typeof (e as {id?: unknown}).id !== 'string') continue
+      const id = (e as {id: string}).id
+      if (!out.has(id)) out.set(id, {file: n, entry: e as Record<string, unknown>})
+    }
+  }
+  return out
 }
 
 /** What chatdoctor read of the Cline extension's task list and the task folders beside it. */
@@ -61,6 +100,17 @@ export interface ClineHistoryFacts {
   hidden: HiddenTask[]
   /** Ids the list holds whose task folder is gone. */
   gone: string[]
+  /** The list file is not there (Cline then lists nothing but what its next start takes from VS Code's global state). */
+  absent?: boolean
+  /**
+   * Ids of the entries Cline's next start appends to the list from VS Code's global state (global-state.ts
+   * `readClinePending`): held as listed, so that no entry is written twice.
+   */
+  pending?: string[]
+  /** Why the list is not created although it is missing (what Cline's next start takes into it is unknown). */
+  blocked?: string
+  /** The older entries of the hidden tasks that could not be rebuilt, from Cline's backups of its list, by id (for a rebuild after their own repair). */
+  backups?: Record<string, {file: string; entry: Record<string, unknown>}>
 }
 
 /** The list facts of a snapshot, when it is the Cline extension's task-list chat. */
@@ -161,24 +211,31 @@ export function entryFiles(dir: string): Map<string, Buffer> {
 
 /**
  * Reads the task list in `<storage>/state` (`dir`) into one chat, with a rebuilt entry for each task folder it
- * does not hold; null when `dir` is not a Cline storage folder's `state/` or the list is not there. Read-only;
- * never throws.
+ * does not hold (nor Cline's next start takes from VS Code's global state); null when `dir` is not a Cline
+ * storage folder's `state/` folder, or the list is missing and no task folder lacks an entry. Read-only; never
+ * throws.
  */
 export async function readClineHistory(dir: string): Promise<StoreListing | null> {
   const storage = path.dirname(dir)
   if (path.basename(dir) !== STATE || variantOfRoot(storage) !== 'cline') return null
   let data: Buffer | null = null
+  let absent = false
   try {
     // A `state` that is a symbolic link is never followed: the list it leads to is not this storage folder's.
     if (!lstatSync(dir).isDirectory()) return null
-    const st = lstatSync(path.join(dir, TASK_HISTORY))
-    if (st.isFile() && st.size <= MAX_BYTES) data = readFileSync(path.join(dir, TASK_HISTORY))
   } catch {
     return null
   }
+  try {
+    const st = lstatSync(path.join(dir, TASK_HISTORY))
+    if (st.isFile() && st.size <= MAX_BYTES) data = readFileSync(path.join(dir, TASK_HISTORY))
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return null
+    absent = true
+  }
   const doc = data ? listDoc(data) : null
-  const listed = doc && doc.blocked === null ? doc.ids : null
-  const facts: ClineHistoryFacts = {kind: 'cline-task-history', storage, listed, hidden: [], gone: []}
+  const listed = absent ? [] : doc && doc.blocked === null ? doc.ids : null
+  const facts: ClineHistoryFacts = {kind: 'cline-task-history', storage, listed, hidden: [], gone: [], ...(absent ? {absent} : {})}
   const tasks = path.join(storage, 'tasks')
   const onDisk = new Set<string>()
   let entries: string[] = []
@@ -187,6 +244,7 @@ export async function readClineHistory(dir: string): Promise<StoreListing | null
   } catch {
     // no tasks folder: nothing hidden
   }
+  const lacked: string[] = []
   for (const name of entries) {
     if (name.startsWith('_') || name.startsWith('.') || name.includes('\uFFFD')) continue
     const taskDir = path.join(tasks, name)
@@ -200,11 +258,33 @@ export async function readClineHistory(dir: string): Promise<StoreListing | null
     if (!isTaskDir(names)) continue
     onDisk.add(name)
     if (listed === null || listed.includes(name)) continue
+    lacked.push(name)
+  }
+  // What Cline's next start appends from VS Code's global state counts as listed; when it is unknown, a
+  // missing list is not created (an entry could end up twice), a present one is added to as it is.
+  const pending = absent || lacked.length > 0 ? await readClinePending(storage) : null
+  if (pending && 'ids' in pending && pending.ids.size > 0) facts.pending = [...pending.ids].sort()
+  if (pending && 'why' in pending && absent) facts.blocked = `what Cline's next start takes into it from VS Code's globalStorage/${STATE_DB} is unknown (${pending.why})`
+  let known: ReturnType<typeof backupEntries> = new Map()
+  if (lacked.length > 0) {
+    try {
+      known = backupEntries(dir, readdirSync(dir))
+    } catch {
+      // no backups to read
+    }
+  }
+  for (const name of lacked) {
+    if (facts.pending?.includes(name)) continue
+    const taskDir = path.join(tasks, name)
     const size = folderSize(taskDir)
-    const r = rebuildClineEntry(name, entryFiles(taskDir), size)
-    facts.hidden.push('json' in r ? {id: name, size, entry: r.json, fields: r.fields} : {id: name, size, why: r.why})
+    const b = known.get(name)
+    const r = rebuildClineEntry(name, entryFiles(taskDir), size, b?.entry)
+    facts.hidden.push('json' in r ? {id: name, size, entry: r.json, fields: r.fields, ...(b ? {backup: b} : {})} : {id: name, size, why: r.why})
+    if (!('json' in r) && b) facts.backups = {...facts.backups, [name]: b}
   }
   if (listed) facts.gone = [...new Set(listed.filter((id) => !onDisk.has(id)))].sort()
+  // A missing list with no task folder it lacks is the state of a fresh install: nothing to say.
+  if (absent && facts.hidden.length === 0) return null
   return {chats: [{dir, path: dir, members: [TASK_HISTORY], facts}], errors: []}
 }
 
@@ -214,6 +294,13 @@ export async function readClineHistory(dir: string): Promise<StoreListing | null
  */
 function newList(snapshot: ChatDirSnapshot, f: ClineHistoryFacts, more: readonly HiddenTask[] = []): {data: Buffer; kept: number; added: HiddenTask[]; torn: boolean} | {none: string} {
   const e = snapshot.files.find((x) => x.name === TASK_HISTORY)
+  if (f.absent && !e) {
+    if (f.blocked) return {none: f.blocked}
+    const added = [...f.hidden, ...more].filter((h) => h.entry !== undefined)
+    if (added.length === 0) return {none: 'nothing to add'}
+    // Written as Cline's `writeTaskHistoryToState` writes a list: `JSON.stringify` of the array, compact.
+    return {data: appendEntries(Buffer.from('[]', 'utf8'), 0, added.map((h) => h.entry!)), kept: 0, added, torn: false}
+  }
   if (!e || e.kind !== 'file' || !e.data) return {none: `${CLINE_INDEX} could not be read`}
   const d = listDoc(e.data)
   if (d.blocked !== null) return {none: d.blocked}
@@ -233,6 +320,15 @@ function describeClass(g: Generation): string {
 const RECONSTRUCT =
   'Cline\'s own "Reconstruct Task History" (command palette) rebuilds the whole list instead: every entry gets a new ulid, its task cut to the first line\'s 100 characters, the first message\'s time and no workspace, and favourites are lost'
 
+/** What the rebuilt entries take from Cline's backups of its list, in words (after a `; `), or nothing. */
+function fromBackups(rebuilt: readonly HiddenTask[]): string {
+  const byFile = new Map<string, string[]>()
+  for (const h of rebuilt) if (h.backup) byFile.set(h.backup.file, [...(byFile.get(h.backup.file) ?? []), h.id])
+  if (byFile.size === 0) return ''
+  const parts = [...byFile].map(([file, ids]) => `${ids.join(', ')} from ${path.join(STATE, file)}`)
+  return `; the fields a folder does not record (ulid, favourite, checkpoint work tree, workspace, and the truncation range when the transcript is unchanged since) are taken from the older entry in Cline's backup of its list: ${parts.join('; ')}`
+}
+
 /** Diagnoses the Cline extension's task-list chat. Pure. */
 export function diagnoseClineHistory(snapshot: ChatDirSnapshot, f: ClineHistoryFacts): Diagnosis {
   const e = snapshot.files.find((x) => x.name === TASK_HISTORY)
@@ -240,7 +336,19 @@ export function diagnoseClineHistory(snapshot: ChatDirSnapshot, f: ClineHistoryF
   const findings: Finding[] = []
   let status: ChatStatus = 'healthy'
   const file = CLINE_INDEX
-  if (!e || e.kind !== 'file' || !e.data) {
+  if (f.absent && !e) {
+    g.class = 'missing'
+    const rebuilt = f.hidden.filter((h) => h.entry !== undefined)
+    const unbuilt = f.hidden.filter((h) => h.entry === undefined)
+    const pending = f.pending && f.pending.length > 0 ? ` but the ${entriesOf(f.pending.length)} its next start takes from VS Code's globalStorage/${STATE_DB} (${f.pending.join(', ')}; it appends them to whatever list the file then holds)` : ''
+    const why = `${file} is missing while ${plural(f.hidden.length + (f.pending?.length ?? 0), 'task folder')} exist, so Cline lists nothing${pending}`
+    if (f.blocked) findings.push(finding('index-unreadable', TASK_HISTORY, `${why}; ${f.blocked}, so chatdoctor does not create the list (an entry could be listed twice). ${RECONSTRUCT}`))
+    else if (rebuilt.length > 0) {
+      status = 'repairable'
+      findings.push(finding('not-in-index', TASK_HISTORY, `${why}; a repair creates it with the ${entriesOf(rebuilt.length)} of the task folders it lacks (${rebuilt.map((h) => h.id).join(', ')}), rebuilt from each task's own files (${(rebuilt.find((h) => !h.backup) ?? rebuilt[0]).fields!.join(', ')})${f.pending ? `, leaving out those Cline's next start adds itself, so none is listed twice` : ''}${fromBackups(rebuilt)}; undo removes it again. ${RECONSTRUCT}`))
+    }
+    if (unbuilt.length > 0) findings.push(finding('not-in-index', TASK_HISTORY, `${file} is missing and ${plural(unbuilt.length, 'task folder')} cannot be rebuilt from ${unbuilt.length === 1 ? 'its' : 'their'} files: ${unbuilt.map((h) => `${h.id} (${h.why})`).join('; ')}`))
+  } else if (!e || e.kind !== 'file' || !e.data) {
     g.class = 'corrupt'
     g.reasons = [e?.kind === 'file' ? 'unreadable' : 'not-a-file']
     findings.push(finding('index-unreadable', TASK_HISTORY, `${file} ${e?.kind === 'file' ? 'could not be read (or is larger than 256 MiB)' : 'is not a regular file'}: never written`))
@@ -259,14 +367,14 @@ export function diagnoseClineHistory(snapshot: ChatDirSnapshot, f: ClineHistoryF
     const plan = newList(snapshot, f)
     const rebuilt = f.hidden.filter((h) => h.entry !== undefined)
     const unbuilt = f.hidden.filter((h) => h.entry === undefined)
-    const fields = rebuilt[0]?.fields ?? []
+    const fields = (rebuilt.find((h) => !h.backup) ?? rebuilt[0])?.fields ?? []
     if (d.blocked === null && d.c.class !== 'intact') {
       status = 'repairable'
       const keep = d.doc ? `keeps its complete ${d.entries === 1 ? 'entry' : `${d.entries} entries`} byte for byte` : 'keeps none of its entries (no complete one survives; the file is kept as evidence)'
-      findings.push(finding('index-damaged', TASK_HISTORY, `${file} is ${describeClass(g)}: Cline cannot parse it, so at its next start it asks to reconstruct the list from the task folders, and declining wipes the list at its next write; a repair ${keep} and adds ${entriesOf(rebuilt.length)} rebuilt from the task folders it lacks${fields.length > 0 ? ` (${fields.join(', ')})` : ''}. ${RECONSTRUCT}`))
+      findings.push(finding('index-damaged', TASK_HISTORY, `${file} is ${describeClass(g)}: Cline cannot parse it, so at its next start it asks to reconstruct the list from the task folders, and declining wipes the list at its next write; a repair ${keep} and adds ${entriesOf(rebuilt.length)} rebuilt from the task folders it lacks${fields.length > 0 ? ` (${fields.join(', ')})` : ''}${fromBackups(rebuilt)}. ${RECONSTRUCT}`))
     } else if (d.blocked === null && rebuilt.length > 0) {
       status = 'repairable'
-      findings.push(finding('not-in-index', TASK_HISTORY, `${file} (${entriesOf(d.entries)}) does not list ${plural(rebuilt.length, 'task folder')} (${rebuilt.map((h) => h.id).join(', ')}), so Cline does not show ${rebuilt.length === 1 ? 'it' : 'them'}; a repair adds ${rebuilt.length === 1 ? 'its entry' : 'their entries'} before the list's closing bracket, rebuilt from each task's own files (${fields.join(', ')}), every entry already there kept byte for byte. ${RECONSTRUCT}`))
+      findings.push(finding('not-in-index', TASK_HISTORY, `${file} (${entriesOf(d.entries)}) does not list ${plural(rebuilt.length, 'task folder')} (${rebuilt.map((h) => h.id).join(', ')}), so Cline does not show ${rebuilt.length === 1 ? 'it' : 'them'}; a repair adds ${rebuilt.length === 1 ? 'its entry' : 'their entries'} before the list's closing bracket, rebuilt from each task's own files (${fields.join(', ')}), every entry already there kept byte for byte${fromBackups(rebuilt)}. ${RECONSTRUCT}`))
     }
     if (d.blocked === null && unbuilt.length > 0) {
       findings.push(finding('not-in-index', TASK_HISTORY, `${file} does not list ${plural(unbuilt.length, 'task folder')} that cannot be rebuilt from ${unbuilt.length === 1 ? 'its' : 'their'} files: ${unbuilt.map((h) => `${h.id} (${h.why})`).join('; ')}; when a task's own repair restores its ${UI_MESSAGES} or ${API_HISTORY} in the same run, the entry is rebuilt from the bytes that repair writes`))
@@ -314,10 +422,9 @@ export function planClineHistory(chat: ScannedChat): ChatPlan {
 function setActions(plan: ChatPlan, data: Buffer): void {
   const g = plan.chat.report.generations.find((x) => x.file === TASK_HISTORY)
   const sha256 = createHash('sha256').update(data).digest('hex')
-  plan.actions = [
-    {type: 'preserve', from: TASK_HISTORY, to: TASK_HISTORY, sha256: g?.sha256 ?? null},
-    {type: 'restore', from: REBUILT, to: TASK_HISTORY, sha256, source: {kind: 'bytes', label: REBUILT, data}, data},
-  ]
+  const restore = {type: 'restore', from: REBUILT, to: TASK_HISTORY, sha256, source: {kind: 'bytes', label: REBUILT, data}, data} as const
+  // A list that was not there has nothing to keep: the manifest records that the repair created it, and undo removes it.
+  plan.actions = g?.class === 'missing' ? [restore] : [{type: 'preserve', from: TASK_HISTORY, to: TASK_HISTORY, sha256: g?.sha256 ?? null}, restore]
   plan.statusAfter = 'healthy'
 }
 
@@ -347,9 +454,10 @@ export function followClineHistory(plan: ChatPlan, others: readonly ChatPlan[]):
       const b = bytesAfter(o, name)
       if (b) files.set(name, b)
     }
-    const r = rebuildClineEntry(id, files, h.size)
+    const b = f.backups?.[id]
+    const r = rebuildClineEntry(id, files, h.size, b?.entry)
     if (!('json' in r)) continue
-    more.push({id, size: h.size, entry: r.json, fields: r.fields})
+    more.push({id, size: h.size, entry: r.json, fields: r.fields, ...(b ? {backup: b} : {})})
     plan.warnings = [...(plan.warnings ?? []), `the entry of task ${id} is rebuilt from the ${UI_MESSAGES} and ${API_HISTORY} its own repair writes in this run`]
   }
   if (more.length === 0) return

@@ -24,7 +24,7 @@ import {liveReasons} from './live.js'
 import {contextMeasure, historyFacts, isMessageArray, transcriptPrompts, type HistoryFacts} from './measure.js'
 import {redactTaskFiles} from './redact.js'
 import {asSalvagedGeneration, salvageMessageArray, type ArraySalvage} from './salvage.js'
-import {isInStorage, isStorageRoot, listStorage, listTaskOfStorage, type TaskFacts} from './store.js'
+import {isInStorage, isStorageRoot, listStorage, listTaskOfStorage, type IndexFacts, type TaskFacts} from './store.js'
 import {taskAccount} from './account.js'
 import {taskFinder} from './find.js'
 import {captureTask, redactTaskSnapshot, taskSnapshots, TASKS_NO_HOOK} from './snapshot.js'
@@ -332,14 +332,17 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
   const lacks = hi === undefined ? `has no ${HISTORY_ITEM}` : `has a ${hi.class} ${HISTORY_ITEM}`
   const rebuild = rebuilt === null ? (rooHidden ? `; chatdoctor does not rebuild it while the task is ${status}` : '') : 'data' in rebuilt ? `; a repair writes ${HISTORY_ITEM} from the task's own files (${rebuilt.fields.join(', ')}), and ${product} adds the task to ${ROO_INDEX} itself at its next start` : `; it cannot be rebuilt from the task's files (${rebuilt.why})`
   if (idx?.state === 'not-listed') {
-    const heals = variant === 'roo' ? (hi?.class === 'intact' ? `; ${product} adds it back from ${HISTORY_ITEM} at its next start` : `; ${product} adds tasks back only from an intact ${HISTORY_ITEM}, and this folder ${lacks}, so the task stays hidden${rebuild}`) : variant === 'cline' ? clineHeals(id, snapshot) : variant === 'kilo' ? kiloHeals(id, snapshot) : `; ${product}'s "Reconstruct Task History" command (command palette) rebuilds the whole list from the task folders, backing the old one up to state/taskHistory.backup.<ms>.json; the entries it writes keep no favourite, truncation range or model, and get a new ulid`
+    const heals = variant === 'roo' ? (hi?.class === 'intact' ? `; ${product} adds it back from ${HISTORY_ITEM} at its next start` : `; ${product} adds tasks back only from an intact ${HISTORY_ITEM}, and this folder ${lacks}, so the task stays hidden${rebuild}`) : variant === 'cline' ? clineHeals(id, snapshot, idx) : variant === 'kilo' ? kiloHeals(id, snapshot) : `; ${product}'s "Reconstruct Task History" command (command palette) rebuilds the whole list from the task folders, backing the old one up to state/taskHistory.backup.<ms>.json; the entries it writes keep no favourite, truncation range or model, and get a new ulid`
     findings.push(finding('not-in-index', idx.file, `${indexLabel(variant, idx.file)} (${idx.entries ?? 0} ${idx.entries === 1 ? 'entry' : 'entries'}) does not list this task, so ${product} does not show it${heals}`))
   } else if (idx?.state === 'damaged') {
-    const next = variant === 'kilo' ? `${idx.why ? `: ${idx.why}` : ''}; so whether ${product} lists this task is unknown (VS Code replaces a database it cannot open with its state.vscdb.backup, the copy of its last clean close, at its next start); chatdoctor reads it only on a private copy and never writes it` : variant === 'cline' ? `; at its next start ${product} offers to reconstruct it from the task folders, and declining wipes its list${idx.reasons?.includes('bom') ? '' : `; a repair of ${idx.file} keeps its complete entries byte for byte and adds those of the task folders it lacks, rebuilt from their own files`}` : `; ${product} rebuilds it from each task's ${HISTORY_ITEM} at its next start`
+    const next = variant === 'kilo' ? `${idx.why ? `: ${idx.why}` : ''}; so whether ${product} lists this task is unknown (VS Code replaces a database it cannot open with its state.vscdb.backup, the copy of its last clean close, at its next start); chatdoctor reads it only on a private copy and never writes it` : variant === 'cline' ? (idx.class === 'missing' ? `: ${idx.why ?? 'it is missing'}; chatdoctor does not create the list while that is unknown (an entry could be listed twice)` : `; at its next start ${product} offers to reconstruct it from the task folders, and declining wipes its list${idx.reasons?.includes('bom') ? '' : idx.folder === 'link' ? `; state/ is a symbolic link, which chatdoctor never writes through: repair the list it leads to by hand (with Cline closed), or run Cline's "Reconstruct Task History" command` : `; a repair of ${idx.file} keeps its complete entries byte for byte and adds those of the task folders it lacks, rebuilt from their own files`}`) : `; ${product} rebuilds it from each task's ${HISTORY_ITEM} at its next start`
     findings.push(finding('index-unreadable', idx.file, `${indexLabel(variant, idx.file)} is ${idx.class}${idx.reasons && idx.reasons.length > 0 ? ` (${idx.reasons.join(', ')})` : ''}${next}`))
     if (rooHidden) findings.push(finding('not-in-index', HISTORY_ITEM, `this task folder ${lacks}, so the rebuilt index leaves it out and ${product} does not show it${rebuild}`))
   } else if (idx?.state === 'listed' && variant === 'roo' && hi?.class !== 'intact') {
     findings.push(finding('index-only', HISTORY_ITEM, `${product} lists this task only through ${idx.file}: the folder ${lacks}, so an index that is reset, lost or rebuilt would leave the task out (${product} writes the file again at its next save of the task)`))
+  } else if (idx?.state === 'absent' && variant === 'cline') {
+    const pending = idx.pending ? ` but the ${idx.pending === 1 ? 'entry' : `${idx.pending} entries`} its next start takes from VS Code's globalStorage/state.vscdb (this task is not among them)` : ''
+    findings.push(finding('not-in-index', idx.file, `${idx.file} is missing while task folders exist, so ${product} lists nothing${pending} and does not show this task${clineHeals(id, snapshot, idx)}`))
   } else if (idx?.state === 'absent' && rooHidden) {
     findings.push(finding('not-in-index', HISTORY_ITEM, `${idx.file} is missing (${product} rebuilds it from each task's ${HISTORY_ITEM} at its next start) and this task folder ${lacks}, so ${product} does not show it${rebuild}`))
   }
@@ -376,10 +379,20 @@ function indexLabel(variant: Variant, file: string): string {
   return variant === 'kilo' ? `the taskHistory of kilocode.kilo-code in VS Code's globalStorage/state.vscdb` : file
 }
 
-/** What happens to a Cline task its `state/taskHistory.json` does not list, in words (after a `; `). */
-function clineHeals(id: string, snapshot: ChatDirSnapshot): string {
+/**
+ * What happens to a Cline task its `state/taskHistory.json` does not list (or that is missing), in words (after
+ * a `; `): the list repair, or the manual step when the repair does not write there (a `state` folder that is a
+ * symbolic link is never written through; one that is not there is not made).
+ */
+function clineHeals(id: string, snapshot: ChatDirSnapshot, idx: IndexFacts): string {
   const r = rebuildClineEntry(id, fileBytes(snapshot), null)
-  const own = 'json' in r ? `; a repair of ${CLINE_INDEX} adds its entry, rebuilt from the task's own files, every other entry kept byte for byte` : `; its entry cannot be rebuilt from the task's files (${r.why})`
+  const absent = idx.state === 'absent'
+  const repair = absent ? `a repair creates ${CLINE_INDEX} with the entries of the task folders it lacks, this one's rebuilt from the task's own files${idx.pending ? `, leaving out the ${idx.pending} Cline's next start takes from VS Code's state.vscdb (so none is listed twice)` : ''}` : `a repair of ${CLINE_INDEX} adds its entry, rebuilt from the task's own files, every other entry kept byte for byte`
+  const own =
+    !('json' in r) ? `; its entry cannot be rebuilt from the task's files (${r.why})`
+    : idx.folder === 'link' ? `; state/ is a symbolic link, which chatdoctor never writes through, so no repair adds the entry: to list the task again, add its entry to the list the link leads to by hand (with Cline closed), or run Cline's command below`
+    : idx.folder === 'missing' ? `; the folder state/ is not there either and chatdoctor does not make it: create it (empty) and run chatdoctor repair again, or run Cline's command below`
+    : `; ${repair}`
   return `${own}; Cline's own "Reconstruct Task History" command (command palette) rebuilds the whole list instead, backing the old one up to state/taskHistory.backup.<ms>.json: the entries it writes keep no favourite, truncation range, workspace or model, and get a new ulid`
 }
 
@@ -498,7 +511,7 @@ export const vscodeTasks: FormatAdapter & {generationBytes: typeof generationByt
     roots:
       'the globalStorage folders of Roo Code, Kilo Code and Cline 3.x in every VS Code-family editor (Code, Insiders, VSCodium, Cursor, Windsurf; Linux, macOS, Windows and remote-server paths) plus the customStoragePath their settings.json names',
     repair:
-      'Roo Code, Kilo Code and Cline 3.x tasks: the best generation of api_conversation_history.json (a leftover of the safe write, or a torn file whose every message survives) is written byte for byte, and a torn or missing ui_messages.json is restored from its leftover or its salvage; a Roo Code task its index lacks whose history_item.json is missing or torn gets that file rebuilt from its own files (Roo adds it back to tasks/_index.json at its next start); the Cline extension\'s state/taskHistory.json gets the entries of the task folders it lacks, rebuilt from each folder\'s files, every entry it holds kept byte for byte (a torn list cut back to its complete entries first); Kilo Code\'s list in VS Code\'s state.vscdb gets them inserted into its row on a private copy written over the database (Linux only, while no editor has it open). A task is refused while its <file>.lock folder is fresher than 31 s (the extension is writing) or a process holds its storage folder or the editor profile\'s globalStorage/state.vscdb open (the editor is running; Linux /proc only).',
+      'Roo Code, Kilo Code and Cline 3.x tasks: the best generation of api_conversation_history.json (a leftover of the safe write, or a torn file whose every message survives) is written byte for byte, and a torn or missing ui_messages.json is restored from its leftover or its salvage; a Roo Code task its index lacks whose history_item.json is missing or torn gets that file rebuilt from its own files (Roo adds it back to tasks/_index.json at its next start); the Cline extension\'s state/taskHistory.json gets the entries of the task folders it lacks, rebuilt from each folder\'s files, every entry it holds kept byte for byte (a torn list cut back to its complete entries first, a missing one created, the entries Cline migrates itself from VS Code\'s state.vscdb left out); Kilo Code\'s list in VS Code\'s state.vscdb gets them inserted into its row on a private copy written over the database (Linux only, while no editor has it open). A task is refused while its <file>.lock folder is fresher than 31 s (the extension is writing) or a process holds its storage folder or the editor profile\'s globalStorage/state.vscdb open (the editor is running; Linux /proc only).',
     inspect: 'For a Roo Code, Kilo Code or Cline 3.x task: what the safe write left behind and what opening the task in the extension would destroy.',
     bundle: 'A task folder of Roo Code, Kilo Code or Cline 3.x is bundled with its JSON files; with --redact every text becomes a placeholder but the user-content tags, so the redacted task counts the same turns (its checkpoints are left out).',
   },

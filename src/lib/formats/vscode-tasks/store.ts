@@ -8,15 +8,16 @@
  * `reconcile`: a task folder whose `history_item.json` is missing or unreadable is not listed); Cline ≥ 3.28.0
  * `state/taskHistory.json` = `HistoryItem[]` (an unreadable one makes Cline offer to reconstruct it from the
  * task folders; declined, its list is wiped). Kilo Code's extension keeps the list in VS Code's own
- * `state.vscdb` (global-state.ts: read on a private copy); older Roo Code and Cline did too (not read here).
+ * `state.vscdb` (global-state.ts: read on a private copy); older Roo Code did too (not read here), and older
+ * Cline did: what Cline's next start migrates from there into a missing or present list counts as listed.
  */
-import {readdirSync, readFileSync, statSync} from 'node:fs'
+import {lstatSync, readdirSync, readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
 import type {FileClass} from '../../model/report.js'
 import type {ChatUnit, StoreListing} from '../../model/adapter.js'
 import {CLINE_INDEX, HISTORY_ITEM, ROO_INDEX, isTaskDir, variantOfFiles, variantOfRoot, type Variant} from './layout.js'
-import {STATE_DB, readKiloList} from './global-state.js'
+import {STATE_DB, readClinePending, readKiloList} from './global-state.js'
 
 /** What the task index says of one task. */
 export interface IndexFacts {
@@ -25,7 +26,9 @@ export interface IndexFacts {
   /**
    * `listed`, `not-listed`, the index cannot be read (`damaged`: its class in `class`), or Roo Code's
    * `tasks/_index.json` is not there while other tasks of the folder have a `history_item.json` (`absent`: a
-   * version that keeps them, 3.48.1 or later, rebuilds the index from those files).
+   * version that keeps them, 3.48.1 or later, rebuilds the index from those files), or Cline's
+   * `state/taskHistory.json` is not there (`absent`: Cline lists nothing but what its next start takes from VS
+   * Code's global state; a task among those is `listed`).
    */
   state: 'listed' | 'not-listed' | 'damaged' | 'absent'
   class?: FileClass
@@ -34,6 +37,13 @@ export interface IndexFacts {
   why?: string
   /** Entries the index holds (when it could be read). */
   entries?: number
+  /**
+   * Cline: the `state` folder is a symbolic link (`link`: read through, never written through) or not there
+   * (`missing`); absent when it is a folder.
+   */
+  folder?: 'link' | 'missing'
+  /** Cline, its list file missing: entries its next start takes from VS Code's global state (global-state.ts `readClinePending`). */
+  pending?: number
 }
 
 /** What `listStore` hands to `diagnose` for one task folder. */
@@ -53,7 +63,61 @@ interface ReadIndex {
   class?: FileClass
   reasons?: string[]
   why?: string
+  /** Cline: the list file is not there (`ids` then holds what its next start takes from VS Code's global state). */
+  absent?: boolean
+  folder?: 'link' | 'missing'
+  /** Cline: ids of the entries its next start appends from VS Code's global state. */
+  pendingIds?: Set<string>
 }
+
+/** How Cline's `state` folder is there: a folder (undefined), a symbolic link, or not at all. */
+function stateFolderOf(root: string): 'link' | 'missing' | undefined {
+  try {
+    return lstatSync(path.join(root, path.dirname(CLINE_INDEX))).isSymbolicLink() ? 'link' : undefined
+  } catch {
+    return 'missing'
+  }
+}
+
+/**
+ * Cline's list: `readIndex`, and when the file is not there, the ids its next start takes from VS Code's global
+ * state (an unreadable state database: the list is `damaged`, what Cline will list unknown).
+ */
+async function readClineIndex(root: string, read: (root: string, rel: string, shape: 'cline') => ReadIndex | null): Promise<ReadIndex> {
+  const folder = stateFolderOf(root)
+  const index = read(root, CLINE_INDEX, 'cline')
+  const pending = await readClinePendingOnce(root)
+  if (index) {
+    // A task among those Cline's next start appends is listed then (a state database that cannot be read changes nothing here).
+    const more = pending && 'ids' in pending && index.ids !== null && pending.ids.size > 0 ? {pendingIds: pending.ids} : {}
+    return {...index, ...more, ...(folder ? {folder} : {})}
+  }
+  if (pending && 'why' in pending) return {file: CLINE_INDEX, ids: null, class: 'missing', reasons: [], why: `what Cline's next start takes into it from VS Code's globalStorage/${STATE_DB} is unknown (${pending.why})`, absent: true, ...(folder ? {folder} : {})}
+  return {file: CLINE_INDEX, ids: pending?.ids ?? new Set(), absent: true, ...(folder ? {folder} : {})}
+}
+
+/**
+ * `read(root)` of VS Code's state database beside `root`, reusing the last result of the same reader while the
+ * database's path, size, mtime and inode are the same (a PATH `tasks/` reads it once for all its task folders).
+ */
+function onceByStateDb<T>(read: (root: string) => Promise<T>): (root: string) => Promise<T> {
+  let last: {key: string; r: T} | null = null
+  return async (root) => {
+    const db = path.join(path.dirname(root), STATE_DB)
+    let key: string
+    try {
+      const st = statSync(db)
+      key = `${db}\0${st.size}\0${st.mtimeMs}\0${st.ino}`
+    } catch {
+      return read(root)
+    }
+    if (last?.key !== key) last = {key, r: await read(root)}
+    return last.r
+  }
+}
+
+/** `readClinePending`, once per state database. */
+const readClinePendingOnce = onceByStateDb(readClinePending)
 
 /** Reads one index file; null when it does not exist. */
 function readIndex(root: string, rel: string, shape: 'roo' | 'cline'): ReadIndex | null {
@@ -80,8 +144,10 @@ function readIndex(root: string, rel: string, shape: 'roo' | 'cline'): ReadIndex
 
 function factsOf(index: ReadIndex | null, id: string): IndexFacts | null {
   if (!index) return null
-  if (index.ids === null) return {file: index.file, state: 'damaged', class: index.class, reasons: index.reasons, ...(index.why !== undefined ? {why: index.why} : {})}
-  return {file: index.file, state: index.ids.has(id) ? 'listed' : 'not-listed', entries: index.ids.size}
+  const folder = index.folder ? {folder: index.folder} : {}
+  if (index.ids === null) return {file: index.file, state: 'damaged', class: index.class, reasons: index.reasons, ...(index.why !== undefined ? {why: index.why} : {}), ...folder}
+  if (index.absent) return {file: index.file, state: index.ids.has(id) ? 'listed' : 'absent', entries: 0, pending: index.ids.size, ...folder}
+  return {file: index.file, state: index.ids.has(id) || index.pendingIds?.has(id) === true ? 'listed' : 'not-listed', entries: index.ids.size, ...folder}
 }
 
 function message(e: unknown): string {
@@ -111,7 +177,7 @@ export async function listStorage(root: string): Promise<StoreListing> {
     return out
   }
   const rootVariant = variantOfRoot(root) ?? 'unknown'
-  const index = rootVariant === 'cline' ? readIndex(root, CLINE_INDEX, 'cline') : rootVariant === 'kilo' ? await readKiloList(root) : rootVariant === 'unknown' ? null : readIndex(root, path.join('tasks', ROO_INDEX), 'roo')
+  const index = rootVariant === 'cline' ? await readClineIndex(root, readIndex) : rootVariant === 'kilo' ? await readKiloList(root) : rootVariant === 'unknown' ? null : readIndex(root, path.join('tasks', ROO_INDEX), 'roo')
   // Roo Code's per-task history files tell a version that keeps `_index.json` (and rebuilds it) from one that keeps its list in VS Code's state.
   let withHistoryItem = 0
   for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
@@ -160,22 +226,8 @@ function readIndexOnce(root: string, rel: string, shape: 'roo' | 'cline'): ReadI
   return lastIndex.index
 }
 
-/** The last Kilo Code list read from VS Code's state database, by the database's path, size, mtime and inode. */
-let lastKilo: {key: string; index: ReadIndex | null} | null = null
-
-/** `readKiloList`, reusing the last result while the database's path, size, mtime and inode are the same. */
-async function readKiloListOnce(root: string): Promise<ReadIndex | null> {
-  const db = path.join(path.dirname(root), STATE_DB)
-  let key: string
-  try {
-    const st = statSync(db)
-    key = `${db}\0${st.size}\0${st.mtimeMs}\0${st.ino}`
-  } catch {
-    return readKiloList(root)
-  }
-  if (lastKilo?.key !== key) lastKilo = {key, index: await readKiloList(root)}
-  return lastKilo.index
-}
+/** `readKiloList`, once per state database. */
+const readKiloListOnce = onceByStateDb<ReadIndex | null>(readKiloList)
 
 /** True when some task folder of `tasks` holds a `history_item.json` (stops at the first). */
 function anyHistoryItem(tasks: string): boolean {
@@ -213,7 +265,7 @@ export async function listTaskOfStorage(dir: string): Promise<StoreListing> {
     return {chats: [], errors: [{path: dir, message: message(e)}]}
   }
   const rootVariant = variantOfRoot(root) ?? 'unknown'
-  const index = rootVariant === 'cline' ? readIndexOnce(root, CLINE_INDEX, 'cline') : rootVariant === 'kilo' ? await readKiloListOnce(root) : readIndexOnce(root, path.join('tasks', ROO_INDEX), 'roo')
+  const index = rootVariant === 'cline' ? await readClineIndex(root, readIndexOnce) : rootVariant === 'kilo' ? await readKiloListOnce(root) : readIndexOnce(root, path.join('tasks', ROO_INDEX), 'roo')
   const facts: TaskFacts = {kind: 'vscode-task', variant: rootVariant !== 'unknown' ? rootVariant : variantOfFiles(names), index: factsOf(index, path.basename(dir))}
   if (rootVariant === 'roo' && index === null && (names.includes(HISTORY_ITEM) || anyHistoryItem(path.dirname(dir)))) facts.index = {file: path.join('tasks', ROO_INDEX), state: 'absent'}
   return {chats: [{dir, path: dir, facts, listing: names}], errors: []}
