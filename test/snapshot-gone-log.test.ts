@@ -6,7 +6,7 @@
  * The homes are the real ones in shared/realdata, copied; the damage (deletion) is done by code.
  */
 import assert from 'node:assert/strict'
-import {copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync} from 'node:fs'
+import {copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 import {cleanup, inheritedEnv, runCli, tempDir} from './helpers/fixtures.js'
@@ -137,6 +137,32 @@ test('Codex: a rollout deleted after its notify hook snapshotted it is restored 
     const after = treeBytes(home)
     assert.deepEqual([...after.keys()].sort(), [...before.keys()].sort(), 'undo leaves exactly the files there were')
     for (const [k, v] of before) assert.ok(after.get(k)!.equals(v), `every byte of ${k} back`)
+  } finally {
+    cleanup(root)
+  }
+})
+
+test('Codex: a deleted rollout whose dated folder is now a symbolic link out of the agent\'s roots is no chat; repair writes nothing there', () => {
+  const root = tempDir('chatdoctor-gonelog-')
+  try {
+    const home = copyCodexHome(root)
+    const env = envOf(root)
+    const rollout = (codexResolve(home, THREAD_C) as {file: string}).file
+    const notification = {type: 'agent-turn-complete', 'thread-id': THREAD_C, 'turn-id': '01a230d3-9a9e', cwd: path.join(root, 'demo-app'), 'input-messages': ['what does git status say?'], 'last-assistant-message': 'Clean.'}
+    assert.equal(runCli(['snapshot', '--hook', 'codex', JSON.stringify(notification)], {env}).status, 0)
+
+    // The year folder moves away and a link to a folder outside the agent's roots takes its name.
+    const sessions = path.join(home, 'sessions')
+    const rel = path.relative(sessions, path.dirname(rollout)).split(path.sep)
+    const outside = path.join(root, 'outside')
+    mkdirSync(path.join(outside, ...rel.slice(1)), {recursive: true})
+    renameSync(path.join(sessions, rel[0]!), path.join(root, 'moved'))
+    symlinkSync(outside, path.join(sessions, rel[0]!))
+
+    const scan = json(['scan', home], env)
+    assert.equal(scan.chats.find((c) => c.path === tilde(rollout, root)), undefined, 'not a chat through the link')
+    runCli(['repair', '--yes', home], {env})
+    assert.deepEqual(readdirSync(path.join(outside, ...rel.slice(1))), [], 'nothing written outside the roots')
   } finally {
     cleanup(root)
   }
