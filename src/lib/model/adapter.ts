@@ -243,7 +243,16 @@ export interface FormatAdapter {
    * name, and the name a missing primary is reported under. Optional: without it, quick mode classifies no
    * file of this format.
    */
-  readonly quick?: {roleOf(name: string): Role; primary: string}
+  readonly quick?: {
+    roleOf(name: string): Role
+    primary: string
+    /**
+     * Files of this `role` may hold copies of the agent context embedded in them (generations of role
+     * `embedded`). `find` gets such a file's whole bytes (quick mode read it whole) and names the newest embedded
+     * copy that holds agent context, as a generation is named; null when none does.
+     */
+    embedded?: {role: Role; find(file: string, bytes: Uint8Array): string | null}
+  }
   /** The whole diagnosis of one chat dir: classify, measure, rank, status, findings. Pure; never throws. */
   diagnose(snapshot: ChatDirSnapshot): Diagnosis
   /** (repair) Matches an argv element of the agent's own process (e.g. /codebuff|freebuff/i), for the live check. */

@@ -4,7 +4,9 @@
  * windows is read whole and classified exactly; a larger one only from its ends (`verified: false`). No
  * measuring, so no turns, no ranking by content: a chat is `healthy` when its primary is intact (or, read at
  * its ends only, looks whole there), `repairable` when it is not but a backup or temp is (the newest by mtime
- * is named winner), `unrecoverable` otherwise. Damage in the middle of a file read at its ends is not detected:
+ * is named winner); with none, a file the adapter says embeds copies of the context (`quick.embedded`) decides:
+ * read whole, its newest copy holding context is the winner (`repairable`); read at its ends only, the chat is
+ * `repairable` and unverified with no winner (never called lost on what was not read); `unrecoverable` otherwise. Damage in the middle of a file read at its ends is not detected:
  * the report says so (`quick.notDetected`), and a chat whose status rests on such a file is `verified: false`
  * and sets exit bit 8 unless the user accepts ends that look whole (`--trust-ends`, `quickExitCode`).
  */
@@ -23,7 +25,7 @@ import type {ScanOptions} from './scan.js'
 import {addQuickNotRegular} from './not-regular.js'
 
 /** What a quick scan reports it could not see, for the report's `quick` field. */
-export const QUICK_NOT_DETECTED = 'damage in the middle of a file larger than the head and tail windows (NUL runs, invalid UTF-8, syntax errors, a cut that happens to end in a closing brace, a wrong shape) and which generation holds more turns'
+export const QUICK_NOT_DETECTED = 'damage in the middle of a file larger than the head and tail windows (NUL runs, invalid UTF-8, syntax errors, a cut that happens to end in a closing brace, a wrong shape), which generation holds more turns, and the copies of the agent context embedded in a file read only at its ends (a full scan reads them)'
 
 /** The report's `quick` field: how much of each file was read, what that cannot detect, and the exit rule. */
 export function quickInfo(unverified: number, trustEnds = false): {headBytes: number; tailBytes: number; notDetected: string; trustEnds: boolean; unverified: number} {
@@ -128,13 +130,36 @@ export function quickDiagnose(dir: string, entries: QuickEntry[], adapter: Forma
   }
   const usable = generations.filter((g) => STATE_ROLES.includes(g.role) && g.class === 'intact' && g !== primary)
   usable.sort((a, b) => (b.mtimeMs ?? 0) - (a.mtimeMs ?? 0))
-  const status = primary.class === 'intact' ? 'healthy' : usable.length > 0 ? 'repairable' : 'unrecoverable'
-  const winner = primary.class === 'intact' ? primary.file : usable[0]?.file ?? null
-  if (status === 'unrecoverable') findings.push(finding('context-lost', null, 'no generation of the agent context is intact or looks whole at its ends'))
+  let status: ChatReport['status'] = primary.class === 'intact' ? 'healthy' : usable.length > 0 ? 'repairable' : 'unrecoverable'
+  let winner: string | null = primary.class === 'intact' ? primary.file : usable[0]?.file ?? null
   // What the status rests on: the primary of a healthy chat, the winner of a repairable one.
-  const basis = status === 'healthy' ? primary : status === 'repairable' ? usable[0] : undefined
-  const verified = basis?.verified !== false
-  if (!verified) findings.push(finding('unverified', basis!.file, `${basis!.file} was read only at its ends (${basis!.bytes} bytes, more than the quick windows): they look whole, the middle was not checked; a full scan verifies it`))
+  let basis = status === 'healthy' ? primary : status === 'repairable' ? usable[0] : undefined
+  // No state file is usable: a file that embeds copies of the context is looked into when it was read whole; one
+  // read only at its ends may hold them, so the chat is never called lost on it (a full scan decides).
+  const embeds = adapter.quick?.embedded
+  if (status === 'unrecoverable' && embeds) {
+    for (const g of generations) {
+      if (g.role !== embeds.role || g.class !== 'intact') continue
+      const ends = entries.find((e) => e.name === g.file)?.ends
+      if (!ends) continue
+      if (g.verified !== false && ends.head.length === ends.size) {
+        const copy = embeds.find(g.file, ends.head)
+        if (copy === null) continue
+        status = 'repairable'
+        winner = copy
+        basis = g
+        break
+      }
+      status = 'repairable'
+      winner = null
+      basis = g
+      findings.push(finding('unverified', g.file, `no state file is usable, and ${g.file} was read only at its ends (${g.bytes} bytes, more than the quick windows): quick mode does not look for the copies of the agent context embedded in it; a full scan does, and says whether the chat is repairable or lost`))
+      break
+    }
+  }
+  if (status === 'unrecoverable') findings.push(finding('context-lost', null, `no generation of the agent context is intact or looks whole at its ends${embeds ? `, and ${generations.some((g) => g.role === embeds.role && g.class === 'intact') ? 'no copy embedded in a file read whole holds it' : `no intact ${embeds.role} holds a copy of it`}` : ''}`))
+  const verified = basis?.verified !== false && !(basis && winner === null)
+  if (!verified && winner !== null) findings.push(finding('unverified', basis!.file, `${basis!.file} was read only at its ends (${basis!.bytes} bytes, more than the quick windows): they look whole, the middle was not checked; a full scan verifies it`))
   return {
     report: {path: dir, format: adapter.name, id: path.basename(dir), status, winner, transcriptTurns: null, contextTurns: null, findings, generations, ranking: [], verified},
     unreadable,

@@ -38,12 +38,17 @@ export function compareCandidates(a: Candidate, b: Candidate): number {
   )
 }
 
-/** Why `loser` ranks below `winner`: the first criterion that separates them, in words. */
-export function whyLost(loser: Candidate, winner: Candidate, winnerIsKeptPrimary = false): string {
+/**
+ * Why `loser` ranks below `winner`: the first criterion that separates them, in words. `kept` says why the winner
+ * was kept ahead of the order (`'primary'`: the usable primary; a sentence: the reason given), undefined when
+ * it was not.
+ */
+export function whyLost(loser: Candidate, winner: Candidate, kept?: 'primary' | string): string {
   const w = winner.measure
   const l = loser.measure
-  if (winnerIsKeptPrimary && l.turns <= w.turns) {
+  if (kept !== undefined && l.turns <= w.turns) {
     if (l.turns < w.turns) return `covers fewer turns (${l.turns} < ${w.turns})`
+    if (kept !== 'primary') return `covers no more turns than ${winner.file} (${l.turns} = ${w.turns}), which is kept: ${kept}`
     return `covers no more turns than the primary (${l.turns} = ${w.turns}); a usable primary is kept unless another generation covers more`
   }
   if (l.turns !== w.turns) return `covers fewer turns (${l.turns} < ${w.turns})`
@@ -59,8 +64,9 @@ export function whyLost(loser: Candidate, winner: Candidate, winnerIsKeptPrimary
 /**
  * Ranks candidates. When `keep` names a candidate (the usable primary of a healthy chat), that candidate is
  * the winner unless another covers strictly more turns. Returns the winner first, then the rest in order.
+ * `keptBecause`: `keep` names another candidate than the primary, kept for this reason (in the losers' words).
  */
-export function rankCandidates(candidates: Candidate[], keep?: string): {order: Candidate[]; entries: RankEntry[]} {
+export function rankCandidates(candidates: Candidate[], keep?: string, keptBecause?: string): {order: Candidate[]; entries: RankEntry[]} {
   const sorted = [...candidates].sort(compareCandidates)
   const kept = keep === undefined ? undefined : sorted.find((c) => c.file === keep)
   let winnerIsKept = false
@@ -74,7 +80,7 @@ export function rankCandidates(candidates: Candidate[], keep?: string): {order: 
     file: c.file,
     rank: i + 1,
     turns: c.measure.turns,
-    lostBecause: i === 0 ? null : whyLost(c, winner, winnerIsKept),
+    lostBecause: i === 0 ? null : whyLost(c, winner, winnerIsKept ? (keptBecause ?? 'primary') : undefined),
   }))
   return {order: sorted, entries}
 }

@@ -386,12 +386,19 @@ export function keepClaudeRecord(v: Record<string, unknown>): Record<string, unk
   return out
 }
 
+/** A record's key among the session's: its `uuid`; a record without one (a summary, a file-history snapshot) by its kind, ids and time. */
+export function claudeRecordKey(v: Record<string, unknown>): string {
+  if (typeof v.uuid === 'string') return v.uuid
+  return JSON.stringify([v.type ?? null, v.messageId ?? null, v.leafUuid ?? null, v.timestamp ?? null])
+}
+
 /** Claude Code in the JSON-lines family: it takes the session files no other member claims by name. */
 export const claudeDialect: SessionDialect = {
   name: 'claude-code',
   isRecord: isClaudeRecord,
   recordRule: () => isClaudeRecordShape,
   keep: keepClaudeRecord,
+  recordKey: claudeRecordKey,
   settle: settleClaude,
   lastTurn: lastTurnClaude,
   redactRecord: redactClaudeRecord,

@@ -118,3 +118,21 @@ export function embeddedGenerationBytes(transcript: Uint8Array, id: string): Buf
   if (!hit) return null
   return Buffer.from(transcript.buffer, transcript.byteOffset + hit.start, hit.end - hit.start)
 }
+
+/**
+ * (`scan --quick`) The name of the newest embedded copy in a transcript's bytes that holds agent context (a
+ * `sessionState.mainAgentState.messageHistory` array), as a generation is named; null when none does.
+ */
+export function newestEmbeddedWithContext(file: string, transcript: Uint8Array): string | null {
+  const all = locateEmbeddedRunStates(transcript)
+  for (let k = all.length - 1; k >= 0; k--) {
+    const e = all[k]
+    try {
+      const v = JSON.parse(Buffer.from(transcript.buffer, transcript.byteOffset + e.start, e.end - e.start).toString("utf8")) as {sessionState?: {mainAgentState?: {messageHistory?: unknown}}}
+      if (Array.isArray(v?.sessionState?.mainAgentState?.messageHistory)) return embeddedName(file, e.id)
+    } catch {
+      // not a whole document: not a copy of the context
+    }
+  }
+  return null
+}

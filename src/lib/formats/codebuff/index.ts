@@ -18,6 +18,7 @@ import {measureRunState} from './measure.js'
 import {RUN_STATE_VALUE} from './large.js'
 import {addDocumentGenerations, addEmbeddedGenerations, applyForensics, generationBytes, salvageAll, salvageChat} from './forensics.js'
 import {chooseTranscriptSource, transcriptSalvageOf} from './transcript.js'
+import {newestEmbeddedWithContext} from './embedded.js'
 import {planCodebuffChat} from './plan.js'
 import {inspectChat} from './inspect.js'
 import {redactChatFiles} from './redact.js'
@@ -323,7 +324,7 @@ export const codebuff: FormatAdapter & {
   chatsIn: (dir, names) => (isChatDir(dir, names) ? {chats: [{dir, path: dir}], descend: false} : null),
   wantsContent,
   streamValue: (name) => (isState(roleOf(name)) ? RUN_STATE_VALUE : undefined),
-  quick: {roleOf, primary: PRIMARY},
+  quick: {roleOf, primary: PRIMARY, embedded: {role: 'transcript', find: newestEmbeddedWithContext}},
   diagnose: diagnoseChat,
   tempWriterPid,
   agentProcess: AGENT_PROCESS,

@@ -502,12 +502,27 @@ function sharedPayload(p: Record<string, unknown>): Record<string, unknown> {
   return shared as Record<string, unknown>
 }
 
+/** An item's members that name it (`keepItem` keeps them whole): kind, role, call id and a header's id. */
+function itemKey(it: Record<string, unknown>, header: boolean): unknown[] {
+  return [it.type ?? null, it.role ?? null, it.call_id ?? null, 'id' in it && (header || it.type === undefined) ? it.id : null]
+}
+
+/**
+ * A rollout line's key among the session's (rollout records carry no id of their own): its time, kind, ordinal
+ * and its item's kind, role, call id and header id, all kept whole by `keepCodexRecord`.
+ */
+export function codexRecordKey(v: Record<string, unknown>): string {
+  const p = isObj(v.payload) ? itemKey(v.payload, v.type === 'session_meta') : null
+  return JSON.stringify([v.timestamp ?? null, v.record_type ?? null, v.ordinal ?? null, ...itemKey(v, false), p])
+}
+
 /** Codex in the JSON-lines family: rollouts by name or place, and any log with a compressed `.zst` sibling. */
 export const codexDialect: SessionDialect = {
   name: 'codex',
   isRecord: isCodexRecord,
   recordRule: (clean) => (clean === undefined ? (v) => isRolloutRecordShape(v) || isLegacyRecordShape(v) : isLegacyRollout(clean) ? isLegacyRecordShape : isRolloutRecordShape),
   keep: keepCodexRecord,
+  recordKey: codexRecordKey,
   settle: settleCodex,
   lastTurn: lastTurnCodex,
   redactRecord: redactCodexRecord,

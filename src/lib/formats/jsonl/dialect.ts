@@ -45,6 +45,13 @@ export interface SessionDialect {
    * them, the first member's value first). Without it, records are kept whole.
    */
   keep?(value: Record<string, unknown>): Record<string, unknown>
+  /**
+   * A key naming one record among a session's, read only from what `keep` keeps whole (so a log read by
+   * streaming gives the same key as its bytes in memory): Claude Code a record's `uuid`. Two copies of a session
+   * are compared by these keys (does a copy hold the records a lossy repair of the log drops, and every record it
+   * keeps?); equal keys are counted. Without it, copies are never compared record by record.
+   */
+  recordKey?(value: Record<string, unknown>): string
   /** Measures one log and finds its structural problems, by the agent's loader rules. */
   analyze(fileName: string, cls: JsonlClassification): SessionAnalysis
   /**

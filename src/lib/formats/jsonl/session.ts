@@ -17,7 +17,7 @@ import {createRequire} from 'node:module'
 import {bufferSource, classifyJsonlBytes, classifyJsonlSource, readFresh, type ByteSource, type JsonlClassification, type JsonlLine, type KeepRecord} from '../../classify/jsonl.js'
 import {finding} from './findings.js'
 import {answerCutBy, lostAnswerText} from './answer.js'
-import {planJsonlRepair, type JsonlLog, type JsonlRepairPlan, type JsonlRepairRules} from './repair.js'
+import {planJsonlRepair, type JsonlChange, type JsonlChangeKind, type JsonlLog, type JsonlRepairPlan, type JsonlRepairRules} from './repair.js'
 import type {ChatStatus, Finding, Generation, LostAnswer} from '../../model/report.js'
 import {rankCandidates, type Candidate} from '../../rank/index.js'
 import type {ChatDirSnapshot, ChatUnit, Diagnosis, FileEntry, FolderChats} from '../../model/adapter.js'
@@ -478,6 +478,82 @@ export function turnsInDamagedLines(name: string, log: JsonlLog, cls: JsonlClass
   return out
 }
 
+/** The byte changes that lose what a line held: a dropped line, a torn final line, the cut record of a split line. */
+const LOSSY_CHANGES: ReadonlySet<JsonlChangeKind> = new Set(['drop-line', 'drop-torn-tail', 'split-line'])
+
+/** A plan's changes that lose records (`LOSSY_CHANGES`). */
+function lossyChanges(plan: JsonlRepairPlan): JsonlChange[] {
+  return plan.changes.filter((c) => LOSSY_CHANGES.has(c.kind))
+}
+
+/** What another copy of the session holds of what a lossy repair drops. */
+interface Held {
+  /** The lines (1-based) the repair drops whose place in the copy holds a record the repair does not keep. */
+  lines: number[]
+  /** Every record the repair keeps is in the copy. */
+  all: boolean
+}
+
+/**
+ * What `other` (a copy of the session whose repair drops nothing) holds of what the repair of `lossy` drops,
+ * by the dialect's record keys: a dropped line is held when, in `other`, between the records the repair keeps
+ * on either side of it (the start or the end of the log when there is none), lies a record the repair does not
+ * keep. Null when the dialect names no records.
+ */
+function heldBy(fmt: SessionDialect, lossy: JsonlRepairPlan, other: JsonlRepairPlan): Held | null {
+  const key = fmt.recordKey
+  if (!key) return null
+  const kept = lossy.before.records
+  const keptKeys = kept.map((r) => key(r.value))
+  const keptSet = new Set(keptKeys)
+  const theirs = other.after.records.map((r) => key(r.value))
+  const first = new Map<string, number>()
+  const count = new Map<string, number>()
+  theirs.forEach((k, i) => {
+    if (!first.has(k)) first.set(k, i)
+    count.set(k, (count.get(k) ?? 0) + 1)
+  })
+  let all = true
+  for (const k of keptKeys) {
+    const n = count.get(k) ?? 0
+    if (n === 0) {
+      all = false
+      break
+    }
+    count.set(k, n - 1)
+  }
+  const lines: number[] = []
+  for (const c of lossyChanges(lossy)) {
+    const at = c.line - 1
+    let prev = -1
+    let next = theirs.length
+    for (let i = 0; i < kept.length; i++) {
+      if (kept[i].line < at) prev = first.get(keptKeys[i]) ?? prev
+      else if (kept[i].line > at) {
+        next = first.get(keptKeys[i]) ?? theirs.length
+        break
+      }
+    }
+    for (let i = prev + 1; i < next; i++) {
+      if (!keptSet.has(theirs[i])) {
+        lines.push(c.line)
+        break
+      }
+    }
+  }
+  return {lines, all}
+}
+
+/** What a copy holds of dropped lines, in words. */
+function heldWords(lines: readonly number[]): string {
+  return lines.length === 1 ? 'its record' : 'their records'
+}
+
+/** Lines by number, in words ("line 24", "lines 24, 31"). */
+function linesWords(lines: readonly number[]): string {
+  return `line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}`
+}
+
 /** Lines (1-based) and paths of the records holding a lone surrogate escape, in words. */
 function describeLoneSurrogates(cls: JsonlClassification): string {
   const at = cls.loneSurrogates.slice(0, 5).map((x) => `line ${x.line + 1} (${x.path})`)
@@ -653,8 +729,36 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
     asIs = true
   }
   const keep = loaded && candidates.some((c) => c.st === loaded) ? loaded.gen.file : undefined
-  const {order, entries: ranking} = rankCandidates(candidates, keep)
-  const best = order[0] as (Candidate & {st: GenState}) | undefined
+  let {order, entries: ranking} = rankCandidates(candidates, keep)
+  let best = order[0] as (Candidate & {st: GenState}) | undefined
+  // A repair that loses records never beats a copy that holds them and every record the repair keeps: that
+  // copy is kept as the winner instead (it covers at least the same turns). A copy holding the lost records but
+  // not the repair's newer ones leaves the winner as it is, and the report names it.
+  const lostHeld: Array<{file: string; lines: number[]}> = []
+  let keptOver: {lossy: Candidate & {st: GenState}; lines: number[]} | null = null
+  const lossy = best && !manual && !asIs && best.st.plan ? lossyChanges(best.st.plan) : []
+  if (best && lossy.length > 0) {
+    for (const c of order.slice(1) as Array<Candidate & {st: GenState}>) {
+      if (!c.st.plan || lossyChanges(c.st.plan).length > 0) continue
+      const held = heldBy(fmt, best.st.plan!, c.st.plan)
+      if (!held || held.lines.length === 0) continue
+      if (held.all && held.lines.length === lossy.length && c.measure.turns >= best.measure.turns) {
+        const lines = held.lines
+        const because = `a repair of ${best.file} drops ${linesWords(lines)}, whose records it holds with every record that repair keeps`
+        const lossyBest = best
+        ;({order, entries: ranking} = rankCandidates(candidates, c.file, because))
+        best = order[0] as Candidate & {st: GenState}
+        const entry = ranking.find((e) => e.file === lossyBest.file)
+        if (entry && best === c) {
+          entry.lostBecause = `a repair of it drops ${linesWords(lines)}; ${c.file} holds ${heldWords(lines)} and every record the repair keeps`
+          keptOver = {lossy: lossyBest, lines}
+        }
+        lostHeld.length = 0
+        break
+      }
+      lostHeld.push({file: c.file, lines: held.lines})
+    }
+  }
 
   let status: ChatStatus
   if (!best) status = 'unrecoverable'
@@ -691,7 +795,12 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
     )
   }
   if (best?.st.lostAnswer) findings.push(finding('answer-lost', best.st.gen.file, lostAnswerText(best.st.lostAnswer)))
-  if (best && loaded && best.st !== loaded && loaded.repaired) {
+  if (keptOver) {
+    findings.push(finding('lost-lines-held', keptOver.lossy.file, `a repair of ${keptOver.lossy.file} would drop ${linesWords(keptOver.lines)}; ${best!.file} holds ${heldWords(keptOver.lines)} and every record that repair keeps, so it is the winner (covers ${plural(best!.measure.turns, 'user turn')})`))
+  } else if (best) {
+    for (const h of lostHeld) findings.push(finding('lost-lines-held', best.file, `a repair of ${best.file} drops ${linesWords(h.lines)}; ${h.file} holds ${heldWords(h.lines)} but not every record ${best.file} keeps (it has records ${h.file} lacks), so the repair keeps ${best.file}: the dropped records are only in ${h.file}`))
+  }
+  if (best && loaded && best.st !== loaded && loaded.repaired && keptOver?.lossy.st !== loaded) {
     findings.push(finding('primary-behind', loaded.gen.file, `${loaded.gen.file} reaches ${loaded.plan?.accepted || loaded.repaired.manual !== null ? loaded.repaired.measure.turns : 0} user turns even after repair; ${best.file} reaches ${best.measure.turns}`))
   }
   if (best && !loaded) findings.push(finding('primary-missing', null, `the log the agent reads is missing; ${best.file} holds ${plural(best.measure.turns, 'user turn')}`))
