@@ -172,6 +172,26 @@ test('a file changed between the scan and the write: refused, nothing written; -
   }
 })
 
+test('a file the repair replaces, appended to between the scan and the write: refused without offering --force, and --force refuses the same way', async () => {
+  const {root, dir, plan, fs, ctx} = await setup()
+  try {
+    assert.ok(plan.actions.some((a) => a.type === 'rewrite' || a.type === 'restore') && plan.watch.some((w) => w.name === P))
+    writeFileSync(path.join(dir, P), Buffer.concat([readFileSync(path.join(dir, P)), Buffer.from('\n')]))
+    const tree = hashTree(dir)
+    for (const force of [false, true]) {
+      const out = await applyChat(plan, {...ctx, force})
+      assert.equal(out.outcome, 'refused', `force ${force}`)
+      assert.match(out.message!, /run-state\.json changed since the scan \(\d+ → \d+ bytes\).*not even with --force/, `force ${force}`)
+      assert.doesNotMatch(out.message!, /--force writes anyway/, `force ${force}: --force is not offered where it refuses too`)
+      assert.deepEqual(out.warnings, [], `force ${force}: no --force warning for a write that did not happen`)
+      assert.deepEqual(hashTree(dir), tree, `force ${force}: nothing written`)
+    }
+    assert.deepEqual(fs.mutations(), [], 'refused before the lock: nothing made, not even the lock')
+  } finally {
+    cleanup(root)
+  }
+})
+
 test('an agent save over the primary after the lock is taken: refused even with --force, the save stays the primary', async () => {
   const {root, dir, plan, fs, ctx} = await setup()
   try {

@@ -22,7 +22,7 @@ import {readChatSync} from '../src/lib/pipeline/inventory.js'
 import {planChat} from '../src/lib/pipeline/plan.js'
 import {scanPaths} from '../src/lib/pipeline/scan.js'
 import {cleanup, cutAt, invalidByteAt, nulPadded, nulRunAt, nulTailAt, tempDir, withBom} from './helpers/fixtures.js'
-import {allRealSessionLogs, body, linesOf} from './helpers/sessions.js'
+import {REAL_SESSIONS, allRealSessionLogs, body, linesOf, nulOverNestedHead, read} from './helpers/sessions.js'
 
 /** Damaged copies of a log, each by the damage's name (the shapes of test/jsonl.test.ts, built here from `buf`). */
 function damaged(buf: Buffer): Record<string, Buffer> {
@@ -99,6 +99,16 @@ describe('the streaming line classifier gives the verdict of the in-memory one',
       }
     })
   }
+})
+
+test('NULs over a Claude Code progress record up to its nested message: streamed, the line is dropped as in memory', () => {
+  const {buf, line} = nulOverNestedHead(read(REAL_SESSIONS.claude.short), 2)
+  const whole = classifyJsonlBytes(buf, {isRecord: isClaudeRecordShape})
+  for (const longLineBytes of [1500, 64 * 1024]) {
+    const streamed = classifyJsonlSource(bufferSource(buf), {isRecord: isClaudeRecordShape, chunkBytes: 997, longLineBytes})
+    assert.deepEqual(comparable(streamed.cls), comparable(whole), `long lines from ${longLineBytes} bytes: the same classification`)
+  }
+  assert.deepEqual([whole.lines[line].action, whole.lines[line].records.length], ['drop', 0])
 })
 
 /** A tree of every real log and its damaged copies, in the folders discovery gives each format. */

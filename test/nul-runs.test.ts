@@ -15,13 +15,13 @@ import path from 'node:path'
 import {describe, test} from 'node:test'
 import {classifyJsonlBytes} from '../src/lib/classify/jsonl.js'
 import {isClaudeRecordShape} from '../src/lib/formats/claude-code/session.js'
-import {isRolloutRecordShape} from '../src/lib/formats/codex/session.js'
+import {isLegacyRecordShape, isLegacyRollout, isRolloutRecordShape} from '../src/lib/formats/codex/session.js'
 import {adapterByName} from '../src/lib/formats/index.js'
 import type {ChatDirSnapshot} from '../src/lib/model/adapter.js'
 import type {ChatReport, LineChangeReport as LineChange} from '../src/lib/model/report.js'
 import {planChat} from '../src/lib/pipeline/plan.js'
 import {REAL_CHATS, cleanup, copyRealChat, runCli, tempDir} from './helpers/fixtures.js'
-import {REAL_SESSIONS, allRealSessionLogs, read} from './helpers/sessions.js'
+import {REAL_SESSIONS, agentProgress, allRealSessionLogs, nulOverNestedHead, read} from './helpers/sessions.js'
 
 type Format = 'claude-code' | 'codex'
 
@@ -232,6 +232,58 @@ describe('a record NULs were written over is lost, and said to be', () => {
     assert.deepEqual([line.reasons, line.action, line.records.length], [['nul-run', 'torn-interior'], 'rewrite', 1])
     assert.equal(Buffer.from(line.records[0].bytes!).toString('latin1'), L[5].text)
     assert.equal(line.records[0].offset, null, 'a record carved out from between NUL runs has no offset')
+  })
+})
+
+/** Every object nested in `v` (not `v` itself), depth first. */
+function nestedObjects(v: unknown, out: Array<Record<string, unknown>> = [], top = true): Array<Record<string, unknown>> {
+  if (Array.isArray(v)) for (const x of v) nestedObjects(x, out, false)
+  else if (typeof v === 'object' && v !== null) {
+    if (!top) out.push(v as Record<string, unknown>)
+    for (const x of Object.values(v)) nestedObjects(x, out, false)
+  }
+  return out
+}
+
+describe('a record after a NUL run is a record only by the top-level keys of its format', () => {
+  test('every record of every real log passes its format\'s rule; every nested object with a type fails it', () => {
+    let nested = 0
+    let withId = 0
+    for (const {file, format} of LOGS) {
+      const values = lines(read(file)).filter((l) => l.text.trim() !== '').map((l) => JSON.parse(l.text) as Record<string, unknown>)
+      const rule = format === 'claude-code' ? isClaudeRecordShape : isLegacyRollout(values) ? isLegacyRecordShape : isRolloutRecordShape
+      for (const v of values) {
+        assert.ok(rule(v), `${path.basename(file)}: record ${JSON.stringify(v).slice(0, 100)} passes`)
+        for (const n of nestedObjects(v)) {
+          if (!('type' in n)) continue
+          nested++
+          if ('uuid' in n || 'id' in n) withId++
+          assert.ok(!rule(n), `${path.basename(file)}: nested ${JSON.stringify(n).slice(0, 100)} is no record`)
+          assert.ok(!isClaudeRecordShape(n) && !isRolloutRecordShape(n), `${path.basename(file)}: nested ${JSON.stringify(n).slice(0, 100)} is no record of either`)
+        }
+      }
+    }
+    assert.ok(nested > 1000 && withId > 100, `${nested} nested objects with a type checked, ${withId} of them with an id`)
+    // The nested shapes of Claude Code that the real logs lack: a subagent's message in a progress record.
+    const o = JSON.parse(lines(read(REAL_SESSIONS.claude.short))[2].text) as Record<string, unknown>
+    const p = JSON.parse(agentProgress(o).toString()) as Record<string, unknown>
+    assert.ok(isClaudeRecordShape(p))
+    const inner = (p.data as {message: Record<string, unknown>}).message
+    assert.ok(typeof inner.uuid === 'string' && !isClaudeRecordShape(inner), 'a progress record\'s data.message is no record')
+  })
+
+  test('NULs over a progress record\'s head up to its nested message: the line is dropped, the message never written as a line', () => {
+    const doc = read(REAL_SESSIONS.claude.short)
+    const {buf, line} = nulOverNestedHead(doc, 2)
+    const cls = classifyJsonlBytes(buf, {isRecord: isClaudeRecordShape})
+    const l = cls.lines[line]
+    assert.deepEqual([l.reasons, l.action, l.records.length], [['nul-run', 'torn-interior'], 'drop', 0])
+    const r = outcome('s.jsonl', buf, 'claude-code')
+    assert.equal(r.report.status, 'repairable')
+    assert.ok(r.written && !r.written.includes('SUBAGENT STEP'), 'the nested message is not written back')
+    assert.deepEqual(r.written, doc, 'the repair writes the original log: the progress line is the only loss')
+    const c = r.changes.find((x) => x.line === line + 1)!
+    assert.deepEqual([c.kind, c.recordsKept], ['drop-line', 0])
   })
 })
 

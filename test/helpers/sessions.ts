@@ -57,6 +57,28 @@ export function body(line: Buffer): Buffer {
   return line.subarray(0, e)
 }
 
+/**
+ * A `progress` record as Claude Code writes a subagent's step (`data.type` `agent_progress`): the subagent's
+ * message nested in `data.message`, with `type` and `uuid` of its own. Built from real record `o` of a log.
+ */
+export function agentProgress(o: Record<string, unknown>): Buffer {
+  const inner = {type: 'assistant', uuid: 'deadbeef-0000-4000-8000-000000000001', timestamp: o.timestamp, message: {role: 'assistant', content: [{type: 'text', text: 'SUBAGENT STEP text'}]}}
+  const rec = {parentUuid: o.uuid, isSidechain: false, type: 'progress', data: {type: 'agent_progress', message: inner, prompt: 'x'}, uuid: 'aaaaaaaa-0000-4000-8000-000000000002', sessionId: o.sessionId, timestamp: o.timestamp}
+  return Buffer.from(JSON.stringify(rec))
+}
+
+/**
+ * A real Claude Code log with an `agentProgress` line after line `k` (0-based), and NULs over that line's head up
+ * to its nested message; `line` is the index of the inserted line.
+ */
+export function nulOverNestedHead(doc: Buffer, k: number): {buf: Buffer; line: number} {
+  const L = linesOf(doc)
+  const progress = agentProgress(JSON.parse(body(L[k]).toString()) as Record<string, unknown>)
+  const head = progress.indexOf('"message":{"type":"assistant"') + '"message":'.length
+  progress.fill(0, 0, head)
+  return {buf: Buffer.concat([...L.slice(0, k + 1), progress, Buffer.from('\n'), ...L.slice(k + 1)]), line: k + 1}
+}
+
 export const join = (parts: Buffer[]): Buffer => Buffer.concat(parts)
 export const LF = Buffer.from('\n')
 

@@ -106,19 +106,28 @@ export function describeWriteError(e: unknown, what: string): string {
   return `${(e as Error)?.message ?? String(e)} ${what}`.trim()
 }
 
-/** Why a chat looks live right now (empty when it does not). Read-only. */
-export async function liveReasons(plan: ChatPlan, ctx: Pick<ApplyContext, 'fs' | 'isAgentProcess'>): Promise<string[]> {
+/**
+ * How the watched files differ from the scan by size and mtime (none when they do not), in words; `checked`:
+ * the file was looked at (false when it could not be, for a reason other than being gone). Read-only.
+ */
+async function watchedChanges(plan: ChatPlan, fs: FileSystem): Promise<Array<{name: string; what: string; checked: boolean}>> {
   const dir = plan.chat.snapshot.dir
-  const reasons: string[] = []
+  const out: Array<{name: string; what: string; checked: boolean}> = []
   for (const w of plan.watch) {
     try {
-      const st = await ctx.fs.lstat(path.join(dir, w.name))
-      if (st.size !== w.bytes) reasons.push(`${w.name} changed since the scan (${w.bytes} → ${st.size} bytes)`)
-      else if (st.mtimeMs !== w.mtimeMs) reasons.push(`${w.name} changed since the scan (new mtime)`)
+      const st = await fs.lstat(path.join(dir, w.name))
+      if (st.size !== w.bytes) out.push({name: w.name, what: `${w.name} changed since the scan (${w.bytes} → ${st.size} bytes)`, checked: true})
+      else if (st.mtimeMs !== w.mtimeMs) out.push({name: w.name, what: `${w.name} changed since the scan (new mtime)`, checked: true})
     } catch (e) {
-      reasons.push(code(e) === 'ENOENT' ? `${w.name} disappeared since the scan` : `${w.name} cannot be checked (${code(e) || 'error'})`)
+      out.push({name: w.name, what: code(e) === 'ENOENT' ? `${w.name} disappeared since the scan` : `${w.name} cannot be checked (${code(e) || 'error'})`, checked: code(e) === 'ENOENT'})
     }
   }
+  return out
+}
+
+/** Why a chat looks live right now (empty when it does not). Read-only. */
+export async function liveReasons(plan: ChatPlan, ctx: Pick<ApplyContext, 'fs' | 'isAgentProcess'>): Promise<string[]> {
+  const reasons = (await watchedChanges(plan, ctx.fs)).map((c) => c.what)
   const pattern = plan.chat.adapter.agentProcess
   if (pattern) {
     const isAgent = ctx.isAgentProcess ?? isAgentProcess
@@ -130,6 +139,14 @@ export async function liveReasons(plan: ChatPlan, ctx: Pick<ApplyContext, 'fs' |
 }
 
 const LIVE_HINT = 'the agent may be running: quit it and run chatdoctor repair again (--force writes anyway)'
+
+/**
+ * The refusal when a file the repair replaces or removes changed since the scan: `--force` does not write over
+ * it (the plan was made from its earlier bytes; the agent's newer save may be the better generation).
+ */
+function replacedChangedMessage(what: string): string {
+  return `refused: ${what}: the plan was made from its earlier bytes, so nothing was written over it (not even with --force); run chatdoctor repair again`
+}
 
 /** Why a file to be replaced must not be (a process holds it open for writing); null when none does. */
 export function heldOpenReason(dir: string, names: string[], find: (files: string[]) => OpenWriter[] = openWriters): string | null {
@@ -263,7 +280,10 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
   const targets = replacing.map((r) => r.name)
   const findWriters = ctx.openWriters ?? openWriters
 
-  // 1. Live?
+  // 1. Live? A file the repair replaces that changed since the scan is refused first, --force or not: the
+  // hint to a live agent offers --force, which would refuse again on it.
+  const stale = (await watchedChanges(plan, fs)).find((c) => c.checked && targets.includes(c.name))
+  if (stale) return out('refused', replacedChangedMessage(stale.what))
   const live = await liveReasons(plan, ctx)
   if (live.length > 0) {
     if (!ctx.force) return out('refused', `refused: ${live[0]}; ${LIVE_HINT}`)
@@ -309,15 +329,16 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
     lockIno = lock.ino
     stage = "checking the chat's files"
     if (lock.tookOverFrom) warnings.push(`took over a stale lock of pid ${lock.tookOverFrom.pid} (${lock.tookOverFrom.purpose || 'unknown'}), which is no longer running`)
+    const watch = await Watch.capture(fs, dir, [...plan.watch.map((w) => w.name), ...targets])
+    // A file the repair replaces or removes must hold the very bytes the plan was made from, --force or not:
+    // the agent's newer save may be the better generation. Other watched files changed: --force writes, and says so.
+    // Checked before liveness again, so that a refusal offers --force only where --force would write.
+    const off = sinceScan(plan, watch, new Set(targets))
+    if (off?.replaced) throw new Refusal(replacedChangedMessage(off.what))
     if (!ctx.force) {
       const again = await liveReasons(plan, ctx)
       if (again.length > 0) throw new Refusal(`refused: ${again[0]}; ${LIVE_HINT}`)
     }
-    const watch = await Watch.capture(fs, dir, [...plan.watch.map((w) => w.name), ...targets])
-    // A file the repair replaces or removes must hold the very bytes the plan was made from, --force or not:
-    // the agent's newer save may be the better generation. Other watched files changed: --force writes, and says so.
-    const off = sinceScan(plan, watch, new Set(targets))
-    if (off?.replaced) throw new Refusal(`refused: ${off.what}: the plan was made from its earlier bytes, so nothing was written over it (not even with --force); run chatdoctor repair again`)
     if (off && !ctx.force) throw new Refusal(`refused: ${off.what}; ${LIVE_HINT}`)
     if (off) warnings.push(`--force: writing although ${off.what}`)
     /** Fingerprints every watched file again (and who holds a target open); refuses on any change. */
@@ -401,7 +422,7 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
           if (what) throw new Refusal(agentWroteMessage(a.from, what, replaced, ctx.repairId), true)
         }
         if (a.sha256 !== null && ef.sha256 !== a.sha256) {
-          if (targets.includes(a.from)) throw new Refusal(`refused: ${a.from} changed since the scan (new bytes): the plan was made from its earlier bytes, so nothing was written over it (not even with --force); run chatdoctor repair again`)
+          if (targets.includes(a.from)) throw new Refusal(replacedChangedMessage(`${a.from} changed since the scan (new bytes)`))
           if (!ctx.force) throw new Refusal(`refused: ${a.from} changed since the scan (new bytes); ${LIVE_HINT}`)
           warnings.push(`--force: writing although ${a.from} changed since the scan (new bytes)`)
         }

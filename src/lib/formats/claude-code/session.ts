@@ -21,14 +21,20 @@ export function isClaudeRecord(v: Record<string, unknown>): boolean {
 }
 
 /**
- * The record rule of a Claude Code log: the keys every record has at top level, a string `type` and the id
- * that ties it to the session (`sessionId`, the record's `uuid`, a summary's `leafUuid`, a file-history
- * record's `messageId`). Objects nested in a record (the API message, a content block, usage counts, a hook's
- * data, a file-history snapshot) never have both, so a nested object that closes right before a cut is not
- * taken for a record. Checked against every nested object of the real logs in shared/realdata.
+ * The record rule of a Claude Code log: the top-level keys every record of its type has. Every record but a
+ * summary and the file-history ones has a string `type` and `sessionId`; a record with a `uuid` (a conversation
+ * record: `user`, `assistant`, `system`, `attachment`, `progress`) has `parentUuid` too (null at a root), since
+ * Claude Code adds `parentUuid`, `sessionId`, `cwd` and `version` only when it writes a message as a line. A
+ * summary has `leafUuid`, a `file-history-*` record its `messageId`. Objects nested in a record never pass: a
+ * subagent's message in a `progress` record's `data.message` (`type`, `uuid`, `timestamp`, `message`, no
+ * `sessionId` or `parentUuid`), the API message, a content block, a tool result, a file-history snapshot.
+ * Checked against every record and every nested object of the real logs in shared/realdata.
  */
 export function isClaudeRecordShape(v: Record<string, unknown>): boolean {
-  return typeof v.type === 'string' && (typeof v.sessionId === 'string' || typeof v.uuid === 'string' || typeof v.leafUuid === 'string' || typeof v.messageId === 'string')
+  if (typeof v.type !== 'string') return false
+  if (typeof v.sessionId === 'string') return !('uuid' in v) || 'parentUuid' in v
+  if (v.type === 'summary') return typeof v.leafUuid === 'string'
+  return v.type.startsWith('file-history-') && typeof v.messageId === 'string'
 }
 
 /** Texts Claude Code writes as user records that are not prompts (interrupt notes, local command echoes). */
