@@ -17,7 +17,7 @@ import type {ChatDirSnapshot, ChatPlan, Diagnosis, FileEntry, FormatAdapter, Pla
 import {planGenerations, salvageLabel, type GenerationFormat} from '../generations/plan.js'
 import {rebuildHistoryItem} from './history-item.js'
 import {rebuildClineEntry} from './cline-entry.js'
-import {annotateKiloTask, diagnoseKiloIndex, kiloListFactsOf, kiloListStoresOf, planKiloIndex, readKiloIndex} from './kilo-index.js'
+import {annotateKiloTask, diagnoseKiloIndex, kiloListFactsOf, kiloListStoresOf, kiloWalReasons, planKiloIndex, readKiloIndex} from './kilo-index.js'
 import {TASK_HISTORY, annotateClineTask, clineHistoryFactsOf, clineHistoryStoresOf, diagnoseClineHistory, followClineHistory, planClineHistory, readClineHistory} from './cline-index.js'
 import {API_HISTORY, CLINE_INDEX, DISCOVERY_PATHS, FORMAT_OF, HISTORY_ITEM, KNOWN_OTHER, ROO_INDEX, PRODUCT_OF, TASK_ID, UI_MESSAGES, defaultRoots, isTaskDir, leftoverOf, lockedFileOf, roleOf, variantOfFiles, wantsContent, type Variant} from './layout.js'
 import {liveReasons} from './live.js'
@@ -366,7 +366,7 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
  */
 function kiloHeals(id: string, snapshot: ChatDirSnapshot): string {
   const r = rebuildHistoryItem(id, fileBytes(snapshot))
-  const manual = "quit every window of the editor, copy state.vscdb aside, and add an entry with this task's id, ts and task to the taskHistory array of the kilocode.kilo-code value in its ItemTable (sqlite3)"
+  const manual = "quit every window of the editor, copy state.vscdb (with any -wal and -shm beside it) aside, and add an entry with this task's id, ts and task to the taskHistory array of the kilocode.kilo-code value in its ItemTable (sqlite3)"
   if (!('data' in r)) return `; Kilo Code has no command that rebuilds its list, and this task's entry cannot be rebuilt from its files (${r.why}): to list it again, ${manual}`
   return `; Kilo Code has no command that rebuilds its list: a repair of VS Code's state.vscdb adds the task's entry, rebuilt from its own files, in one transaction on a private copy (only while no editor runs with this profile; when it cannot, ${manual})`
 }
@@ -488,7 +488,7 @@ export const vscodeTasks: FormatAdapter & {generationBytes: typeof generationByt
   generationBytes,
   salvage: salvageTask,
   planRepair: planTask,
-  liveReasons: (snapshot) => liveReasons(snapshot.dir),
+  liveReasons: (snapshot) => [...liveReasons(snapshot.dir), ...(kiloListFactsOf(snapshot) ? kiloWalReasons(snapshot.dir) : [])],
   inspect: (chat) => ({account: kiloListFactsOf(chat.snapshot) ? "Kilo Code's task list in VS Code's state.vscdb: what it lacks and what a repair adds are in the findings." : clineHistoryFactsOf(chat.snapshot) ? `The Cline extension's task list ${CLINE_INDEX}: what is wrong with it and what a repair adds are in the findings.` : taskAccount(chat.report)}),
   redact: redactTaskFiles,
   find: taskFinder,
