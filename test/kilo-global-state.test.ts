@@ -206,8 +206,12 @@ test("Kilo Code's state database with a WAL beside it holding a commit not yet i
     const r = runCli(['repair', '-y', '--json', storage], {env: {HOME: h}})
     const rep = JSON.parse(r.stdout) as {chats: Array<{id: string; repair?: {outcome: string; message: string | null}}>}
     const ic = rep.chats.find((c) => c.id === 'index')!
-    assert.notEqual(ic.repair!.outcome, 'repaired', JSON.stringify(ic.repair))
+    assert.equal(ic.repair!.outcome, 'manual', JSON.stringify(ic.repair))
     assert.match(ic.repair!.message ?? '', /state\.vscdb-wal is beside it/)
+    const hidden = chats.find((c) => c.report.id === tasks[2].id)!
+    assert.equal(hidden.report.status, 'repairable', 'the task the list hides is not called healthy')
+    assert.deepEqual([rep.chats.find((c) => c.id === tasks[2].id)!.repair!.outcome, rep.chats.find((c) => c.id === tasks[2].id)!.repair!.message], ['manual', ic.repair!.message])
+    assert.equal(r.status & 2, 2, 'the exit code says something is left to do')
     for (const n of ['state.vscdb', 'state.vscdb-wal', 'state.vscdb-shm']) assert.equal(hashTree(globalStorage)[n], before[n], `${n} as it was`)
     const copy = path.join(h, 'check')
     mkdirSync(copy)

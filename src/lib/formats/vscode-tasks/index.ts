@@ -368,7 +368,7 @@ function kiloHeals(id: string, snapshot: ChatDirSnapshot): string {
   const r = rebuildHistoryItem(id, fileBytes(snapshot))
   const manual = "quit every window of the editor, copy state.vscdb (with any -wal and -shm beside it) aside, and add an entry with this task's id, ts and task to the taskHistory array of the kilocode.kilo-code value in its ItemTable (sqlite3)"
   if (!('data' in r)) return `; Kilo Code has no command that rebuilds its list, and this task's entry cannot be rebuilt from its files (${r.why}): to list it again, ${manual}`
-  return `; Kilo Code has no command that rebuilds its list: a repair of VS Code's state.vscdb adds the task's entry, rebuilt from its own files, in one transaction on a private copy (only while no editor runs with this profile; when it cannot, ${manual})`
+  return `; Kilo Code has no command that rebuilds its list: a repair of VS Code's state.vscdb adds the task's entry, rebuilt from its own files, in one transaction on a private copy (only while no editor runs with this profile, and only when the list chat's findings leave it to chatdoctor; when they do not, ${manual})`
 }
 
 /** The task index in words: its file, or for Kilo Code the row of VS Code's state database that holds it. */
@@ -379,7 +379,7 @@ function indexLabel(variant: Variant, file: string): string {
 /** What happens to a Cline task its `state/taskHistory.json` does not list, in words (after a `; `). */
 function clineHeals(id: string, snapshot: ChatDirSnapshot): string {
   const r = rebuildClineEntry(id, fileBytes(snapshot), null)
-  const own = 'json' in r ? `; a repair of ${CLINE_INDEX} adds its entry, rebuilt from the task's own files, every other entry kept byte for byte` : `; its entry cannot be rebuilt from the task's files (${r.why})`
+  const own = 'json' in r ? `; a repair of ${CLINE_INDEX} adds its entry, rebuilt from the task's own files, every other entry kept byte for byte (unless the list chat's findings leave the list for a step by hand, which the repair then gives)` : `; its entry cannot be rebuilt from the task's files (${r.why})`
   return `${own}; Cline's own "Reconstruct Task History" command (command palette) rebuilds the whole list instead, backing the old one up to state/taskHistory.backup.<ms>.json: the entries it writes keep no favourite, truncation range, workspace or model, and get a new ulid`
 }
 

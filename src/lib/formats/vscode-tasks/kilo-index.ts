@@ -236,14 +236,15 @@ export function diagnoseKiloIndex(snapshot: ChatDirSnapshot, f: KiloListFacts): 
   return {kind: 'chat', report: {format: FORMAT_OF.kilo, id: 'index', status, winner: STATE_DB, transcriptTurns: null, contextTurns: null, findings, generations, ranking: []}}
 }
 
-/** What Kilo Code's task-list chat says of one of its tasks: that its repair lists the task again. Pure. */
+/** What Kilo Code's task-list chat says of one of its tasks: that its repair (or its step by hand) lists the task again. Pure. */
 export function annotateKiloTask(session: Pick<ScannedChat, 'report' | 'snapshot'>, indexes: ReadonlyArray<Pick<ScannedChat, 'report' | 'snapshot'>>): IndexAnnotation | null {
   const tf = session.snapshot.unit.facts as TaskFacts | undefined
   if (tf?.kind !== 'vscode-task' || tf.variant !== 'kilo' || tf.index?.state !== 'not-listed') return null
   const globalStorage = path.dirname(path.dirname(path.dirname(session.snapshot.dir)))
   const idx = indexes.find((i) => kiloListFactsOf(i.snapshot)?.globalStorage === globalStorage)
   const f = idx ? kiloListFactsOf(idx.snapshot) : null
-  if (!idx || !f || !f.repaired || idx.report.status !== 'repairable') return null
+  // Listed again by the list chat's repair, or, when it cannot be written, by the step by hand its plan gives.
+  if (!idx || !f || idx.report.status !== 'repairable') return null
   const id = path.basename(session.snapshot.dir)
   return f.hidden.some((h) => h.id === id && h.entry !== undefined) ? {findings: [], repairedBy: idx.snapshot.unit.path} : null
 }
