@@ -227,3 +227,37 @@ test("Kilo Code's state database with a WAL beside it holding a commit not yet i
     cleanup(h)
   }
 })
+
+test("Kilo Code's list stored as a BLOB, or holding elements that are not entries: its hidden tasks reported hidden (not healthy), the list left for a step by hand, the database never written", async () => {
+  for (const shape of ['blob', 'junk'] as const) {
+    const h = tempDir('chatdoctor-kilo-state-')
+    try {
+      const storage = storageDir(h, 'kilo')
+      const tasks = [0, 1].map((k) => buildTask('kilo', taskId('kilo', k), realTurns(k === 0 ? 'A' : 'B')))
+      writeStore(storage, 'kilo', tasks)
+      const db = path.join(path.dirname(storage), 'state.vscdb')
+      writeStateDb(db, [tasks[0]])
+      const conn = new Database(db)
+      if (shape === 'blob') conn.prepare('UPDATE ItemTable SET value = CAST(value AS BLOB) WHERE key = ?').run(KEY)
+      else {
+        const state = JSON.parse((conn.prepare('SELECT value FROM ItemTable WHERE key = ?').get(KEY) as {value: string}).value) as {taskHistory: unknown[]}
+        state.taskHistory.push(null, 5)
+        conn.prepare('UPDATE ItemTable SET value = ? WHERE key = ?').run(JSON.stringify(state), KEY)
+      }
+      conn.close()
+      const before = readFileSync(db)
+      const chats = await scan([storage], h)
+      const idx = chats.find((c) => c.report.id === 'index')!
+      assert.equal(idx.report.status, 'repairable', shape)
+      assert.match(finding(idx, 'not-in-index')!.message, shape === 'blob' ? /chatdoctor does not write it \(its kilocode\.kilo-code value is stored as a BLOB/ : /chatdoctor does not write it \(its taskHistory holds 2 elements that are not entries \(#1 null, #2 5\)/)
+      assert.equal(chats.find((c) => c.report.id === tasks[1].id)!.report.status, 'repairable', `${shape}: the hidden task is not called healthy`)
+      const r = runCli(['repair', '-y', '--json', storage], {env: {HOME: h}})
+      const rep = JSON.parse(r.stdout) as {chats: Array<{id: string; repair?: {outcome: string}}>}
+      assert.deepEqual([rep.chats.find((c) => c.id === 'index')!.repair!.outcome, rep.chats.find((c) => c.id === tasks[1].id)!.repair!.outcome], ['manual', 'manual'], shape)
+      assert.equal(r.status & 2, 2)
+      assert.ok(readFileSync(db).equals(before), `${shape}: the database is not written`)
+    } finally {
+      cleanup(h)
+    }
+  }
+})

@@ -136,19 +136,24 @@ export async function readKiloIndex(dir: string): Promise<StoreListing | null> {
     if (check.length !== 1 || check[0] !== 'ok') return {why: `it fails its check (${check[0]})`}
     const row = conn.prepare('SELECT value FROM ItemTable WHERE key = ?').get(KILO_STATE_KEY) as {value: unknown} | undefined
     if (!row) return {why: `it has no ${KILO_STATE_KEY} row`}
-    return {value: Buffer.isBuffer(row.value) ? null : typeof row.value === 'string' ? row.value : null}
+    // VS Code hands a BLOB value to the extension as its UTF-8 text too, so the list is read from it either way.
+    return Buffer.isBuffer(row.value) ? {value: row.value.toString('utf8'), blob: true} : typeof row.value === 'string' ? {value: row.value, blob: false} : {value: null, blob: false}
   })
   if ('error' in read) return null
   if ('why' in read || read.value === null) {
     facts.blocked ??= 'why' in read ? (read.why ?? null) : `its ${KILO_STATE_KEY} value is not text`
     return {chats: [{dir, path: dir, members, facts}], errors: []}
   }
+  if (read.blob) facts.blocked ??= `its ${KILO_STATE_KEY} value is stored as a BLOB, not as the text VS Code writes, so an insertion could not keep its bytes`
   let ids: string[] = []
   try {
     const list = (JSON.parse(read.value) as {taskHistory?: unknown}).taskHistory
     if (Array.isArray(list)) {
       facts.entries = list.length
       ids = list.flatMap((e) => (typeof e === 'object' && e !== null && typeof (e as {id?: unknown}).id === 'string' ? [(e as {id: string}).id] : []))
+      // Kilo Code's History view reads ts and task of every element, which throws on a null.
+      const junk = list.flatMap((e, i) => (typeof e !== 'object' || e === null || Array.isArray(e) ? [`#${i} ${String(JSON.stringify(e)).slice(0, 30)}`] : []))
+      if (junk.length > 0) facts.blocked ??= `its taskHistory holds ${plural(junk.length, 'element')} that ${junk.length === 1 ? 'is not an entry' : 'are not entries'} (${junk.join(', ')}); with every window of the editor closed, delete ${junk.length === 1 ? 'it' : 'them'} (sqlite3, a copy set aside first) and run chatdoctor repair again`
     }
   } catch {
     // judged by insertEntries below
