@@ -178,7 +178,7 @@ test('an agent save over the primary after the lock is taken: refused even with 
     const save = Buffer.from('{"the agent saved this":true}')
     let saved = false
     fs.onOp = (op, args) => {
-      if (!saved && op === 'open' && String(args[0]).endsWith(path.join('.chatdoctor', 'lock'))) {
+      if (!saved && op === 'link' && String(args[1]).endsWith(path.join('.chatdoctor', 'lock'))) {
         saved = true
         writeFileSync(path.join(dir, `${P}.9.tmp`), save)
         renameSync(path.join(dir, `${P}.9.tmp`), path.join(dir, P))
@@ -201,7 +201,7 @@ test('a file changed mid-run (after the lock is taken): refused, the lock and it
     let changed = false
     const before = hashTree(dir)
     fs.onOp = (op, args) => {
-      if (!changed && op === 'open' && String(args[0]).endsWith(path.join('.chatdoctor', 'lock'))) {
+      if (!changed && op === 'link' && String(args[1]).endsWith(path.join('.chatdoctor', 'lock'))) {
         changed = true
         writeFileSync(path.join(dir, 'run-state.json.bak'), 'agent wrote this')
       }

@@ -454,6 +454,54 @@ test('two `chatdoctor repair` processes started together: one repairs (exit 1), 
   }
 })
 
+test('two repairs of one chat, the second started at each step of the first one taking the lock and held before its rename: never both past the lock; one repairs, one evidence folder, one log entry', async () => {
+  const LOCK = `${path.sep}.chatdoctor${path.sep}lock`
+  let cases = 0
+  for (let k = 0; ; k++) {
+    const sb = sandbox()
+    try {
+      const dir = damagedChat(sb.home)
+      const winner = readFileSync(path.join(dir, TEN_TURN_TEMP))
+      const [planA, planB] = [planChat(await onlyChat(dir, sb.home)), planChat(await onlyChat(dir, sb.home))]
+      const ctxB = ctxFor(sb.stateDir)
+      // B stops right before its rename over run-state.json (its evidence and log entry made) until A has finished.
+      let reached!: () => void
+      const atEvidence = new Promise<void>((r) => (reached = r))
+      let open!: () => void
+      const gate = new Promise<void>((r) => (open = r))
+      let held = false
+      const touches = (args: unknown[], part: string) => args.some((a) => typeof a === 'string' && a.includes(part))
+      ctxB.fs = new RecordingFileSystem(nodeFileSystem(), [], async (op, args) => {
+        if (held || op !== 'rename' || args[1] !== path.join(dir, P)) return
+        held = true
+        reached()
+        await gate
+      })
+      let b: Promise<Awaited<ReturnType<typeof applyChat>>> | undefined
+      let seen = 0
+      const fsA = new RecordingFileSystem(nodeFileSystem(), [], async (_op, args) => {
+        if (b || !touches(args, LOCK) || seen++ !== k) return
+        b = applyChat(planB, ctxB)
+        await Promise.race([atEvidence, b])
+      })
+      const a = await applyChat(planA, ctxFor(sb.stateDir, fsA))
+      open()
+      if (!b) break
+      cases++
+      const outcomes = [a.outcome, (await b).outcome]
+      const at = `B started at lock step ${k} of A: ${JSON.stringify(outcomes)}`
+      assert.equal(outcomes.filter((o) => o === 'repaired').length, 1, at)
+      assert.ok(readFileSync(path.join(dir, P)).equals(winner), at)
+      assert.equal(readdirSync(path.join(dir, '.chatdoctor')).filter((n) => !n.startsWith('lock')).length, 1, `${at}: one evidence folder`)
+      assert.equal(readLog(sb.stateDir).filter((e) => e.type === 'repair').length, 1, `${at}: one log entry`)
+      assert.equal(existsSync(path.join(dir, '.chatdoctor', 'lock')), false, `${at}: the lock released`)
+    } finally {
+      cleanup(sb.root)
+    }
+  }
+  assert.ok(cases >= 3, `B was started at ${cases} lock steps of A`)
+})
+
 test('a chat with nothing to do is not touched at all: no lock, no .chatdoctor, no write of any kind', async () => {
   const sb = sandbox()
   try {

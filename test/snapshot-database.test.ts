@@ -7,15 +7,15 @@
  * would have written. Settled and unsettled sessions are told apart on the rows.
  */
 import assert from 'node:assert/strict'
-import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 import {pathToFileURL} from 'node:url'
-import Database from 'better-sqlite3'
 import {exportBytes, readSessionExport} from '../src/lib/formats/opencode-family/export-rows.js'
 import {KILO} from '../src/lib/formats/kilo/layout.js'
 import {OPENCODE} from '../src/lib/formats/opencode/layout.js'
 import type {StoreMember} from '../src/lib/formats/opencode-family/member.js'
+import {changeDb, fakeAgent, storeWithProject} from './helpers/agent-import.js'
 import {REALDATA, cleanup, copyWritable, runCli} from './helpers/fixtures.js'
 import {ELSEWHERE, agentEnv, fakeHome as guardHome, storeFiles, waitFor} from './helpers/guard-home.js'
 
@@ -30,37 +30,6 @@ const cli = (args: string[], env: NodeJS.ProcessEnv) => runCli(args, {env: agent
 
 type ScanChat = {path: string; status: string; winner: string | null; generations: Array<{file: string; role: string}>; findings: Array<{id: string}>}
 const scanChats = (paths: string[], env: NodeJS.ProcessEnv): ScanChat[] => JSON.parse(cli(['scan', '--json', ...paths], env).stdout).chats
-
-/** Changes a copy of a store's database (never a real one): opened writable, closed (checkpointed) after. */
-function changeDb(file: string, change: (db: Database.Database) => void): void {
-  const db = new Database(file)
-  try {
-    change(db)
-  } finally {
-    db.close()
-  }
-}
-
-/** A fake `<agent>` on PATH that records its argv, its working folder and the exact bytes of the file it was given. */
-function fakeAgent(home: string, command: string): {bin: string; log: string; received: string} {
-  const bin = path.join(home, 'bin')
-  mkdirSync(bin, {recursive: true})
-  const log = path.join(home, `${command}-argv.json`)
-  const received = path.join(home, `${command}-received.json`)
-  writeFileSync(path.join(bin, command), `#!${process.execPath}\nconst fs = require('fs')\nfs.copyFileSync(process.argv[3], ${JSON.stringify(received)})\nfs.writeFileSync(${JSON.stringify(log)}, JSON.stringify({argv: process.argv.slice(2), cwd: process.cwd()}))\nconsole.log('Imported session: ' + JSON.parse(fs.readFileSync(process.argv[3], 'utf8')).info.id)\n`, {mode: 0o755})
-  return {bin, log, received}
-}
-
-/** A copy of a real store in the fake home, the session's working folder moved into it (on the copy): the agent files an import under it. */
-function storeWithProject(home: string, env: NodeJS.ProcessEnv, agent: string, real: string, file: string, sid: string): {data: string; db: string; project: string} {
-  const data = path.join(env.XDG_DATA_HOME!, agent)
-  copyWritable(real, data)
-  const project = path.join(home, 'demo-app')
-  mkdirSync(project)
-  const db = path.join(data, file)
-  changeDb(db, (d) => d.prepare('UPDATE session SET directory = ? WHERE id = ?').run(project, sid))
-  return {data, db, project}
-}
 
 /** The repair outcome of the chat of session `sid` (`repair --yes --json` of `data`, with `env`). */
 function repairOf(data: string, sid: string, env: NodeJS.ProcessEnv): {outcome: string; message: string} {

@@ -130,6 +130,12 @@ export function decodeFiles(payload: Buffer): PayloadFile[] | null {
   return out
 }
 
+/**
+ * The text `snapshot --redact` leaves in place of a text block it empties where the agent's model APIs refuse
+ * an empty one.
+ */
+export const REDACTED_TEXT = '(removed by chatdoctor snapshot --redact)'
+
 /** The generation name of a snapshot taken at `time` (ISO 8601). */
 export function snapshotName(time: string): string {
   return `snapshot:${time}`

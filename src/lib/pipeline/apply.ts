@@ -283,6 +283,7 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
   let logged = false
   let createdOwn = false
   let lockFile: string | null = null
+  let lockIno: number | undefined
   let evidenceTaken = false
   let agentWrote = false
   const replaced: string[] = []
@@ -305,6 +306,7 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
     const lock = await acquireLock(fs, dir, me, ctx.isHolderAlive ?? ((h) => isHolderAlive(h.pid, h.startedAtMs)))
     if (!lock.ok) throw new Refusal(`refused: another chatdoctor (pid ${lock.holder.pid}, ${lock.holder.purpose || 'unknown'}) is writing this chat; let it finish and run chatdoctor repair again`)
     lockFile = lock.path
+    lockIno = lock.ino
     stage = "checking the chat's files"
     if (lock.tookOverFrom) warnings.push(`took over a stale lock of pid ${lock.tookOverFrom.pid} (${lock.tookOverFrom.purpose || 'unknown'}), which is no longer running`)
     if (!ctx.force) {
@@ -522,7 +524,7 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
     for (const d of [...madeDirs].reverse()) await fs.rmdir(d).catch(() => undefined)
     for (const [i] of evidence.entries()) evidence[i] = null
   }
-  if (lockFile) await releaseLock(fs, lockFile)
+  if (lockFile) await releaseLock(fs, lockFile, lockIno)
   if (createdOwn && (replaced.length === 0 || !evidenceTaken)) await fs.rmdir(own).catch(() => undefined)
   const target = result.outcome === 'repaired' ? dirMtimeMs : dirSt.mtimeMs
   if (!agentWrote && (createdOwn || evidenceTaken || replaced.length > 0 || removed.length > 0 || (result.outcome === 'repaired' && planned !== undefined))) {

@@ -396,6 +396,7 @@ async function undoChat(c: TrustedChat, repairId: string, ctx: UndoContext, warn
   }
   const me: LockInfo = {pid: process.pid, startedAtMs: ownStartMs(), purpose: `undo ${repairId}`, time: now().toISOString()}
   let lockFile: string | null = null
+  let lockIno: number | undefined
   let wrote = false
   /** True once something was written and until the chat dir's times are back. */
   let timesOwed = false
@@ -420,6 +421,7 @@ async function undoChat(c: TrustedChat, repairId: string, ctx: UndoContext, warn
     const lock = await acquireLock(fs, chatDir, me, ctx.isHolderAlive ?? ((h) => isHolderAlive(h.pid, h.startedAtMs)))
     if (!lock.ok) return refuse(`another chatdoctor (pid ${lock.holder.pid}, ${lock.holder.purpose}) is writing this chat; let it finish and run undo again`, plan)
     lockFile = lock.path
+    lockIno = lock.ino
     if (lock.tookOverFrom) warnings.push(`took over a stale lock of pid ${lock.tookOverFrom.pid} in ${chatDir}`)
     const watch = await Watch.capture(fs, chatDir, plan.map((p) => p.rel))
     for (const p of plan) {
@@ -433,7 +435,7 @@ async function undoChat(c: TrustedChat, repairId: string, ctx: UndoContext, warn
       const evRel = path.relative(chatDir, evDir)
       if (stillLeftover(chatDir, evRel, readLog(ctx.stateDir))) await removeOwn(evRel)
       await logCleanup()
-      await releaseLock(fs, lockFile)
+      await releaseLock(fs, lockFile, lockIno)
       lockFile = null
       if (path.dirname(evDir) !== path.join(chatDir, OWN_DIR)) await fs.rmdir(path.dirname(evDir)).catch(() => undefined)
       await fs.rmdir(path.join(chatDir, OWN_DIR)).catch(() => undefined)
@@ -443,7 +445,7 @@ async function undoChat(c: TrustedChat, repairId: string, ctx: UndoContext, warn
     await logCleanup()
     if (plan.length === 0 && pending === null) {
       // Only leftovers were left: the files are as before the repair.
-      await releaseLock(fs, lockFile)
+      await releaseLock(fs, lockFile, lockIno)
       lockFile = null
       await fs.utimes(chatDir, times.dirAtimeMs, times.dirMtimeMs)
       return {files, wrote: false, cleaned: removed}
@@ -533,7 +535,7 @@ async function undoChat(c: TrustedChat, repairId: string, ctx: UndoContext, warn
       }
     }
     // The chat dir's times before the end is recorded: until then a re-run puts back the recorded ones.
-    if (lockFile) await releaseLock(fs, lockFile)
+    if (lockFile) await releaseLock(fs, lockFile, lockIno)
     lockFile = null
     timesOwed = false
     try {
@@ -548,7 +550,7 @@ async function undoChat(c: TrustedChat, repairId: string, ctx: UndoContext, warn
   } catch (e) {
     return {files: [...files, {chat: chatDir, file: '.', outcome: 'failed', sha256: null, message: describeWriteError(e, `undoing in ${chatDir}`)}], wrote, cleaned: removed}
   } finally {
-    if (lockFile) await releaseLock(fs, lockFile)
+    if (lockFile) await releaseLock(fs, lockFile, lockIno)
     // Not when the agent wrote during the undo: its own save moved the folder's mtime.
     if (timesOwed && !agentWrote) {
       try {

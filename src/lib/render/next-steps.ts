@@ -3,7 +3,7 @@
  * a chat is repairable (of each chat whose repair would replace a symbolic link or special file, after the
  * step to take by hand), `inspect` of each chat whose agent context is lost or partly lost (at most
  * `MAX_INSPECT_STEPS`, then `scan --verbose`), `repair --salvage` of each chat whose salvage reaches more turns only
- * with borrowed values. A command wider than the terminal is continued on the next line
+ * with borrowed values, `snapshot --forget` of each chat only chatdoctor's snapshots hold (deleted on purpose?). A command wider than the terminal is continued on the next line
  * with a backslash, so it stays exact (a word cut in two is continued at the start of the line, where the
  * shell joins it back; a quoted one is closed and opened again around the cut). A command names the exact
  * files (`exactOf` the escaped data the renderers get): `shellWord` writes a control character as `$'\x1b'`,
@@ -36,6 +36,14 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 /** The finding ids a next step is made from (besides each chat's status): what `tableChat` keeps of a chat's findings. */
 export const NEXT_STEP_FINDINGS: ReadonlySet<string> = new Set(['not-a-regular-file', SALVAGE_MORE_TURNS])
 
+/**
+ * A repairable chat that a snapshot restores and whose every other generation listed is missing (the table's
+ * row lists only the primary): gone from disk, only chatdoctor's snapshots hold it.
+ */
+export function onlySnapshots(c: ChatReport): boolean {
+  return c.status === 'repairable' && (c.winner?.startsWith('snapshot:') ?? false) && c.generations.every((g) => g.role === 'snapshot' || g.class === 'missing')
+}
+
 /** The next commands for a scan report (none when every chat is healthy). */
 export function nextSteps(report: Report, ctx: NextContext): NextStep[] {
   const steps: NextStep[] = []
@@ -46,6 +54,10 @@ export function nextSteps(report: Report, ctx: NextContext): NextStep[] {
   for (const chat of report.chats.filter(blockedBy).slice(0, MAX_INSPECT_STEPS)) {
     const file = blockedBy(chat)!.file
     steps.push({why: `${file} of ${chat.id} is not a regular file and repair never replaces it: move it away by hand, then preview the repair (writes nothing):`, argv: ['repair', '--dry-run', exactOf(chat).path]})
+  }
+  // A chat of which only chatdoctor's snapshots are left: restore it, or let it go when it was deleted on purpose.
+  for (const chat of report.chats.filter(onlySnapshots).slice(0, MAX_INSPECT_STEPS)) {
+    steps.push({why: `${chat.id} is gone from disk and only chatdoctor's snapshots hold it: the repair above writes it back; if it was deleted on purpose, let it go (removes its snapshots):`, argv: ['snapshot', '--forget', exactOf(chat).path]})
   }
   const look = report.chats.filter((c) => c.status === 'unrecoverable' || c.status === 'degraded')
   for (const chat of look.slice(0, MAX_INSPECT_STEPS)) {

@@ -6,7 +6,7 @@ import type {ChalkInstance} from 'chalk'
 import type {OperationalError} from '../model/report.js'
 import type {SnapshotRef} from '../model/snapshot.js'
 import type {GuardResult, GuardStatus} from '../pipeline/snapshot/guard.js'
-import type {PruneResult, TakeResult} from '../pipeline/snapshot/take.js'
+import type {ForgetResult, PruneResult, TakeResult} from '../pipeline/snapshot/take.js'
 import {printableName, tildify} from '../fsio/paths.js'
 import {UNLIMITED, fitParts} from './width.js'
 
@@ -68,6 +68,18 @@ export function renderPrune(p: PruneResult, opts: {chalk: ChalkInstance} & Snaps
   const out = p.removed.flatMap((r) => fitParts(['removed ', {whole: show(r.file)}, ' (', {whole: show(r.chat)}, `, ${r.time}): ${r.why}`], w))
   out.push(...fitParts([`${plural(p.removed.length, 'snapshot')} removed; the store holds ${mib(p.bytesAfter)} (was ${mib(p.bytesBefore)})`], pw))
   return {stdout: out.join('\n'), stderr: errorsText(p.errors, opts.chalk, w).join('\n')}
+}
+
+/** `chatdoctor snapshot --forget`. */
+export function renderForget(f: ForgetResult, opts: {chalk: ChalkInstance} & SnapshotWidths): {stdout: string; stderr: string} {
+  const w = opts.width ?? UNLIMITED
+  const pw = opts.prose ?? w
+  const verb = f.dryRun ? 'would remove' : 'removed'
+  const out = f.removed.flatMap((r) => fitParts([`${verb} `, {whole: show(r.file)}, ' (', {whole: show(r.chat)}, `, ${r.time})`], w))
+  const refused = f.refused.flatMap((r) => fitParts([opts.chalk.red('refused'), ' ', {whole: show(r.chat)}, `: ${r.reason}`], w))
+  const chats = new Set(f.removed.map((r) => r.chat)).size
+  out.push(...fitParts([`${plural(f.removed.length, 'snapshot')} of ${plural(chats, 'chat')} ${f.dryRun ? 'would be removed (dry run: nothing removed)' : 'removed'}`], pw))
+  return {stdout: out.join('\n'), stderr: [...refused, ...errorsText(f.errors, opts.chalk, w)].join('\n')}
 }
 
 /** `chatdoctor guard install|uninstall`. */

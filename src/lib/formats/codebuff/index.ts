@@ -23,7 +23,7 @@ import {inspectChat} from './inspect.js'
 import {redactChatFiles} from './redact.js'
 import {CODEBUFF_FINDING_KINDS} from './findings.js'
 import {codebuffFinder} from './find.js'
-import {CODEBUFF_NO_HOOK, captureCodebuff, snapshotBytes} from './snapshot.js'
+import {CODEBUFF_NO_HOOK, captureCodebuff, redactRunState, snapshotBytes} from './snapshot.js'
 
 /** The CLI keeps only the last 100 transcript messages (codebuff-format.md §3.1, cli/src/utils/run-state-storage.ts). */
 export const TRANSCRIPT_CAP = 100
@@ -334,7 +334,7 @@ export const codebuff: FormatAdapter & {
   redact: (files, report, r) => redactChatFiles(files, new Map(report.generations.map((g) => [g.file, g.role] as const)), r),
   find: codebuffFinder,
   discoveryPaths: ['.config/manicode*'],
-  snapshot: {capture: captureCodebuff, noHook: CODEBUFF_NO_HOOK},
+  snapshot: {capture: captureCodebuff, redact: redactRunState, noHook: CODEBUFF_NO_HOOK},
   texts: {
     folderMtime: "chat folder's mtime (so --continue still picks the same chat)",
     notRepairable(chat) {

@@ -5,11 +5,21 @@
  * answered by a `tool` message with its `toolCallId`. A stored snapshot is a generation of role `snapshot`
  * (`diagnoseChat`), ranked with the others; the generation plan restores its bytes as the primary.
  *
+ * `--redact` (`redactRunState`): in the main agent's `messageHistory`, every `tool-call` part's `input` becomes
+ * `{}` and every tool result's value `{}` (a `json` result) or its data `''` (a `media` one), its `toolCallId`,
+ * `toolName` and `type` kept (the legacy shape's `output` list the same); the per-turn messages the SDK injects
+ * itself (role `system`, or tagged `INSTRUCTIONS_PROMPT` or `STEP_PROMPT`) keep their role, tags and parts with
+ * each text `REDACTED_TEXT`; the agent state's `systemPrompt` becomes `''`; the messages the run's `output`
+ * repeats go the same way. The user's prompts (`USER_PROMPT`), the interruption note and the assistant's text
+ * and reasoning stay, so the redacted RunState settles and counts the same. The project file context
+ * (`fileContext`) is not a tool payload and stays. Written as the file was: two-space JSON when it was pretty,
+ * else compact, its final newline kept.
+ *
  * Codebuff has no hook chatdoctor can use (codebuff-format.md: the CLI runs no user program after a turn):
  * `guard install codebuff` prints a user-level timer instead.
  */
 import type {ChatDirSnapshot, ScannedChat} from '../../model/adapter.js'
-import type {SnapshotCaps, SnapshotCapture} from '../../model/snapshot.js'
+import {REDACTED_TEXT, type SnapshotCaps, type SnapshotCapture, type SnapshotHeader} from '../../model/snapshot.js'
 import {PRIMARY} from './layout.js'
 import {endsInterrupted} from './turns.js'
 
@@ -65,4 +75,57 @@ export function captureCodebuff(chat: Pick<ScannedChat, 'report' | 'snapshot'>, 
 export function snapshotBytes(snapshot: ChatDirSnapshot, name: string): Buffer | null {
   const s = snapshot.snapshots?.find((c) => c.name === name)
   return s?.data !== undefined && s.header.kind === 'generation' && s.header.target === PRIMARY ? s.data : null
+}
+
+/** Tags of the per-turn messages the SDK adds to a history itself (codebuff-format.md §2.5). */
+const INJECTED_TAGS = ['INSTRUCTIONS_PROMPT', 'STEP_PROMPT']
+
+/** A tool result without its value (`json`) or data (`media`). */
+function redactResult(r: unknown): unknown {
+  if (!isObj(r)) return r
+  if (r.type === 'json' && 'value' in r) return {...r, value: {}}
+  if (r.type === 'media' && typeof r.data === 'string') return {...r, data: ''}
+  return r
+}
+
+/** A message's content with every text `REDACTED_TEXT` (a plain string content too). */
+function redactTexts(content: unknown): unknown {
+  if (typeof content === 'string') return REDACTED_TEXT
+  if (!Array.isArray(content)) return content
+  return content.map((p) => (isObj(p) && p.type === 'text' && typeof p.text === 'string' ? {...p, text: REDACTED_TEXT} : p))
+}
+
+/** One history message without its private payloads (module comment). */
+function redactMessage(m: unknown): unknown {
+  if (!isObj(m)) return m
+  if (m.role === 'assistant' && Array.isArray(m.content)) return {...m, content: m.content.map((p) => (isObj(p) && p.type === 'tool-call' ? {...p, input: {}} : p))}
+  if (m.role === 'tool') {
+    if (Array.isArray(m.content)) return {...m, content: m.content.map(redactResult)}
+    // The legacy shape: one `tool-result` object whose `output` lists the results.
+    if (isObj(m.content) && Array.isArray(m.content.output)) return {...m, content: {...m.content, output: m.content.output.map(redactResult)}}
+    return m
+  }
+  const tags = Array.isArray(m.tags) ? m.tags : []
+  if (m.role === 'system' || tags.some((t) => INJECTED_TAGS.includes(t as string))) return {...m, content: redactTexts(m.content)}
+  return m
+}
+
+/** A RunState snapshot without its tool payloads and per-turn instructions (module comment). Pure. */
+export function redactRunState(payload: Buffer, _header: Pick<SnapshotHeader, 'format' | 'kind' | 'target'>): Buffer | {refused: string} {
+  let value: unknown
+  try {
+    value = JSON.parse(payload.toString('utf8'))
+  } catch {
+    return {refused: `${PRIMARY} does not parse`}
+  }
+  const state = isObj(value) && isObj(value.sessionState) && isObj(value.sessionState.mainAgentState) ? value.sessionState.mainAgentState : null
+  if (!isObj(value) || !state || !Array.isArray(state.messageHistory)) return {refused: `${PRIMARY} holds no message history`}
+  const agent: Record<string, unknown> = {...state, messageHistory: state.messageHistory.map(redactMessage)}
+  if (typeof agent.systemPrompt === 'string') agent.systemPrompt = ''
+  // The run's `output` may repeat the last step's messages (`lastMessage`, `allMessages`): the same rule.
+  const output = isObj(value.output) && Array.isArray(value.output.value) ? {...value.output, value: value.output.value.map(redactMessage)} : value.output
+  const out = {...value, ...('output' in value ? {output} : {}), sessionState: {...(value.sessionState as Record<string, unknown>), mainAgentState: agent}}
+  const text = payload.toString('utf8')
+  const pretty = /^\s*\{\s*\n/.test(text)
+  return Buffer.from((pretty ? JSON.stringify(out, null, 2) : JSON.stringify(out)) + (text.endsWith('\n') ? '\n' : ''), 'utf8')
 }

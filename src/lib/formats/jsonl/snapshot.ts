@@ -5,7 +5,7 @@
  * A stored snapshot comes back as a generation of role `snapshot` (`snapshotStates` in `session.ts`), ranked
  * with the log; when it wins, the repair writes its bytes as the plain log (`plan.ts`).
  */
-import {lstatSync} from 'node:fs'
+import {lstatSync, realpathSync} from 'node:fs'
 import path from 'node:path'
 import {classifyJsonlBytes} from '../../classify/jsonl.js'
 import type {ChatUnit, GoneScope, ScannedChat} from '../../model/adapter.js'
@@ -100,10 +100,27 @@ export function goneLogChat(key: string, scope: GoneScope, roots: readonly strin
   const agentRoots = roots.map((r) => path.resolve(r))
   if (!agentRoots.some((r) => inside(dir, r)) || !scope.roots.some((r) => inside(key, path.resolve(r)))) return null
   // The log goes back into its own folder; one that is gone too is no chat (the snapshots stay in the store).
+  // Every folder from the agent's root down to it is a real folder, never a link (a dated folder replaced by a
+  // link would send the restore and its evidence outside the agent's roots), and resolves where its name says.
+  return realFoldersDown(agentRoots.filter((r) => inside(dir, r)), dir) ? {dir, path: key, files: [name]} : null
+}
+
+/**
+ * True when `dir` is a folder reached from one of `roots` (each containing it) through folders only: every
+ * component below the root lstat-ed as a directory, no symbolic link, and its real path the root's real path
+ * joined with the rest. The looks at the disk are lstat and realpath only.
+ */
+function realFoldersDown(roots: readonly string[], dir: string): boolean {
+  const root = roots.reduce((a, b) => (b.length > a.length ? b : a), '')
+  if (root === '') return false
   try {
-    if (!lstatSync(dir).isDirectory()) return null
+    let at = root
+    for (const part of path.relative(root, dir).split(path.sep).filter((x) => x !== '')) {
+      at = path.join(at, part)
+      if (!lstatSync(at).isDirectory()) return false
+    }
+    return realpathSync(dir) === path.join(realpathSync(root), path.relative(root, dir))
   } catch {
-    return null
+    return false
   }
-  return {dir, path: key, files: [name]}
 }

@@ -18,7 +18,7 @@ import {kiloLiveReasons} from './live.js'
 import {planKiloRepair} from './plan.js'
 import {redactKiloFiles} from './redact.js'
 import {listStore} from './store.js'
-import {captureKilo, kiloChatKey, kiloGoneChat} from './snapshot.js'
+import {captureKilo, kiloChatKey, kiloGoneChat, redactKiloSnapshot} from './snapshot.js'
 import {kiloHook} from './hook.js'
 
 /**
@@ -59,7 +59,7 @@ export const kilo: FormatAdapter = {
     diagnose: async (name, data, mtimeMs) => (await import('./export-chat.js')).diagnoseExportFile(name, data, mtimeMs),
   },
   archiveWants: (name) => name.toLowerCase().endsWith('.json') || isStoreFile(name),
-  snapshot: {chatKey: kiloChatKey, capture: captureKilo, hook: kiloHook, goneChat: kiloGoneChat},
+  snapshot: {chatKey: kiloChatKey, capture: captureKilo, redact: redactKiloSnapshot, hook: kiloHook, goneChat: kiloGoneChat},
   help: {
     roots: "Kilo Code CLI's data dir ($XDG_DATA_HOME/kilo, default ~/.local/share/kilo, and the folder of $KILO_DB; its database is read on a private copy of kilo.db, its -wal and -shm together, never opened in place)",
     repair:

@@ -4,11 +4,13 @@
  * (Kilo-Org/kilocode `packages/opencode/src/cli/cmd/import.ts`: `import <file>`, which inserts each message and
  * part whose id the store does not hold yet). A session whose rows lost what a snapshot holds (`degraded`) gets
  * the snapshot imported; a session gone from the store altogether is a chat of its own, `<data dir>#<session id>`.
- * The document is what `kilo export` writes (`export-view.ts`).
+ * The document is what `kilo export` writes (`export-view.ts`); `--redact` empties its tool payloads and per-turn
+ * context as the family's `snapshot-redact.ts` does.
  */
 import type {ChatPlan, ChatUnit, ScannedChat} from '../../model/adapter.js'
-import type {SnapshotCaps, SnapshotCapture} from '../../model/snapshot.js'
+import type {SnapshotCaps, SnapshotCapture, SnapshotHeader} from '../../model/snapshot.js'
 import {captureDatabaseSession, diagnoseGoneSession, planDatabaseImport} from '../opencode-family/snapshot.js'
+import {redactExportPayload} from '../opencode-family/snapshot-redact.js'
 import {KILO, DATABASE} from './layout.js'
 import type {KiloFacts, SessionGoneFacts} from './store.js'
 
@@ -20,6 +22,11 @@ export function kiloChatKey(unit: ChatUnit): string {
   if (f?.kind === 'database' && f.session) return `${unit.dir}#${f.session.id}`
   if (f?.kind === 'session-gone') return `${unit.dir}#${f.sessionId}`
   return unit.path
+}
+
+/** A Kilo snapshot (an export document) without its private tool payloads and per-turn context. Pure. */
+export function redactKiloSnapshot(payload: Buffer, header: Pick<SnapshotHeader, 'format' | 'kind' | 'target'>): Buffer | {refused: string} {
+  return header.kind === 'export' ? redactExportPayload(payload) : {refused: `a ${header.kind} snapshot of Kilo is not redacted`}
 }
 
 /** The snapshot of a healthy, settled session of Kilo's store. */

@@ -19,7 +19,7 @@ import {OPENCODE_FINDING_KINDS, finding} from './findings.js'
 import {annotateOpenCodeSession, diagnoseProjects, planProjects, projectFactsOf} from './projects-chat.js'
 import {readProjects} from './projects.js'
 import {opencodeFinder} from './find.js'
-import {captureOpenCode, diagnoseGone, judgeSnapshots, openCodeChatKey, openCodeGoneChat} from './snapshot.js'
+import {captureOpenCode, diagnoseGone, judgeSnapshots, openCodeChatKey, openCodeGoneChat, redactOpenCodeSnapshot} from './snapshot.js'
 import {openCodeHook} from './hook.js'
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
@@ -102,7 +102,7 @@ export const opencode: FormatAdapter = {
   },
   // Export files and tree files are JSON (told apart by content); a store's database files are needed whole.
   archiveWants: (name) => name.toLowerCase().endsWith('.json') || isDatabaseName(name.replace(/-(?:wal|shm)$/, '')),
-  snapshot: {chatKey: openCodeChatKey, capture: captureOpenCode, hook: openCodeHook, goneChat: openCodeGoneChat},
+  snapshot: {chatKey: openCodeChatKey, capture: captureOpenCode, redact: redactOpenCodeSnapshot, hook: openCodeHook, goneChat: openCodeGoneChat},
   texts: {sessionUnlisted: 'OpenCode still cannot list this session, but the other sessions of the store are listed again'},
   help: {
     roots: "OpenCode's data dir ($XDG_DATA_HOME/opencode, default ~/.local/share/opencode; its database is read on a private copy, never opened in place)",

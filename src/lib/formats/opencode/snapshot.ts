@@ -8,12 +8,13 @@
  *
  * A stored snapshot is a generation of the session (role `snapshot`): when the tree's files are damaged
  * beyond what moving them out keeps, the snapshot wins and the repair (`repair.ts`) writes its files back,
- * byte for byte.
+ * byte for byte. `--redact` (`redactOpenCodeSnapshot`) rewrites each file, or the database session's export
+ * document, by the family's rule (`opencode-family/snapshot-redact.ts`).
  */
 import {createHash} from 'node:crypto'
 import type {ChatPlan, ChatUnit, FileEntry, PlannedAction, ScannedChat, WatchedFile} from '../../model/adapter.js'
 import type {ChatReport, Generation, RankEntry, SessionContext} from '../../model/report.js'
-import {decodeFiles, encodeFiles, type SnapshotCandidate, type SnapshotCaps, type SnapshotCapture} from '../../model/snapshot.js'
+import {decodeFiles, encodeFiles, type SnapshotCandidate, type SnapshotCaps, type SnapshotCapture, type SnapshotHeader} from '../../model/snapshot.js'
 import {OPENCODE, SESSION_ID, missingSessionFile, treeFileOf} from './layout.js'
 import {exportFromFiles, type TreeExport} from './export-doc.js'
 import {finding} from './findings.js'
@@ -22,6 +23,7 @@ import {planTreeRepair} from './plan.js'
 import type {DatabaseSessionFacts, GoneFacts, OpenCodeFacts} from './store.js'
 import {readTreeSession, sessionMessages, usable} from './tree.js'
 import {captureDatabaseSession, goneExport} from '../opencode-family/snapshot.js'
+import {redactExportPayload, redactMessageInfo, redactPart, redactSessionInfo} from '../opencode-family/snapshot-redact.js'
 
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -60,6 +62,33 @@ export function captureOpenCode(chat: Pick<ScannedChat, 'report' | 'snapshot'>, 
   if (!isObj(last.time) || typeof last.time.completed !== 'number') return {ok: false, skip: 'not settled: the last answer has no time.completed yet', unsettled: true}
   const payload = encodeFiles(files.map((f) => ({rel: f.name, data: f.data!})))
   return {ok: true, kind: 'files', target: null, payload, messages: msgs.length, turns: report.contextTurns ?? 0}
+}
+
+/**
+ * A snapshot without its private tool payloads and per-turn context (`opencode-family/snapshot-redact.ts`): a
+ * database session's export document printed as `opencode export` prints it; a tree session's session, message
+ * and part files each rewritten as OpenCode writes them (two-space JSON, a final newline only where the file had
+ * one). `refused` for a file that does not parse as an object. Pure.
+ */
+export function redactOpenCodeSnapshot(payload: Buffer, header: Pick<SnapshotHeader, 'format' | 'kind' | 'target'>): Buffer | {refused: string} {
+  if (header.kind === 'export') return redactExportPayload(payload)
+  if (header.kind !== 'files') return {refused: `a ${header.kind} snapshot of OpenCode is not redacted`}
+  const files = decodeFiles(payload)
+  if (!files) return {refused: 'the payload is not the session\'s files'}
+  const out: Array<{rel: string; data: Buffer}> = []
+  for (const f of files) {
+    const t = treeFileOf(f.rel)
+    let v: unknown
+    try {
+      v = JSON.parse(f.data.toString('utf8'))
+    } catch {
+      return {refused: `${f.rel} does not parse`}
+    }
+    if (!isObj(v)) return {refused: `${f.rel} is not a JSON object`}
+    const red = t.kind === 'session' ? redactSessionInfo(v) : t.kind === 'message' ? redactMessageInfo(v) : t.kind === 'part' ? redactPart(v) : v
+    out.push({rel: f.rel, data: Buffer.from(JSON.stringify(red, null, 2) + (f.data[f.data.length - 1] === 0x0a ? '\n' : ''), 'utf8')})
+  }
+  return encodeFiles(out)
 }
 
 /** The files of a snapshot of this session, when they are that (each a session, message or part file of it). */
@@ -126,8 +155,9 @@ function evidenceName(rel: string): string {
  * Fills the plan of a tree session whose winner is a stored snapshot: each file of the snapshot whose bytes
  * differ on disk is preserved and restored (one that is gone is written anew, into a folder that still
  * exists), each damaged file the snapshot does not hold moves out of the tree as in a plain repair, and the
- * data dir's mtime is put back. Files of the session that are intact and not in the snapshot (later messages)
- * stay. Pure.
+ * data dir's mtime is put back. A redacted snapshot restores only the files that are gone or damaged on disk
+ * (its copies of sound files lack their tool payloads). Files of the session that are intact and not in the
+ * snapshot (later messages) stay. Pure.
  */
 export function planSnapshotRestore(chat: Pick<ScannedChat, 'report' | 'snapshot'>, plan: ChatPlan, sessionId: string): ChatPlan {
   const {report, snapshot} = chat
@@ -145,9 +175,12 @@ export function planSnapshotRestore(chat: Pick<ScannedChat, 'report' | 'snapshot
   const actions: PlannedAction[] = []
   const watch: WatchedFile[] = []
   const restored = new Set<string>()
+  // A redacted snapshot lacks the tool payloads: a file of it whose copy on disk is sound is left as it is.
+  const damaged = new Set(planTreeRepair(sessionId, snapshot.files).moves.map((m) => m.file))
   for (const f of files) {
     const cur = snapshot.files.find((x) => x.name === f.name)
     if (cur?.data && cur.data.equals(f.data!)) continue
+    if (stored.header.redacted && cur?.data && !damaged.has(cur.name)) continue
     const folder = f.name.slice(0, f.name.lastIndexOf('/'))
     if (!cur && !folders.has(folder)) {
       plan.problem = `${folder}/ is gone from the data dir; restoring ${stored.name} needs it (mkdir -p it and run chatdoctor repair again); nothing written`

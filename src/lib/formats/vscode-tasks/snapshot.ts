@@ -24,6 +24,7 @@
 import {classifyJsonBytes} from '../../classify/index.js'
 import type {ChatDirSnapshot, ScannedChat} from '../../model/adapter.js'
 import type {SnapshotCandidate, SnapshotCaps, SnapshotCapture, SnapshotHeader} from '../../model/snapshot.js'
+import {REDACTED_TEXT} from '../../model/snapshot.js'
 import {redactToolBlocks, settleMessages} from '../anthropic-messages/index.js'
 import {API_HISTORY, leftoverOf} from './layout.js'
 import {USER_CONTENT_TAGS, isMessageArray, isTaskPrompt} from './measure.js'
@@ -67,7 +68,7 @@ const ENVIRONMENT = /<environment_details>[\s\S]*?<\/environment_details>/g
 const RESULT_HEADER = /^\[([A-Za-z_][\w-]*)(?:\s[^\n]*)?\] Result:/
 
 /** A text block of a tool's output with no words of the user's in it (the model APIs refuse an empty text block). */
-export const REMOVED = '(removed by chatdoctor snapshot --redact)'
+export const REMOVED = REDACTED_TEXT
 
 /** Only the tagged user's words of a tool's output (joined by a blank line), or `''`. */
 function userWordsOf(text: string): string {

@@ -4,8 +4,10 @@
  * skipped when it equals the chat's newest stored snapshot (sha256), sealed (`snapshot/seal.ts`) and written
  * durably through the write seam; then the chat's oldest snapshots beyond the per-chat cap are removed. A
  * snapshot that would take the store over its total cap is skipped, never truncated. The key is made on
- * first use. Also `--list` and `--prune` of the store. Names no agent.
+ * first use. Also `--list`, `--prune` and `--forget` of the store. Names no agent.
  */
+import {statSync} from 'node:fs'
+import path from 'node:path'
 import type {FileSystem} from '../../fsio/fs.js'
 import {stateDir as defaultStateDir} from '../../fsio/repair-log.js'
 import {tildify} from '../../fsio/paths.js'
@@ -13,9 +15,9 @@ import {adapterByName} from '../../formats/index.js'
 import type {FormatAdapter, ScannedChat} from '../../model/adapter.js'
 import type {OperationalError} from '../../model/report.js'
 import {DEFAULT_SNAPSHOT_CAPS, type SnapshotCaps, type SnapshotHeader, type SnapshotRef} from '../../model/snapshot.js'
-import {ensureKey} from '../../snapshot/key.js'
+import {ensureKey, readKey} from '../../snapshot/key.js'
 import {sealSnapshot, sha256Hex} from '../../snapshot/seal.js'
-import {byChat, listStore, removeSnapshot, writeSnapshot} from '../../snapshot/store.js'
+import {byChat, chatFolder, decryptRef, listStore, removeSnapshot, writeSnapshot} from '../../snapshot/store.js'
 import {scanPaths} from '../scan.js'
 import {chatKeyOf} from './attach.js'
 
@@ -227,6 +229,96 @@ export async function pruneSnapshots(opts: {home: string; env: NodeJS.ProcessEnv
   for (const r of oldestFirst) {
     if (out.bytesAfter <= caps.maxStoreBytes) break
     await remove(r, `the store is over its cap of ${caps.maxStoreBytes} bytes`)
+  }
+  return out
+}
+
+/** What `--forget` removed (or, in a dry run, would remove), and what it left. Paths are written with the home as `~`. */
+export interface ForgetResult {
+  dryRun: boolean
+  removed: Array<{file: string; chat: string; time: string}>
+  /** Chats refused: their chat is still on disk (without `force`), or none of their snapshots could be authenticated. */
+  refused: Array<{chat: string; reason: string}>
+  errors: OperationalError[]
+}
+
+/** True when a scanned chat still has a copy of its own on disk (a generation that is not a snapshot and not missing). */
+export function onDisk(chat: Pick<ScannedChat, 'report'>): boolean {
+  return chat.report.generations.some((g) => g.role !== 'snapshot' && g.class !== 'missing')
+}
+
+/** The file or folder a chat key names on disk: the key itself, or for a session of a store (`<data dir>#<id>`) its data dir. */
+const isDir = (p: string) => statSync(p, {throwIfNoEntry: false})?.isDirectory() === true
+
+const pathPartOf = (key: string) => (key.includes('#') ? key.slice(0, key.lastIndexOf('#')) : key)
+
+/**
+ * Lets go of chats the user removed on purpose: every stored snapshot of each chat named (its chat key, as
+ * `snapshot --list` shows it) is removed through the write seam. A snapshot is matched only by its
+ * authenticated header: each candidate is decrypted and its tag checked first, so a file that does not verify
+ * (tampered, another key, no key) is never removed by a name it may only claim. A chat still on disk (as a scan
+ * of it finds it) is refused unless `force`. `dryRun` removes nothing and says what would go. Never throws.
+ */
+export async function forgetSnapshots(chats: string[], opts: {home: string; env: NodeJS.ProcessEnv; fs: FileSystem; stateDir?: string; force?: boolean; dryRun?: boolean; resolve?: (p: string) => string}): Promise<ForgetResult> {
+  const state = opts.stateDir ?? defaultStateDir(opts.home, opts.env)
+  const tild = (p: string) => tildify(p, opts.home)
+  const out: ForgetResult = {dryRun: opts.dryRun === true, removed: [], refused: [], errors: []}
+  const store = listStore(state)
+  out.errors.push(...store.errors.map((e) => ({...e, path: tild(e.path)})))
+  const index = byChat(store.refs)
+  const keyOf = (c: string) => {
+    const hash = c.lastIndexOf('#')
+    const [p, id] = hash > 0 && !c.slice(hash).includes('/') ? [c.slice(0, hash), c.slice(hash)] : [c, '']
+    return (opts.resolve ? opts.resolve(p) : p) + id
+  }
+  let key: ReturnType<typeof readKey> | undefined
+  const keyOfChat = (c: ScannedChat) => {
+    const a = supportOf(c)
+    return a ? chatKeyOf(a, c.snapshot.unit) : c.snapshot.unit.path
+  }
+  for (const chat of chats) {
+    let k = keyOf(chat)
+    // The chat as a scan of its folder finds it (a gone one too: its snapshots make it): by its key or its path.
+    const where = pathPartOf(k)
+    const scope = isDir(where) ? where : path.dirname(where)
+    const scan = await scanPaths([scope], {home: opts.home, env: opts.env, stateDir: state})
+    const found = scan.chats.find((c) => keyOfChat(c) === k || c.report.path === tild(k))
+    if (found) k = keyOfChat(found)
+    const refs = index.get(k) ?? []
+    if (refs.length === 0) {
+      out.errors.push({path: tild(k), message: 'no snapshot of this chat is stored (chatdoctor snapshot --list names the chats that have some)'})
+      continue
+    }
+    if (!opts.force && found && onDisk(found)) {
+      out.refused.push({chat: tild(k), reason: `the chat is still on disk (${found.report.status}); its snapshots may be the copy that repairs it. Add --force to remove them anyway`})
+      continue
+    }
+    key ??= readKey(opts.home, opts.env)
+    if (!('key' in key)) {
+      out.refused.push({chat: tild(k), reason: `its snapshots cannot be authenticated: ${'absent' in key ? `no snapshot key (${tild(key.file)} is missing, and CHATDOCTOR_SNAPSHOT_KEY is not set)` : key.error}; nothing removed`})
+      continue
+    }
+    let any = false
+    for (const r of refs) {
+      const c = decryptRef(r, key.key, '')
+      if (c.data === undefined) {
+        out.errors.push({path: tild(r.file), message: `not removed: it names ${tild(k)} but ${c.error ?? 'does not authenticate'}; remove it by hand if it is yours`})
+        continue
+      }
+      any = true
+      if (!opts.dryRun) {
+        try {
+          await removeSnapshot(opts.fs, r)
+        } catch (e) {
+          out.errors.push({path: tild(r.file), message: writeProblem(e, 'removing it')})
+          continue
+        }
+      }
+      out.removed.push({file: tild(r.file), chat: tild(k), time: r.header.time})
+    }
+    if (!any) out.refused.push({chat: tild(k), reason: 'none of its snapshots authenticates under the snapshot key; nothing removed'})
+    // The chat's folder, once empty, goes too (best effort: a folder with anything else in it stays).
+    if (any && !opts.dryRun) await opts.fs.rmdir(chatFolder(state, k)).catch(() => undefined)
   }
   return out
 }
