@@ -513,3 +513,32 @@ test("Cline's backups of its list (taskHistory.backup.<ms>.json, written by its 
     cleanup(s.home)
   }
 })
+
+test("Cline list holding elements that are not entries (null, a number, a string, an array): reported, the list and the tasks it hides left for a step by hand, never called repaired; Cline's History view fails on the null", async () => {
+  const {home, storage, tasks} = store([0, 1])
+  try {
+    const list = path.join(storage, LIST)
+    const items = JSON.parse(readFileSync(list, 'utf8')) as unknown[]
+    writeFileSync(list, JSON.stringify([...items, null, 5, 'x', []]))
+    // Cline 3.89.2's History view: `filter((item) => item.ts && item.task)` over what JSON.parse returned.
+    assert.throws(() => (JSON.parse(readFileSync(list, 'utf8')) as Array<{ts?: unknown; task?: unknown}>).filter((i) => i.ts && i.task), TypeError)
+    const before = hashTree(storage)
+    const chats = await scan([storage], home)
+    const idx = byId(chats, 'index')
+    assert.equal(idx.report.status, 'repairable')
+    assert.deepEqual([idx.report.generations[0].class, idx.report.generations[0].reasons.includes('wrong-shape')], ['corrupt', true])
+    const damaged = idx.report.findings.find((f) => f.id === 'index-damaged')!
+    assert.match(damaged.message, /holds 4 elements that are not task entries \(#2 null, #3 5, #4 "x", #5 \[\]\): .*delete them from state\/taskHistory\.json .* and run chatdoctor repair again/)
+    assert.match(idx.report.findings.find((f) => f.id === 'not-in-index')!.message, /does not list 3 task folders .*; once the elements that are not entries are gone, a repair adds/)
+    for (const t of tasks.slice(2)) assert.equal(byId(chats, t.id).report.status, 'repairable', 'a hidden task is not called healthy')
+    const rep = runJson(['repair', '-y', storage], {HOME: home})
+    assert.notEqual(rep.exitCode, 0)
+    const ic = rep.chats.find((c) => c.id === 'index')!
+    assert.equal(ic.repair!.outcome, 'manual')
+    assert.equal(ic.repair!.message, damaged.message)
+    for (const t of tasks.slice(2)) assert.deepEqual([rep.chats.find((c) => c.id === t.id)!.repair!.outcome, rep.chats.find((c) => c.id === t.id)!.repair!.message], ['manual', damaged.message])
+    assert.deepEqual(hashTree(storage), before, 'nothing written')
+  } finally {
+    cleanup(home)
+  }
+})

@@ -6,7 +6,7 @@
  * written.
  */
 import assert from 'node:assert/strict'
-import {existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 import Database from 'better-sqlite3'
@@ -158,5 +158,106 @@ test("Kilo Code's state database zero-filled, or with a hot journal beside it: i
     assert.ok(existsSync(`${db}-journal`))
   } finally {
     cleanup(h)
+  }
+})
+
+/**
+ * Leaves `file` as an editor killed in WAL mode leaves it: its last commit only in `-wal` (with `-shm`), never
+ * checkpointed. The files are copied while the connection is open and put back after it closed (a clean close
+ * would fold the log into the database and delete it).
+ */
+function leaveWal(file: string, change: (db: Database.Database) => void): void {
+  const db = new Database(file)
+  db.pragma('journal_mode = WAL')
+  db.pragma('wal_autocheckpoint = 0')
+  change(db)
+  const kept = ['', '-wal', '-shm'].map((s) => [file + s, readFileSync(file + s)] as const)
+  db.close()
+  for (const [p, bytes] of kept) writeFileSync(p, bytes)
+}
+
+test("Kilo Code's state database with a WAL beside it holding a commit not yet in it: read with its WAL, never replaced while the WAL is there (SQLite would replay it over the new file); the database stays whole", async () => {
+  const h = tempDir('chatdoctor-kilo-state-')
+  try {
+    const storage = storageDir(h, 'kilo')
+    const tasks = [0, 1, 2].map((k) => buildTask('kilo', taskId('kilo', k), realTurns(k === 0 ? 'A' : 'B')))
+    writeStore(storage, 'kilo', tasks)
+    const globalStorage = path.dirname(storage)
+    const db = path.join(globalStorage, 'state.vscdb')
+    writeStateDb(db, [tasks[0]])
+    // The commit in the WAL lists the second task too, so only the third is hidden when the WAL is read.
+    leaveWal(db, (conn) => {
+      const row = conn.prepare('SELECT value FROM ItemTable WHERE key = ?').get(KEY) as {value: string}
+      const state = JSON.parse(row.value) as {taskHistory: unknown[]}
+      state.taskHistory.push({id: tasks[1].id, number: 2, ts: 1, task: 'listed in the WAL'})
+      conn.prepare('UPDATE ItemTable SET value = ? WHERE key = ?').run(JSON.stringify(state), KEY)
+      conn.prepare('UPDATE ItemTable SET value = ? WHERE key = ?').run('400', 'workbench.panel.height')
+    })
+    assert.ok(readFileSync(`${db}-wal`).length > 0, 'the WAL holds uncheckpointed frames')
+    const before = hashTree(globalStorage)
+    const chats = await scan([storage], h)
+    assert.deepEqual(hashTree(globalStorage), before, 'scan writes nothing')
+    const idx = chats.find((c) => c.report.id === 'index')!
+    const f = finding(idx, 'not-in-index')!
+    assert.match(f.message, new RegExp(`\\(2 entries\\) does not list 1 task folder \\(${tasks[2].id}\\)`), 'the list is read with its WAL')
+    assert.match(f.message, /chatdoctor does not write it \(state\.vscdb-wal is beside it .*SQLite would replay that log over a database written in its place/)
+    assert.match(f.message, /PRAGMA wal_checkpoint\(TRUNCATE\)/)
+    assert.deepEqual(idx.report.generations.map((g) => g.file).sort(), ['state.vscdb', 'state.vscdb-shm', 'state.vscdb-wal'])
+    const r = runCli(['repair', '-y', '--json', storage], {env: {HOME: h}})
+    const rep = JSON.parse(r.stdout) as {chats: Array<{id: string; repair?: {outcome: string; message: string | null}}>}
+    const ic = rep.chats.find((c) => c.id === 'index')!
+    assert.equal(ic.repair!.outcome, 'manual', JSON.stringify(ic.repair))
+    assert.match(ic.repair!.message ?? '', /state\.vscdb-wal is beside it/)
+    const hidden = chats.find((c) => c.report.id === tasks[2].id)!
+    assert.equal(hidden.report.status, 'repairable', 'the task the list hides is not called healthy')
+    assert.deepEqual([rep.chats.find((c) => c.id === tasks[2].id)!.repair!.outcome, rep.chats.find((c) => c.id === tasks[2].id)!.repair!.message], ['manual', ic.repair!.message])
+    assert.equal(r.status & 2, 2, 'the exit code says something is left to do')
+    for (const n of ['state.vscdb', 'state.vscdb-wal', 'state.vscdb-shm']) assert.equal(hashTree(globalStorage)[n], before[n], `${n} as it was`)
+    const copy = path.join(h, 'check')
+    mkdirSync(copy)
+    for (const s of ['', '-wal', '-shm']) copyFileSync(db + s, path.join(copy, 'state.vscdb' + s))
+    const check = new Database(path.join(copy, 'state.vscdb'))
+    try {
+      assert.deepEqual(check.pragma('integrity_check', {simple: true}), 'ok', 'the database reads whole, its WAL replayed')
+      assert.equal((check.prepare('SELECT value FROM ItemTable WHERE key = ?').get('workbench.panel.height') as {value: string}).value, '400', "the WAL's commit is still there")
+    } finally {
+      check.close()
+    }
+  } finally {
+    cleanup(h)
+  }
+})
+
+test("Kilo Code's list stored as a BLOB, or holding elements that are not entries: its hidden tasks reported hidden (not healthy), the list left for a step by hand, the database never written", async () => {
+  for (const shape of ['blob', 'junk'] as const) {
+    const h = tempDir('chatdoctor-kilo-state-')
+    try {
+      const storage = storageDir(h, 'kilo')
+      const tasks = [0, 1].map((k) => buildTask('kilo', taskId('kilo', k), realTurns(k === 0 ? 'A' : 'B')))
+      writeStore(storage, 'kilo', tasks)
+      const db = path.join(path.dirname(storage), 'state.vscdb')
+      writeStateDb(db, [tasks[0]])
+      const conn = new Database(db)
+      if (shape === 'blob') conn.prepare('UPDATE ItemTable SET value = CAST(value AS BLOB) WHERE key = ?').run(KEY)
+      else {
+        const state = JSON.parse((conn.prepare('SELECT value FROM ItemTable WHERE key = ?').get(KEY) as {value: string}).value) as {taskHistory: unknown[]}
+        state.taskHistory.push(null, 5)
+        conn.prepare('UPDATE ItemTable SET value = ? WHERE key = ?').run(JSON.stringify(state), KEY)
+      }
+      conn.close()
+      const before = readFileSync(db)
+      const chats = await scan([storage], h)
+      const idx = chats.find((c) => c.report.id === 'index')!
+      assert.equal(idx.report.status, 'repairable', shape)
+      assert.match(finding(idx, 'not-in-index')!.message, shape === 'blob' ? /chatdoctor does not write it \(its kilocode\.kilo-code value is stored as a BLOB/ : /chatdoctor does not write it \(its taskHistory holds 2 elements that are not entries \(#1 null, #2 5\)/)
+      assert.equal(chats.find((c) => c.report.id === tasks[1].id)!.report.status, 'repairable', `${shape}: the hidden task is not called healthy`)
+      const r = runCli(['repair', '-y', '--json', storage], {env: {HOME: h}})
+      const rep = JSON.parse(r.stdout) as {chats: Array<{id: string; repair?: {outcome: string}}>}
+      assert.deepEqual([rep.chats.find((c) => c.id === 'index')!.repair!.outcome, rep.chats.find((c) => c.id === tasks[1].id)!.repair!.outcome], ['manual', 'manual'], shape)
+      assert.equal(r.status & 2, 2)
+      assert.ok(readFileSync(db).equals(before), `${shape}: the database is not written`)
+    } finally {
+      cleanup(h)
+    }
   }
 })

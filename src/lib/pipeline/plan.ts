@@ -136,7 +136,7 @@ function addOwnState(plan: ChatPlan): void {
 /**
  * Plans every chat of a scan, in the scan's order. An index chat then follows the session files the other plans
  * rewrite (`IndexHook.followUp`), and a chat its index hides gets the index chat's plan as the one that brings it
- * back (`by`).
+ * back (`by`), or, when that index is left for a step by hand, that step (`manual`).
  */
 export function planRepairs(chats: ScannedChat[], opts: PlanOptions = {}): ChatPlan[] {
   const plans = chats.map((c) => planChat(c, opts))
@@ -149,6 +149,8 @@ export function planRepairs(chats: ScannedChat[], opts: PlanOptions = {}): ChatP
     if (p.chat.repairedBy === undefined) continue
     const by = indexes.find((i) => i.chat.snapshot.unit.path === p.chat.repairedBy)
     if (by && by.actions.length > 0) p.by = by
+    // Its index left for a step by hand: the chat is brought back by that step, never reported as repaired.
+    else if (by?.manual && p.actions.length === 0 && !p.manual && !p.refusal && !p.problem) p.manual = by.manual
   }
   return plans
 }

@@ -139,6 +139,20 @@ interface ListDoc {
   ids: string[]
   /** Why the list cannot be added to (not an array, a BOM); null when it can. */
   blocked: string | null
+  /** The elements that are not entries (not an object: `null`, a number, a string, an array), as `#<index> <JSON>`. */
+  junk: string[]
+}
+
+/**
+ * The elements of a list that are not entries. Cline 3.89.2 keeps whatever `JSON.parse` returns
+ * (`readTaskHistoryFromState`) and its History view reads `ts` and `task` of every element
+ * (`getTaskHistory.ts` `filter((item) => item.ts && item.task)`), which throws on a `null`; so a list holding
+ * one is not called repaired while it does. Pure.
+ */
+function junkOf(v: unknown[]): string[] {
+  const out: string[] = []
+  for (const [i, e] of v.entries()) if (typeof e !== 'object' || e === null || Array.isArray(e)) out.push(`#${i} ${JSON.stringify(e) ?? String(e)}`.slice(0, 40))
+  return out
 }
 
 /** The list's bytes as a complete array: the file itself, or its complete entries closed. Pure. */
@@ -146,13 +160,13 @@ export function listDoc(data: Buffer): ListDoc {
   const c = classifyJsonBytes(data)
   const idsOf = (v: unknown[]) => v.flatMap((e) => (typeof e === 'object' && e !== null && typeof (e as {id?: unknown}).id === 'string' ? [(e as {id: string}).id] : []))
   if (c.class === 'intact') {
-    if (!Array.isArray(c.value)) return {c, doc: null, entries: 0, ids: [], blocked: 'it parses but is not a list of entries'}
-    return {c, doc: data, entries: c.value.length, ids: idsOf(c.value), blocked: null}
+    if (!Array.isArray(c.value)) return {c, doc: null, entries: 0, ids: [], blocked: 'it parses but is not a list of entries', junk: []}
+    return {c, doc: data, entries: c.value.length, ids: idsOf(c.value), blocked: null, junk: junkOf(c.value)}
   }
-  if (c.reasons.includes('bom')) return {c, doc: null, entries: 0, ids: [], blocked: 'it starts with a byte-order mark (an editor re-saved it)'}
+  if (c.reasons.includes('bom')) return {c, doc: null, entries: 0, ids: [], blocked: 'it starts with a byte-order mark (an editor re-saved it)', junk: []}
   const s = salvageMessageArray(TASK_HISTORY, data, c)
-  if (s) return {c, doc: Buffer.concat(s.parts), entries: s.value.length, ids: idsOf(s.value), blocked: null}
-  return {c, doc: null, entries: 0, ids: [], blocked: null}
+  if (s) return {c, doc: Buffer.concat(s.parts), entries: s.value.length, ids: idsOf(s.value), blocked: null, junk: junkOf(s.value)}
+  return {c, doc: null, entries: 0, ids: [], blocked: null, junk: []}
 }
 
 /**
@@ -304,6 +318,7 @@ function newList(snapshot: ChatDirSnapshot, f: ClineHistoryFacts, more: readonly
   if (!e || e.kind !== 'file' || !e.data) return {none: `${CLINE_INDEX} could not be read`}
   const d = listDoc(e.data)
   if (d.blocked !== null) return {none: d.blocked}
+  if (d.junk.length > 0) return {none: `it holds ${plural(d.junk.length, 'element')} that ${d.junk.length === 1 ? 'is not an entry' : 'are not entries'}`}
   const added = [...f.hidden, ...more].filter((h) => h.entry !== undefined && !d.ids.includes(h.id))
   const torn = d.c.class !== 'intact'
   if (!torn && added.length === 0) return {none: 'nothing to add'}
@@ -364,6 +379,12 @@ export function diagnoseClineHistory(snapshot: ChatDirSnapshot, f: ClineHistoryF
       if (d.c.class === 'intact') g.reasons = ['wrong-shape']
       findings.push(finding('index-damaged', TASK_HISTORY, `${file} is ${describeClass(g)}: ${d.blocked}, so Cline cannot use it as its list; chatdoctor does not rewrite a list it cannot keep: Cline's own "Reconstruct Task History" (command palette) backs it up and rebuilds the list from the task folders`))
     }
+    if (d.blocked === null && d.junk.length > 0) {
+      status = 'repairable'
+      g.class = 'corrupt'
+      g.reasons = [...new Set([...g.reasons, 'wrong-shape' as const])]
+      findings.push(finding('index-damaged', TASK_HISTORY, `${file} holds ${plural(d.junk.length, 'element')} that ${d.junk.length === 1 ? 'is not a task entry' : 'are not task entries'} (${d.junk.join(', ')}): Cline keeps them as they are, and its History view fails on a null one; chatdoctor writes no list that keeps them: with every window of the editor closed, delete ${d.junk.length === 1 ? 'it' : 'them'} from ${file} (a copy set aside first) and run chatdoctor repair again`))
+    }
     const plan = newList(snapshot, f)
     const rebuilt = f.hidden.filter((h) => h.entry !== undefined)
     const unbuilt = f.hidden.filter((h) => h.entry === undefined)
@@ -374,7 +395,7 @@ export function diagnoseClineHistory(snapshot: ChatDirSnapshot, f: ClineHistoryF
       findings.push(finding('index-damaged', TASK_HISTORY, `${file} is ${describeClass(g)}: Cline cannot parse it, so at its next start it asks to reconstruct the list from the task folders, and declining wipes the list at its next write; a repair ${keep} and adds ${entriesOf(rebuilt.length)} rebuilt from the task folders it lacks${fields.length > 0 ? ` (${fields.join(', ')})` : ''}${fromBackups(rebuilt)}. ${RECONSTRUCT}`))
     } else if (d.blocked === null && rebuilt.length > 0) {
       status = 'repairable'
-      findings.push(finding('not-in-index', TASK_HISTORY, `${file} (${entriesOf(d.entries)}) does not list ${plural(rebuilt.length, 'task folder')} (${rebuilt.map((h) => h.id).join(', ')}), so Cline does not show ${rebuilt.length === 1 ? 'it' : 'them'}; a repair adds ${rebuilt.length === 1 ? 'its entry' : 'their entries'} before the list's closing bracket, rebuilt from each task's own files (${fields.join(', ')}), every entry already there kept byte for byte${fromBackups(rebuilt)}. ${RECONSTRUCT}`))
+      findings.push(finding('not-in-index', TASK_HISTORY, `${file} (${entriesOf(d.entries)}) does not list ${plural(rebuilt.length, 'task folder')} (${rebuilt.map((h) => h.id).join(', ')}), so Cline does not show ${rebuilt.length === 1 ? 'it' : 'them'}; ${d.junk.length > 0 ? 'once the elements that are not entries are gone, ' : ''}a repair adds ${rebuilt.length === 1 ? 'its entry' : 'their entries'} before the list's closing bracket, rebuilt from each task's own files (${fields.join(', ')}), every entry already there kept byte for byte${fromBackups(rebuilt)}. ${RECONSTRUCT}`))
     }
     if (d.blocked === null && unbuilt.length > 0) {
       findings.push(finding('not-in-index', TASK_HISTORY, `${file} does not list ${plural(unbuilt.length, 'task folder')} that cannot be rebuilt from ${unbuilt.length === 1 ? 'its' : 'their'} files: ${unbuilt.map((h) => `${h.id} (${h.why})`).join('; ')}; when a task's own repair restores its ${UI_MESSAGES} or ${API_HISTORY} in the same run, the entry is rebuilt from the bytes that repair writes`))

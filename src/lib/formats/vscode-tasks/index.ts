@@ -17,7 +17,7 @@ import type {ChatDirSnapshot, ChatPlan, Diagnosis, FileEntry, FormatAdapter, Pla
 import {planGenerations, salvageLabel, type GenerationFormat} from '../generations/plan.js'
 import {rebuildHistoryItem} from './history-item.js'
 import {rebuildClineEntry} from './cline-entry.js'
-import {annotateKiloTask, diagnoseKiloIndex, kiloListFactsOf, kiloListStoresOf, planKiloIndex, readKiloIndex} from './kilo-index.js'
+import {annotateKiloTask, diagnoseKiloIndex, kiloListFactsOf, kiloListStoresOf, kiloWalReasons, planKiloIndex, readKiloIndex} from './kilo-index.js'
 import {TASK_HISTORY, annotateClineTask, clineHistoryFactsOf, clineHistoryStoresOf, diagnoseClineHistory, followClineHistory, planClineHistory, readClineHistory} from './cline-index.js'
 import {API_HISTORY, CLINE_INDEX, DISCOVERY_PATHS, FORMAT_OF, HISTORY_ITEM, KNOWN_OTHER, ROO_INDEX, PRODUCT_OF, TASK_ID, UI_MESSAGES, defaultRoots, isTaskDir, leftoverOf, lockedFileOf, roleOf, variantOfFiles, wantsContent, type Variant} from './layout.js'
 import {liveReasons} from './live.js'
@@ -369,9 +369,9 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
  */
 function kiloHeals(id: string, snapshot: ChatDirSnapshot): string {
   const r = rebuildHistoryItem(id, fileBytes(snapshot))
-  const manual = "quit every window of the editor, copy state.vscdb aside, and add an entry with this task's id, ts and task to the taskHistory array of the kilocode.kilo-code value in its ItemTable (sqlite3)"
+  const manual = "quit every window of the editor, copy state.vscdb (with any -wal and -shm beside it) aside, and add an entry with this task's id, ts and task to the taskHistory array of the kilocode.kilo-code value in its ItemTable (sqlite3)"
   if (!('data' in r)) return `; Kilo Code has no command that rebuilds its list, and this task's entry cannot be rebuilt from its files (${r.why}): to list it again, ${manual}`
-  return `; Kilo Code has no command that rebuilds its list: a repair of VS Code's state.vscdb adds the task's entry, rebuilt from its own files, in one transaction on a private copy (only while no editor runs with this profile; when it cannot, ${manual})`
+  return `; Kilo Code has no command that rebuilds its list: a repair of VS Code's state.vscdb adds the task's entry, rebuilt from its own files, in one transaction on a private copy (only while no editor runs with this profile, and only when the list chat's findings leave it to chatdoctor; when they do not, ${manual})`
 }
 
 /** The task index in words: its file, or for Kilo Code the row of VS Code's state database that holds it. */
@@ -392,7 +392,7 @@ function clineHeals(id: string, snapshot: ChatDirSnapshot, idx: IndexFacts): str
     !('json' in r) ? `; its entry cannot be rebuilt from the task's files (${r.why})`
     : idx.folder === 'link' ? `; state/ is a symbolic link, which chatdoctor never writes through, so no repair adds the entry: to list the task again, add its entry to the list the link leads to by hand (with Cline closed), or run Cline's command below`
     : idx.folder === 'missing' ? `; the folder state/ is not there either and chatdoctor does not make it: create it (empty) and run chatdoctor repair again, or run Cline's command below`
-    : `; ${repair}`
+    : `; ${repair} (unless the list chat's findings leave the list for a step by hand, which the repair then gives)`
   return `${own}; Cline's own "Reconstruct Task History" command (command palette) rebuilds the whole list instead, backing the old one up to state/taskHistory.backup.<ms>.json: the entries it writes keep no favourite, truncation range, workspace or model, and get a new ulid`
 }
 
@@ -501,7 +501,7 @@ export const vscodeTasks: FormatAdapter & {generationBytes: typeof generationByt
   generationBytes,
   salvage: salvageTask,
   planRepair: planTask,
-  liveReasons: (snapshot) => liveReasons(snapshot.dir),
+  liveReasons: (snapshot) => [...liveReasons(snapshot.dir), ...(kiloListFactsOf(snapshot) ? kiloWalReasons(snapshot.dir) : [])],
   inspect: (chat) => ({account: kiloListFactsOf(chat.snapshot) ? "Kilo Code's task list in VS Code's state.vscdb: what it lacks and what a repair adds are in the findings." : clineHistoryFactsOf(chat.snapshot) ? `The Cline extension's task list ${CLINE_INDEX}: what is wrong with it and what a repair adds are in the findings.` : taskAccount(chat.report)}),
   redact: redactTaskFiles,
   find: taskFinder,

@@ -12,8 +12,9 @@
  * puts every byte back. Only when no process holds the database open (an editor of the VS Code family running
  * with the profile loads the state at start and writes it back, so a change under it would be lost, or lose
  * what it writes to the replaced file): Linux `/proc` tells; elsewhere nothing does, and the repair is refused.
- * A database with a hot journal beside it, one that fails its check, a value that is not the `JSON.stringify`
- * of itself: diagnosed, never written.
+ * A database with a hot journal, or a non-empty `-wal` or `-shm`, beside it (`walBeside`), one that fails its check,
+ * a value that is not the `JSON.stringify` of itself: diagnosed, never written. The private copy is made with
+ * its `-wal` and `-shm`, so it reads what SQLite (and the editor) would.
  */
 import {createHash} from 'node:crypto'
 import {lstatSync, readdirSync} from 'node:fs'
@@ -127,24 +128,32 @@ export async function readKiloIndex(dir: string): Promise<StoreListing | null> {
   } catch {
     // no hot journal
   }
+  const wal = walBeside(db)
+  members.push(...wal.present)
+  if (wal.why !== null) facts.blocked ??= wal.why
   const read = await withPrivateCopy(dir, STATE_DB, ({db: conn}) => {
     const check = quickCheck(conn)
     if (check.length !== 1 || check[0] !== 'ok') return {why: `it fails its check (${check[0]})`}
     const row = conn.prepare('SELECT value FROM ItemTable WHERE key = ?').get(KILO_STATE_KEY) as {value: unknown} | undefined
     if (!row) return {why: `it has no ${KILO_STATE_KEY} row`}
-    return {value: Buffer.isBuffer(row.value) ? null : typeof row.value === 'string' ? row.value : null}
+    // VS Code hands a BLOB value to the extension as its UTF-8 text too, so the list is read from it either way.
+    return Buffer.isBuffer(row.value) ? {value: row.value.toString('utf8'), blob: true} : typeof row.value === 'string' ? {value: row.value, blob: false} : {value: null, blob: false}
   })
   if ('error' in read) return null
   if ('why' in read || read.value === null) {
     facts.blocked ??= 'why' in read ? (read.why ?? null) : `its ${KILO_STATE_KEY} value is not text`
     return {chats: [{dir, path: dir, members, facts}], errors: []}
   }
+  if (read.blob) facts.blocked ??= `its ${KILO_STATE_KEY} value is stored as a BLOB, not as the text VS Code writes, so an insertion could not keep its bytes`
   let ids: string[] = []
   try {
     const list = (JSON.parse(read.value) as {taskHistory?: unknown}).taskHistory
     if (Array.isArray(list)) {
       facts.entries = list.length
       ids = list.flatMap((e) => (typeof e === 'object' && e !== null && typeof (e as {id?: unknown}).id === 'string' ? [(e as {id: string}).id] : []))
+      // Kilo Code's History view reads ts and task of every element, which throws on a null.
+      const junk = list.flatMap((e, i) => (typeof e !== 'object' || e === null || Array.isArray(e) ? [`#${i} ${String(JSON.stringify(e)).slice(0, 30)}`] : []))
+      if (junk.length > 0) facts.blocked ??= `its taskHistory holds ${plural(junk.length, 'element')} that ${junk.length === 1 ? 'is not an entry' : 'are not entries'} (${junk.join(', ')}); with every window of the editor closed, delete ${junk.length === 1 ? 'it' : 'them'} (sqlite3, a copy set aside first) and run chatdoctor repair again`
     }
   } catch {
     // judged by insertEntries below
@@ -182,6 +191,35 @@ export async function readKiloIndex(dir: string): Promise<StoreListing | null> {
   return {chats: [{dir, path: dir, members, facts}], errors: []}
 }
 
+/**
+ * The `-wal` and `-shm` beside the database, and why they keep it from being written: SQLite replays a WAL
+ * over whatever main file it finds beside it (a WAL names no database), so the rebuilt file written over the
+ * original with the old WAL left beside it reads as "database disk image is malformed"; moving the WAL aside
+ * with it is no cure either, since a run stopped between the move and the rename (or a checkpoint the editor
+ * left half done) leaves the old main file without pages only the WAL holds. So a non-empty `-wal` or `-shm`
+ * means the database is left for a manual step, like a hot journal; an empty one (or none) cannot be replayed.
+ */
+export function walBeside(db: string): {present: string[]; why: string | null} {
+  const present: string[] = []
+  let why: string | null = null
+  for (const suffix of ['-wal', '-shm']) {
+    try {
+      const st = lstatSync(db + suffix)
+      present.push(STATE_DB + suffix)
+      if (st.size > 0 || !st.isFile()) why ??= `${STATE_DB}${suffix} is beside it (${st.size} bytes: an editor has it open in WAL mode, or stopped without closing it), and SQLite would replay that log over a database written in its place (malformed); quit every window of the editor, fold the log into the database (\`sqlite3 ${STATE_DB} 'PRAGMA wal_checkpoint(TRUNCATE)'\`, which leaves the -wal empty) and run chatdoctor repair again`
+    } catch {
+      // absent
+    }
+  }
+  return {present, why}
+}
+
+/** Why the database may not be written right now because of a `-wal`/`-shm` beside it (empty when none). Read-only; never throws. */
+export function kiloWalReasons(globalStorage: string): string[] {
+  const why = walBeside(path.join(globalStorage, STATE_DB)).why
+  return why === null ? [] : [why]
+}
+
 const WHERE = `the taskHistory of ${KILO_STATE_KEY} in VS Code's globalStorage/${STATE_DB}`
 
 /** Diagnoses Kilo Code's task-list chat. Pure. */
@@ -195,7 +233,7 @@ export function diagnoseKiloIndex(snapshot: ChatDirSnapshot, f: KiloListFacts): 
     status = 'repairable'
     const how = f.repaired
       ? `a repair adds ${rebuilt.length === 1 ? 'its entry' : 'their entries'} at the end of the list, rebuilt from each task's own files (${rebuilt[0].fields!.join(', ')}), in one transaction on a private copy of the database written over it, every other byte of the row's value kept; only while no editor of the VS Code family runs with this profile`
-      : `chatdoctor does not write it (${f.blocked ?? 'no repair could be prepared'}): to list ${rebuilt.length === 1 ? 'it' : 'them'} again, quit every window of the editor, copy ${STATE_DB} aside, and add ${rebuilt.length === 1 ? 'an entry' : 'entries'} with the task's id, ts and task to that taskHistory (sqlite3)`
+      : `chatdoctor does not write it (${f.blocked ?? 'no repair could be prepared'}): to list ${rebuilt.length === 1 ? 'it' : 'them'} again, quit every window of the editor, copy ${STATE_DB} (with any -wal and -shm beside it) aside, and add ${rebuilt.length === 1 ? 'an entry' : 'entries'} with the task's id, ts and task to that taskHistory (sqlite3)`
     findings.push(finding('not-in-index', STATE_DB, `${WHERE} (${f.entries} ${f.entries === 1 ? 'entry' : 'entries'}) does not list ${plural(rebuilt.length, 'task folder')} (${rebuilt.map((h) => h.id).join(', ')}), so Kilo Code does not show ${rebuilt.length === 1 ? 'it' : 'them'}; ${how}`))
   }
   if (unbuilt.length > 0) findings.push(finding('not-in-index', STATE_DB, `${WHERE} does not list ${plural(unbuilt.length, 'task folder')} that cannot be rebuilt from ${unbuilt.length === 1 ? 'its' : 'their'} files: ${unbuilt.map((h) => `${h.id} (${h.why})`).join('; ')}`))
@@ -203,14 +241,15 @@ export function diagnoseKiloIndex(snapshot: ChatDirSnapshot, f: KiloListFacts): 
   return {kind: 'chat', report: {format: FORMAT_OF.kilo, id: 'index', status, winner: STATE_DB, transcriptTurns: null, contextTurns: null, findings, generations, ranking: []}}
 }
 
-/** What Kilo Code's task-list chat says of one of its tasks: that its repair lists the task again. Pure. */
+/** What Kilo Code's task-list chat says of one of its tasks: that its repair (or its step by hand) lists the task again. Pure. */
 export function annotateKiloTask(session: Pick<ScannedChat, 'report' | 'snapshot'>, indexes: ReadonlyArray<Pick<ScannedChat, 'report' | 'snapshot'>>): IndexAnnotation | null {
   const tf = session.snapshot.unit.facts as TaskFacts | undefined
   if (tf?.kind !== 'vscode-task' || tf.variant !== 'kilo' || tf.index?.state !== 'not-listed') return null
   const globalStorage = path.dirname(path.dirname(path.dirname(session.snapshot.dir)))
   const idx = indexes.find((i) => kiloListFactsOf(i.snapshot)?.globalStorage === globalStorage)
   const f = idx ? kiloListFactsOf(idx.snapshot) : null
-  if (!idx || !f || !f.repaired || idx.report.status !== 'repairable') return null
+  // Listed again by the list chat's repair, or, when it cannot be written, by the step by hand its plan gives.
+  if (!idx || !f || idx.report.status !== 'repairable') return null
   const id = path.basename(session.snapshot.dir)
   return f.hidden.some((h) => h.id === id && h.entry !== undefined) ? {findings: [], repairedBy: idx.snapshot.unit.path} : null
 }
