@@ -11,6 +11,9 @@ import path from 'node:path'
 import {test} from 'node:test'
 import Database from 'better-sqlite3'
 import {scanPaths, type ScannedChat} from '../src/lib/pipeline/scan.js'
+import {planChat} from '../src/lib/pipeline/plan.js'
+import {applyChat, type ApplyContext} from '../src/lib/pipeline/apply.js'
+import {nodeFileSystem} from '../src/lib/fsio/fs.js'
 import {insertEntries} from '../src/lib/formats/vscode-tasks/kilo-index.js'
 import {cleanup, hashTree, runCli, tempDir} from './helpers/fixtures.js'
 import {buildTask, holdOpen, writeStateDb, realTurns, storageDir, taskId, writeStore} from './helpers/vscode-tasks.js'
@@ -259,5 +262,31 @@ test("Kilo Code's list stored as a BLOB, or holding elements that are not entrie
     } finally {
       cleanup(h)
     }
+  }
+})
+
+test("Kilo Code's list repair with --force: a WAL that appears beside state.vscdb after the scan still stops it (SQLite would replay it over the rebuilt file), nothing written", async () => {
+  const h = tempDir('chatdoctor-kilo-state-')
+  try {
+    const storage = storageDir(h, 'kilo')
+    const tasks = [0, 1].map((k) => buildTask('kilo', taskId('kilo', k), realTurns('B')))
+    writeStore(storage, 'kilo', tasks)
+    const globalStorage = path.dirname(storage)
+    const db = path.join(globalStorage, 'state.vscdb')
+    writeStateDb(db, [tasks[0]])
+    const chats = await scan([storage], h)
+    const idx = chats.find((c) => c.report.id === 'index')!
+    assert.equal(idx.report.status, 'repairable')
+    const plan = planChat(idx)
+    assert.ok(plan.actions.length > 0, 'a repair is planned while no WAL is there')
+    writeFileSync(`${db}-wal`, Buffer.alloc(4096, 7))
+    const before = hashTree(globalStorage)
+    const ctx: ApplyContext = {fs: nodeFileSystem(), repairId: '20261201T210000Z-abcdef', version: 'test', stateDir: path.join(h, 'state'), force: true}
+    const out = await applyChat(plan, ctx)
+    assert.equal(out.outcome, 'refused', JSON.stringify(out))
+    assert.match(out.message ?? '', /state\.vscdb-wal is beside it .*--force does not override this/)
+    assert.deepEqual(hashTree(globalStorage), before, 'nothing written')
+  } finally {
+    cleanup(h)
   }
 })

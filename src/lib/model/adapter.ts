@@ -265,6 +265,12 @@ export interface FormatAdapter {
    */
   liveReasons?(snapshot: ChatDirSnapshot): string[]
   /**
+   * (repair) Why the chat's files must not be written right now whatever `--force` says, in words (e.g. a log
+   * beside a database that SQLite would replay over the file written in its place); empty when none. Same rules
+   * as `liveReasons`; `pipeline/apply.ts` checks it before the first write and again under the lock.
+   */
+  writeBlockers?(snapshot: ChatDirSnapshot): string[]
+  /**
    * Optional, for store formats (`chatsIn` answered `store: true`): lists the chats of the store at `dir` with
    * their `members` (and `facts`). Read-only; may read directory listings and the few file bytes needed to
    * attribute files to chats, and may open a private copy of a database (never the original). Never throws.

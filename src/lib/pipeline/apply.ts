@@ -284,6 +284,8 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
   // hint to a live agent offers --force, which would refuse again on it.
   const stale = (await watchedChanges(plan, fs)).find((c) => c.checked && targets.includes(c.name))
   if (stale) return out('refused', replacedChangedMessage(stale.what))
+  const blocker = plan.chat.adapter.writeBlockers?.(plan.chat.snapshot)[0]
+  if (blocker) return out('refused', `refused: ${blocker} (--force does not override this)`)
   const live = await liveReasons(plan, ctx)
   if (live.length > 0) {
     if (!ctx.force) return out('refused', `refused: ${live[0]}; ${LIVE_HINT}`)
@@ -335,6 +337,8 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
     // Checked before liveness again, so that a refusal offers --force only where --force would write.
     const off = sinceScan(plan, watch, new Set(targets))
     if (off?.replaced) throw new Refusal(replacedChangedMessage(off.what))
+    const blockedNow = plan.chat.adapter.writeBlockers?.(plan.chat.snapshot)[0]
+    if (blockedNow) throw new Refusal(`refused: ${blockedNow} (--force does not override this)`)
     if (!ctx.force) {
       const again = await liveReasons(plan, ctx)
       if (again.length > 0) throw new Refusal(`refused: ${again[0]}; ${LIVE_HINT}`)
@@ -345,6 +349,10 @@ export async function applyChat(plan: ChatPlan, ctx: ApplyContext): Promise<Chat
     const verify = async (after: string | null = null, writers = true) => {
       const c = await watch.changed()
       if (c) throw new Refusal(agentWroteMessage(c.name, c.what, replaced, ctx.repairId, c.name === after), true)
+      if (after === null) {
+        const b = plan.chat.adapter.writeBlockers?.(plan.chat.snapshot)[0]
+        if (b) throw new Refusal(`refused: ${b} (--force does not override this)`)
+      }
       const h = writers ? heldOpenReason(dir, targets.filter((t) => !replaced.includes(t)), findWriters) : null
       if (h) throw new Refusal(h)
     }

@@ -501,7 +501,9 @@ export const vscodeTasks: FormatAdapter & {generationBytes: typeof generationByt
   generationBytes,
   salvage: salvageTask,
   planRepair: planTask,
-  liveReasons: (snapshot) => [...liveReasons(snapshot.dir), ...(kiloListFactsOf(snapshot) ? kiloWalReasons(snapshot.dir) : [])],
+  liveReasons: (snapshot) => liveReasons(snapshot.dir),
+  // A WAL beside VS Code's database would be replayed over the list's rebuilt database: never written, --force or not.
+  writeBlockers: (snapshot) => (kiloListFactsOf(snapshot) ? kiloWalReasons(snapshot.dir) : []),
   inspect: (chat) => ({account: kiloListFactsOf(chat.snapshot) ? "Kilo Code's task list in VS Code's state.vscdb: what it lacks and what a repair adds are in the findings." : clineHistoryFactsOf(chat.snapshot) ? `The Cline extension's task list ${CLINE_INDEX}: what is wrong with it and what a repair adds are in the findings.` : taskAccount(chat.report)}),
   redact: redactTaskFiles,
   find: taskFinder,
