@@ -336,8 +336,16 @@ test('a state folder that is a symbolic link is never followed: no list chat, no
       assert.doesNotMatch(m, /a repair of state\/taskHistory\.json adds/)
       assert.equal(byId(chats, t.id).repairedBy, undefined)
     }
+    // Hidden all the same: not healthy, and the repair is that manual step (exit bit 2), never a write.
+    for (const t of s.tasks.slice(0, 4)) assert.equal(byId(chats, t.id).report.status, 'repairable')
     const rep = runJson(['repair', s.storage], {HOME: s.home})
     assert.ok(!rep.chats.some((c) => c.id === 'index'))
+    for (const t of s.tasks.slice(0, 4)) {
+      const r = rep.chats.find((c) => c.id === t.id)!.repair!
+      assert.equal(r.outcome, 'manual')
+      assert.match(r.message ?? '', /state\/ is a symbolic link, which chatdoctor never writes through: add this task's entry to the list it leads to by hand/)
+    }
+    assert.equal(rep.exitCode & 2, 2)
     assert.ok(readFileSync(path.join(elsewhere, 'taskHistory.json')).equals(before))
     // A torn list behind the link: the same truth on every task.
     writeFileSync(path.join(elsewhere, 'taskHistory.json'), cutAt(before, Math.floor(before.length / 2)))
@@ -347,6 +355,31 @@ test('a state folder that is a symbolic link is never followed: no list chat, no
       assert.match(m, /state\/ is a symbolic link, which chatdoctor never writes through: repair the list it leads to by hand/)
       assert.doesNotMatch(m, /a repair of state\/taskHistory\.json keeps/)
     }
+  } finally {
+    cleanup(s.home)
+  }
+})
+
+test('a list that is a symbolic link (Cline reads through it) is never written through: its hidden tasks repairable by the manual step, not healthy', async () => {
+  const s = store([4])
+  try {
+    const list = path.join(s.storage, LIST)
+    const elsewhere = path.join(s.home, 'elsewhere.json')
+    renameSync(list, elsewhere)
+    symlinkSync(elsewhere, list)
+    const before = readFileSync(elsewhere)
+    const chats = await scan([s.storage], s.home)
+    for (const t of s.tasks.slice(0, 4)) {
+      const c = byId(chats, t.id)
+      assert.equal(c.report.status, 'repairable')
+      const m = c.report.findings.find((x) => x.id === 'not-in-index')!.message
+      assert.match(m, /state\/taskHistory\.json is a symbolic link, which chatdoctor never writes through, so no repair adds the entry/)
+    }
+    const rep = runJson(['repair', s.storage], {HOME: s.home})
+    for (const t of s.tasks.slice(0, 4)) assert.equal(rep.chats.find((c) => c.id === t.id)!.repair!.outcome, 'manual')
+    assert.equal(rep.exitCode & 2, 2)
+    assert.ok(readFileSync(elsewhere).equals(before), 'the list behind the link as it was')
+    assert.ok(lstatSync(list).isSymbolicLink(), 'the link as it was')
   } finally {
     cleanup(s.home)
   }

@@ -335,7 +335,7 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
     const heals = variant === 'roo' ? (hi?.class === 'intact' ? `; ${product} adds it back from ${HISTORY_ITEM} at its next start` : `; ${product} adds tasks back only from an intact ${HISTORY_ITEM}, and this folder ${lacks}, so the task stays hidden${rebuild}`) : variant === 'cline' ? clineHeals(id, snapshot, idx) : variant === 'kilo' ? kiloHeals(id, snapshot) : `; ${product}'s "Reconstruct Task History" command (command palette) rebuilds the whole list from the task folders, backing the old one up to state/taskHistory.backup.<ms>.json; the entries it writes keep no favourite, truncation range or model, and get a new ulid`
     findings.push(finding('not-in-index', idx.file, `${indexLabel(variant, idx.file)} (${idx.entries ?? 0} ${idx.entries === 1 ? 'entry' : 'entries'}) does not list this task, so ${product} does not show it${heals}`))
   } else if (idx?.state === 'damaged') {
-    const next = variant === 'kilo' ? `${idx.why ? `: ${idx.why}` : ''}; so whether ${product} lists this task is unknown (VS Code replaces a database it cannot open with its state.vscdb.backup, the copy of its last clean close, at its next start); chatdoctor reads it only on a private copy and never writes it` : variant === 'cline' ? (idx.class === 'missing' ? `: ${idx.why ?? 'it is missing'}; chatdoctor does not create the list while that is unknown (an entry could be listed twice)` : `; at its next start ${product} offers to reconstruct it from the task folders, and declining wipes its list${idx.reasons?.includes('bom') ? '' : idx.folder === 'link' ? `; state/ is a symbolic link, which chatdoctor never writes through: repair the list it leads to by hand (with Cline closed), or run Cline's "Reconstruct Task History" command` : `; a repair of ${idx.file} keeps its complete entries byte for byte and adds those of the task folders it lacks, rebuilt from their own files`}`) : `; ${product} rebuilds it from each task's ${HISTORY_ITEM} at its next start`
+    const next = variant === 'kilo' ? `${idx.why ? `: ${idx.why}` : ''}; so whether ${product} lists this task is unknown (VS Code replaces a database it cannot open with its state.vscdb.backup, the copy of its last clean close, at its next start); chatdoctor reads it only on a private copy and never writes it` : variant === 'cline' ? (idx.class === 'missing' ? `: ${idx.why ?? 'it is missing'}; chatdoctor does not create the list while that is unknown (an entry could be listed twice)` : `; at its next start ${product} offers to reconstruct it from the task folders, and declining wipes its list${idx.reasons?.includes('bom') ? '' : idx.folder === 'link' || idx.folder === 'list-link' ? `; ${idx.folder === 'link' ? 'state/' : idx.file} is a symbolic link, which chatdoctor never writes through: repair the list it leads to by hand (with Cline closed), or run Cline's "Reconstruct Task History" command` : `; a repair of ${idx.file} keeps its complete entries byte for byte and adds those of the task folders it lacks, rebuilt from their own files`}`) : `; ${product} rebuilds it from each task's ${HISTORY_ITEM} at its next start`
     findings.push(finding('index-unreadable', idx.file, `${indexLabel(variant, idx.file)} is ${idx.class}${idx.reasons && idx.reasons.length > 0 ? ` (${idx.reasons.join(', ')})` : ''}${next}`))
     if (rooHidden) findings.push(finding('not-in-index', HISTORY_ITEM, `this task folder ${lacks}, so the rebuilt index leaves it out and ${product} does not show it${rebuild}`))
   } else if (idx?.state === 'listed' && variant === 'roo' && hi?.class !== 'intact') {
@@ -347,6 +347,9 @@ export function diagnoseTask(snapshot: ChatDirSnapshot): Diagnosis {
     findings.push(finding('not-in-index', HISTORY_ITEM, `${idx.file} is missing (${product} rebuilds it from each task's ${HISTORY_ITEM} at its next start) and this task folder ${lacks}, so ${product} does not show it${rebuild}`))
   }
   if (rebuilt !== null && 'data' in rebuilt && status === 'healthy') status = 'repairable'
+  // A Cline task its list does not show, where chatdoctor does not write the list (a link, no state/ folder):
+  // hidden all the same, so not healthy; its plan is the manual step (`clineManual`).
+  if (status === 'healthy' && clineManual(variant, idx) !== null) status = 'repairable'
 
   // What opening the task in the extension destroys.
   for (const file of [UI_MESSAGES, API_HISTORY]) {
@@ -390,10 +393,20 @@ function clineHeals(id: string, snapshot: ChatDirSnapshot, idx: IndexFacts): str
   const repair = absent ? `a repair creates ${CLINE_INDEX} with the entries of the task folders it lacks, this one's rebuilt from the task's own files${idx.pending ? `, leaving out the ${idx.pending} Cline's next start takes from VS Code's state.vscdb (so none is listed twice)` : ''}` : `a repair of ${CLINE_INDEX} adds its entry, rebuilt from the task's own files, every other entry kept byte for byte`
   const own =
     !('json' in r) ? `; its entry cannot be rebuilt from the task's files (${r.why})`
-    : idx.folder === 'link' ? `; state/ is a symbolic link, which chatdoctor never writes through, so no repair adds the entry: to list the task again, add its entry to the list the link leads to by hand (with Cline closed), or run Cline's command below`
+    : idx.folder === 'link' || idx.folder === 'list-link' ? `; ${idx.folder === 'link' ? 'state/' : CLINE_INDEX} is a symbolic link, which chatdoctor never writes through, so no repair adds the entry: to list the task again, add its entry to the list the link leads to by hand (with Cline closed), or run Cline's command below`
     : idx.folder === 'missing' ? `; the folder state/ is not there either and chatdoctor does not make it: create it (empty) and run chatdoctor repair again, or run Cline's command below`
     : `; ${repair} (unless the list chat's findings leave the list for a step by hand, which the repair then gives)`
   return `${own}; Cline's own "Reconstruct Task History" command (command palette) rebuilds the whole list instead, backing the old one up to state/taskHistory.backup.<ms>.json: the entries it writes keep no favourite, truncation range, workspace or model, and get a new ulid`
+}
+
+/**
+ * The manual step of a Cline task its list does not show when chatdoctor does not write that list (`state/` or
+ * the list a symbolic link, or no `state/` folder); null otherwise.
+ */
+function clineManual(variant: Variant, idx: IndexFacts | null): string | null {
+  if (variant !== 'cline' || !idx || (idx.state !== 'not-listed' && idx.state !== 'absent') || idx.folder === undefined) return null
+  if (idx.folder === 'missing') return `the folder state/ is not there and chatdoctor does not make it: create it (empty) and run chatdoctor repair again, or run Cline's "Reconstruct Task History" command`
+  return `${idx.folder === 'link' ? 'state/' : CLINE_INDEX} is a symbolic link, which chatdoctor never writes through: add this task's entry to the list it leads to by hand (with Cline closed), or run Cline's "Reconstruct Task History" command`
 }
 
 /** The bytes of the task folder's files that the scan read, by name. */
@@ -427,6 +440,9 @@ function planTask(chat: ScannedChat, opts: PlanOptions): ChatPlan {
   if (clineHistoryFactsOf(chat.snapshot)) return planClineHistory(chat)
   if (kiloListFactsOf(chat.snapshot)) return planKiloIndex(chat)
   const plan = planGenerations(chat, opts, TASKS)
+  const facts = factsOf(chat.snapshot)
+  const manual = facts ? clineManual(facts.variant, facts.index) : null
+  if (manual !== null && !plan.problem && !plan.refusal && !plan.actions.some((a) => a.type !== 'restore-mtime')) return {...plan, actions: [], manual}
   const item = chat.report.status === 'repairable' ? historyItemRepair(chat.snapshot) : null
   if (plan.problem || plan.refusal || item === null || !('data' in item)) return plan
   const hi = chat.report.generations.find((g) => g.file === HISTORY_ITEM)

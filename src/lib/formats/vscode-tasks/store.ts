@@ -38,10 +38,10 @@ export interface IndexFacts {
   /** Entries the index holds (when it could be read). */
   entries?: number
   /**
-   * Cline: the `state` folder is a symbolic link (`link`: read through, never written through) or not there
-   * (`missing`); absent when it is a folder.
+   * Cline: the `state` folder is a symbolic link (`link`: read through, never written through), its list is one
+   * (`list-link`: likewise), or the folder is not there (`missing`); absent when it is a folder.
    */
-  folder?: 'link' | 'missing'
+  folder?: 'link' | 'list-link' | 'missing'
   /** Cline, its list file missing: entries its next start takes from VS Code's global state (global-state.ts `readClinePending`). */
   pending?: number
 }
@@ -65,17 +65,26 @@ interface ReadIndex {
   why?: string
   /** Cline: the list file is not there (`ids` then holds what its next start takes from VS Code's global state). */
   absent?: boolean
-  folder?: 'link' | 'missing'
+  folder?: 'link' | 'list-link' | 'missing'
   /** Cline: ids of the entries its next start appends from VS Code's global state. */
   pendingIds?: Set<string>
 }
 
-/** How Cline's `state` folder is there: a folder (undefined), a symbolic link, or not at all. */
-function stateFolderOf(root: string): 'link' | 'missing' | undefined {
+/**
+ * How Cline's `state` folder and its list are there: a folder holding a regular list or none (undefined), a
+ * folder that is a symbolic link (`link`), a list that is a symbolic link (`list-link`), or no folder at all.
+ * chatdoctor never writes through either link.
+ */
+function stateFolderOf(root: string): 'link' | 'list-link' | 'missing' | undefined {
   try {
-    return lstatSync(path.join(root, path.dirname(CLINE_INDEX))).isSymbolicLink() ? 'link' : undefined
+    if (lstatSync(path.join(root, path.dirname(CLINE_INDEX))).isSymbolicLink()) return 'link'
   } catch {
     return 'missing'
+  }
+  try {
+    return lstatSync(path.join(root, CLINE_INDEX)).isSymbolicLink() ? 'list-link' : undefined
+  } catch {
+    return undefined
   }
 }
 
