@@ -12,7 +12,8 @@ import {diagnoseSession} from '../src/lib/formats/jsonl/session.js'
 import {claudeDialect} from '../src/lib/formats/claude-code/session.js'
 import {codexDialect} from '../src/lib/formats/codex/session.js'
 import type {ChatReport} from '../src/lib/model/report.js'
-import {REALDATA, cleanup, inheritedEnv, runCli, tempDir} from './helpers/fixtures.js'
+import {REALDATA, cleanup, runCli, tempDir} from './helpers/fixtures.js'
+import {homeEnv} from './helpers/guard-home.js'
 import {copyClaudeHome} from './helpers/indexes.js'
 import {REAL_SESSIONS, linesOf, read} from './helpers/sessions.js'
 import {snapshotOf} from './helpers/snapshot.js'
@@ -39,8 +40,7 @@ test('Claude Code: a snapshot holding the record of a NUL-damaged interior line 
   const root = tempDir('chatdoctor-lossy-')
   try {
     copyClaudeHome(root)
-    const env: NodeJS.ProcessEnv = {...inheritedEnv(), HOME: root, XDG_STATE_HOME: path.join(root, '.local', 'state'), XDG_CONFIG_HOME: path.join(root, '.config'), XDG_DATA_HOME: path.join(root, '.local', 'share')}
-    for (const k of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'CHATDOCTOR_SNAPSHOT_KEY']) delete env[k]
+    const env = homeEnv(root)
     const log = path.join(root, '.claude', 'projects', '-home-dev-demo-app', `${ID}.jsonl`)
     const original = readFileSync(log)
     assert.equal(runCli(['snapshot', log], {env}).status, 0)

@@ -8,18 +8,15 @@ import assert from 'node:assert/strict'
 import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
-import {REALDATA, cleanup, inheritedEnv, nulRunAt, runCli, tempDir} from './helpers/fixtures.js'
+import {REALDATA, cleanup, nulRunAt, runCli, tempDir} from './helpers/fixtures.js'
+import {homeEnv} from './helpers/guard-home.js'
 import {copyTree} from './helpers/golden-inputs.js'
 import {copyClaudeHome} from './helpers/indexes.js'
 import {geminiHook} from '../src/lib/formats/gemini-cli/hook.js'
 import {checkStoreExport} from '../src/lib/formats/opencode-family/export.js'
 import {KILO} from '../src/lib/formats/kilo/layout.js'
 
-function envOf(root: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {...inheritedEnv(), HOME: root, XDG_STATE_HOME: path.join(root, '.local', 'state'), XDG_CONFIG_HOME: path.join(root, '.config'), XDG_DATA_HOME: path.join(root, '.local', 'share')}
-  for (const k of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'CHATDOCTOR_SNAPSHOT_KEY']) delete e[k]
-  return e
-}
+const envOf = homeEnv
 
 /** The lines of one chat's block in a human `repair` output: its heading (naming `name`) to the next blank line. */
 function blockOf(out: string, name: string): string[] {

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict'
 import {copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
-import {cleanup, inheritedEnv, runCli, tempDir} from './helpers/fixtures.js'
+import {cleanup, runCli, tempDir} from './helpers/fixtures.js'
+import {homeEnv} from './helpers/guard-home.js'
 import {THREAD_C, codexListed, codexResolve, copyClaudeHome, copyCodexHome, projectionProblems, treeBytes} from './helpers/indexes.js'
 
 interface Chat {
@@ -23,11 +24,7 @@ interface Chat {
   repair?: {outcome: string; message: string | null}
 }
 
-function envOf(root: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {...inheritedEnv(), HOME: root, XDG_STATE_HOME: path.join(root, '.local', 'state'), XDG_CONFIG_HOME: path.join(root, '.config'), XDG_DATA_HOME: path.join(root, '.local', 'share')}
-  for (const k of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'CHATDOCTOR_SNAPSHOT_KEY']) delete e[k]
-  return e
-}
+const envOf = homeEnv
 
 function json(args: string[], env: NodeJS.ProcessEnv, input?: string): {exitCode: number; chats: Chat[]; repairId?: string | null} {
   const r = runCli([...args, '--json'], {env, input})

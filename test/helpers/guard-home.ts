@@ -10,8 +10,17 @@ import {inheritedEnv, tempDir} from './fixtures.js'
 /** A fake home and the environment that points every agent and chatdoctor into it. */
 export function fakeHome(prefix = 'chatdoctor-guard-'): {home: string; env: NodeJS.ProcessEnv} {
   const home = tempDir(prefix)
-  const env: NodeJS.ProcessEnv = {HOME: home, XDG_STATE_HOME: path.join(home, '.local', 'state'), XDG_CONFIG_HOME: path.join(home, '.config'), XDG_DATA_HOME: path.join(home, '.local', 'share')}
-  return {home, env}
+  return {home, env: homeVars(home)}
+}
+
+/** HOME and the XDG state, config and data folders under `home` (nothing else). */
+function homeVars(home: string): NodeJS.ProcessEnv {
+  return {HOME: home, XDG_STATE_HOME: path.join(home, '.local', 'state'), XDG_CONFIG_HOME: path.join(home, '.config'), XDG_DATA_HOME: path.join(home, '.local', 'share')}
+}
+
+/** The test's environment with HOME and the XDG folders under `home`, and nothing pointing elsewhere (`ELSEWHERE`). */
+export function homeEnv(home: string): NodeJS.ProcessEnv {
+  return agentEnv(homeVars(home))
 }
 
 /** Variables of the test's environment that would point an agent or chatdoctor elsewhere. */
