@@ -81,6 +81,37 @@ test('a HeldArray in place of an array writes the same text: empty, one pending 
   }
 })
 
+test('a HeldArray is written through one lent buffer, whatever the number of chunks: no buffer per chunk', async () => {
+  const root = tempDir()
+  try {
+    copyRealChat(REAL_CHATS.tenTurns, root)
+    const r = await scanPaths([root], {home: '/nonexistent-home', env: {}, keepData: false})
+    const report = r.chats[0].report
+    for (const n of [50, 2000]) {
+      const held = new HeldArray(4096)
+      for (let i = 0; i < n; i++) held.push({...report, id: `chat-${i}`, note: i % 7 === 0 ? 'naïve ✓' : undefined})
+      const buffers = new Set<ArrayBufferLike>()
+      let bytes = 0
+      let out = ''
+      for (const piece of held.pieces()) {
+        if (typeof piece === 'string') out += piece
+        else {
+          buffers.add(piece.buffer)
+          bytes += piece.length
+          out += Buffer.from(piece).toString('utf8')
+        }
+      }
+      assert.ok(bytes > 40 * 4096, `${bytes} bytes inflated from ${n} elements`)
+      // The buffer grows only to fit a larger chunk (chunks are at least 4096 characters, at most one element more).
+      assert.ok(buffers.size <= 2, `${buffers.size} buffers for ${n} elements`)
+      const expected = JSON.stringify({chats: Array.from({length: n}, (_, i) => ({...report, id: `chat-${i}`, note: i % 7 === 0 ? 'naïve ✓' : undefined}))}, null, 2)
+      assert.equal(`{\n  "chats": [${out}\n  ]\n}`, expected)
+    }
+  } finally {
+    cleanup(root)
+  }
+})
+
 test('scan --json prints exactly JSON.stringify of the report it describes', () => {
   const root = tempDir()
   try {

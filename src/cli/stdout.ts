@@ -15,7 +15,8 @@ const SLEEP = new Int32Array(new SharedArrayBuffer(4))
  */
 export function stdoutWriter(): (text: string | Uint8Array) => void {
   const direct = process.platform !== 'win32' && process.stdout.writableLength === 0
-  if (!direct) return (text) => void process.stdout.write(text)
+  // `process.stdout.write` may hold what it is given until the reader takes it: bytes are lent (`writeJson`), so a copy.
+  if (!direct) return (text) => void process.stdout.write(typeof text === 'string' ? text : Buffer.from(text))
   let closed = false
   return (text) => {
     if (closed) return

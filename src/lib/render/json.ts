@@ -8,7 +8,12 @@
  * (`scan --json` holds its chats so: the document puts the totals before them, and they are known only once
  * every chat is diagnosed), written out as the same text an array of the same values gives.
  */
-import {deflateRawSync, inflateRawSync} from 'node:zlib'
+import {createRequire} from 'node:module'
+import {constants, deflateRawSync} from 'node:zlib'
+
+/** fflate, loaded on first use (only a `HeldArray` with deflated chunks is written through it). */
+let fflate: typeof import('fflate') | undefined
+const inflater = (): typeof import('fflate') => (fflate ??= createRequire(import.meta.url)('fflate') as typeof import('fflate'))
 
 const INDENT = '  '
 
@@ -22,6 +27,13 @@ function nested(v: unknown, depth: number): string | undefined {
  * The elements of an array directly under the report's top level, as their text (`jsonPieces`' own text for
  * them, separators included), made when each is pushed and held deflated in chunks of about `chunkChars`
  * characters: a report's chats are alike, so they compress about 20 to 1, and the values themselves are let go.
+ *
+ * Written out, the chunks are inflated one after another into one buffer, lent to the writer (`pieces`): no
+ * buffer per chunk. zlib's own inflate makes a fresh buffer of each chunk's size, which V8 frees only when it
+ * next collects, and writing allocates too little else to make it collect (measured on 20,000 chats: up to
+ * 55 MB of such buffers waiting, 60 MB of text). So the chunks are deflated with fixed Huffman codes
+ * (`Z_FIXED`: about 18 to 1 instead of 22, and faster) and inflated by fflate into the buffer it is given,
+ * which for fixed codes allocates nothing per chunk.
  */
 export class HeldArray {
   /** Elements pushed so far. */
@@ -30,6 +42,8 @@ export class HeldArray {
   private readonly chunks: Buffer[] = []
   /** The UTF-8 length of each chunk before deflating (so it inflates into one buffer of that size). */
   private readonly sizes: number[] = []
+  /** The UTF-8 bytes of the chunk being deflated, reused chunk after chunk. */
+  private raw = Buffer.alloc(0)
 
   constructor(private readonly chunkChars = 1 << 16) {}
 
@@ -37,14 +51,16 @@ export class HeldArray {
   push(value: unknown): void {
     this.pending += `${this.count++ > 0 ? ',' : ''}\n${INDENT}${INDENT}${nested(value, 2) ?? 'null'}`
     if (this.pending.length >= this.chunkChars) {
-      const raw = Buffer.from(this.pending, 'utf8')
+      const size = Buffer.byteLength(this.pending, 'utf8')
+      if (this.raw.length < size) this.raw = Buffer.allocUnsafeSlow(Math.max(size, 2 * this.raw.length))
+      this.raw.write(this.pending, 'utf8')
       // zlib gives a view into a 16 KiB output buffer; a copy of its bytes is what is kept (measured: 16 MB of
       // such buffers, mostly empty, for the 20,000 chats' reports instead of their 2.7 MB).
-      const deflated = deflateRawSync(raw, {level: 1})
+      const deflated = deflateRawSync(this.raw.subarray(0, size), {level: 1, strategy: constants.Z_FIXED})
       const own = Buffer.allocUnsafeSlow(deflated.length)
       deflated.copy(own)
       this.chunks.push(own)
-      this.sizes.push(raw.length)
+      this.sizes.push(size)
       this.pending = ''
     }
   }
@@ -54,21 +70,31 @@ export class HeldArray {
     return this.chunks.reduce((n, c) => n + c.buffer.byteLength, 0) + this.pending.length
   }
 
-  /** The elements' text, in pieces (between `[` and the `]` line): the deflated chunks as their UTF-8 bytes. */
-  *pieces(): Generator<string | Buffer> {
-    // Inflated into one buffer of the chunk's size (zlib's default fills 16 KiB pieces, then joins them).
-    for (let k = 0; k < this.chunks.length; k++) yield inflateRawSync(this.chunks[k], {chunkSize: Math.max(64, this.sizes[k])})
+  /**
+   * The elements' text, in pieces (between `[` and the `]` line): the deflated chunks as their UTF-8 bytes, each
+   * in the same buffer, which the next piece overwrites (a consumer that keeps a piece copies it).
+   */
+  *pieces(): Generator<string | Uint8Array> {
+    const {inflateSync} = inflater()
+    let out = new Uint8Array(0)
+    for (let k = 0; k < this.chunks.length; k++) {
+      const size = this.sizes[k]
+      if (out.length < size) out = new Uint8Array(Math.max(size, 2 * out.length))
+      const text = inflateSync(this.chunks[k], {out: out.subarray(0, size)})
+      if (text.length !== size) throw new Error(`a held chunk inflated to ${text.length} bytes, not the ${size} deflated`)
+      yield text
+    }
     if (this.pending !== '') yield this.pending
   }
 }
 
 /**
  * Yields the text of `JSON.stringify(value, null, 2)` in pieces (without a trailing newline; a `HeldArray`'s as
- * UTF-8 bytes). Values with a
+ * UTF-8 bytes, lent: see `HeldArray.pieces`). Values with a
  * `toJSON`, non-plain objects and anything that is not an object at the top are stringified whole; keys whose
  * value `JSON.stringify` would leave out (undefined, functions, symbols) are left out as it would.
  */
-export function* jsonPieces(value: unknown): Generator<string | Buffer> {
+export function* jsonPieces(value: unknown): Generator<string | Uint8Array> {
   if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof (value as {toJSON?: unknown}).toJSON === 'function') {
     const whole = JSON.stringify(value, null, 2)
     if (whole !== undefined) yield whole
@@ -102,7 +128,8 @@ export function* jsonPieces(value: unknown): Generator<string | Buffer> {
 /**
  * Writes `jsonPieces(value)` and a newline through `write`, gathered into chunks of about `chunkChars`
  * characters (default 1 MiB) so a large report costs a handful of writes. A piece that is already bytes (a
- * `HeldArray`'s) is written as it is, after what was gathered before it.
+ * `HeldArray`'s) is written as it is, after what was gathered before it; it is lent: valid until `write`
+ * returns (the next piece may reuse its memory), so a `write` that keeps it copies it.
  */
 export function writeJson(value: unknown, write: (text: string | Uint8Array) => void, chunkChars = 1 << 20): void {
   let pending = ''
