@@ -139,7 +139,7 @@ export async function discover(paths: string[], adapters: readonly FormatAdapter
       continue
     }
     if (listed !== false) result.roots.push({path: p, format, present: true})
-    const matched = await walk(real, 0, {adapters, unsupported, out: result, seen, noted: new Set(), dotPaths: dotPathsOf([...adapters, ...unsupported])}, onlyFile)
+    const matched = await walk(real, 0, {adapters, unsupported, out: result, seen, noted: new Set(), dotPaths: dotPathsOf([...adapters, ...unsupported]), listings: new Map()}, onlyFile)
     if (explicit && onlyFile !== undefined && matched === 0) result.notChatFiles.push(p)
   }
   return result
@@ -173,6 +173,11 @@ interface Walk {
   noted: Set<string>
   /** `dotPathsOf` the adapters and the unsupported agents (worked out once per discovery). */
   dotPaths: string[][]
+  /**
+   * Chat dirs' listings (`ChatUnit.listing`) by their names joined: chat dirs alike list the same names, so the
+   * units share one array (a fleet of 20,000 chats held 80,000 copies of the same four names).
+   */
+  listings: Map<string, string[]>
 }
 
 /**
@@ -205,6 +210,16 @@ function noteUnsupported(dir: string, names: string[], w: Walk, onlyFile?: strin
     if (whole) break
   }
   return {whole, claimed}
+}
+
+/** `names`, or the array of the same names (in the same order) a chat found before was given. */
+function sharedListing(names: string[], w: Walk): string[] {
+  // A name holds no `/`, so the joined names tell listings apart.
+  const key = names.join('/')
+  const seen = w.listings.get(key)
+  if (seen) return seen
+  w.listings.set(key, names)
+  return names
 }
 
 /**
@@ -251,7 +266,7 @@ async function walk(dir: string, depth: number, w: Walk, onlyFile?: string): Pro
       matched++
       // A chat that is the whole folder (not a few files of it: those would each carry every name) keeps the
       // listing, so the inventory does not list the folder again.
-      if (unit.dir === dir && unit.members === undefined && unit.files === undefined && lossy.size === 0) unit.listing = names
+      if (unit.dir === dir && unit.members === undefined && unit.files === undefined && lossy.size === 0) unit.listing = sharedListing(names, w)
       if (seen.has(unit.path)) continue
       seen.add(unit.path)
       out.chats.push({unit, adapter})

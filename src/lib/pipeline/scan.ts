@@ -191,25 +191,17 @@ export async function scanEach(paths: string[], opts: ScanOptions, onChat: (chat
   found.chats.push(...snaps.gone)
   const chats = found.chats
   const n = chats.length
-  // The result's order: by the report's path (`tildify(unit.path)`), ties in discovery order.
-  const keys = chats.map((c) => tildify(c.unit.path, opts.home))
-  const order = Array.from({length: n}, (_, i) => i).sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : a - b))
+  const order = reportOrder(chats, opts.home)
   const isIndex = (i: number) => opts.indexes !== undefined && opts.indexes !== false && chats[i].unit.index === true
   const queue = [...order.filter(isIndex), ...order.filter((i) => !isIndex(i))]
-  // Each folder's chats (chatdoctor's own state is per folder), in discovery order.
-  const groupOf = new Map<string, number[]>()
-  for (let i = 0; i < n; i++) {
-    const g = groupOf.get(chats[i].unit.dir)
-    if (g) g.push(i)
-    else groupOf.set(chats[i].unit.dir, [i])
-  }
+  const groups = folderGroups(chats)
   const outcomes: Array<ChatOutcome | undefined> = new Array(n)
   /** Per chat: diagnosed and, with its folder, settled (annotated, own state added): it may be handed on. */
   const settled = new Uint8Array(n)
   /** Per chat: an index chat with nothing to say, left out (`isQuietIndex`). */
   const quiet = new Uint8Array(n)
-  const waiting = new Map<string, number>()
-  for (const [dir, g] of groupOf) waiting.set(dir, g.length)
+  /** Per folder group: its chats not diagnosed yet. */
+  const waiting = Int32Array.from({length: groups.count}, (_, g) => groups.start[g + 1] - groups.start[g])
   const indexChats: Array<[number, ScannedChat]> = []
   let indexesLeft = queue.filter(isIndex).length
   // Errors and skips of the chats, tagged with the chat's discovery index: listed in discovery order.
@@ -220,8 +212,8 @@ export async function scanEach(paths: string[], opts: ScanOptions, onChat: (chat
     const r = outcomes[i]
     return r !== undefined && 'report' in r && quiet[i] === 0 ? r : undefined
   }
-  const settle = (dir: string) => {
-    const group = groupOf.get(dir)!
+  const settle = (g: number) => {
+    const group = groups.members.subarray(groups.start[g], groups.start[g + 1])
     const survivors: ScannedChat[] = []
     for (const i of group) {
       const c = kept(i)
@@ -265,15 +257,14 @@ export async function scanEach(paths: string[], opts: ScanOptions, onChat: (chat
       if (isIndex(i)) indexChats.push([i, r])
     }
     if (isIndex(i)) indexesLeft--
-    const dir = chats[i].unit.dir
-    const left = waiting.get(dir)! - 1
-    waiting.set(dir, left)
+    const g = groups.of[i]
+    const left = --waiting[g]
     if (indexesLeft > 0) return
     if (isIndex(i) && indexesLeft === 0) {
       // The last index chat: every folder already diagnosed whole settles now.
       indexChats.sort((a, b) => a[0] - b[0])
-      for (const [d, w] of waiting) if (w === 0 && settled[groupOf.get(d)![0]] === 0) settle(d)
-    } else if (left === 0) settle(dir)
+      for (let d = 0; d < groups.count; d++) if (waiting[d] === 0 && settled[groups.members[groups.start[d]]] === 0) settle(d)
+    } else if (left === 0) settle(g)
     emit()
   }
   result.chatsInWorkers = await diagnoseAll(chats, queue, opts, progress, onDone, snaps.keyring ?? undefined)
@@ -283,6 +274,40 @@ export async function scanEach(paths: string[], opts: ScanOptions, onChat: (chat
   const byPath = (a: {path: string}, b: {path: string}) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
   result.skipped.sort(byPath)
   return result
+}
+
+/**
+ * The order chats are reported in: by the report's path (`tildify(unit.path)`), ties in discovery order. (Its
+ * own function, so the sort keys, a string per chat under the home, are let go once the order is known.)
+ */
+function reportOrder(chats: Discovery['chats'], home: string): number[] {
+  const keys = chats.map((c) => tildify(c.unit.path, home))
+  return Array.from({length: chats.length}, (_, i) => i).sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : a - b))
+}
+
+/**
+ * The chats of each folder (chatdoctor's own state is per folder), as typed arrays rather than a map of arrays
+ * (thousands of chats, most alone in their folder): folder group `g` holds `members[start[g]]` up to
+ * `members[start[g + 1]]` in discovery order; groups are numbered in the order their first chat was found;
+ * `of[i]` is chat `i`'s group.
+ */
+function folderGroups(chats: Discovery['chats']): {count: number; of: Int32Array; start: Int32Array; members: Int32Array} {
+  const n = chats.length
+  const of = new Int32Array(n)
+  const ids = new Map<string, number>()
+  for (let i = 0; i < n; i++) {
+    let g = ids.get(chats[i].unit.dir)
+    if (g === undefined) ids.set(chats[i].unit.dir, (g = ids.size))
+    of[i] = g
+  }
+  const count = ids.size
+  const start = new Int32Array(count + 1)
+  for (let i = 0; i < n; i++) start[of[i] + 1]++
+  for (let g = 0; g < count; g++) start[g + 1] += start[g]
+  const members = new Int32Array(n)
+  const fill = start.slice(0, count)
+  for (let i = 0; i < n; i++) members[fill[of[i]]++] = i
+  return {count, of, start, members}
 }
 
 // ---- parallel diagnosis -----------------------------------------------------------------------
