@@ -26,14 +26,14 @@ function nested(v: unknown, depth: number): string | undefined {
 /**
  * The elements of an array directly under the report's top level, as their text (`jsonPieces`' own text for
  * them, separators included), made when each is pushed and held deflated in chunks of about `chunkChars`
- * characters: a report's chats are alike, so they compress about 20 to 1, and the values themselves are let go.
+ * bytes: a report's chats are alike, so they compress about 18 to 1, and the values themselves are let go.
  *
  * Written out, the chunks are inflated one after another into one buffer, lent to the writer (`pieces`): no
  * buffer per chunk. zlib's own inflate makes a fresh buffer of each chunk's size, which V8 frees only when it
- * next collects, and writing allocates too little else to make it collect (measured on 20,000 chats: up to
- * 55 MB of such buffers waiting, 60 MB of text). So the chunks are deflated with fixed Huffman codes
- * (`Z_FIXED`: about 18 to 1 instead of 22, and faster) and inflated by fflate into the buffer it is given,
- * which for fixed codes allocates nothing per chunk.
+ * next collects, and writing allocates too little else to make it collect (measured on 20,000 chats, 60 MB
+ * of text: the peak RSS rose 17–31 MB while the document was written). So the chunks are deflated with fixed
+ * Huffman codes (`Z_FIXED`: about 18 to 1 instead of 22, and faster) and inflated by fflate into the buffer
+ * it is given, which for fixed codes allocates nothing per chunk.
  */
 export class HeldArray {
   /** Elements pushed so far. */
