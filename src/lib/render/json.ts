@@ -71,6 +71,8 @@ export class HeldArray {
       this.chunks.push(own)
       this.sizes.push(this.used)
       this.used = 0
+      // A buffer grown for one very large element is not kept for the rest of the scan.
+      if (this.raw.length > 4 * this.chunkChars) this.raw = Buffer.alloc(0)
     }
   }
 
