@@ -11,7 +11,7 @@ import {readChat, ReadArena} from './inventory.js'
 import {readLog, stateDir} from '../fsio/repair-log.js'
 import type {OperationalError, Skipped} from '../model/report.js'
 import {tildify} from '../fsio/paths.js'
-import {addOwnState} from './own-state.js'
+import {addOwnState, unfinishedRepairDirs} from './own-state.js'
 import {addNotRegular, markNotRegularChat} from './not-regular.js'
 import {attachSnapshots, decryptAll, snapshotError, type SnapshotKeyring} from './snapshot/attach.js'
 import {snapshotName} from '../model/snapshot.js'
@@ -215,7 +215,10 @@ export async function scanEach(paths: string[], opts: ScanOptions, onChat: (chat
   // Errors and skips of the chats, tagged with the chat's discovery index: listed in discovery order.
   const chatErrors: Array<[number, OperationalError]> = []
   const chatSkips: Array<[number, Skipped]> = []
-  let log: ReturnType<typeof readLog> | undefined
+  // A verdict-only scan leaves some hashes out; chatdoctor's own state needs those of a chat a repair did not
+  // finish, so such chats are diagnosed in full (the log read now, not at the first folder settled).
+  let log: ReturnType<typeof readLog> | undefined = opts.verdictOnly ? readLog(state) : undefined
+  const fullDirs = log ? unfinishedRepairDirs(log) : new Set<string>()
   const kept = (i: number): ScannedChat | undefined => {
     const r = outcomes[i]
     return r !== undefined && 'report' in r && quiet[i] === 0 ? r : undefined
@@ -276,7 +279,7 @@ export async function scanEach(paths: string[], opts: ScanOptions, onChat: (chat
     } else if (left === 0) settle(dir)
     emit()
   }
-  result.chatsInWorkers = await diagnoseAll(chats, queue, opts, progress, onDone, snaps.keyring ?? undefined)
+  result.chatsInWorkers = await diagnoseAll(chats, queue, opts, progress, onDone, snaps.keyring ?? undefined, fullDirs)
   const byIndex = <T>(xs: Array<[number, T]>) => xs.sort((a, b) => a[0] - b[0]).map(([, x]) => x)
   result.errors.push(...byIndex(chatErrors))
   result.skipped.push(...byIndex(chatSkips))
@@ -369,12 +372,15 @@ export function streamThresholdOf(opts: Pick<ScanOptions, 'streamThresholdBytes'
  * so every core works and a small scan never pays a worker's start-up (~0.1–0.2 s of module loading). A
  * worker that dies has its chats diagnosed on the main thread.
  */
-async function diagnoseAll(chats: Discovery['chats'], queue: readonly number[], opts: ScanOptions, progress: ScanProgress, onDone: (index: number, outcome: ChatOutcome) => void, keyring?: SnapshotKeyring): Promise<number> {
+async function diagnoseAll(chats: Discovery['chats'], queue: readonly number[], opts: ScanOptions, progress: ScanProgress, onDone: (index: number, outcome: ChatOutcome) => void, keyring?: SnapshotKeyring, fullDirs: ReadonlySet<string> = new Set()): Promise<number> {
   const keepData = opts.keepData !== false
   const threshold = streamThresholdOf(opts)
   const envLog = Number(opts.env.CHATDOCTOR_LOG_STREAM_THRESHOLD)
   const logThreshold = opts.logStreamThresholdBytes ?? (Number.isInteger(envLog) && envLog > 0 ? envLog : undefined)
   const chatOpts = {streamThreshold: threshold, logStreamThreshold: logThreshold, keyring, verdictOnly: opts.verdictOnly === true}
+  // A chat of a folder in `fullDirs` is diagnosed in full even by a verdict-only scan.
+  const full = (i: number) => fullDirs.has(chats[i].unit.dir)
+  const optsOf = (i: number) => (chatOpts.verdictOnly && full(i) ? {...chatOpts, verdictOnly: false} : chatOpts)
   let inWorkers = 0
   const done = (i: number, r: ChatOutcome) => {
     progress.chatsDone++
@@ -407,12 +413,12 @@ async function diagnoseAll(chats: Discovery['chats'], queue: readonly number[], 
           }
           inWorkers++
           done(i, r)
-        }, (items) => retry.push(...items), chats)
+        }, (items) => retry.push(...items), chats, full)
       }
     }
     const i = take()
     if (i === undefined) break
-    const r = await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, chatOpts)
+    const r = await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, optsOf(i))
     done(i, r)
     mainDone++
     mainBytes += r.bytesRead ?? 0
@@ -422,7 +428,7 @@ async function diagnoseAll(chats: Discovery['chats'], queue: readonly number[], 
   if (pool) {
     await pool.finished()
     // Chats a dead worker gave back after the main thread ran out of work.
-    for (let i = take(); i !== undefined; i = take()) done(i, await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, chatOpts))
+    for (let i = take(); i !== undefined; i = take()) done(i, await diagnoseUnit(chats[i].unit, chats[i].adapter, opts.home, keepData, optsOf(i)))
   }
   return inWorkers
 }
@@ -443,6 +449,7 @@ class WorkerPool {
     onResult: (index: number, outcome: ChatOutcome) => void,
     giveBack: (indexes: number[]) => void,
     chats: Discovery['chats'],
+    full: (index: number) => boolean,
   ): Promise<WorkerPool> {
     const {Worker} = await import('node:worker_threads')
     const pool = new WorkerPool()
@@ -453,11 +460,11 @@ class WorkerPool {
       let closed = false
       const send = (): boolean => {
         const size = Math.max(1, Math.min(32, Math.floor(left() / ((n + 1) * 4))))
-        const items: Array<{index: number; unit: ChatUnit; adapter: string}> = []
+        const items: Array<{index: number; unit: ChatUnit; adapter: string; full?: true}> = []
         for (let k = 0; k < size; k++) {
           const i = take()
           if (i === undefined) break
-          items.push({index: i, unit: chats[i].unit, adapter: chats[i].adapter.name})
+          items.push({index: i, unit: chats[i].unit, adapter: chats[i].adapter.name, ...(full(i) ? {full: true as const} : {})})
         }
         if (items.length === 0) return false
         inFlight.set(++batchId, items.map((it) => it.index))
