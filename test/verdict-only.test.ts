@@ -111,6 +111,10 @@ test('a chat whose folder a repair left unfinished is diagnosed in full: every f
     assert.equal(a.generations.find((g) => g.file === 'chat-messages.json')!.sha256, sha)
     assert.ok(a.findings.some((f) => f.id === 'repair-interrupted'), JSON.stringify(a.findings.map((f) => f.id)))
     assert.deepEqual(a, b)
+    // The same on a worker thread (it takes the first chat in order, this one, the moment it starts).
+    const par = await scanPaths([root], {...opts, verdictOnly: true, workers: 1, parallelAfterMs: 0})
+    assert.ok(par.chatsInWorkers >= 1)
+    assert.deepEqual(par.chats.map((c) => c.report), lean)
     // The other chat of the same scan still leaves its copies out, and its transcript unhashed.
     const other = lean.find((r) => r.id === '2025-11-04T19-00-00.000Z')!
     assert.deepEqual(other.unmeasured?.unhashed, ['chat-messages.json'])
