@@ -8,7 +8,7 @@ import {classifyJsonBytes} from '../../classify/index.js'
 import {classifyEntry, hashEntry} from '../../classify/entry.js'
 import {hasLoneSurrogate} from '../../classify/jsonl.js'
 import {finding} from './findings.js'
-import type {ChatStatus, Classification, Finding, Generation, Role} from '../../model/report.js'
+import type {ChatStatus, Classification, ContextMeasure, Finding, Generation, Role} from '../../model/report.js'
 import {rankCandidates, type Candidate} from '../../rank/index.js'
 import type {ChatDirSnapshot, Diagnosis, FileEntry, FormatAdapter} from '../../model/adapter.js'
 import {salvageLabel} from '../../salvage/index.js'
@@ -121,9 +121,10 @@ function traceIdsAllAre(copies: readonly unknown[], id: string | null): boolean 
  * Whether a verdict-only scan may leave the embedded copies out: the primary is intact, covers every turn of
  * a complete transcript, no other state file is damaged (a salvage would borrow from the copies) and no copy
  * can carry another trace session (an amnesia pattern). The diagnosis is then checked to be healthy with the
- * primary winning and no amnesia; otherwise it is made again with every copy.
+ * primary winning and no amnesia; otherwise it is made again with every copy. The primary's measure goes into
+ * `measured`, for the diagnosis to reuse.
  */
-function embeddedCannotMatter(generations: readonly Generation[], values: ReadonlyMap<string, unknown>, source: ReturnType<typeof chooseTranscriptSource>): boolean {
+function embeddedCannotMatter(generations: readonly Generation[], values: ReadonlyMap<string, unknown>, source: ReturnType<typeof chooseTranscriptSource>, measured: Map<string, ContextMeasure>): boolean {
   if (!source?.complete) return false
   // Nothing to leave out (and nothing to claim) when the transcript holds no copy.
   const copies = embeddedValues(source.messages)
@@ -134,6 +135,7 @@ function embeddedCannotMatter(generations: readonly Generation[], values: Readon
     if ((g.role === 'backup' || g.role === 'temp') && g.class !== 'intact') return false
   }
   const m = measureRunState(values.get(primary.file), source.turns)
+  measured.set(primary.file, m) // against the turns the diagnosis counts (a complete source's)
   if (m.turns !== source.turns.length) return false
   return traceIdsAllAre(copies, m.traceSessionId)
 }
@@ -164,7 +166,8 @@ function diagnose(snapshot: ChatDirSnapshot, verdictOnly: boolean): Diagnosis {
   const transcriptSalvage = transcriptSalvageOf(entries, generations.find((g) => g.role === 'transcript'))
   const source = chooseTranscriptSource(entries, generations, (file) => values.get(file), transcriptSalvage)
   // metadata.runState copies, unless only the verdict is asked for and none can change it.
-  const leaveOut = verdictOnly && embeddedCannotMatter(generations, values, source)
+  const measured = new Map<string, ContextMeasure>()
+  const leaveOut = verdictOnly && embeddedCannotMatter(generations, values, source, measured)
   if (verdictOnly && !leaveOut) hashTranscript(entries, generations, source)
   const embedded = leaveOut ? new Map() : addEmbeddedGenerations(entries, generations, values, source)
   const documented = addDocumentGenerations(entries, generations, values) // run-state files written twice
@@ -209,7 +212,7 @@ function diagnose(snapshot: ChatDirSnapshot, verdictOnly: boolean): Diagnosis {
   const candidates: Candidate[] = []
   for (const g of stateGens) {
     if (g.class !== 'intact') continue
-    g.measure = measureRunState(values.get(g.file), turns)
+    g.measure = measured.get(g.file) ?? measureRunState(values.get(g.file), turns)
     g.turns = g.measure.turns
     candidates.push({file: g.file, measure: g.measure, mtimeMs: g.mtimeMs})
   }
