@@ -4,7 +4,7 @@
  * walks the chain, what the session holds. Source: peer-formats.md §2.2–2.8 (community reverse-engineering of
  * the closed-source CLI), checked against the real files in shared/realdata/public/claude-code/.
  */
-import type {JsonlClassification, JsonlRecord} from '../../classify/jsonl.js'
+import {cleanRecords, recordValues, type JsonlClassification} from '../../classify/jsonl.js'
 import {finding} from './findings.js'
 import type {ContextMeasure, Finding} from '../../model/report.js'
 import {redactToolBlocks} from '../anthropic-messages/index.js'
@@ -107,8 +107,8 @@ export interface ClaudeAnalysis {
  * from the last record walks `parentUuid` back (across a compaction through `logicalParentUuid`).
  */
 export function analyzeClaude(fileName: string, cls: JsonlClassification): ClaudeAnalysis {
-  const all = cls.records.map((r) => r.value)
-  const clean: JsonlRecord[] = cls.records.filter((r) => cls.lines[r.line].kind === 'record')
+  const all = recordValues(cls)
+  const clean = cleanRecords(cls)
   const sidechain = isSidechainFile(fileName, all)
   const findings: Finding[] = []
 
@@ -144,10 +144,12 @@ export function analyzeClaude(fileName: string, cls: JsonlClassification): Claud
 
   // The loader's chain walk over the clean records, from the last record on the file's own chain.
   const byUuid = new Map<string, {v: Record<string, unknown>; line: number}>()
-  for (const r of clean) if (typeof r.value.uuid === 'string') byUuid.set(r.value.uuid, {v: r.value, line: r.line})
+  clean.values.forEach((v, k) => {
+    if (typeof v.uuid === 'string') byUuid.set(v.uuid, {v, line: clean.lines[k]})
+  })
   let leaf: Record<string, unknown> | undefined
-  for (let i = clean.length - 1; i >= 0; i--) {
-    const v = clean[i].value
+  for (let i = clean.values.length - 1; i >= 0; i--) {
+    const v = clean.values[i]
     if (typeof v.uuid === 'string' && (sidechain || v.isSidechain !== true)) {
       leaf = v
       break

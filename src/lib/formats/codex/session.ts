@@ -6,7 +6,7 @@
  * shared/realdata/public/codex/ (one in the pre-`session_meta` format with CRLF line ends).
  */
 import path from 'node:path'
-import type {JsonlClassification} from '../../classify/jsonl.js'
+import {cleanRecords, linesOf, recordValues, type JsonlClassification} from '../../classify/jsonl.js'
 import {finding} from './findings.js'
 import type {ContextMeasure, Finding} from '../../model/report.js'
 import type {SessionDialect} from '../jsonl/dialect.js'
@@ -233,9 +233,11 @@ function plural(n: number, w: string): string {
 function skippedLinesBefore(cls: JsonlClassification): number[] {
   const out: number[] = []
   let pending = 0
-  for (const l of cls.lines) {
-    if (l.kind === 'damaged') pending++
-    else if (l.kind === 'record') {
+  const lines = linesOf(cls)
+  for (let i = 0; i < lines.count; i++) {
+    const kind = lines.kind(i)
+    if (kind === 'damaged') pending++
+    else if (kind === 'record') {
       out.push(pending)
       pending = 0
     }
@@ -264,8 +266,8 @@ export interface CodexAnalysis {
  * rollout whose last record has no `ordinal` (#45150).
  */
 export function analyzeCodex(fileName: string, cls: JsonlClassification): CodexAnalysis {
-  const all = cls.records.map((r) => r.value)
-  const clean = cls.records.filter((r) => cls.lines[r.line].kind === 'record').map((r) => r.value)
+  const all = recordValues(cls)
+  const clean = cleanRecords(cls).values
   const legacy = isLegacyRollout(all)
   const findings: Finding[] = []
   const written = count(all)

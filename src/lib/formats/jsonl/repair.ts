@@ -24,7 +24,7 @@
  * own acceptance rules (`rules.accept`, e.g. Codex's header first).
  */
 import {createHash} from 'node:crypto'
-import {bufferSource, classifyJsonlBytes, classifyJsonlSource, classifyResult, piecesSource, readFresh, type ByteSource, type JsonlClassification, type JsonlLine, type KeepRecord, type LineReason, type Piece, type ResultLine} from '../../classify/jsonl.js'
+import {bufferSource, classifyJsonlBytes, classifyJsonlSource, classifyResult, piecesSource, readFresh, type ByteSource, linesOf, recordValues, type JsonlClassification, type JsonlLine, type KeepRecord, type LineReason, type LineView, type Piece, type ResultLine} from '../../classify/jsonl.js'
 import {scanValue, skipWhitespace} from '../../classify/json.js'
 
 /** Kinds of byte change a JSONL repair may make. */
@@ -170,8 +170,8 @@ export function topLevelValueSpan(buf: Uint8Array, key: string, start = 0, end =
 }
 
 interface Out {
-  /** The line of the original file this piece comes from. */
-  line: JsonlLine
+  /** The index of the line of the original file this piece comes from. */
+  line: number
   /** The record's value, when the piece is a record. */
   value?: Record<string, unknown>
   /** The piece's bytes; null while they are the line's own content, `[line.start, line.end)` of the source. */
@@ -223,12 +223,12 @@ function eachPieceChunk(pieces: readonly Piece[], source: ByteSource, each: (b: 
 }
 
 /** The lines of the repaired file from the kept pieces, as `classifyResult` takes them. */
-function resultLines(out: readonly Out[]): ResultLine[] {
-  return out.map((o) => ({from: o.bytes === null ? o.line : null, bytes: o.bytes, length: o.bytes === null ? o.line.end - o.line.start : o.bytes.length, eol: o.eol.length === 2 ? 'crlf' : o.eol.length === 1 ? 'lf' : 'none'}))
+function resultLines(out: readonly Out[], lines: LineView): ResultLine[] {
+  return out.map((o) => ({from: o.bytes === null ? o.line : null, bytes: o.bytes, length: o.bytes === null ? lines.end(o.line) - lines.start(o.line) : o.bytes.length, eol: o.eol.length === 2 ? 'crlf' : o.eol.length === 1 ? 'lf' : 'none'}))
 }
 
 /** The pieces of the repaired file from the kept pieces: a kept line with its own line ending is one range. */
-function piecesOf(out: Out[]): Piece[] {
+function piecesOf(out: Out[], lines: LineView): Piece[] {
   const pieces: Piece[] = []
   const push = (p: Piece) => {
     if (p instanceof Uint8Array) {
@@ -240,9 +240,9 @@ function piecesOf(out: Out[]): Piece[] {
     else if (p.end > p.start) pieces.push({...p})
   }
   for (const o of out) {
-    if (o.bytes === null && o.eol === EOL[o.line.eol]) push({start: o.line.start, end: o.line.next})
+    if (o.bytes === null && o.eol === EOL[lines.eol(o.line)]) push({start: lines.start(o.line), end: lines.next(o.line)})
     else {
-      push(o.bytes ?? {start: o.line.start, end: o.line.end})
+      push(o.bytes ?? {start: lines.start(o.line), end: lines.end(o.line)})
       push(o.eol)
     }
   }
@@ -259,16 +259,24 @@ export function planJsonlRepair(input: Uint8Array | JsonlLog, rules: JsonlRepair
   const src = log.source
   const classify = (s: ByteSource): JsonlClassification => (log.streamed ? classifyJsonlSource(s, {isRecord: rules.isRecord, keep: log.keep}).cls : classifyJsonlBytes(s.read(0, s.size), {isRecord: rules.isRecord}))
   const before = given ?? classify(src)
+  const lines = linesOf(before)
   const changes: JsonlChange[] = []
   const out: Out[] = []
   let dropped = false
   const droppedText: string[] = []
-  for (const line of before.lines) {
+  for (let i = 0; i < lines.count; i++) {
+    if (lines.isClean(i)) {
+      // A clean record kept as it is: read from the table, no line object made.
+      out.push({line: i, value: lines.cleanValue(i), bytes: null, eol: EOL[lines.eol(i)], afterDrop: dropped})
+      dropped = false
+      continue
+    }
+    const line = lines.line(i)
     if (line.partOf !== undefined && line.partOf !== line.index) continue // a later piece of a rejoined record
-    const lastLine = line.joinedThrough !== undefined ? before.lines[line.joinedThrough] : line
+    const lastLine = line.joinedThrough !== undefined ? lines.line(line.joinedThrough) : line
     if (line.action === 'keep') {
-      if (line.kind === 'record') out.push({line, value: line.records[0].value, bytes: null, eol: EOL[line.eol], afterDrop: dropped})
-      else out.push({line, bytes: null, eol: EOL[line.eol], afterDrop: false})
+      if (line.kind === 'record') out.push({line: i, value: line.records[0].value, bytes: null, eol: EOL[line.eol], afterDrop: dropped})
+      else out.push({line: i, bytes: null, eol: EOL[line.eol], afterDrop: false})
       if (line.kind === 'record') dropped = false
       continue
     }
@@ -279,7 +287,7 @@ export function planJsonlRepair(input: Uint8Array | JsonlLog, rules: JsonlRepair
       line.records.forEach((r, j) => {
         const last = j === line.records.length - 1
         const eol = last ? EOL[lastLine.eol] : EOL[line.eol === 'none' ? before.eol : line.eol]
-        out.push({line, value: r.value, bytes: r.bytes ?? src.read(r.offset!, r.offset! + r.length), eol, afterDrop: dropped || line.reasons.includes('interleaved-line') || line.reasons.includes('torn-interior')})
+        out.push({line: i, value: r.value, bytes: r.bytes ?? src.read(r.offset!, r.offset! + r.length), eol, afterDrop: dropped || line.reasons.includes('interleaved-line') || line.reasons.includes('torn-interior')})
         keptBytes += r.length + eol.length
         dropped = false
       })
@@ -301,7 +309,7 @@ export function planJsonlRepair(input: Uint8Array | JsonlLog, rules: JsonlRepair
     if (line.joinedThrough !== undefined) {
       // The raw line breaks between the pieces go, their escapes come in: nothing else changes.
       let breaks = 0
-      for (let j = line.index; j < line.joinedThrough; j++) breaks += before.lines[j].next - before.lines[j].end
+      for (let j = line.index; j < line.joinedThrough; j++) breaks += lines.next(j) - lines.end(j)
       change.bytesRemoved = breaks
       change.bytesAdded = keptBytes - (whole.end - whole.start - breaks)
       change.linesJoined = line.joinedThrough - line.index + 1
@@ -309,23 +317,32 @@ export function planJsonlRepair(input: Uint8Array | JsonlLog, rules: JsonlRepair
     changes.push(change)
   }
 
-  const bytesOf = (o: Out): Uint8Array => o.bytes ?? src.read(o.line.start, o.line.end)
-  if (rules.relink) relinkParents(out, changes, rules.relink, droppedText.join('\n'), bytesOf)
-  if (rules.amend) amendRecords(out, changes, rules.amend, bytesOf)
-  if (rules.finalNewline) addFinalNewline(out, changes, before.eol, bytesOf)
+  const bytesOf = (o: Out): Uint8Array => o.bytes ?? src.read(lines.start(o.line), lines.end(o.line))
+  if (rules.relink) relinkParents(out, changes, rules.relink, droppedText.join('\n'), bytesOf, lines)
+  if (rules.amend) amendRecords(out, changes, rules.amend, bytesOf, lines)
+  if (rules.finalNewline) addFinalNewline(out, changes, before.eol, bytesOf, lines)
 
-  const pieces: Piece[] = changes.length === 0 ? (src.size > 0 ? [{start: 0, end: src.size}] : []) : piecesOf(out)
+  const pieces: Piece[] = changes.length === 0 ? (src.size > 0 ? [{start: 0, end: src.size}] : []) : piecesOf(out, lines)
   const outSrc = piecesSource(pieces, src)
   let made: Buffer | undefined
-  let hash: string | undefined
-  const materialise = (): Buffer => (made ??= Buffer.from(readFresh(outSrc, 0, outSrc.size)))
   // A streamed log's result is classified from the planned lines (exact; the log is not read and classified again),
   // in full only when that cannot tell (`classifyResult`).
-  const after = changes.length === 0 ? before : log.streamed ? (classifyResult(resultLines(out), before, {isRecord: rules.isRecord, keep: log.keep}) ?? classify(outSrc)) : classifyJsonlBytes(materialise(), {isRecord: rules.isRecord})
+  const after = changes.length === 0 ? before : log.streamed ? (classifyResult(resultLines(out, lines), before, {isRecord: rules.isRecord, keep: log.keep}) ?? classify(outSrc)) : classifyJsonlBytes((made = Buffer.from(readFresh(outSrc, 0, outSrc.size))), {isRecord: rules.isRecord})
+  return planOf(pieces, src, outSrc, changes, before, after, rules, made)
+}
+
+/**
+ * The plan object (its own function: the getters close over the pieces and the result's source only, never the
+ * planner's per-line list, which would otherwise stay alive with the plan).
+ */
+function planOf(pieces: Piece[], src: ByteSource, outSrc: ByteSource, changes: JsonlChange[], before: JsonlClassification, after: JsonlClassification, rules: JsonlRepairRules, bytes: Buffer | undefined): JsonlRepairPlan {
+  let made = bytes
+  let hash: string | undefined
+  const materialise = (): Buffer => (made ??= Buffer.from(readFresh(outSrc, 0, outSrc.size)))
   const problems: string[] = []
   if (after.class !== 'intact') problems.push(`the result is ${after.class} (${after.reasons.join(', ') || 'no complete record'})`)
   if (after.records.length === 0 && after.class === 'intact') problems.push('the result holds no complete record')
-  if (rules.accept && after.records.length > 0) problems.push(...rules.accept(after.records.map((r) => r.value)))
+  if (rules.accept && after.records.length > 0) problems.push(...rules.accept(recordValues(after)))
   return {
     get bytes() {
       return materialise()
@@ -363,7 +380,7 @@ export function planFromBytes(bytes: Buffer, p: Pick<JsonlRepairPlan, 'changes' 
 }
 
 /** Applies the agent's amendments to the kept records (`rules.amend`), each reported as a change of its line. */
-function amendRecords(out: Out[], changes: JsonlChange[], amend: NonNullable<JsonlRepairRules['amend']>, bytesOf: (o: Out) => Uint8Array): void {
+function amendRecords(out: Out[], changes: JsonlChange[], amend: NonNullable<JsonlRepairRules['amend']>, bytesOf: (o: Out) => Uint8Array, lines: LineView): void {
   const kept = out.filter((o) => o.value !== undefined)
   // Bytes are read only for the records the rules amend (a streamed log's clean lines are not in memory).
   for (const a of amend(kept.map((o) => ({value: o.value!, get bytes() { return bytesOf(o) }})))) {
@@ -372,7 +389,7 @@ function amendRecords(out: Out[], changes: JsonlChange[], amend: NonNullable<Jso
     const original = Buffer.from(bytesOf(o))
     o.bytes = a.bytes
     o.value = a.value
-    const line = o.line
+    const line = lines.line(o.line)
     changes.push({
       kind: a.kind,
       line: line.index + 1,
@@ -390,16 +407,16 @@ function amendRecords(out: Out[], changes: JsonlChange[], amend: NonNullable<Jso
 }
 
 /** Gives the last piece its line ending when it has none (the file ends mid-line after a complete record). */
-function addFinalNewline(out: Out[], changes: JsonlChange[], eol: 'lf' | 'crlf', bytesOf: (o: Out) => Uint8Array): void {
+function addFinalNewline(out: Out[], changes: JsonlChange[], eol: 'lf' | 'crlf', bytesOf: (o: Out) => Uint8Array, lines: LineView): void {
   const last = out[out.length - 1]
   if (!last || !last.value || last.eol.length > 0) return
   last.eol = EOL[eol]
-  const line = last.line
+  const line = lines.line(last.line)
   changes.push({kind: 'add-newline', line: line.index + 1, offset: line.start, length: line.next - line.start, reasons: [...line.reasons], bytesRemoved: 0, recordsKept: 1, sha256: sha256(Buffer.from(bytesOf(last)))})
 }
 
 /** Re-points dangling `parentUuid`s to the nearest record before them on the same (side-)chain. */
-function relinkParents(out: Out[], changes: JsonlChange[], mode: 'main' | 'sidechain', droppedText: string, bytesOf: (o: Out) => Uint8Array): void {
+function relinkParents(out: Out[], changes: JsonlChange[], mode: 'main' | 'sidechain', droppedText: string, bytesOf: (o: Out) => Uint8Array, lines: LineView): void {
   const uuids = new Set<string>()
   for (const o of out) if (o.value && typeof o.value.uuid === 'string') uuids.add(o.value.uuid)
   const lastUuid = {main: null as string | null, side: null as string | null}
@@ -417,7 +434,7 @@ function relinkParents(out: Out[], changes: JsonlChange[], mode: 'main' | 'sidec
         if (span) {
           const newValue = Buffer.from(JSON.stringify(prev))
           const bytes = Buffer.concat([own.subarray(0, span.start), newValue, own.subarray(span.end)])
-          const line = o.line
+          const line = lines.line(o.line)
           const original = Buffer.from(own)
           o.bytes = bytes
           o.value = {...v, parentUuid: prev}
