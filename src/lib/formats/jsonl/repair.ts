@@ -379,11 +379,30 @@ export function planFromBytes(bytes: Buffer, p: Pick<JsonlRepairPlan, 'changes' 
   return {...p, bytes, pieces: bytes.length > 0 ? [bytes] : [], source, size: bytes.length, sha256: sha256(bytes)}
 }
 
+/**
+ * A kept record as the amend rule reads it: its value, and its bytes read when asked (one small object a record,
+ * the getter on the prototype: not a closure and an accessor per record).
+ */
+class KeptRecord {
+  constructor(
+    private readonly o: Out,
+    private readonly read: (o: Out) => Uint8Array,
+  ) {}
+
+  get value(): Record<string, unknown> {
+    return this.o.value!
+  }
+
+  get bytes(): Uint8Array {
+    return this.read(this.o)
+  }
+}
+
 /** Applies the agent's amendments to the kept records (`rules.amend`), each reported as a change of its line. */
 function amendRecords(out: Out[], changes: JsonlChange[], amend: NonNullable<JsonlRepairRules['amend']>, bytesOf: (o: Out) => Uint8Array, lines: LineView): void {
   const kept = out.filter((o) => o.value !== undefined)
   // Bytes are read only for the records the rules amend (a streamed log's clean lines are not in memory).
-  for (const a of amend(kept.map((o) => ({value: o.value!, get bytes() { return bytesOf(o) }})))) {
+  for (const a of amend(kept.map((o) => new KeptRecord(o, bytesOf)))) {
     const o = kept[a.index]
     if (!o) continue
     const original = Buffer.from(bytesOf(o))
