@@ -9,6 +9,7 @@ import {finding} from './findings.js'
 import type {ContextMeasure, Finding} from '../../model/report.js'
 import {redactToolBlocks} from '../anthropic-messages/index.js'
 import type {SessionDialect} from '../jsonl/dialect.js'
+import {keptName, sharedKept} from '../jsonl/keep.js'
 import type {JsonlRepairRules} from '../jsonl/repair.js'
 
 /** Record `type`s Claude Code writes (peer-formats §2.2); new ones appear per release. */
@@ -359,6 +360,8 @@ export function keepClaudeRecord(v: Record<string, unknown>): Record<string, unk
   const out: Record<string, unknown> = {}
   for (const k of KEPT_KEYS) if (k in v) out[k] = v[k]
   shareIds(out)
+  if ('type' in out) out.type = keptName(out.type)
+  if ('subtype' in out) out.subtype = keptName(out.subtype)
   if ('snapshot' in v) out.snapshot = null
   if (!('message' in v)) return out
   const m = v.message
@@ -380,15 +383,21 @@ export function keepClaudeRecord(v: Record<string, unknown>): Record<string, unk
   const text = v.type === 'user' ? keptText : () => ''
   if (typeof c === 'string') kept.content = text(c)
   else if (Array.isArray(c)) {
-    kept.content = c.map((b) => {
+    const blocks = c.map((b) => {
       if (typeof b !== 'object' || b === null) return null
       const blk = b as Block
-      const k: Record<string, unknown> = {type: blk.type}
+      const type = keptName(blk.type)
+      const t = 'text' in blk ? text(blk.text) : undefined
+      // A block of a kind only (and an empty kept text): one frozen object per kind.
+      if (!('id' in blk) && !('tool_use_id' in blk) && typeof type === 'string' && type.length <= 64 && (t === undefined || t === '')) return sharedKept(`block\u0000${type}\u0000${t === undefined ? '' : 't'}`, () => (t === undefined ? {type} : {type, text: t}))
+      const k: Record<string, unknown> = {type}
       if ('id' in blk) k.id = blk.id
       if ('tool_use_id' in blk) k.tool_use_id = blk.tool_use_id
-      if ('text' in blk) k.text = text(blk.text)
+      if (t !== undefined) k.text = t
       return k
     })
+    // The content of one shared block: one frozen list per block.
+    kept.content = blocks.length === 1 && blocks[0] !== null && Object.isFrozen(blocks[0]) ? sharedKept(`content\u0000${(blocks[0] as Block).type}\u0000${'text' in blocks[0] ? 't' : ''}`, () => blocks) : blocks
   } else if ('content' in msg) kept.content = null
   out.message = kept
   return out

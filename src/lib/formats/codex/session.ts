@@ -10,6 +10,7 @@ import {cleanRecords, linesOf, recordValues, type JsonlClassification} from '../
 import {finding} from './findings.js'
 import type {ContextMeasure, Finding} from '../../model/report.js'
 import type {SessionDialect} from '../jsonl/dialect.js'
+import {keptName} from '../jsonl/keep.js'
 import {topLevelValueSpan, type JsonlRepairRules, type RecordAmendment} from '../jsonl/repair.js'
 
 /** Line `type`s of the `{timestamp, type, payload}` rollout format (peer-formats §3.2). */
@@ -435,7 +436,7 @@ const ITEM_KEYS = ['type', 'role', 'call_id', 'history_mode']
 
 /** An item's members its rules read (`itemOf`, `count`, `isPrompt`): kind, role, call id, and the start of its text. */
 function keepItem(it: Record<string, unknown>, out: Record<string, unknown>, header: boolean): void {
-  for (const k of ITEM_KEYS) if (k in it) out[k] = it[k]
+  for (const k of ITEM_KEYS) if (k in it) out[k] = k === 'call_id' ? it[k] : keptName(it[k])
   // The id of a header (the thread id), never of an item.
   if ('id' in it && (header || it.type === undefined)) out.id = it.id
   if (!('content' in it)) return
@@ -460,7 +461,7 @@ let lastTimestamp = ''
  */
 export function keepCodexRecord(v: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const k of KEPT_KEYS) if (k in v) out[k] = v[k]
+  for (const k of KEPT_KEYS) if (k in v) out[k] = k === 'record_type' ? keptName(v[k]) : v[k]
   if (typeof out.timestamp === 'string') {
     // Records written together share their time: kept as one string (an equal value either way).
     if (out.timestamp === lastTimestamp) out.timestamp = lastTimestamp
