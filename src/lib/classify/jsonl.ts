@@ -730,9 +730,10 @@ export class LineTable {
     return k === CLEAN ? 'record' : k === BLANK ? 'blank' : this.held.get(i)!.kind
   }
 
-  /** True for a line kept as it is whose one record is clean (what a repair keeps byte for byte). */
+  /** True for a line kept as it is that is one clean record (what a repair keeps byte for byte). */
   isClean(i: number): boolean {
-    return (this.codes[i] & 3) === CLEAN
+    const k = this.codes[i] & 3
+    return k === CLEAN || (k === HELD && isCleanLine(this.held.get(i)!))
   }
 
   start(i: number): number {
@@ -754,7 +755,7 @@ export class LineTable {
 
   /** The kept value of a clean line's record. */
   cleanValue(i: number): Record<string, unknown> {
-    return this.vals[i]!
+    return this.vals[i] ?? this.held.get(i)!.records[0].value
   }
 
   /** The line as an object: the held one, or one made for this call. */
@@ -947,16 +948,16 @@ export interface LineView {
   /** The value of the one record of a clean line. */
   cleanValue(i: number): Record<string, unknown>
   line(i: number): JsonlLine
-  /** The indices of the lines that are not clean records nor blank lines (damaged lines, lone-surrogate records), in order. */
+  /** The indices of the lines that are neither clean records nor blank (the damaged lines), in order. */
   others(): number[]
 }
 
 /** The lines of `cls` as a view: its table, or its `lines` list. */
 export function linesOf(cls: JsonlClassification): LineView {
   const t = TABLES.get(cls.lines)
-  if (t !== undefined) return {count: t.n, kind: (i) => t.kind(i), isClean: (i) => t.isClean(i), start: (i) => t.start(i), end: (i) => t.end(i), next: (i) => t.next(i), eol: (i) => t.eol(i), cleanValue: (i) => t.cleanValue(i), line: (i) => t.line(i), others: () => t.heldIndices()}
+  if (t !== undefined) return {count: t.n, kind: (i) => t.kind(i), isClean: (i) => t.isClean(i), start: (i) => t.start(i), end: (i) => t.end(i), next: (i) => t.next(i), eol: (i) => t.eol(i), cleanValue: (i) => t.cleanValue(i), line: (i) => t.line(i), others: () => t.heldIndices().filter((i) => !t.isClean(i))}
   const ls = cls.lines
-  const clean = (l: JsonlLine) => l.kind === 'record' && l.action === 'keep' && l.records.length === 1 && l.reasons.length === 0
+  const clean = isCleanLine
   return {
     count: ls.length,
     kind: (i) => ls[i].kind,
@@ -969,6 +970,11 @@ export function linesOf(cls: JsonlClassification): LineView {
     line: (i) => ls[i],
     others: () => ls.flatMap((l, i) => (l.kind === 'blank' && l.action === 'keep') || clean(l) ? [] : [i]),
   }
+}
+
+/** A line that is one clean record kept as it is. */
+function isCleanLine(l: JsonlLine): boolean {
+  return l.kind === 'record' && l.action === 'keep' && l.records.length === 1 && l.reasons.length === 0
 }
 
 /** No reasons (shared by the clean lines; a damaged line gets its own list). */
