@@ -181,6 +181,75 @@ interface Out {
   afterDrop: boolean
 }
 
+/**
+ * The planner's pieces in order, as columns: a clean record kept as it is (most of a log) is its line's index and
+ * whether a line before it was dropped, in typed arrays; any other piece (a record rewritten, a blank line, one a
+ * rule changes) is an `Out` object. A log of many records holds no object per record while its repair is planned.
+ */
+class OutList {
+  n = 0
+  private lines = new Int32Array(256)
+  private drops = new Uint8Array(256)
+  private readonly objs = new Map<number, Out>()
+  constructor(private readonly view: LineView) {}
+
+  private slot(line: number, afterDrop: boolean): number {
+    if (this.n === this.lines.length) {
+      const l = new Int32Array(this.n * 2)
+      l.set(this.lines)
+      this.lines = l
+      const d = new Uint8Array(this.n * 2)
+      d.set(this.drops)
+      this.drops = d
+    }
+    const k = this.n++
+    this.lines[k] = line
+    this.drops[k] = afterDrop ? 1 : 0
+    return k
+  }
+
+  /** A clean record of line `line` kept as it is. */
+  pushClean(line: number, afterDrop: boolean): void {
+    this.slot(line, afterDrop)
+  }
+
+  push(o: Out): void {
+    this.objs.set(this.slot(o.line, o.afterDrop), o)
+  }
+
+  line(k: number): number {
+    return this.lines[k]
+  }
+
+  /** Piece `k` as an object, held from now on (a rule changing it). */
+  own(k: number): Out {
+    let o = this.objs.get(k)
+    if (o === undefined) {
+      const i = this.lines[k]
+      o = {line: i, value: this.view.cleanValue(i), bytes: null, eol: EOL[this.view.eol(i)], afterDrop: this.drops[k] === 1}
+      this.objs.set(k, o)
+    }
+    return o
+  }
+
+  value(k: number): Record<string, unknown> | undefined {
+    const o = this.objs.get(k)
+    return o === undefined ? this.view.cleanValue(this.lines[k]) : o.value
+  }
+
+  bytes(k: number): Uint8Array | null {
+    return this.objs.get(k)?.bytes ?? null
+  }
+
+  eol(k: number): Uint8Array {
+    return this.objs.get(k)?.eol ?? EOL[this.view.eol(this.lines[k])]
+  }
+
+  afterDrop(k: number): boolean {
+    return this.drops[k] === 1
+  }
+}
+
 const isNul = (r: LineReason) => r === 'nul-run' || r === 'nul-tail'
 
 function changeKindFor(line: JsonlLine): JsonlChangeKind {
@@ -223,12 +292,19 @@ function eachPieceChunk(pieces: readonly Piece[], source: ByteSource, each: (b: 
 }
 
 /** The lines of the repaired file from the kept pieces, as `classifyResult` takes them. */
-function resultLines(out: readonly Out[], lines: LineView): ResultLine[] {
-  return out.map((o) => ({from: o.bytes === null ? o.line : null, bytes: o.bytes, length: o.bytes === null ? lines.end(o.line) - lines.start(o.line) : o.bytes.length, eol: o.eol.length === 2 ? 'crlf' : o.eol.length === 1 ? 'lf' : 'none'}))
+function resultLines(out: OutList, lines: LineView): ResultLine[] {
+  const r: ResultLine[] = []
+  for (let k = 0; k < out.n; k++) {
+    const bytes = out.bytes(k)
+    const line = out.line(k)
+    const eol = out.eol(k)
+    r.push({from: bytes === null ? line : null, bytes, length: bytes === null ? lines.end(line) - lines.start(line) : bytes.length, eol: eol.length === 2 ? 'crlf' : eol.length === 1 ? 'lf' : 'none'})
+  }
+  return r
 }
 
 /** The pieces of the repaired file from the kept pieces: a kept line with its own line ending is one range. */
-function piecesOf(out: Out[], lines: LineView): Piece[] {
+function piecesOf(out: OutList, lines: LineView): Piece[] {
   const pieces: Piece[] = []
   const push = (p: Piece) => {
     if (p instanceof Uint8Array) {
@@ -239,11 +315,14 @@ function piecesOf(out: Out[], lines: LineView): Piece[] {
     if (prev && !(prev instanceof Uint8Array) && prev.end === p.start) prev.end = p.end
     else if (p.end > p.start) pieces.push({...p})
   }
-  for (const o of out) {
-    if (o.bytes === null && o.eol === EOL[lines.eol(o.line)]) push({start: lines.start(o.line), end: lines.next(o.line)})
+  for (let k = 0; k < out.n; k++) {
+    const line = out.line(k)
+    const bytes = out.bytes(k)
+    const eol = out.eol(k)
+    if (bytes === null && eol === EOL[lines.eol(line)]) push({start: lines.start(line), end: lines.next(line)})
     else {
-      push(o.bytes ?? {start: lines.start(o.line), end: lines.end(o.line)})
-      push(o.eol)
+      push(bytes ?? {start: lines.start(line), end: lines.end(line)})
+      push(eol)
     }
   }
   return pieces
@@ -261,13 +340,13 @@ export function planJsonlRepair(input: Uint8Array | JsonlLog, rules: JsonlRepair
   const before = given ?? classify(src)
   const lines = linesOf(before)
   const changes: JsonlChange[] = []
-  const out: Out[] = []
+  const out = new OutList(lines)
   let dropped = false
   const droppedText: string[] = []
   for (let i = 0; i < lines.count; i++) {
     if (lines.isClean(i)) {
       // A clean record kept as it is: read from the table, no line object made.
-      out.push({line: i, value: lines.cleanValue(i), bytes: null, eol: EOL[lines.eol(i)], afterDrop: dropped})
+      out.pushClean(i, dropped)
       dropped = false
       continue
     }
@@ -317,7 +396,7 @@ export function planJsonlRepair(input: Uint8Array | JsonlLog, rules: JsonlRepair
     changes.push(change)
   }
 
-  const bytesOf = (o: Out): Uint8Array => o.bytes ?? src.read(lines.start(o.line), lines.end(o.line))
+  const bytesOf = (k: number): Uint8Array => out.bytes(k) ?? src.read(lines.start(out.line(k)), lines.end(out.line(k)))
   if (rules.relink) relinkParents(out, changes, rules.relink, droppedText.join('\n'), bytesOf, lines)
   if (rules.amend) amendRecords(out, changes, rules.amend, bytesOf, lines)
   if (rules.finalNewline) addFinalNewline(out, changes, before.eol, bytesOf, lines)
@@ -385,27 +464,30 @@ export function planFromBytes(bytes: Buffer, p: Pick<JsonlRepairPlan, 'changes' 
  */
 class KeptRecord {
   constructor(
-    private readonly o: Out,
-    private readonly read: (o: Out) => Uint8Array,
+    private readonly out: OutList,
+    private readonly k: number,
+    private readonly read: (k: number) => Uint8Array,
   ) {}
 
   get value(): Record<string, unknown> {
-    return this.o.value!
+    return this.out.value(this.k)!
   }
 
   get bytes(): Uint8Array {
-    return this.read(this.o)
+    return this.read(this.k)
   }
 }
 
 /** Applies the agent's amendments to the kept records (`rules.amend`), each reported as a change of its line. */
-function amendRecords(out: Out[], changes: JsonlChange[], amend: NonNullable<JsonlRepairRules['amend']>, bytesOf: (o: Out) => Uint8Array, lines: LineView): void {
-  const kept = out.filter((o) => o.value !== undefined)
+function amendRecords(out: OutList, changes: JsonlChange[], amend: NonNullable<JsonlRepairRules['amend']>, bytesOf: (k: number) => Uint8Array, lines: LineView): void {
+  const kept: number[] = []
+  for (let k = 0; k < out.n; k++) if (out.value(k) !== undefined) kept.push(k)
   // Bytes are read only for the records the rules amend (a streamed log's clean lines are not in memory).
-  for (const a of amend(kept.map((o) => new KeptRecord(o, bytesOf)))) {
-    const o = kept[a.index]
-    if (!o) continue
-    const original = Buffer.from(bytesOf(o))
+  for (const a of amend(kept.map((k) => new KeptRecord(out, k, bytesOf)))) {
+    const k = kept[a.index]
+    if (k === undefined) continue
+    const original = Buffer.from(bytesOf(k))
+    const o = out.own(k)
     o.bytes = a.bytes
     o.value = a.value
     const line = lines.line(o.line)
@@ -426,35 +508,39 @@ function amendRecords(out: Out[], changes: JsonlChange[], amend: NonNullable<Jso
 }
 
 /** Gives the last piece its line ending when it has none (the file ends mid-line after a complete record). */
-function addFinalNewline(out: Out[], changes: JsonlChange[], eol: 'lf' | 'crlf', bytesOf: (o: Out) => Uint8Array, lines: LineView): void {
-  const last = out[out.length - 1]
-  if (!last || !last.value || last.eol.length > 0) return
-  last.eol = EOL[eol]
-  const line = lines.line(last.line)
-  changes.push({kind: 'add-newline', line: line.index + 1, offset: line.start, length: line.next - line.start, reasons: [...line.reasons], bytesRemoved: 0, recordsKept: 1, sha256: sha256(Buffer.from(bytesOf(last)))})
+function addFinalNewline(out: OutList, changes: JsonlChange[], eol: 'lf' | 'crlf', bytesOf: (k: number) => Uint8Array, lines: LineView): void {
+  const k = out.n - 1
+  if (k < 0 || !out.value(k) || out.eol(k).length > 0) return
+  out.own(k).eol = EOL[eol]
+  const line = lines.line(out.line(k))
+  changes.push({kind: 'add-newline', line: line.index + 1, offset: line.start, length: line.next - line.start, reasons: [...line.reasons], bytesRemoved: 0, recordsKept: 1, sha256: sha256(Buffer.from(bytesOf(k)))})
 }
 
 /** Re-points dangling `parentUuid`s to the nearest record before them on the same (side-)chain. */
-function relinkParents(out: Out[], changes: JsonlChange[], mode: 'main' | 'sidechain', droppedText: string, bytesOf: (o: Out) => Uint8Array, lines: LineView): void {
+function relinkParents(out: OutList, changes: JsonlChange[], mode: 'main' | 'sidechain', droppedText: string, bytesOf: (k: number) => Uint8Array, lines: LineView): void {
   const uuids = new Set<string>()
-  for (const o of out) if (o.value && typeof o.value.uuid === 'string') uuids.add(o.value.uuid)
+  for (let k = 0; k < out.n; k++) {
+    const v = out.value(k)
+    if (v && typeof v.uuid === 'string') uuids.add(v.uuid)
+  }
   const lastUuid = {main: null as string | null, side: null as string | null}
-  for (const o of out) {
-    const v = o.value
+  for (let k = 0; k < out.n; k++) {
+    const v = out.value(k)
     if (!v) continue
     const side = v.isSidechain === true ? 'side' : 'main'
     const parent = v.parentUuid
     const prev = lastUuid[side]
     if (typeof parent === 'string' && !uuids.has(parent) && prev !== null) {
-      const lostHere = o.afterDrop || (droppedText.length > 0 && droppedText.includes(parent))
+      const lostHere = out.afterDrop(k) || (droppedText.length > 0 && droppedText.includes(parent))
       if (mode === 'main' || lostHere) {
-        const own = bytesOf(o)
+        const own = bytesOf(k)
         const span = topLevelValueSpan(own, 'parentUuid')
         if (span) {
           const newValue = Buffer.from(JSON.stringify(prev))
           const bytes = Buffer.concat([own.subarray(0, span.start), newValue, own.subarray(span.end)])
-          const line = lines.line(o.line)
+          const line = lines.line(out.line(k))
           const original = Buffer.from(own)
+          const o = out.own(k)
           o.bytes = bytes
           o.value = {...v, parentUuid: prev}
           changes.push({
@@ -471,7 +557,8 @@ function relinkParents(out: Out[], changes: JsonlChange[], mode: 'main' | 'sidec
         }
       }
     }
-    if (typeof o.value!.uuid === 'string') lastUuid[side] = o.value!.uuid as string
+    const u = out.value(k)!.uuid
+    if (typeof u === 'string') lastUuid[side] = u
   }
   changes.sort((a, b) => a.line - b.line || (a.kind === 'relink-parent' ? 1 : 0) - (b.kind === 'relink-parent' ? 1 : 0))
 }
