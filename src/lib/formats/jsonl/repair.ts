@@ -81,8 +81,11 @@ export interface JsonlRepairRules {
   finalNewline?: boolean
   /** The agent's acceptance rules over the repaired records, in order: problems found (empty: accepted). */
   accept?(records: Array<Record<string, unknown>>): string[]
-  /** The agent's amendments to the records the repair keeps (e.g. Codex's missing ordinals); none by default. */
-  amend?(records: ReadonlyArray<{value: Record<string, unknown>; bytes: Uint8Array}>): RecordAmendment[]
+  /**
+   * The agent's amendments to the records the repair keeps (e.g. Codex's missing ordinals), given their values
+   * in order and the bytes of the `i`th when asked (a streamed log's clean records are read again); none by default.
+   */
+  amend?(values: ReadonlyArray<Record<string, unknown>>, bytesOf: (i: number) => Uint8Array): RecordAmendment[]
   /**
    * The format's record rule (`JsonlClassifyOptions.isRecord`): only objects it accepts are kept out of a
    * damaged line, so a nested object closing right before a cut is never written back as a line.
@@ -458,32 +461,18 @@ export function planFromBytes(bytes: Buffer, p: Pick<JsonlRepairPlan, 'changes' 
   return {...p, bytes, pieces: bytes.length > 0 ? [bytes] : [], source, size: bytes.length, sha256: sha256(bytes)}
 }
 
-/**
- * A kept record as the amend rule reads it: its value, and its bytes read when asked (one small object a record,
- * the getter on the prototype: not a closure and an accessor per record).
- */
-class KeptRecord {
-  constructor(
-    private readonly out: OutList,
-    private readonly k: number,
-    private readonly read: (k: number) => Uint8Array,
-  ) {}
-
-  get value(): Record<string, unknown> {
-    return this.out.value(this.k)!
-  }
-
-  get bytes(): Uint8Array {
-    return this.read(this.k)
-  }
-}
-
 /** Applies the agent's amendments to the kept records (`rules.amend`), each reported as a change of its line. */
 function amendRecords(out: OutList, changes: JsonlChange[], amend: NonNullable<JsonlRepairRules['amend']>, bytesOf: (k: number) => Uint8Array, lines: LineView): void {
   const kept: number[] = []
-  for (let k = 0; k < out.n; k++) if (out.value(k) !== undefined) kept.push(k)
+  const values: Array<Record<string, unknown>> = []
+  for (let k = 0; k < out.n; k++) {
+    const v = out.value(k)
+    if (v === undefined) continue
+    kept.push(k)
+    values.push(v)
+  }
   // Bytes are read only for the records the rules amend (a streamed log's clean lines are not in memory).
-  for (const a of amend(kept.map((k) => new KeptRecord(out, k, bytesOf)))) {
+  for (const a of amend(values, (i) => bytesOf(kept[i]))) {
     const k = kept[a.index]
     if (k === undefined) continue
     const original = Buffer.from(bytesOf(k))
