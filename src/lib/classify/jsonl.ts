@@ -673,8 +673,12 @@ export class LineTable {
   private starts = new Float64Array(256)
   private lens = new Uint32Array(256)
   private codes = new Uint8Array(256)
-  /** The kept value of each clean line's record (undefined for the others). */
-  private vals: Array<Record<string, unknown> | undefined> = []
+  /**
+   * The kept value of each clean line's record (undefined for the others), in blocks of `VALUE_BLOCK` lines: a
+   * growing list of hundreds of thousands would be copied into ever larger arrays, each garbage in the
+   * large-object space until the next full collection.
+   */
+  private vals: Array<Array<Record<string, unknown> | undefined>> = []
   /** The lines held as objects, by index. */
   readonly held = new Map<number, JsonlLine>()
   /** Record index → line index. */
@@ -713,7 +717,13 @@ export class LineTable {
 
   pushClean(start: number, end: number, eol: JsonlLine['eol'], value: Record<string, unknown>): void {
     const i = this.push(start, end, eol, CLEAN)
-    this.vals[i] = value
+    const b = i >> VALUE_BLOCK_BITS
+    if (b === this.vals.length) this.vals.push([])
+    this.vals[b][i & VALUE_BLOCK_MASK] = value
+  }
+
+  private val(i: number): Record<string, unknown> | undefined {
+    return this.vals[i >> VALUE_BLOCK_BITS]?.[i & VALUE_BLOCK_MASK]
   }
 
   pushBlank(start: number, end: number, eol: JsonlLine['eol']): void {
@@ -755,7 +765,7 @@ export class LineTable {
 
   /** The kept value of a clean line's record. */
   cleanValue(i: number): Record<string, unknown> {
-    return this.vals[i] ?? this.held.get(i)!.records[0].value
+    return this.val(i) ?? this.held.get(i)!.records[0].value
   }
 
   /** The line as an object: the held one, or one made for this call. */
@@ -773,7 +783,7 @@ export class LineTable {
   private cleanRecord(i: number): JsonlRecord {
     const start = this.starts[i]
     const length = this.lens[i]
-    return {line: i, value: this.vals[i]!, bytes: this.buf === null ? null : this.buf.subarray(start, start + length), length, offset: start}
+    return {line: i, value: this.val(i)!, bytes: this.buf === null ? null : this.buf.subarray(start, start + length), length, offset: start}
   }
 
   /** The line held as an object from now on (a blank line a split record spans is changed by the line loop). */
@@ -783,7 +793,8 @@ export class LineTable {
     const l = this.line(i)
     this.held.set(i, l)
     this.codes[i] = (this.codes[i] & ~3) | HELD
-    this.vals[i] = undefined
+    const b = this.vals[i >> VALUE_BLOCK_BITS]
+    if (b !== undefined) b[i & VALUE_BLOCK_MASK] = undefined
     return l
   }
 
@@ -822,7 +833,7 @@ export class LineTable {
 
   value(k: number): Record<string, unknown> {
     const h = this.recHeld.get(k)
-    return h !== undefined ? h.value : this.vals[this.recLine[k]]!
+    return h !== undefined ? h.value : this.val(this.recLine[k])!
   }
 
   /** True when record `k` is on a line that is a clean record (`kind` `record`). */
@@ -847,6 +858,10 @@ export class LineTable {
     return {lines, records}
   }
 }
+
+/** Lines per block of kept values (`LineTable.vals`): 8,192 slots, a regular heap object. */
+const VALUE_BLOCK_BITS = 13
+const VALUE_BLOCK_MASK = (1 << VALUE_BLOCK_BITS) - 1
 
 /** The table a classification's `lines` or `records` list was made from. */
 const TABLES = new WeakMap<object, LineTable>()
