@@ -1295,7 +1295,7 @@ export function classifyJsonlBytes(buf: Uint8Array, opts: JsonlClassifyOptions &
 }
 
 /** Bytes the streaming reader reads at a time. */
-const CHUNK_BYTES = 1 << 22
+const CHUNK_BYTES = 1 << 20
 
 /**
  * A line longer than this is read without its NUL bytes (they are counted, never held): a crash's run of NULs
