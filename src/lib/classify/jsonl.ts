@@ -33,7 +33,10 @@
  * One line loop (`classifyLines`) serves two readers: the lines of a buffer (`classifyJsonlBytes`), and the
  * lines of a source read in chunks (`classifyJsonlSource`, `classifyJsonlFile`: a log too large to hold), the
  * bytes of a record spread over lines read again by offset. Same rules, same verdict; the streamed result keeps
- * no bytes of clean lines and, with `keep`, only part of each record's value.
+ * no bytes of clean lines and, with `keep`, only part of each record's value. Both keep the lines in a column
+ * table (`LineTable`: a clean record or blank line is a row of typed arrays, any other line an object); the
+ * in-memory result also lists every line and record as objects, the streamed one makes them on demand. Readers
+ * that walk a whole log use the table's accessors (`linesOf`, `recordValues`, `cleanRecords`).
  *
  * Two rules keep an object nested in a record from being written back as a record of its own. Structure: a
  * record behind a cut piece is looked for only where the scanner hit an error, and the rest of the line must
