@@ -933,22 +933,25 @@ export function recordValues(cls: JsonlClassification): Array<Record<string, unk
  * The records on clean lines (a line that is one record as written: what an agent's loader reads), in file order:
  * their values and their lines' indices.
  */
-export function cleanRecords(cls: JsonlClassification): {values: Array<Record<string, unknown>>; lines: number[]} {
+export function cleanRecords(cls: JsonlClassification): {values: Array<Record<string, unknown>>; lines: number[]}
+/** The values of the records on clean lines only (`cleanRecords` without their lines). */
+export function cleanRecords(cls: JsonlClassification, withLines: false): {values: Array<Record<string, unknown>>; lines: null}
+export function cleanRecords(cls: JsonlClassification, withLines = true): {values: Array<Record<string, unknown>>; lines: number[] | null} {
   const values: Array<Record<string, unknown>> = []
-  const lines: number[] = []
+  const lines: number[] | null = withLines ? [] : null
   const t = TABLES.get(cls.records)
   if (t !== undefined && TABLES.get(cls.lines) === t) {
     for (let k = 0; k < t.recordCount; k++) {
       if (!t.recordIsClean(k)) continue
       values.push(t.value(k))
-      lines.push(t.recordLine(k))
+      lines?.push(t.recordLine(k))
     }
     return {values, lines}
   }
   for (const r of cls.records) {
     if (cls.lines[r.line].kind !== 'record') continue
     values.push(r.value)
-    lines.push(r.line)
+    lines?.push(r.line)
   }
   return {values, lines}
 }

@@ -268,7 +268,7 @@ export interface CodexAnalysis {
  */
 export function analyzeCodex(fileName: string, cls: JsonlClassification): CodexAnalysis {
   const all = recordValues(cls)
-  const clean = cleanRecords(cls).values
+  const clean = cleanRecords(cls, false).values
   const legacy = isLegacyRollout(all)
   const findings: Finding[] = []
   const written = count(all)

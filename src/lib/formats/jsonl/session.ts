@@ -142,7 +142,7 @@ function isAnySessionRecord(v: Record<string, unknown>): boolean {
  * payload has the shape of the older layout's header).
  */
 function recordRule(format: SessionDialect, cls: JsonlClassification): (v: Record<string, unknown>) => boolean {
-  return format.recordRule(cleanRecords(cls).values)
+  return format.recordRule(cleanRecords(cls, false).values)
 }
 
 /**
