@@ -12,7 +12,7 @@ import {ScanProgressBar, progressWanted} from '../src/cli/progress.js'
 import {QUICK_HEAD_BYTES, QUICK_TAIL_BYTES, classifyEnds} from '../src/lib/classify/quick.js'
 import {readEnds} from '../src/lib/pipeline/quick.js'
 import {ReadArena} from '../src/lib/pipeline/inventory.js'
-import {scanPaths, workerLimit} from '../src/lib/pipeline/scan.js'
+import {WORKER_IDLE_CORES, idleCores, scanPaths, workerLimit, workersAuto} from '../src/lib/pipeline/scan.js'
 import {REAL_CHATS, REALDATA, cleanup, copyRealChat, cutAt, nulRunAt, nulTailAt, nulPadded, runCli, tempDir, withBom, zeroFill} from './helpers/fixtures.js'
 
 const real = (chat: string, file: string) => readFileSync(path.join(REALDATA, 'codebuff', chat, file))
@@ -167,6 +167,19 @@ test('CHATDOCTOR_WORKERS: unset or auto allows one worker per core beyond the fi
   assert.equal(workerLimit({CHATDOCTOR_WORKERS: '3'}), 3)
   assert.equal(workerLimit({CHATDOCTOR_WORKERS: '-1'}), 0)
   assert.equal(workerLimit({CHATDOCTOR_WORKERS: 'many'}), 0)
+})
+
+test('default workers wait for an idle core: the idle cores between two readings, and when the rule applies', () => {
+  // 50 ms of wall in which the machine's cores idled 50 ms in all: one core idle throughout.
+  assert.equal(idleCores(1000, 1050, 50), 1)
+  assert.equal(idleCores(1000, 1010, 50), 0.2)
+  assert.ok(idleCores(1000, 1010, 50) < WORKER_IDLE_CORES && idleCores(1000, 1050, 50) >= WORKER_IDLE_CORES)
+  // No time passed, or counters that went backwards: nothing idle.
+  assert.equal(idleCores(1000, 1050, 0), 0)
+  assert.equal(idleCores(1050, 1000, 50), 0)
+  // Only the default count waits for an idle core; an explicit one starts whatever the load.
+  for (const v of [undefined, '', 'auto']) assert.equal(workersAuto(v === undefined ? {} : {CHATDOCTOR_WORKERS: v}), true)
+  for (const v of ['0', '1', '3']) assert.equal(workersAuto({CHATDOCTOR_WORKERS: v}), false)
 })
 
 test('the progress bar is wanted only on a TTY stderr, without --json, and not with TERM=dumb', () => {

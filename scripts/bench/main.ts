@@ -187,7 +187,7 @@ function benchInput(input: InputInfo, opts: {jqEvery?: number; mainThread?: bool
   const [floor] = measureInterleaved(input, [
     {tool: 'floor (read + JSON.parse)', cmd: node, args: [path.join(SCRIPTS, 'floor.js'), input.dir]},
     {tool: 'chatdoctor scan --json', cmd: node, args: scan(input.dir), env: {CHATDOCTOR_WORKERS: undefined}},
-    ...(opts.mainThread === false ? [] : [{tool: 'chatdoctor scan --json, main thread only', cmd: node, args: scan(input.dir), env: {CHATDOCTOR_WORKERS: '0'}, note: 'CHATDOCTOR_WORKERS=0: no worker threads (the default adds one per extra core once a scan runs long)'}]),
+    ...(opts.mainThread === false ? [] : [{tool: 'chatdoctor scan --json, main thread only', cmd: node, args: scan(input.dir), env: {CHATDOCTOR_WORKERS: '0'}, note: 'CHATDOCTOR_WORKERS=0: no worker threads (the default adds one per extra core the machine leaves idle once a scan runs long)'}]),
     {tool: 'chatdoctor scan --json --quick', cmd: node, args: scan(input.dir, '--quick')},
     {tool: "agents' recovery loop", cmd: node, args: [path.join(SCRIPTS, 'recovery.js'), input.dir]},
   ])

@@ -19,9 +19,10 @@ export interface ClassifiedEntry {
  * Classifies one entry under `role` with the format's own classifier (called for a regular file's bytes only).
  * `classifyLarge`, when the format has one, classifies an intact file the inventory checked and built a
  * measurable value of (`f.large`, see `FormatAdapter.streamValue`) from that value; null from it (or no such
- * classifier) leaves the file to its bytes, or unreadable without them.
+ * classifier) leaves the file to its bytes, or unreadable without them. `hash` false leaves the sha256 of bytes
+ * read whole null (the caller hashes them later with `hashEntry` or says in the report that it did not).
  */
-export function classifyEntry(f: FileEntry, role: Role, classify: (data: Buffer) => Classification, classifyLarge?: (value: unknown) => Classification | null): ClassifiedEntry {
+export function classifyEntry(f: FileEntry, role: Role, classify: (data: Buffer) => Classification, classifyLarge?: (value: unknown) => Classification | null, hash = true): ClassifiedEntry {
   const g: Generation = {file: f.name, role, class: null, reasons: [], bytes: f.bytes, mtimeMs: f.mtimeMs, sha256: null, turns: null}
   if (role === 'other') return {generation: g, classification: null}
   if (f.kind !== 'file') {
@@ -58,7 +59,12 @@ export function classifyEntry(f: FileEntry, role: Role, classify: (data: Buffer)
   g.class = c.class
   g.reasons = c.reasons
   g.bytes = f.data.length
-  g.sha256 = createHash('sha256').update(f.data).digest('hex')
+  if (hash) g.sha256 = hashEntry(f.data)
   if (c.damage) g.damage = c.damage
   return {generation: g, classification: c}
+}
+
+/** The sha256 of a file's bytes as a generation lists it (lower-case hex). */
+export function hashEntry(data: Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex')
 }

@@ -385,6 +385,12 @@ export const UnmeasuredSchema = z.looseObject({
   what: z.string(),
   /** Why they were not measured, in words. */
   reason: z.string(),
+  /**
+   * Files of `generations[]` whose bytes were read and checked but not hashed (their `sha256` null): a hash
+   * decides no verdict, and a plain scan skips it for the file holding the candidates it left out (the bulk of
+   * the chat's bytes). Absent when every file read is hashed.
+   */
+  unhashed: z.array(z.string()).optional(),
 })
 export type Unmeasured = Shape<typeof UnmeasuredSchema>
 

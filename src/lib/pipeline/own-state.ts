@@ -95,6 +95,22 @@ function leftoversIn(dir: string, names: string[], log: LogEntry[]): Array<Lefto
   return out
 }
 
+/** A `repair` entry that recorded the folder's mtime and has no `repair-end`: it may have to put it back. */
+function unfinished(e: LogEntry, log: readonly LogEntry[]): boolean {
+  if (e.type !== 'repair' || e.dirMtimeMs === undefined) return false
+  return !log.some((x) => x.type === 'repair-end' && x.repairId === e.repairId && x.chatDir === e.chatDir && x.evidenceDir === e.evidenceDir)
+}
+
+/**
+ * The chat folders with a repair the log shows unfinished (`unfinished`): `addOwnState` compares their files'
+ * sha256 with what that repair wrote, so a scan hashes every file of them (no verdict-only diagnosis).
+ */
+export function unfinishedRepairDirs(log: readonly LogEntry[]): Set<string> {
+  const dirs = new Set<string>()
+  for (const e of log) if (e.type === 'repair' && unfinished(e, log)) dirs.add(e.chatDir)
+  return dirs
+}
+
 /** The sha256 of a file of the chat as the scan read it: null when absent, undefined when not known. */
 function currentSha(chat: ScannedChat, name: string): string | null | undefined {
   const f = chat.snapshot.files.find((x) => x.name === name)
@@ -139,8 +155,7 @@ export function addOwnState(chats: ScannedChat[], log: LogEntry[]): void {
       }
     }
     for (const e of log) {
-      if (e.type !== 'repair' || e.chatDir !== dir || e.dirMtimeMs === undefined) continue
-      if (log.some((x) => x.type === 'repair-end' && x.repairId === e.repairId && x.chatDir === dir && x.evidenceDir === e.evidenceDir)) continue
+      if (e.type !== 'repair' || e.chatDir !== dir || e.dirMtimeMs === undefined || !unfinished(e, log)) continue
       const sub = path.basename(e.evidenceDir)
       const c = sub === e.repairId ? group[0] : group.find((x) => x.snapshot.unit.files?.includes(sub) || path.basename(x.snapshot.unit.path) === sub || x.report.id === sub)
       if (!c) continue

@@ -1,6 +1,6 @@
 /**
  * Worker-thread entry of a parallel scan (`scan.ts`, `diagnoseAll`): receives `{batch, items}`, items being
- * `{index, unit, adapter}` (the adapter by name), diagnoses each chat with its bytes dropped, and posts back
+ * `{index, unit, adapter, full?}` (the adapter by name; `full`: diagnosed in full even in a verdict-only scan), diagnoses each chat with its bytes dropped, and posts back
  * `{batch, results: [{index, outcome}]}` (each outcome without its adapter object, which cannot cross threads,
  * and without `snapshot.unit`, which the main thread already has).
  */
@@ -13,7 +13,7 @@ const {home, streamThreshold, logStreamThreshold, keyring: cloned, verdictOnly} 
 // A Buffer crosses threads as a plain Uint8Array.
 const keyring = cloned ? {key: cloned.key ? Buffer.from(cloned.key) : null, problem: cloned.problem} : undefined
 
-type Batch = {batch: number; items: Array<{index: number; unit: ChatUnit; adapter: string}>}
+type Batch = {batch: number; items: Array<{index: number; unit: ChatUnit; adapter: string; full?: boolean}>}
 
 async function diagnoseBatch({batch, items}: Batch): Promise<void> {
   const results = []
@@ -23,7 +23,7 @@ async function diagnoseBatch({batch, items}: Batch): Promise<void> {
       results.push({index: m.index, outcome: {error: {path: m.unit.path, message: `unknown format ${m.adapter}`}}})
       continue
     }
-    const outcome = await diagnoseUnit(m.unit, adapter, home, false, {streamThreshold, logStreamThreshold, keyring, verdictOnly: verdictOnly === true})
+    const outcome = await diagnoseUnit(m.unit, adapter, home, false, {streamThreshold, logStreamThreshold, keyring, verdictOnly: verdictOnly === true && m.full !== true})
     if ('adapter' in outcome) delete (outcome as {adapter?: unknown}).adapter
     // The unit came from the main thread, which puts it back: not cloned twice.
     if ('snapshot' in outcome) delete (outcome.snapshot as {unit?: unknown}).unit

@@ -5,10 +5,10 @@
  */
 import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
-import {classifyEntry} from '../../classify/entry.js'
+import {classifyEntry, hashEntry} from '../../classify/entry.js'
 import {hasLoneSurrogate} from '../../classify/jsonl.js'
 import {finding} from './findings.js'
-import type {ChatStatus, Classification, Finding, Generation, Role} from '../../model/report.js'
+import type {ChatStatus, Classification, ContextMeasure, Finding, Generation, Role} from '../../model/report.js'
 import {rankCandidates, type Candidate} from '../../rank/index.js'
 import type {ChatDirSnapshot, Diagnosis, FileEntry, FormatAdapter} from '../../model/adapter.js'
 import {salvageLabel} from '../../salvage/index.js'
@@ -81,25 +81,38 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`
 }
 
-/** What `unmeasured` says when a chat's embedded copies were left out. */
+/**
+ * What `unmeasured` says when a chat's embedded copies were left out. The transcript holding them is then not
+ * hashed either (its sha256 null): it is most of the chat's bytes, and its hash decides nothing.
+ */
 const EMBEDDED_UNMEASURED = {
   what: `the RunState copies embedded in ${TRANSCRIPT}`,
-  reason: `${PRIMARY} is intact and covers every transcript turn, so no copy can win; inspect, scan --verbose or repair of the chat measures them`,
+  reason: `${PRIMARY} is intact and covers every transcript turn, so no copy can win; inspect, scan --verbose or repair of the chat measures them (and hashes ${TRANSCRIPT})`,
+  unhashed: [TRANSCRIPT],
 }
 
 /**
- * True when every `"traceSessionId":"…"` in the transcript's bytes names `id` (so no embedded copy can hold
- * an older session's trace, which would make the chat degraded). A native search; anything unusual (another
- * id, a spacing other than the compact one the CLI writes) answers false.
+ * The RunState copies of a parsed transcript: each message's `metadata.runState` (as `locateEmbeddedRunStates`
+ * finds them in the bytes: a message object's `metadata` object holding a `runState` member, any value).
  */
-function traceIdsAllAre(bytes: Uint8Array, id: string | null): boolean {
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)
-  const key = Buffer.from('"traceSessionId"')
-  const want = id === null ? null : Buffer.from(`"traceSessionId":${JSON.stringify(id)}`)
-  for (let at = buf.indexOf(key); at >= 0; at = buf.indexOf(key, at + key.length)) {
-    if (want === null || buf.compare(want, 0, want.length, at, at + want.length) !== 0) return false
-    const next = buf[at + want.length]
-    if (next !== 0x2c && next !== 0x7d) return false
+function embeddedValues(messages: readonly unknown[]): unknown[] {
+  const out: unknown[] = []
+  for (const m of messages) {
+    const meta = m !== null && typeof m === 'object' && !Array.isArray(m) ? (m as {metadata?: unknown}).metadata : undefined
+    if (meta !== null && typeof meta === 'object' && !Array.isArray(meta) && Object.hasOwn(meta, 'runState')) out.push((meta as {runState: unknown}).runState)
+  }
+  return out
+}
+
+/**
+ * True when no copy names a trace session other than `id` (so none can hold an older session's trace, which
+ * would make the chat degraded): each copy's `traceSessionId`, the member its measure reads, is absent or `id`.
+ * With `id` null any copy naming a trace session answers false.
+ */
+function traceIdsAllAre(copies: readonly unknown[], id: string | null): boolean {
+  for (const c of copies) {
+    if (c === null || typeof c !== 'object' || !Object.hasOwn(c, 'traceSessionId')) continue
+    if (id === null || (c as {traceSessionId: unknown}).traceSessionId !== id) return false
   }
   return true
 }
@@ -108,20 +121,23 @@ function traceIdsAllAre(bytes: Uint8Array, id: string | null): boolean {
  * Whether a verdict-only scan may leave the embedded copies out: the primary is intact, covers every turn of
  * a complete transcript, no other state file is damaged (a salvage would borrow from the copies) and no copy
  * can carry another trace session (an amnesia pattern). The diagnosis is then checked to be healthy with the
- * primary winning and no amnesia; otherwise it is made again with every copy.
+ * primary winning and no amnesia; otherwise it is made again with every copy. The primary's measure goes into
+ * `measured`, for the diagnosis to reuse.
  */
-function embeddedCannotMatter(generations: readonly Generation[], values: ReadonlyMap<string, unknown>, source: ReturnType<typeof chooseTranscriptSource>): boolean {
+function embeddedCannotMatter(generations: readonly Generation[], values: ReadonlyMap<string, unknown>, source: ReturnType<typeof chooseTranscriptSource>, measured: Map<string, ContextMeasure>): boolean {
   if (!source?.complete) return false
   // Nothing to leave out (and nothing to claim) when the transcript holds no copy.
-  if (Buffer.from(source.bytes.buffer, source.bytes.byteOffset, source.bytes.length).indexOf('"runState"') < 0) return false
+  const copies = embeddedValues(source.messages)
+  if (copies.length === 0) return false
   const primary = generations.find((g) => g.role === 'primary')
   if (!primary || primary.class !== 'intact') return false
   for (const g of generations) {
     if ((g.role === 'backup' || g.role === 'temp') && g.class !== 'intact') return false
   }
   const m = measureRunState(values.get(primary.file), source.turns)
+  measured.set(primary.file, m) // against the turns the diagnosis counts (a complete source's)
   if (m.turns !== source.turns.length) return false
-  return traceIdsAllAre(source.bytes, m.traceSessionId)
+  return traceIdsAllAre(copies, m.traceSessionId)
 }
 
 /** Diagnoses one Codebuff chat dir (a verdict-only snapshot may leave out the embedded copies, saying so). */
@@ -141,12 +157,18 @@ function diagnose(snapshot: ChatDirSnapshot, verdictOnly: boolean): Diagnosis {
   const values = new Map<string, unknown>()
   const findings: Finding[] = []
 
-  for (const f of entries) generations.push(classifyCodebuffEntry(f, roleOf(f.name), values))
+  // A verdict-only diagnosis hashes the transcript only once it knows the copies in it are measured.
+  for (const f of entries) {
+    const role = roleOf(f.name)
+    generations.push(classifyCodebuffEntry(f, role, values, role, !verdictOnly || role !== 'transcript'))
+  }
   // The transcript the chat is measured against: itself when intact, else what a repair would restore it from.
   const transcriptSalvage = transcriptSalvageOf(entries, generations.find((g) => g.role === 'transcript'))
   const source = chooseTranscriptSource(entries, generations, (file) => values.get(file), transcriptSalvage)
   // metadata.runState copies, unless only the verdict is asked for and none can change it.
-  const leaveOut = verdictOnly && embeddedCannotMatter(generations, values, source)
+  const measured = new Map<string, ContextMeasure>()
+  const leaveOut = verdictOnly && embeddedCannotMatter(generations, values, source, measured)
+  if (verdictOnly && !leaveOut) hashTranscript(entries, generations, source)
   const embedded = leaveOut ? new Map() : addEmbeddedGenerations(entries, generations, values, source)
   const documented = addDocumentGenerations(entries, generations, values) // run-state files written twice
   // chatdoctor's stored snapshots of the RunState: generations of role `snapshot`.
@@ -190,7 +212,7 @@ function diagnose(snapshot: ChatDirSnapshot, verdictOnly: boolean): Diagnosis {
   const candidates: Candidate[] = []
   for (const g of stateGens) {
     if (g.class !== 'intact') continue
-    g.measure = measureRunState(values.get(g.file), turns)
+    g.measure = measured.get(g.file) ?? measureRunState(values.get(g.file), turns)
     g.turns = g.measure.turns
     candidates.push({file: g.file, measure: g.measure, mtimeMs: g.mtimeMs})
   }
@@ -288,6 +310,15 @@ function diagnose(snapshot: ChatDirSnapshot, verdictOnly: boolean): Diagnosis {
   }
 }
 
+/** Hashes the transcript classified unhashed, also in the transcript source made of it. */
+function hashTranscript(entries: readonly FileEntry[], generations: readonly Generation[], source: ReturnType<typeof chooseTranscriptSource>): void {
+  const g = generations.find((x) => x.role === 'transcript')
+  const data = entries.find((f) => f.name === g?.file)?.data
+  if (!g || g.sha256 !== null || g.class === null || !data) return
+  g.sha256 = hashEntry(data)
+  if (source && source.kind === 'intact' && source.file === g.file) source.sha256 = g.sha256
+}
+
 function isState(role: Role): boolean {
   return role === 'primary' || role === 'backup' || role === 'temp'
 }
@@ -298,9 +329,12 @@ function classifyLargeState(value: unknown): Classification | null {
   return {class: shape.class, reasons: shape.reasons, value}
 }
 
-/** Classifies one entry, keeping parsed values of intact files for measuring (`as`: the role whose shape it needs). */
-function classifyCodebuffEntry(f: FileEntry, role: Role, values: Map<string, unknown>, as: Role = role): Generation {
-  const {generation, classification: c} = classifyEntry(f, role, (data) => classifyFile(as, data), isState(as) ? classifyLargeState : undefined)
+/**
+ * Classifies one entry, keeping parsed values of intact files for measuring (`as`: the role whose shape it
+ * needs; `hash` false: its sha256 left null, see `hashTranscript`).
+ */
+function classifyCodebuffEntry(f: FileEntry, role: Role, values: Map<string, unknown>, as: Role = role, hash = true): Generation {
+  const {generation, classification: c} = classifyEntry(f, role, (data) => classifyFile(as, data), isState(as) ? classifyLargeState : undefined, hash)
   if (c?.class === 'intact') values.set(f.name, c.value)
   return generation
 }
