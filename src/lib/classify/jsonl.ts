@@ -33,7 +33,10 @@
  * One line loop (`classifyLines`) serves two readers: the lines of a buffer (`classifyJsonlBytes`), and the
  * lines of a source read in chunks (`classifyJsonlSource`, `classifyJsonlFile`: a log too large to hold), the
  * bytes of a record spread over lines read again by offset. Same rules, same verdict; the streamed result keeps
- * no bytes of clean lines and, with `keep`, only part of each record's value.
+ * no bytes of clean lines and, with `keep`, only part of each record's value. Both keep the lines in a column
+ * table (`LineTable`: a clean record or blank line is a row of typed arrays, any other line an object); the
+ * in-memory result also lists every line and record as objects, the streamed one makes them on demand. Readers
+ * that walk a whole log use the table's accessors (`linesOf`, `recordValues`, `cleanRecords`).
  *
  * Two rules keep an object nested in a record from being written back as a record of its own. Structure: a
  * record behind a cut piece is looked for only where the scanner hit an error, and the rest of the line must
@@ -482,21 +485,22 @@ const isNulReason = (r: LineReason): boolean => r === 'nul-run' || r === 'nul-ta
  * not one JSON object of valid UTF-8 that `isRecord` takes for a whole record of the format. A line holding a NUL
  * byte never joins (a raw NUL is no JSON text anywhere), so its bytes are never read for it.
  */
-function joinedRecord(source: ByteSource, lines: JsonlLine[], i: number, k: number, isRecord: (v: Record<string, unknown>) => boolean): {value: Record<string, unknown>; bytes: Buffer} | null {
-  for (let j = i; j <= k; j++) if (lines[j].reasons.some(isNulReason)) return null
-  const at = lines[i].start
-  const buf = source.read(at, lines[k].end)
+function joinedRecord(source: ByteSource, t: LineTable, i: number, k: number, isRecord: (v: Record<string, unknown>) => boolean): {value: Record<string, unknown>; bytes: Buffer} | null {
+  for (let j = i; j <= k; j++) if (t.held.get(j)?.reasons.some(isNulReason)) return null
+  const at = t.start(i)
+  const buf = source.read(at, t.end(k))
   const parts: Buffer[] = []
   let state: StringState = 'outside'
   for (let j = i; j <= k; j++) {
-    const l = lines[j]
-    parts.push(Buffer.from(buf.buffer, buf.byteOffset + l.start - at, l.end - l.start))
-    state = stringStateAfter(buf, l.start - at, l.end - at, state)
+    const start = t.start(j)
+    const end = t.end(j)
+    parts.push(Buffer.from(buf.buffer, buf.byteOffset + start - at, end - start))
+    state = stringStateAfter(buf, start - at, end - at, state)
     if (j === k) break
     if (state === 'escape') return null
     // Inside a string the break becomes its escape; between tokens it is JSON whitespace, and goes.
     let esc = ''
-    if (state === 'inside') for (let b = l.end; b < l.next; b++) esc += BREAK_ESCAPE[buf[b - at]] ?? ''
+    if (state === 'inside') for (let b = end; b < t.next(j); b++) esc += BREAK_ESCAPE[buf[b - at]] ?? ''
     parts.push(Buffer.from(esc, 'latin1'))
   }
   const bytes = Buffer.concat(parts)
@@ -650,52 +654,348 @@ interface CoreOptions {
 /** A record being made: the lone-surrogate path is found on the whole value, before `keep` slims it. */
 type Made = JsonlRecord & {lone?: string}
 
+/** The kind of a line in the table's code byte (low two bits): a clean record, a blank line, or one held as an object. */
+const CLEAN = 0
+const BLANK = 1
+const HELD = 2
+/** A line ending's code (the code byte's next two bits) and back. */
+const EOL_CODE = {none: 0, lf: 4, crlf: 8} as const
+const EOL_OF: ReadonlyArray<JsonlLine['eol']> = ['none', 'lf', 'crlf']
+const EOL_BYTES = [0, 1, 2]
+
 /**
- * A clean line of a streamed log and the record it is, in one object (a third of the memory of a line, its
- * record list and its record): the line's fields and the record's (`line`, `offset`, `length`, `bytes`) are
- * read from the same few fields. Never a damaged line (those are never clean and never change to clean).
+ * The lines of a log as columns: per line its start, length and a code (kind and line ending) in typed arrays
+ * (13 bytes a line), and the kept value of a clean line's record; only a line that is neither a clean record nor
+ * blank (a damaged line, a record holding a lone surrogate) is held as a `JsonlLine` object. The records are a
+ * column of line indices (4 bytes a record) and the objects of the held lines' records. Objects are made on
+ * demand (`line`, `record`), for that line only: a log of many small records holds no object per line.
  */
-class CleanLine implements JsonlLine, JsonlRecord {
+export class LineTable {
+  /** Number of lines. */
+  n = 0
+  private starts = new Float64Array(256)
+  private lens = new Uint32Array(256)
+  private codes = new Uint8Array(256)
+  /**
+   * The kept value of each clean line's record (undefined for the others), in blocks of `VALUE_BLOCK` lines: a
+   * growing list of hundreds of thousands would be copied into ever larger arrays, each garbage in the
+   * large-object space until the next full collection.
+   */
+  private vals: Array<Array<Record<string, unknown> | undefined>> = []
+  /** The lines held as objects, by index. */
+  readonly held = new Map<number, JsonlLine>()
+  /** Record index → line index. */
+  private recLine = new Int32Array(0)
+  /** The records of held lines, by record index. */
+  private recHeld = new Map<number, JsonlRecord>()
+  /** Number of records. */
+  recordCount = 0
+
   constructor(
-    readonly index: number,
-    readonly start: number,
-    readonly end: number,
-    readonly next: number,
-    readonly eol: JsonlLine['eol'],
-    readonly value: Record<string, unknown>,
+    /** The bytes clean records are views of (a log in memory); null when clean lines keep no bytes (streamed). */
+    private readonly buf: Uint8Array | null,
   ) {}
 
-  get kind(): 'record' {
-    return 'record'
+  private grow(): void {
+    const size = this.starts.length * 2
+    const s = new Float64Array(size)
+    s.set(this.starts)
+    this.starts = s
+    const l = new Uint32Array(size)
+    l.set(this.lens)
+    this.lens = l
+    const c = new Uint8Array(size)
+    c.set(this.codes)
+    this.codes = c
   }
 
-  get reasons(): LineReason[] {
-    return NO_REASONS
+  private push(start: number, end: number, eol: JsonlLine['eol'], kind: number): number {
+    if (this.n === this.starts.length) this.grow()
+    const i = this.n++
+    this.starts[i] = start
+    this.lens[i] = end - start
+    this.codes[i] = kind | EOL_CODE[eol]
+    return i
   }
 
-  get action(): 'keep' {
-    return 'keep'
+  pushClean(start: number, end: number, eol: JsonlLine['eol'], value: Record<string, unknown>): void {
+    const i = this.push(start, end, eol, CLEAN)
+    const b = i >> VALUE_BLOCK_BITS
+    if (b === this.vals.length) this.vals.push([])
+    this.vals[b][i & VALUE_BLOCK_MASK] = value
   }
 
-  get records(): JsonlRecord[] {
-    return [this]
+  private val(i: number): Record<string, unknown> | undefined {
+    return this.vals[i >> VALUE_BLOCK_BITS]?.[i & VALUE_BLOCK_MASK]
   }
 
-  get line(): number {
-    return this.index
+  pushBlank(start: number, end: number, eol: JsonlLine['eol']): void {
+    this.push(start, end, eol, BLANK)
   }
 
-  get offset(): number {
-    return this.start
+  pushHeld(line: JsonlLine): void {
+    const i = this.push(line.start, line.end, line.eol, HELD)
+    this.held.set(i, line)
   }
 
-  get length(): number {
-    return this.end - this.start
+  kind(i: number): JsonlLine['kind'] {
+    const k = this.codes[i] & 3
+    return k === CLEAN ? 'record' : k === BLANK ? 'blank' : this.held.get(i)!.kind
   }
 
-  get bytes(): null {
-    return null
+  /** True for a line kept as it is that is one clean record (what a repair keeps byte for byte). */
+  isClean(i: number): boolean {
+    const k = this.codes[i] & 3
+    return k === CLEAN || (k === HELD && isCleanLine(this.held.get(i)!))
   }
+
+  start(i: number): number {
+    return this.starts[i]
+  }
+
+  end(i: number): number {
+    return this.starts[i] + this.lens[i]
+  }
+
+  next(i: number): number {
+    const h = this.codes[i] & 3
+    return h === HELD ? this.held.get(i)!.next : this.end(i) + EOL_BYTES[this.codes[i] >> 2]
+  }
+
+  eol(i: number): JsonlLine['eol'] {
+    return (this.codes[i] & 3) === HELD ? this.held.get(i)!.eol : EOL_OF[this.codes[i] >> 2]
+  }
+
+  /** The kept value of a clean line's record. */
+  cleanValue(i: number): Record<string, unknown> {
+    return this.val(i) ?? this.held.get(i)!.records[0].value
+  }
+
+  /** The line as an object: the held one, or one made for this call. */
+  line(i: number): JsonlLine {
+    const h = this.held.get(i)
+    if (h !== undefined) return h
+    const start = this.starts[i]
+    const end = start + this.lens[i]
+    const eol = EOL_OF[this.codes[i] >> 2]
+    const next = end + EOL_BYTES[this.codes[i] >> 2]
+    if ((this.codes[i] & 3) === BLANK) return {index: i, start, end, next, eol, kind: 'blank', reasons: [], action: 'keep', records: []}
+    return {index: i, start, end, next, eol, kind: 'record', reasons: NO_REASONS, action: 'keep', records: [this.cleanRecord(i)]}
+  }
+
+  private cleanRecord(i: number): JsonlRecord {
+    const start = this.starts[i]
+    const length = this.lens[i]
+    return {line: i, value: this.val(i)!, bytes: this.buf === null ? null : this.buf.subarray(start, start + length), length, offset: start}
+  }
+
+  /** The line held as an object from now on (a blank line a split record spans is changed by the line loop). */
+  own(i: number): JsonlLine {
+    const h = this.held.get(i)
+    if (h !== undefined) return h
+    const l = this.line(i)
+    this.held.set(i, l)
+    this.codes[i] = (this.codes[i] & ~3) | HELD
+    const b = this.vals[i >> VALUE_BLOCK_BITS]
+    if (b !== undefined) b[i & VALUE_BLOCK_MASK] = undefined
+    return l
+  }
+
+  /** The held lines' indices, in order. */
+  heldIndices(): number[] {
+    return [...this.held.keys()].sort((a, b) => a - b)
+  }
+
+  /** Makes the record column from the lines (after the line loop: records are in line order). */
+  indexRecords(): void {
+    let n = 0
+    for (let i = 0; i < this.n; i++) {
+      const k = this.codes[i] & 3
+      if (k === CLEAN) n++
+      else if (k === HELD) n += this.held.get(i)!.records.length
+    }
+    const recLine = new Int32Array(n)
+    let r = 0
+    for (let i = 0; i < this.n; i++) {
+      const k = this.codes[i] & 3
+      if (k === CLEAN) recLine[r++] = i
+      else if (k === HELD) {
+        for (const rec of this.held.get(i)!.records) {
+          this.recHeld.set(r, rec)
+          recLine[r++] = i
+        }
+      }
+    }
+    this.recLine = recLine
+    this.recordCount = n
+  }
+
+  recordLine(k: number): number {
+    return this.recLine[k]
+  }
+
+  value(k: number): Record<string, unknown> {
+    const h = this.recHeld.get(k)
+    return h !== undefined ? h.value : this.val(this.recLine[k])!
+  }
+
+  /** True when record `k` is on a line that is a clean record (`kind` `record`). */
+  recordIsClean(k: number): boolean {
+    const i = this.recLine[k]
+    return (this.codes[i] & 3) === CLEAN || this.held.get(i)!.kind === 'record'
+  }
+
+  record(k: number): JsonlRecord {
+    return this.recHeld.get(k) ?? this.cleanRecord(this.recLine[k])
+  }
+
+  /** Every line as objects (the in-memory classification's `lines`), each record object shared with `records`. */
+  materialise(): {lines: JsonlLine[]; records: JsonlRecord[]} {
+    const lines: JsonlLine[] = []
+    const records: JsonlRecord[] = []
+    for (let i = 0; i < this.n; i++) {
+      const l = this.line(i)
+      lines.push(l)
+      for (const r of l.records) records.push(r)
+    }
+    return {lines, records}
+  }
+}
+
+/** Lines per block of kept values (`LineTable.vals`): 8,192 slots, a regular heap object. */
+const VALUE_BLOCK_BITS = 13
+const VALUE_BLOCK_MASK = (1 << VALUE_BLOCK_BITS) - 1
+
+/** The table a classification's `lines` or `records` list was made from. */
+const TABLES = new WeakMap<object, LineTable>()
+
+/**
+ * A read-only array whose elements are made on demand by `at` (a streamed classification's `lines` and `records`:
+ * an object per element only while a caller holds it). Array methods work on it; the hot readers use the table.
+ */
+function lazyList<T>(length: number, at: (i: number) => T): T[] {
+  const index = (p: string | symbol): number => {
+    if (typeof p !== 'string' || p.length === 0) return -1
+    const c = p.charCodeAt(0)
+    if (c < 48 || c > 57) return -1
+    const i = Number(p)
+    return Number.isInteger(i) && String(i) === p ? i : -1
+  }
+  return new Proxy([] as T[], {
+    get(t, p, r) {
+      if (p === 'length') return length
+      const i = index(p)
+      if (i >= 0) return i < length ? at(i) : undefined
+      return Reflect.get(t, p, r)
+    },
+    has(t, p) {
+      const i = index(p)
+      return i >= 0 ? i < length : Reflect.has(t, p)
+    },
+    ownKeys(t) {
+      const keys: Array<string | symbol> = []
+      for (let i = 0; i < length; i++) keys.push(String(i))
+      return [...keys, ...Reflect.ownKeys(t)]
+    },
+    getOwnPropertyDescriptor(t, p) {
+      if (p === 'length') return {value: length, writable: true, enumerable: false, configurable: false}
+      const i = index(p)
+      if (i >= 0) return i < length ? {value: at(i), writable: false, enumerable: true, configurable: true} : undefined
+      return Reflect.getOwnPropertyDescriptor(t, p)
+    },
+    set: () => false,
+    deleteProperty: () => false,
+    defineProperty: () => false,
+  })
+}
+
+/** The lines and records lists of a table: made whole (in memory) or on demand (streamed). */
+function listsOf(t: LineTable, eager: boolean): {lines: JsonlLine[]; records: JsonlRecord[]} {
+  const lists = eager ? t.materialise() : {lines: lazyList(t.n, (i) => t.line(i)), records: lazyList(t.recordCount, (k) => t.record(k))}
+  TABLES.set(lists.lines, t)
+  TABLES.set(lists.records, t)
+  return lists
+}
+
+/**
+ * The records' values of a classification, in file order (what the agents' analyses read): from its table
+ * without making a record object, or from `records` when that list is not the table's (a caller's own list).
+ */
+export function recordValues(cls: JsonlClassification): Array<Record<string, unknown>> {
+  const t = TABLES.get(cls.records)
+  if (t === undefined) return cls.records.map((r) => r.value)
+  const out = new Array<Record<string, unknown>>(t.recordCount)
+  for (let k = 0; k < t.recordCount; k++) out[k] = t.value(k)
+  return out
+}
+
+/**
+ * The records on clean lines (a line that is one record as written: what an agent's loader reads), in file order:
+ * their values and their lines' indices.
+ */
+export function cleanRecords(cls: JsonlClassification): {values: Array<Record<string, unknown>>; lines: number[]}
+/** The values of the records on clean lines only (`cleanRecords` without their lines). */
+export function cleanRecords(cls: JsonlClassification, withLines: false): {values: Array<Record<string, unknown>>; lines: null}
+export function cleanRecords(cls: JsonlClassification, withLines = true): {values: Array<Record<string, unknown>>; lines: number[] | null} {
+  const values: Array<Record<string, unknown>> = []
+  const lines: number[] | null = withLines ? [] : null
+  const t = TABLES.get(cls.records)
+  if (t !== undefined && TABLES.get(cls.lines) === t) {
+    for (let k = 0; k < t.recordCount; k++) {
+      if (!t.recordIsClean(k)) continue
+      values.push(t.value(k))
+      lines?.push(t.recordLine(k))
+    }
+    return {values, lines}
+  }
+  for (const r of cls.records) {
+    if (cls.lines[r.line].kind !== 'record') continue
+    values.push(r.value)
+    lines?.push(r.line)
+  }
+  return {values, lines}
+}
+
+/** The lines of a classification by index, for readers that walk every line without making an object per line. */
+export interface LineView {
+  readonly count: number
+  kind(i: number): JsonlLine['kind']
+  /** True for a clean record line (made on demand only when a caller asks for its object). */
+  isClean(i: number): boolean
+  start(i: number): number
+  end(i: number): number
+  next(i: number): number
+  eol(i: number): JsonlLine['eol']
+  /** The value of the one record of a clean line. */
+  cleanValue(i: number): Record<string, unknown>
+  line(i: number): JsonlLine
+  /** The indices of the lines that are neither clean records nor blank (the damaged lines), in order. */
+  others(): number[]
+}
+
+/** The lines of `cls` as a view: its table, or its `lines` list. */
+export function linesOf(cls: JsonlClassification): LineView {
+  const t = TABLES.get(cls.lines)
+  if (t !== undefined) return {count: t.n, kind: (i) => t.kind(i), isClean: (i) => t.isClean(i), start: (i) => t.start(i), end: (i) => t.end(i), next: (i) => t.next(i), eol: (i) => t.eol(i), cleanValue: (i) => t.cleanValue(i), line: (i) => t.line(i), others: () => t.heldIndices().filter((i) => !t.isClean(i))}
+  const ls = cls.lines
+  const clean = isCleanLine
+  return {
+    count: ls.length,
+    kind: (i) => ls[i].kind,
+    isClean: (i) => clean(ls[i]),
+    start: (i) => ls[i].start,
+    end: (i) => ls[i].end,
+    next: (i) => ls[i].next,
+    eol: (i) => ls[i].eol,
+    cleanValue: (i) => ls[i].records[0].value,
+    line: (i) => ls[i],
+    others: () => ls.flatMap((l, i) => (l.kind === 'blank' && l.action === 'keep') || clean(l) ? [] : [i]),
+  }
+}
+
+/** A line that is one clean record kept as it is. */
+function isCleanLine(l: JsonlLine): boolean {
+  return l.kind === 'record' && l.action === 'keep' && l.records.length === 1 && l.reasons.length === 0
 }
 
 /** No reasons (shared by the clean lines; a damaged line gets its own list). */
@@ -715,19 +1015,19 @@ function makeRecord(line: number, value: Record<string, unknown>, bytes: Uint8Ar
  * The line rules over a sequence of lines (a buffer's, or a file's read by streaming): the same rules, the
  * same verdicts, whichever reader gives the lines. `source` gives the bytes of lines a record spread over
  * several lines is rejoined from; `tailFrom` is where the file's NUL tail starts; `foreign` whether its first
- * byte of content is other content (`startsForeign`).
+ * byte of content is other content (`startsForeign`). The lines go into a `LineTable`: a clean record or blank
+ * line as columns, any other line as an object.
  */
-function classifyLines(lines0: Iterable<RawLine>, source: ByteSource, tailFrom: number, foreign: () => boolean, o: CoreOptions): JsonlClassification {
+function classifyLines(lines0: Iterable<RawLine>, source: ByteSource, tailFrom: number, foreign: () => boolean, o: CoreOptions, inMemory: Uint8Array | null): JsonlClassification {
   const isRecord = o.isRecord
-  const lines: JsonlLine[] = []
+  const t = new LineTable(inMemory)
   let crlf = 0
   let ended = 0
   for (const raw of lines0) {
-    const i = lines.length
+    const i = t.n
     const {start, end, next, eol} = raw
     if (eol === 'crlf') crlf++
     if (eol !== 'none') ended++
-    const line: JsonlLine = {index: i, start, end, next, eol, kind: 'record', reasons: NO_REASONS, action: 'keep', records: []}
     if (!raw.stripped && raw.bytes.length > 0) {
       // Fast path: a line of valid UTF-8 without NULs that parses as one object is a record as it stands.
       let s: string | null
@@ -741,8 +1041,9 @@ function classifyLines(lines0: Iterable<RawLine>, source: ByteSource, tailFrom: 
           const v: unknown = JSON.parse(s)
           if (isPlainObject(v)) {
             const rec = makeRecord(i, v, raw.bytes, start, true, o)
-            // A streamed clean line is its record (unless it holds a lone surrogate: kept apart, to be listed).
-            lines.push(o.streamed && rec.lone === undefined ? new CleanLine(i, start, end, next, eol, rec.value) : ((line.records = [rec]), line))
+            // A clean line is a row of the table (unless it holds a lone surrogate: held apart, to be listed).
+            if (rec.lone === undefined) t.pushClean(start, end, eol, rec.value)
+            else t.pushHeld({index: i, start, end, next, eol, kind: 'record', reasons: NO_REASONS, action: 'keep', records: [rec]})
             continue
           }
         } catch {
@@ -751,25 +1052,32 @@ function classifyLines(lines0: Iterable<RawLine>, source: ByteSource, tailFrom: 
       }
     }
     const f = classifyLine(raw, tailFrom, isRecord)
-    line.kind = f.kind
-    line.reasons = f.reasons
-    line.action = f.action
-    line.records = f.records.map((r) => makeRecord(i, r.value, r.bytes, r.offset, f.kind === 'record', o))
+    if (f.kind === 'blank' && f.records.length === 0 && !f.prefix && !f.nulOnly) {
+      t.pushBlank(start, end, eol)
+      continue
+    }
+    const line: JsonlLine = {index: i, start, end, next, eol, kind: f.kind, reasons: f.reasons, action: f.action, records: f.records.map((r) => makeRecord(i, r.value, r.bytes, r.offset, f.kind === 'record', o))}
     if (f.prefix) (line as Scratch).prefix = true
     if (f.nulOnly) (line as Scratch).nulOnly = true
     // NULs between a line's `\r` and its `\n` stand inside its CRLF: the records it keeps end it with `\r\n`,
     // so a repair removes the NULs only.
     if (eol === 'lf' && f.records.length > 0 && crBeforeTrailingNuls(raw.bytes)) line.eol = 'crlf'
-    lines.push(line)
+    t.pushHeld(line)
   }
 
   // The final line is the last one that is neither blank nor only the NULs of the tail.
-  let last = lines.length - 1
-  while (last >= 0 && (lines[last].kind === 'blank' || ((lines[last] as Scratch).nulOnly && lines[last].reasons.includes('nul-tail')))) last--
+  const tailNuls = (i: number): boolean => {
+    const h = t.held.get(i) as Scratch | undefined
+    return h !== undefined && h.nulOnly === true && h.reasons.includes('nul-tail')
+  }
+  let last = t.n - 1
+  while (last >= 0 && (t.kind(last) === 'blank' || tailNuls(last))) last--
 
   // Cut records: a torn tail at the end, a record spread over lines, or a torn interior line.
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] as Scratch
+  let skipTo = -1
+  for (const i of t.heldIndices()) {
+    if (i <= skipTo) continue
+    const line = t.held.get(i) as Scratch
     if (line.kind !== 'damaged' || line.action !== 'drop') continue
     const tearOnly = line.reasons.every((r) => r === 'torn-utf8' || r === 'nul-run' || r === 'nul-tail')
     if (line.nulOnly) {
@@ -783,9 +1091,9 @@ function classifyLines(lines0: Iterable<RawLine>, source: ByteSource, tailFrom: 
     if (i !== last && line.prefix && line.reasons.length === 0) {
       // A record spread over several lines by raw line breaks?
       let joined: {k: number; value: Record<string, unknown>; bytes: Buffer} | null = null
-      for (let j = i + 1; j < lines.length && j <= i + MAX_SPLIT_LINES; j++) {
-        if (lines[j].kind === 'record') break
-        const r = joinedRecord(source, lines, i, j, isRecord)
+      for (let j = i + 1; j < t.n && j <= i + MAX_SPLIT_LINES; j++) {
+        if (t.kind(j) === 'record') break
+        const r = joinedRecord(source, t, i, j, isRecord)
         if (r) {
           joined = {k: j, ...r}
           break
@@ -794,7 +1102,7 @@ function classifyLines(lines0: Iterable<RawLine>, source: ByteSource, tailFrom: 
       if (joined) {
         const rec = makeRecord(i, joined.value, joined.bytes, null, false, {...o, streamed: false})
         for (let j = i; j <= joined.k; j++) {
-          const l = lines[j]
+          const l = t.own(j)
           l.kind = 'damaged'
           l.action = j === i ? 'rewrite' : 'drop'
           l.records = j === i ? [rec] : []
@@ -803,53 +1111,58 @@ function classifyLines(lines0: Iterable<RawLine>, source: ByteSource, tailFrom: 
           delete (l as Scratch).prefix
         }
         line.joinedThrough = joined.k
-        i = joined.k
+        skipTo = joined.k
         continue
       }
     }
     if (!line.reasons.includes('invalid-utf8')) line.reasons.push('torn-interior')
   }
-  for (const l of lines) {
-    if (l instanceof CleanLine) continue
+  const held = t.heldIndices()
+  for (const i of held) {
+    const l = t.held.get(i)!
     delete (l as Scratch).prefix
     delete (l as Scratch).nulOnly
   }
-
-  const records: JsonlRecord[] = []
-  for (const l of lines) {
-    if (l instanceof CleanLine) records.push(l)
-    else for (const r of l.records) records.push(r)
-  }
+  t.indexRecords()
 
   // Not a log at all: no record anywhere, and the first byte is not where a record would start.
-  if (records.length === 0 && foreign()) {
-    for (const l of lines) if (l.kind === 'damaged') l.reasons = ['foreign-content']
+  if (t.recordCount === 0 && foreign()) {
+    for (const i of held) {
+      const l = t.held.get(i)!
+      if (l.kind === 'damaged') l.reasons = ['foreign-content']
+    }
   }
 
   const counts = emptyCounts()
   const reasons = new Set<LineReason>()
   const loneSurrogates: LoneSurrogate[] = []
-  for (const l of lines) {
-    counts.total++
-    if (l.kind === 'blank') counts.blank++
-    else if (l.kind === 'record') counts.intact++
-    else {
-      counts.damaged++
-      for (const r of l.reasons) {
-        reasons.add(r)
-        counts.byReason[r] = (counts.byReason[r] ?? 0) + 1
+  const damaged: JsonlLine[] = []
+  counts.total = t.n
+  let h = 0
+  for (let i = 0; i < t.n; i++) {
+    if (h < held.length && held[h] === i) {
+      h++
+      const l = t.held.get(i)!
+      if (l.kind === 'blank') counts.blank++
+      else if (l.kind === 'record') counts.intact++
+      else {
+        counts.damaged++
+        damaged.push(l)
+        for (const r of l.reasons) {
+          reasons.add(r)
+          counts.byReason[r] = (counts.byReason[r] ?? 0) + 1
+        }
+        if (counts.firstDamaged.length < 20) counts.firstDamaged.push({line: l.index + 1, offset: l.start, length: l.next - l.start, reasons: [...l.reasons]})
       }
-      if (counts.firstDamaged.length < 20) counts.firstDamaged.push({line: l.index + 1, offset: l.start, length: l.next - l.start, reasons: [...l.reasons]})
-    }
-    if (l instanceof CleanLine) continue
-    for (const r of l.records as Made[]) {
-      if (r.lone === undefined) continue
-      loneSurrogates.push({line: l.index, path: r.lone})
-      delete r.lone
-    }
+      for (const r of l.records as Made[]) {
+        if (r.lone === undefined) continue
+        loneSurrogates.push({line: l.index, path: r.lone})
+        delete r.lone
+      }
+    } else if (t.isClean(i)) counts.intact++
+    else counts.blank++
   }
-  counts.records = records.length
-  const damaged = lines.filter((l) => l.kind === 'damaged')
+  counts.records = t.recordCount
   let cls: JsonlClassification['class'] = 'intact'
   if (damaged.length > 0) {
     // Truncated: the only cut is the final record's, and nothing but the NUL tail follows it.
@@ -858,6 +1171,7 @@ function classifyLines(lines0: Iterable<RawLine>, source: ByteSource, tailFrom: 
     cls = onlyTail ? 'truncated' : 'corrupt'
   }
   const first = damaged[0]
+  const {lines, records} = listsOf(t, inMemory !== null)
   return {
     class: cls,
     reasons: REASON_ORDER.filter((r) => reasons.has(r)),
@@ -876,8 +1190,8 @@ function classifyLines(lines0: Iterable<RawLine>, source: ByteSource, tailFrom: 
  * rejoined, re-linked or amended). `eol` is the line ending the result gives it.
  */
 export interface ResultLine {
-  /** The log's line kept as it is; null for new content. */
-  from: JsonlLine | null
+  /** The index of the log's line kept as it is; null for new content. */
+  from: number | null
   /** The new content (no line ending); null for a kept line. */
   bytes: Uint8Array | null
   /** The content's length. */
@@ -899,15 +1213,15 @@ export function classifyResult(result: readonly ResultLine[], before: JsonlClass
   const o: CoreOptions = {isRecord: opts.isRecord ?? anyObject, keep: opts.keep, streamed: true}
   const lone = new Map<number, string>()
   for (const x of before.loneSurrogates) lone.set(x.line, x.path)
-  const lines: JsonlLine[] = []
-  const records: JsonlRecord[] = []
+  const was = linesOf(before)
+  const t = new LineTable(null)
   const loneSurrogates: LoneSurrogate[] = []
   const counts = emptyCounts()
   let at = 0
   let crlf = 0
   let ended = 0
   for (const r of result) {
-    const i = lines.length
+    const i = t.n
     const start = at
     const end = start + r.length
     const next = end + (r.eol === 'crlf' ? 2 : r.eol === 'lf' ? 1 : 0)
@@ -917,24 +1231,27 @@ export function classifyResult(result: readonly ResultLine[], before: JsonlClass
     counts.total++
     if (r.from !== null) {
       const f = r.from
-      if (f.eol !== r.eol || f.end - f.start !== r.length) return null
-      if (f.kind === 'blank' && f.action === 'keep') {
+      if (was.eol(f) !== r.eol || was.end(f) - was.start(f) !== r.length) return null
+      const kind = was.kind(f)
+      if (kind === 'blank') {
         counts.blank++
-        lines.push({index: i, start, end, next, eol: r.eol, kind: 'blank', reasons: NO_REASONS, action: 'keep', records: []})
+        t.pushBlank(start, end, r.eol)
         continue
       }
-      if (f.kind !== 'record' || f.records.length !== 1) return null
-      const value = f.records[0].value
-      const path = lone.get(f.index)
-      let line: JsonlLine
-      if (path === undefined) line = new CleanLine(i, start, end, next, r.eol, value)
+      let value: Record<string, unknown>
+      if (was.isClean(f)) value = was.cleanValue(f)
       else {
-        line = {index: i, start, end, next, eol: r.eol, kind: 'record', reasons: NO_REASONS, action: 'keep', records: [{line: i, value, bytes: null, length: r.length, offset: start}]}
+        const l = was.line(f)
+        if (l.kind !== 'record' || l.records.length !== 1) return null
+        value = l.records[0].value
+      }
+      const path = lone.get(f)
+      if (path === undefined) t.pushClean(start, end, r.eol, value)
+      else {
+        t.pushHeld({index: i, start, end, next, eol: r.eol, kind: 'record', reasons: NO_REASONS, action: 'keep', records: [{line: i, value, bytes: null, length: r.length, offset: start}]})
         loneSurrogates.push({line: i, path})
       }
       counts.intact++
-      lines.push(line)
-      records.push(line.records[0])
       continue
     }
     const bytes = r.bytes
@@ -950,19 +1267,18 @@ export function classifyResult(result: readonly ResultLine[], before: JsonlClass
     }
     if (!isPlainObject(v)) return null
     const rec = makeRecord(i, v, bytes, start, true, o)
-    let line: JsonlLine
-    if (rec.lone === undefined) line = new CleanLine(i, start, end, next, r.eol, rec.value)
+    if (rec.lone === undefined) t.pushClean(start, end, r.eol, rec.value)
     else {
       loneSurrogates.push({line: i, path: rec.lone})
       delete rec.lone
-      line = {index: i, start, end, next, eol: r.eol, kind: 'record', reasons: NO_REASONS, action: 'keep', records: [rec]}
+      t.pushHeld({index: i, start, end, next, eol: r.eol, kind: 'record', reasons: NO_REASONS, action: 'keep', records: [rec]})
     }
     counts.intact++
-    lines.push(line)
-    records.push(line.records[0])
   }
-  if (records.length === 0) return null
-  counts.records = records.length
+  t.indexRecords()
+  if (t.recordCount === 0) return null
+  counts.records = t.recordCount
+  const {lines, records} = listsOf(t, false)
   return {class: 'intact', reasons: [], lines, records, counts, damage: undefined, eol: crlf > 0 && crlf * 2 >= ended ? 'crlf' : 'lf', loneSurrogates}
 }
 
@@ -981,11 +1297,11 @@ export function classifyJsonlBytes(buf: Uint8Array, opts: JsonlClassifyOptions &
   if (isBlank(buf)) return emptyClass(buf.length, 'empty')
   if (isAllNul(buf)) return emptyClass(buf.length, 'zero-filled')
   const src = bufferSource(buf)
-  return classifyLines(bufferLines(buf), src, nulTailFrom(src), () => startsForeign(src), {isRecord: opts.isRecord ?? anyObject, keep: opts.keep, streamed: false})
+  return classifyLines(bufferLines(buf), src, nulTailFrom(src), () => startsForeign(src), {isRecord: opts.isRecord ?? anyObject, keep: opts.keep, streamed: false}, buf)
 }
 
 /** Bytes the streaming reader reads at a time. */
-const CHUNK_BYTES = 1 << 22
+const CHUNK_BYTES = 1 << 20
 
 /**
  * A line longer than this is read without its NUL bytes (they are counted, never held): a crash's run of NULs
@@ -1168,7 +1484,7 @@ export function classifyJsonlSource(src: ByteSource, opts: JsonlClassifyStreamOp
     if (allNul && !isAllNul(b)) allNul = false
   }
   const lines = sourceLines(src, onChunk, Math.max(1, opts.chunkBytes ?? CHUNK_BYTES), Math.max(1, opts.longLineBytes ?? LONG_LINE_BYTES))
-  const cls = classifyLines(lines, src, nulTailFrom(src), () => startsForeign(src), {isRecord: opts.isRecord ?? anyObject, keep: opts.keep, streamed: true})
+  const cls = classifyLines(lines, src, nulTailFrom(src), () => startsForeign(src), {isRecord: opts.isRecord ?? anyObject, keep: opts.keep, streamed: true}, null)
   const sha256 = hash.digest('hex')
   if (blank) return {cls: emptyClass(bytes, 'empty'), sha256, bytes}
   if (allNul) return {cls: emptyClass(bytes, 'zero-filled'), sha256, bytes}

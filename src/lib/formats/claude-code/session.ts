@@ -4,11 +4,12 @@
  * walks the chain, what the session holds. Source: peer-formats.md §2.2–2.8 (community reverse-engineering of
  * the closed-source CLI), checked against the real files in shared/realdata/public/claude-code/.
  */
-import type {JsonlClassification, JsonlRecord} from '../../classify/jsonl.js'
+import {cleanRecords, recordValues, type JsonlClassification} from '../../classify/jsonl.js'
 import {finding} from './findings.js'
 import type {ContextMeasure, Finding} from '../../model/report.js'
 import {redactToolBlocks} from '../anthropic-messages/index.js'
 import type {SessionDialect} from '../jsonl/dialect.js'
+import {keptName, sharedKept} from '../jsonl/keep.js'
 import type {JsonlRepairRules} from '../jsonl/repair.js'
 
 /** Record `type`s Claude Code writes (peer-formats §2.2); new ones appear per release. */
@@ -107,8 +108,8 @@ export interface ClaudeAnalysis {
  * from the last record walks `parentUuid` back (across a compaction through `logicalParentUuid`).
  */
 export function analyzeClaude(fileName: string, cls: JsonlClassification): ClaudeAnalysis {
-  const all = cls.records.map((r) => r.value)
-  const clean: JsonlRecord[] = cls.records.filter((r) => cls.lines[r.line].kind === 'record')
+  const all = recordValues(cls)
+  const clean = cleanRecords(cls)
   const sidechain = isSidechainFile(fileName, all)
   const findings: Finding[] = []
 
@@ -144,10 +145,12 @@ export function analyzeClaude(fileName: string, cls: JsonlClassification): Claud
 
   // The loader's chain walk over the clean records, from the last record on the file's own chain.
   const byUuid = new Map<string, {v: Record<string, unknown>; line: number}>()
-  for (const r of clean) if (typeof r.value.uuid === 'string') byUuid.set(r.value.uuid, {v: r.value, line: r.line})
+  clean.values.forEach((v, k) => {
+    if (typeof v.uuid === 'string') byUuid.set(v.uuid, {v, line: clean.lines[k]})
+  })
   let leaf: Record<string, unknown> | undefined
-  for (let i = clean.length - 1; i >= 0; i--) {
-    const v = clean[i].value
+  for (let i = clean.values.length - 1; i >= 0; i--) {
+    const v = clean.values[i]
     if (typeof v.uuid === 'string' && (sidechain || v.isSidechain !== true)) {
       leaf = v
       break
@@ -357,6 +360,8 @@ export function keepClaudeRecord(v: Record<string, unknown>): Record<string, unk
   const out: Record<string, unknown> = {}
   for (const k of KEPT_KEYS) if (k in v) out[k] = v[k]
   shareIds(out)
+  if ('type' in out) out.type = keptName(out.type)
+  if ('subtype' in out) out.subtype = keptName(out.subtype)
   if ('snapshot' in v) out.snapshot = null
   if (!('message' in v)) return out
   const m = v.message
@@ -378,15 +383,21 @@ export function keepClaudeRecord(v: Record<string, unknown>): Record<string, unk
   const text = v.type === 'user' ? keptText : () => ''
   if (typeof c === 'string') kept.content = text(c)
   else if (Array.isArray(c)) {
-    kept.content = c.map((b) => {
+    const blocks = c.map((b) => {
       if (typeof b !== 'object' || b === null) return null
       const blk = b as Block
-      const k: Record<string, unknown> = {type: blk.type}
+      const type = keptName(blk.type)
+      const t = 'text' in blk ? text(blk.text) : undefined
+      // A block of a kind only (and an empty kept text): one frozen object per kind.
+      if (!('id' in blk) && !('tool_use_id' in blk) && typeof type === 'string' && type.length <= 64 && (t === undefined || t === '')) return sharedKept(`block\u0000${type}\u0000${t === undefined ? '' : 't'}`, () => (t === undefined ? {type} : {type, text: t}))
+      const k: Record<string, unknown> = {type}
       if ('id' in blk) k.id = blk.id
       if ('tool_use_id' in blk) k.tool_use_id = blk.tool_use_id
-      if ('text' in blk) k.text = text(blk.text)
+      if (t !== undefined) k.text = t
       return k
     })
+    // The content of one shared block: one frozen list per block.
+    kept.content = blocks.length === 1 && blocks[0] !== null && Object.isFrozen(blocks[0]) ? sharedKept(`content\u0000${(blocks[0] as Block).type}\u0000${'text' in blocks[0] ? 't' : ''}`, () => blocks) : blocks
   } else if ('content' in msg) kept.content = null
   out.message = kept
   return out

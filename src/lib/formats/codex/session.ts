@@ -6,10 +6,11 @@
  * shared/realdata/public/codex/ (one in the pre-`session_meta` format with CRLF line ends).
  */
 import path from 'node:path'
-import type {JsonlClassification} from '../../classify/jsonl.js'
+import {cleanRecords, linesOf, recordValues, type JsonlClassification} from '../../classify/jsonl.js'
 import {finding} from './findings.js'
 import type {ContextMeasure, Finding} from '../../model/report.js'
 import type {SessionDialect} from '../jsonl/dialect.js'
+import {keptName} from '../jsonl/keep.js'
 import {topLevelValueSpan, type JsonlRepairRules, type RecordAmendment} from '../jsonl/repair.js'
 
 /** Line `type`s of the `{timestamp, type, payload}` rollout format (peer-formats §3.2). */
@@ -190,20 +191,20 @@ export function codexAcceptance(records: Array<Record<string, unknown>>, skipped
  * `timestamp` member, where Codex writes it; nothing else of the record changes. Only a run of records at the
  * end without one is amended (one inside the log cannot be numbered without renumbering others).
  */
-export function amendOrdinals(records: ReadonlyArray<{value: Record<string, unknown>; bytes: Uint8Array}>): RecordAmendment[] {
-  if (!isPaginated(records.map((r) => r.value))) return []
+export function amendOrdinals(records: ReadonlyArray<Record<string, unknown>>, bytesOf: (i: number) => Uint8Array): RecordAmendment[] {
+  if (!isPaginated(records)) return []
   let k = records.length
-  while (k > 0 && ordinalOf(records[k - 1].value) === null) k--
+  while (k > 0 && ordinalOf(records[k - 1]) === null) k--
   if (k === records.length || k === 0) return []
-  const base = ordinalOf(records[k - 1].value)!
+  const base = ordinalOf(records[k - 1])!
   const out: RecordAmendment[] = []
   for (let i = k; i < records.length; i++) {
     const ordinal = base + (i - k) + 1
-    const bytes = Buffer.from(records[i].bytes)
+    const bytes = Buffer.from(bytesOf(i))
     const ts = topLevelValueSpan(bytes, 'timestamp')
     const insert = ts ? {at: ts.end, text: `,"ordinal":${ordinal}`} : {at: bytes.indexOf(0x7b) + 1, text: `"ordinal":${ordinal},`}
     if (insert.at <= 0) return []
-    out.push({index: i, bytes: Buffer.concat([bytes.subarray(0, insert.at), Buffer.from(insert.text), bytes.subarray(insert.at)]), value: {...records[i].value, ordinal}, kind: 'set-ordinal', note: {ordinal}})
+    out.push({index: i, bytes: Buffer.concat([bytes.subarray(0, insert.at), Buffer.from(insert.text), bytes.subarray(insert.at)]), value: {...records[i], ordinal}, kind: 'set-ordinal', note: {ordinal}})
   }
   return out
 }
@@ -233,9 +234,11 @@ function plural(n: number, w: string): string {
 function skippedLinesBefore(cls: JsonlClassification): number[] {
   const out: number[] = []
   let pending = 0
-  for (const l of cls.lines) {
-    if (l.kind === 'damaged') pending++
-    else if (l.kind === 'record') {
+  const lines = linesOf(cls)
+  for (let i = 0; i < lines.count; i++) {
+    const kind = lines.kind(i)
+    if (kind === 'damaged') pending++
+    else if (kind === 'record') {
       out.push(pending)
       pending = 0
     }
@@ -264,8 +267,8 @@ export interface CodexAnalysis {
  * rollout whose last record has no `ordinal` (#45150).
  */
 export function analyzeCodex(fileName: string, cls: JsonlClassification): CodexAnalysis {
-  const all = cls.records.map((r) => r.value)
-  const clean = cls.records.filter((r) => cls.lines[r.line].kind === 'record').map((r) => r.value)
+  const all = recordValues(cls)
+  const clean = cleanRecords(cls, false).values
   const legacy = isLegacyRollout(all)
   const findings: Finding[] = []
   const written = count(all)
@@ -433,7 +436,7 @@ const ITEM_KEYS = ['type', 'role', 'call_id', 'history_mode']
 
 /** An item's members its rules read (`itemOf`, `count`, `isPrompt`): kind, role, call id, and the start of its text. */
 function keepItem(it: Record<string, unknown>, out: Record<string, unknown>, header: boolean): void {
-  for (const k of ITEM_KEYS) if (k in it) out[k] = it[k]
+  for (const k of ITEM_KEYS) if (k in it) out[k] = k === 'call_id' ? it[k] : keptName(it[k])
   // The id of a header (the thread id), never of an item.
   if ('id' in it && (header || it.type === undefined)) out.id = it.id
   if (!('content' in it)) return
@@ -458,7 +461,7 @@ let lastTimestamp = ''
  */
 export function keepCodexRecord(v: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const k of KEPT_KEYS) if (k in v) out[k] = v[k]
+  for (const k of KEPT_KEYS) if (k in v) out[k] = k === 'record_type' ? keptName(v[k]) : v[k]
   if (typeof out.timestamp === 'string') {
     // Records written together share their time: kept as one string (an equal value either way).
     if (out.timestamp === lastTimestamp) out.timestamp = lastTimestamp

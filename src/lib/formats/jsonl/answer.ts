@@ -4,7 +4,7 @@
  * own rules, `SessionDialect.lastTurn`), the turn's final answer is gone with the cut (or was never written),
  * so the turn is not a whole turn. A log that merely ends in an open turn, without a cut, lost nothing.
  */
-import type {JsonlClassification} from '../../classify/jsonl.js'
+import {recordValues, type JsonlClassification} from '../../classify/jsonl.js'
 import type {LostAnswer} from '../../model/report.js'
 import type {SessionDialect} from './dialect.js'
 import type {JsonlRepairPlan} from './repair.js'
@@ -24,7 +24,7 @@ export function answerCutBy(dialect: SessionDialect, file: string, plan: JsonlRe
   if (!dialect.lastTurn || turns < 1) return null
   const cut = plan.changes.find((c) => c.kind === 'drop-torn-tail')
   if (!cut) return null
-  const t = dialect.lastTurn(after.records.map((r) => r.value))
+  const t = dialect.lastTurn(recordValues(after))
   if (t === null || t.unanswered === null) return null
   return {turn: turns, prompt: firstWords(t.prompt), why: t.unanswered, file, line: cut.line, offset: cut.offset}
 }

@@ -7,7 +7,7 @@
  * Works on the scan's report and the bytes in its snapshot (a log above the streaming threshold is read again
  * from its file, a chunk at a time); never prints message text or file contents.
  */
-import type {JsonlClassification, KeepRecord, LineReason} from '../../classify/jsonl.js'
+import {linesOf, type JsonlClassification, type KeepRecord, type LineReason} from '../../classify/jsonl.js'
 import {dialectByName, SESSION_DIALECTS} from './dialects.js'
 import {decodeZstd, keepForFamily, logOfFile, sessionRules} from './session.js'
 import type {JsonlLog} from './repair.js'
@@ -43,7 +43,9 @@ export function inspectSession(scanned: Pick<ScannedChat, 'report' | 'snapshot'>
     if (!log) continue
     const {cls, plan} = sessionRules(dialect, g.file, log)
     classes.set(g.file, cls)
-    for (const l of cls.lines) {
+    const lines = linesOf(cls)
+    for (const i of lines.others()) {
+      const l = lines.line(i)
       if (l.kind !== 'damaged') continue
       damagedLines.push({file: g.file, line: l.index + 1, offset: l.start, length: l.next - l.start, reasons: [...l.reasons], action: l.action === 'rewrite' ? 'rewrite' : 'drop', recordsKept: l.records.length})
     }

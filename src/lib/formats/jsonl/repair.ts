@@ -24,7 +24,7 @@
  * own acceptance rules (`rules.accept`, e.g. Codex's header first).
  */
 import {createHash} from 'node:crypto'
-import {bufferSource, classifyJsonlBytes, classifyJsonlSource, classifyResult, piecesSource, readFresh, type ByteSource, type JsonlClassification, type JsonlLine, type KeepRecord, type LineReason, type Piece, type ResultLine} from '../../classify/jsonl.js'
+import {bufferSource, classifyJsonlBytes, classifyJsonlSource, classifyResult, piecesSource, readFresh, type ByteSource, linesOf, recordValues, type JsonlClassification, type JsonlLine, type KeepRecord, type LineReason, type LineView, type Piece, type ResultLine} from '../../classify/jsonl.js'
 import {scanValue, skipWhitespace} from '../../classify/json.js'
 
 /** Kinds of byte change a JSONL repair may make. */
@@ -81,8 +81,11 @@ export interface JsonlRepairRules {
   finalNewline?: boolean
   /** The agent's acceptance rules over the repaired records, in order: problems found (empty: accepted). */
   accept?(records: Array<Record<string, unknown>>): string[]
-  /** The agent's amendments to the records the repair keeps (e.g. Codex's missing ordinals); none by default. */
-  amend?(records: ReadonlyArray<{value: Record<string, unknown>; bytes: Uint8Array}>): RecordAmendment[]
+  /**
+   * The agent's amendments to the records the repair keeps (e.g. Codex's missing ordinals), given their values
+   * in order and the bytes of the `i`th when asked (a streamed log's clean records are read again); none by default.
+   */
+  amend?(values: ReadonlyArray<Record<string, unknown>>, bytesOf: (i: number) => Uint8Array): RecordAmendment[]
   /**
    * The format's record rule (`JsonlClassifyOptions.isRecord`): only objects it accepts are kept out of a
    * damaged line, so a nested object closing right before a cut is never written back as a line.
@@ -170,8 +173,8 @@ export function topLevelValueSpan(buf: Uint8Array, key: string, start = 0, end =
 }
 
 interface Out {
-  /** The line of the original file this piece comes from. */
-  line: JsonlLine
+  /** The index of the line of the original file this piece comes from. */
+  line: number
   /** The record's value, when the piece is a record. */
   value?: Record<string, unknown>
   /** The piece's bytes; null while they are the line's own content, `[line.start, line.end)` of the source. */
@@ -179,6 +182,75 @@ interface Out {
   eol: Uint8Array
   /** True when a line before this record (since the previous record) was dropped. */
   afterDrop: boolean
+}
+
+/**
+ * The planner's pieces in order, as columns: a clean record kept as it is (most of a log) is its line's index and
+ * whether a line before it was dropped, in typed arrays; any other piece (a record rewritten, a blank line, one a
+ * rule changes) is an `Out` object. A log of many records holds no object per record while its repair is planned.
+ */
+class OutList {
+  n = 0
+  private lines = new Int32Array(256)
+  private drops = new Uint8Array(256)
+  private readonly objs = new Map<number, Out>()
+  constructor(private readonly view: LineView) {}
+
+  private slot(line: number, afterDrop: boolean): number {
+    if (this.n === this.lines.length) {
+      const l = new Int32Array(this.n * 2)
+      l.set(this.lines)
+      this.lines = l
+      const d = new Uint8Array(this.n * 2)
+      d.set(this.drops)
+      this.drops = d
+    }
+    const k = this.n++
+    this.lines[k] = line
+    this.drops[k] = afterDrop ? 1 : 0
+    return k
+  }
+
+  /** A clean record of line `line` kept as it is. */
+  pushClean(line: number, afterDrop: boolean): void {
+    this.slot(line, afterDrop)
+  }
+
+  push(o: Out): void {
+    this.objs.set(this.slot(o.line, o.afterDrop), o)
+  }
+
+  line(k: number): number {
+    return this.lines[k]
+  }
+
+  /** Piece `k` as an object, held from now on (a rule changing it). */
+  own(k: number): Out {
+    let o = this.objs.get(k)
+    if (o === undefined) {
+      const i = this.lines[k]
+      o = {line: i, value: this.view.cleanValue(i), bytes: null, eol: EOL[this.view.eol(i)], afterDrop: this.drops[k] === 1}
+      this.objs.set(k, o)
+    }
+    return o
+  }
+
+  value(k: number): Record<string, unknown> | undefined {
+    const o = this.objs.get(k)
+    return o === undefined ? this.view.cleanValue(this.lines[k]) : o.value
+  }
+
+  bytes(k: number): Uint8Array | null {
+    return this.objs.get(k)?.bytes ?? null
+  }
+
+  eol(k: number): Uint8Array {
+    return this.objs.get(k)?.eol ?? EOL[this.view.eol(this.lines[k])]
+  }
+
+  afterDrop(k: number): boolean {
+    return this.drops[k] === 1
+  }
 }
 
 const isNul = (r: LineReason) => r === 'nul-run' || r === 'nul-tail'
@@ -223,12 +295,19 @@ function eachPieceChunk(pieces: readonly Piece[], source: ByteSource, each: (b: 
 }
 
 /** The lines of the repaired file from the kept pieces, as `classifyResult` takes them. */
-function resultLines(out: readonly Out[]): ResultLine[] {
-  return out.map((o) => ({from: o.bytes === null ? o.line : null, bytes: o.bytes, length: o.bytes === null ? o.line.end - o.line.start : o.bytes.length, eol: o.eol.length === 2 ? 'crlf' : o.eol.length === 1 ? 'lf' : 'none'}))
+function resultLines(out: OutList, lines: LineView): ResultLine[] {
+  const r: ResultLine[] = []
+  for (let k = 0; k < out.n; k++) {
+    const bytes = out.bytes(k)
+    const line = out.line(k)
+    const eol = out.eol(k)
+    r.push({from: bytes === null ? line : null, bytes, length: bytes === null ? lines.end(line) - lines.start(line) : bytes.length, eol: eol.length === 2 ? 'crlf' : eol.length === 1 ? 'lf' : 'none'})
+  }
+  return r
 }
 
 /** The pieces of the repaired file from the kept pieces: a kept line with its own line ending is one range. */
-function piecesOf(out: Out[]): Piece[] {
+function piecesOf(out: OutList, lines: LineView): Piece[] {
   const pieces: Piece[] = []
   const push = (p: Piece) => {
     if (p instanceof Uint8Array) {
@@ -239,11 +318,14 @@ function piecesOf(out: Out[]): Piece[] {
     if (prev && !(prev instanceof Uint8Array) && prev.end === p.start) prev.end = p.end
     else if (p.end > p.start) pieces.push({...p})
   }
-  for (const o of out) {
-    if (o.bytes === null && o.eol === EOL[o.line.eol]) push({start: o.line.start, end: o.line.next})
+  for (let k = 0; k < out.n; k++) {
+    const line = out.line(k)
+    const bytes = out.bytes(k)
+    const eol = out.eol(k)
+    if (bytes === null && eol === EOL[lines.eol(line)]) push({start: lines.start(line), end: lines.next(line)})
     else {
-      push(o.bytes ?? {start: o.line.start, end: o.line.end})
-      push(o.eol)
+      push(bytes ?? {start: lines.start(line), end: lines.end(line)})
+      push(eol)
     }
   }
   return pieces
@@ -259,16 +341,24 @@ export function planJsonlRepair(input: Uint8Array | JsonlLog, rules: JsonlRepair
   const src = log.source
   const classify = (s: ByteSource): JsonlClassification => (log.streamed ? classifyJsonlSource(s, {isRecord: rules.isRecord, keep: log.keep}).cls : classifyJsonlBytes(s.read(0, s.size), {isRecord: rules.isRecord}))
   const before = given ?? classify(src)
+  const lines = linesOf(before)
   const changes: JsonlChange[] = []
-  const out: Out[] = []
+  const out = new OutList(lines)
   let dropped = false
   const droppedText: string[] = []
-  for (const line of before.lines) {
+  for (let i = 0; i < lines.count; i++) {
+    if (lines.isClean(i)) {
+      // A clean record kept as it is: read from the table, no line object made.
+      out.pushClean(i, dropped)
+      dropped = false
+      continue
+    }
+    const line = lines.line(i)
     if (line.partOf !== undefined && line.partOf !== line.index) continue // a later piece of a rejoined record
-    const lastLine = line.joinedThrough !== undefined ? before.lines[line.joinedThrough] : line
+    const lastLine = line.joinedThrough !== undefined ? lines.line(line.joinedThrough) : line
     if (line.action === 'keep') {
-      if (line.kind === 'record') out.push({line, value: line.records[0].value, bytes: null, eol: EOL[line.eol], afterDrop: dropped})
-      else out.push({line, bytes: null, eol: EOL[line.eol], afterDrop: false})
+      if (line.kind === 'record') out.push({line: i, value: line.records[0].value, bytes: null, eol: EOL[line.eol], afterDrop: dropped})
+      else out.push({line: i, bytes: null, eol: EOL[line.eol], afterDrop: false})
       if (line.kind === 'record') dropped = false
       continue
     }
@@ -279,7 +369,7 @@ export function planJsonlRepair(input: Uint8Array | JsonlLog, rules: JsonlRepair
       line.records.forEach((r, j) => {
         const last = j === line.records.length - 1
         const eol = last ? EOL[lastLine.eol] : EOL[line.eol === 'none' ? before.eol : line.eol]
-        out.push({line, value: r.value, bytes: r.bytes ?? src.read(r.offset!, r.offset! + r.length), eol, afterDrop: dropped || line.reasons.includes('interleaved-line') || line.reasons.includes('torn-interior')})
+        out.push({line: i, value: r.value, bytes: r.bytes ?? src.read(r.offset!, r.offset! + r.length), eol, afterDrop: dropped || line.reasons.includes('interleaved-line') || line.reasons.includes('torn-interior')})
         keptBytes += r.length + eol.length
         dropped = false
       })
@@ -301,7 +391,7 @@ export function planJsonlRepair(input: Uint8Array | JsonlLog, rules: JsonlRepair
     if (line.joinedThrough !== undefined) {
       // The raw line breaks between the pieces go, their escapes come in: nothing else changes.
       let breaks = 0
-      for (let j = line.index; j < line.joinedThrough; j++) breaks += before.lines[j].next - before.lines[j].end
+      for (let j = line.index; j < line.joinedThrough; j++) breaks += lines.next(j) - lines.end(j)
       change.bytesRemoved = breaks
       change.bytesAdded = keptBytes - (whole.end - whole.start - breaks)
       change.linesJoined = line.joinedThrough - line.index + 1
@@ -309,23 +399,32 @@ export function planJsonlRepair(input: Uint8Array | JsonlLog, rules: JsonlRepair
     changes.push(change)
   }
 
-  const bytesOf = (o: Out): Uint8Array => o.bytes ?? src.read(o.line.start, o.line.end)
-  if (rules.relink) relinkParents(out, changes, rules.relink, droppedText.join('\n'), bytesOf)
-  if (rules.amend) amendRecords(out, changes, rules.amend, bytesOf)
-  if (rules.finalNewline) addFinalNewline(out, changes, before.eol, bytesOf)
+  const bytesOf = (k: number): Uint8Array => out.bytes(k) ?? src.read(lines.start(out.line(k)), lines.end(out.line(k)))
+  if (rules.relink) relinkParents(out, changes, rules.relink, droppedText.join('\n'), bytesOf, lines)
+  if (rules.amend) amendRecords(out, changes, rules.amend, bytesOf, lines)
+  if (rules.finalNewline) addFinalNewline(out, changes, before.eol, bytesOf, lines)
 
-  const pieces: Piece[] = changes.length === 0 ? (src.size > 0 ? [{start: 0, end: src.size}] : []) : piecesOf(out)
+  const pieces: Piece[] = changes.length === 0 ? (src.size > 0 ? [{start: 0, end: src.size}] : []) : piecesOf(out, lines)
   const outSrc = piecesSource(pieces, src)
   let made: Buffer | undefined
-  let hash: string | undefined
-  const materialise = (): Buffer => (made ??= Buffer.from(readFresh(outSrc, 0, outSrc.size)))
   // A streamed log's result is classified from the planned lines (exact; the log is not read and classified again),
   // in full only when that cannot tell (`classifyResult`).
-  const after = changes.length === 0 ? before : log.streamed ? (classifyResult(resultLines(out), before, {isRecord: rules.isRecord, keep: log.keep}) ?? classify(outSrc)) : classifyJsonlBytes(materialise(), {isRecord: rules.isRecord})
+  const after = changes.length === 0 ? before : log.streamed ? (classifyResult(resultLines(out, lines), before, {isRecord: rules.isRecord, keep: log.keep}) ?? classify(outSrc)) : classifyJsonlBytes((made = Buffer.from(readFresh(outSrc, 0, outSrc.size))), {isRecord: rules.isRecord})
+  return planOf(pieces, src, outSrc, changes, before, after, rules, made)
+}
+
+/**
+ * The plan object (its own function: the getters close over the pieces and the result's source only, never the
+ * planner's per-line list, which would otherwise stay alive with the plan).
+ */
+function planOf(pieces: Piece[], src: ByteSource, outSrc: ByteSource, changes: JsonlChange[], before: JsonlClassification, after: JsonlClassification, rules: JsonlRepairRules, bytes: Buffer | undefined): JsonlRepairPlan {
+  let made = bytes
+  let hash: string | undefined
+  const materialise = (): Buffer => (made ??= Buffer.from(readFresh(outSrc, 0, outSrc.size)))
   const problems: string[] = []
   if (after.class !== 'intact') problems.push(`the result is ${after.class} (${after.reasons.join(', ') || 'no complete record'})`)
   if (after.records.length === 0 && after.class === 'intact') problems.push('the result holds no complete record')
-  if (rules.accept && after.records.length > 0) problems.push(...rules.accept(after.records.map((r) => r.value)))
+  if (rules.accept && after.records.length > 0) problems.push(...rules.accept(recordValues(after)))
   return {
     get bytes() {
       return materialise()
@@ -363,16 +462,24 @@ export function planFromBytes(bytes: Buffer, p: Pick<JsonlRepairPlan, 'changes' 
 }
 
 /** Applies the agent's amendments to the kept records (`rules.amend`), each reported as a change of its line. */
-function amendRecords(out: Out[], changes: JsonlChange[], amend: NonNullable<JsonlRepairRules['amend']>, bytesOf: (o: Out) => Uint8Array): void {
-  const kept = out.filter((o) => o.value !== undefined)
+function amendRecords(out: OutList, changes: JsonlChange[], amend: NonNullable<JsonlRepairRules['amend']>, bytesOf: (k: number) => Uint8Array, lines: LineView): void {
+  const kept: number[] = []
+  const values: Array<Record<string, unknown>> = []
+  for (let k = 0; k < out.n; k++) {
+    const v = out.value(k)
+    if (v === undefined) continue
+    kept.push(k)
+    values.push(v)
+  }
   // Bytes are read only for the records the rules amend (a streamed log's clean lines are not in memory).
-  for (const a of amend(kept.map((o) => ({value: o.value!, get bytes() { return bytesOf(o) }})))) {
-    const o = kept[a.index]
-    if (!o) continue
-    const original = Buffer.from(bytesOf(o))
+  for (const a of amend(values, (i) => bytesOf(kept[i]))) {
+    const k = kept[a.index]
+    if (k === undefined) continue
+    const original = Buffer.from(bytesOf(k))
+    const o = out.own(k)
     o.bytes = a.bytes
     o.value = a.value
-    const line = o.line
+    const line = lines.line(o.line)
     changes.push({
       kind: a.kind,
       line: line.index + 1,
@@ -390,35 +497,39 @@ function amendRecords(out: Out[], changes: JsonlChange[], amend: NonNullable<Jso
 }
 
 /** Gives the last piece its line ending when it has none (the file ends mid-line after a complete record). */
-function addFinalNewline(out: Out[], changes: JsonlChange[], eol: 'lf' | 'crlf', bytesOf: (o: Out) => Uint8Array): void {
-  const last = out[out.length - 1]
-  if (!last || !last.value || last.eol.length > 0) return
-  last.eol = EOL[eol]
-  const line = last.line
-  changes.push({kind: 'add-newline', line: line.index + 1, offset: line.start, length: line.next - line.start, reasons: [...line.reasons], bytesRemoved: 0, recordsKept: 1, sha256: sha256(Buffer.from(bytesOf(last)))})
+function addFinalNewline(out: OutList, changes: JsonlChange[], eol: 'lf' | 'crlf', bytesOf: (k: number) => Uint8Array, lines: LineView): void {
+  const k = out.n - 1
+  if (k < 0 || !out.value(k) || out.eol(k).length > 0) return
+  out.own(k).eol = EOL[eol]
+  const line = lines.line(out.line(k))
+  changes.push({kind: 'add-newline', line: line.index + 1, offset: line.start, length: line.next - line.start, reasons: [...line.reasons], bytesRemoved: 0, recordsKept: 1, sha256: sha256(Buffer.from(bytesOf(k)))})
 }
 
 /** Re-points dangling `parentUuid`s to the nearest record before them on the same (side-)chain. */
-function relinkParents(out: Out[], changes: JsonlChange[], mode: 'main' | 'sidechain', droppedText: string, bytesOf: (o: Out) => Uint8Array): void {
+function relinkParents(out: OutList, changes: JsonlChange[], mode: 'main' | 'sidechain', droppedText: string, bytesOf: (k: number) => Uint8Array, lines: LineView): void {
   const uuids = new Set<string>()
-  for (const o of out) if (o.value && typeof o.value.uuid === 'string') uuids.add(o.value.uuid)
+  for (let k = 0; k < out.n; k++) {
+    const v = out.value(k)
+    if (v && typeof v.uuid === 'string') uuids.add(v.uuid)
+  }
   const lastUuid = {main: null as string | null, side: null as string | null}
-  for (const o of out) {
-    const v = o.value
+  for (let k = 0; k < out.n; k++) {
+    const v = out.value(k)
     if (!v) continue
     const side = v.isSidechain === true ? 'side' : 'main'
     const parent = v.parentUuid
     const prev = lastUuid[side]
     if (typeof parent === 'string' && !uuids.has(parent) && prev !== null) {
-      const lostHere = o.afterDrop || (droppedText.length > 0 && droppedText.includes(parent))
+      const lostHere = out.afterDrop(k) || (droppedText.length > 0 && droppedText.includes(parent))
       if (mode === 'main' || lostHere) {
-        const own = bytesOf(o)
+        const own = bytesOf(k)
         const span = topLevelValueSpan(own, 'parentUuid')
         if (span) {
           const newValue = Buffer.from(JSON.stringify(prev))
           const bytes = Buffer.concat([own.subarray(0, span.start), newValue, own.subarray(span.end)])
-          const line = o.line
+          const line = lines.line(out.line(k))
           const original = Buffer.from(own)
+          const o = out.own(k)
           o.bytes = bytes
           o.value = {...v, parentUuid: prev}
           changes.push({
@@ -435,7 +546,8 @@ function relinkParents(out: Out[], changes: JsonlChange[], mode: 'main' | 'sidec
         }
       }
     }
-    if (typeof o.value!.uuid === 'string') lastUuid[side] = o.value!.uuid as string
+    const u = out.value(k)!.uuid
+    if (typeof u === 'string') lastUuid[side] = u
   }
   changes.sort((a, b) => a.line - b.line || (a.kind === 'relink-parent' ? 1 : 0) - (b.kind === 'relink-parent' ? 1 : 0))
 }

@@ -14,7 +14,7 @@ import {createHash} from 'node:crypto'
 import path from 'node:path'
 import {closeSync, openSync, readSync} from 'node:fs'
 import {createRequire} from 'node:module'
-import {bufferSource, classifyJsonlBytes, classifyJsonlSource, readFresh, type ByteSource, type JsonlClassification, type JsonlLine, type KeepRecord} from '../../classify/jsonl.js'
+import {bufferSource, classifyJsonlBytes, classifyJsonlSource, cleanRecords, linesOf, readFresh, type ByteSource, type JsonlClassification, type JsonlLine, type KeepRecord} from '../../classify/jsonl.js'
 import {finding} from './findings.js'
 import {answerCutBy, lostAnswerText} from './answer.js'
 import {planJsonlRepair, type JsonlChange, type JsonlChangeKind, type JsonlLog, type JsonlRepairPlan, type JsonlRepairRules} from './repair.js'
@@ -111,7 +111,9 @@ export function sessionChatsIn(dir: string, names: string[], me: SessionDialect)
  * records; each counts for the first dialect that knows it, and a tie goes to the earlier dialect.
  */
 export function sniffFormat(cls: JsonlClassification): SessionDialect | null {
-  return sniffValues(cls.records.slice(0, SNIFF_RECORDS).map((r) => r.value))
+  const values: Array<Record<string, unknown>> = []
+  for (let k = 0; k < Math.min(SNIFF_RECORDS, cls.records.length); k++) values.push(cls.records[k].value)
+  return sniffValues(values)
 }
 
 /** How many first records content detection reads (`sniffFormat`). */
@@ -140,7 +142,7 @@ function isAnySessionRecord(v: Record<string, unknown>): boolean {
  * payload has the shape of the older layout's header).
  */
 function recordRule(format: SessionDialect, cls: JsonlClassification): (v: Record<string, unknown>) => boolean {
-  return format.recordRule(cls.records.filter((r) => cls.lines[r.line].kind === 'record').map((r) => r.value))
+  return format.recordRule(cleanRecords(cls, false).values)
 }
 
 /**
@@ -457,7 +459,8 @@ function firstNonNul(b: Buffer, i: number): number {
 /** User prompts whose start a damaged line of the log still shows (each cut record counted once). */
 export function promptsInDamagedLines(log: JsonlLog, cls: JsonlClassification, dialect: SessionDialect): number {
   let n = 0
-  for (const l of cls.lines) for (const [s, e] of fragmentRanges(log.source, l)) if (dialect.promptInFragment(Buffer.from(log.source.read(s, e)).toString('utf8'))) n++
+  const lines = linesOf(cls)
+  for (const i of lines.others()) for (const [s, e] of fragmentRanges(log.source, lines.line(i))) if (dialect.promptInFragment(Buffer.from(log.source.read(s, e)).toString('utf8'))) n++
   return n
 }
 
@@ -468,13 +471,14 @@ export function promptsInDamagedLines(log: JsonlLog, cls: JsonlClassification, d
  */
 export function turnsInDamagedLines(name: string, log: JsonlLog, cls: JsonlClassification, dialect: SessionDialect): number[] {
   const out: number[] = []
-  cls.lines.forEach((l, i) => {
-    for (const [s, e] of fragmentRanges(log.source, l)) {
+  const lines = linesOf(cls)
+  for (const i of lines.others()) {
+    for (const [s, e] of fragmentRanges(log.source, lines.line(i))) {
       if (!dialect.promptInFragment(Buffer.from(log.source.read(s, e)).toString('utf8'))) continue
       const before = dialect.analyze(name, {...cls, records: cls.records.filter((r) => r.line < i)}).transcriptTurns
       out.push(before + out.length + 1)
     }
-  })
+  }
   return out
 }
 
