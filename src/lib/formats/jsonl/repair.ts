@@ -24,7 +24,7 @@
  * own acceptance rules (`rules.accept`, e.g. Codex's header first).
  */
 import {createHash} from 'node:crypto'
-import {bufferSource, classifyJsonlBytes, classifyJsonlSource, classifyResult, piecesSource, readFresh, type ByteSource, linesOf, recordValues, type JsonlClassification, type JsonlLine, type KeepRecord, type LineReason, type LineView, type Piece, type ResultLine} from '../../classify/jsonl.js'
+import {bufferSource, classifyJsonlBytes, classifyJsonlSource, classifyResult, piecesSource, readFresh, type ByteSource, linesOf, recordValues, type JsonlClassification, type JsonlLine, type KeepRecord, type KeptColumns, type LineReason, type LineView, type Piece, type ResultLine} from '../../classify/jsonl.js'
 import {scanValue, skipWhitespace} from '../../classify/json.js'
 
 /** Kinds of byte change a JSONL repair may make. */
@@ -127,6 +127,8 @@ export interface JsonlLog {
   source: ByteSource
   streamed: boolean
   keep?: KeepRecord
+  /** Where the kept values of clean lines go, one store per classification (`KeptColumns`). */
+  columns?: () => KeptColumns
 }
 
 function sha256(b: Uint8Array): string {
@@ -339,7 +341,7 @@ function piecesOf(out: OutList, lines: LineView): Piece[] {
 export function planJsonlRepair(input: Uint8Array | JsonlLog, rules: JsonlRepairRules = {}, given?: JsonlClassification): JsonlRepairPlan {
   const log: JsonlLog = input instanceof Uint8Array ? {source: bufferSource(input), streamed: false} : input
   const src = log.source
-  const classify = (s: ByteSource): JsonlClassification => (log.streamed ? classifyJsonlSource(s, {isRecord: rules.isRecord, keep: log.keep}).cls : classifyJsonlBytes(s.read(0, s.size), {isRecord: rules.isRecord}))
+  const classify = (s: ByteSource): JsonlClassification => (log.streamed ? classifyJsonlSource(s, {isRecord: rules.isRecord, keep: log.keep, columns: log.columns}).cls : classifyJsonlBytes(s.read(0, s.size), {isRecord: rules.isRecord}))
   const before = given ?? classify(src)
   const lines = linesOf(before)
   const changes: JsonlChange[] = []
@@ -409,7 +411,7 @@ export function planJsonlRepair(input: Uint8Array | JsonlLog, rules: JsonlRepair
   let made: Buffer | undefined
   // A streamed log's result is classified from the planned lines (exact; the log is not read and classified again),
   // in full only when that cannot tell (`classifyResult`).
-  const after = changes.length === 0 ? before : log.streamed ? (classifyResult(resultLines(out, lines), before, {isRecord: rules.isRecord, keep: log.keep}) ?? classify(outSrc)) : classifyJsonlBytes((made = Buffer.from(readFresh(outSrc, 0, outSrc.size))), {isRecord: rules.isRecord})
+  const after = changes.length === 0 ? before : log.streamed ? (classifyResult(resultLines(out, lines), before, {isRecord: rules.isRecord, keep: log.keep, columns: log.columns}) ?? classify(outSrc)) : classifyJsonlBytes((made = Buffer.from(readFresh(outSrc, 0, outSrc.size))), {isRecord: rules.isRecord})
   return planOf(pieces, src, outSrc, changes, before, after, rules, made)
 }
 
