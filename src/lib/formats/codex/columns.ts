@@ -48,6 +48,13 @@ const ORDINAL = 2
 const LINE_KEYS = ['timestamp', 'type', 'payload']
 const LINE_KEYS_ORDINAL = ['timestamp', 'ordinal', 'type', 'payload']
 
+/** Two- and three-digit fields of a time, `00`…`99` and `000`…`999`. */
+const D2 = Array.from({length: 100}, (_, i) => String(i).padStart(2, '0'))
+const D3 = Array.from({length: 1000}, (_, i) => String(i).padStart(3, '0'))
+const DAY_MS = 86_400_000
+/** Times coded as numbers: 1970-01-01 to 9999-12-31 (the years `toISOString` writes with four digits). */
+const LAST_MS = 253_402_300_800_000
+
 /** The columns of one streamed rollout (one per classification: rows are its line indices). */
 export class CodexColumns implements KeptColumns {
   private times = new Float64Array(0)
@@ -68,6 +75,9 @@ export class CodexColumns implements KeptColumns {
   /** The last time made back (`get`), so records read in a row share one string. */
   private madeMs = Number.NaN
   private made = ''
+  /** The day of the last time made and its `YYYY-MM-DDT`. */
+  private day = Number.NaN
+  private dayPrefix = ''
 
   private grow(min: number): void {
     const size = Math.max(256, this.times.length * 2, min + 1)
@@ -102,12 +112,28 @@ export class CodexColumns implements KeptColumns {
     return this.names.length - 1
   }
 
-  /** The number of an ISO time that `toISOString` gives back exactly; NaN for any other. */
+  /** A time as `toISOString` writes it (`YYYY-MM-DDThh:mm:ss.sssZ`), for `0 <= ms < LAST_MS`. */
+  private iso(ms: number): string {
+    const d = Math.floor(ms / DAY_MS)
+    if (d !== this.day) {
+      this.day = d
+      this.dayPrefix = new Date(d * DAY_MS).toISOString().slice(0, 11)
+    }
+    let r = ms - d * DAY_MS
+    const milli = r % 1000
+    r = (r - milli) / 1000
+    const sec = r % 60
+    r = (r - sec) / 60
+    const min = r % 60
+    return this.dayPrefix + D2[(r - min) / 60] + ':' + D2[min] + ':' + D2[sec] + '.' + D3[milli] + 'Z'
+  }
+
+  /** The number of a time that `iso` gives back exactly (the ISO form of `toISOString`); NaN for any other. */
   private timeOf(s: unknown): number {
     if (typeof s !== 'string') return Number.NaN
     if (s === this.lastTime) return this.lastMs
     const ms = Date.parse(s)
-    if (Number.isNaN(ms) || new Date(ms).toISOString() !== s) return Number.NaN
+    if (!(ms >= 0 && ms < LAST_MS) || this.iso(ms) !== s) return Number.NaN
     this.lastTime = s
     this.lastMs = ms
     return ms
@@ -167,7 +193,7 @@ export class CodexColumns implements KeptColumns {
     const ms = this.times[line]
     if (ms !== this.madeMs) {
       this.madeMs = ms
-      this.made = new Date(ms).toISOString()
+      this.made = this.iso(ms)
     }
     const flags = this.flags[line]
     const out: Record<string, unknown> = {timestamp: this.made}

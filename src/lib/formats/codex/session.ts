@@ -212,20 +212,20 @@ function acceptanceOf(records: ValueView, skippedBefore?: readonly number[]): st
  * `timestamp` member, where Codex writes it; nothing else of the record changes. Only a run of records at the
  * end without one is amended (one inside the log cannot be numbered without renumbering others).
  */
-export function amendOrdinals(records: ReadonlyArray<Record<string, unknown>>, bytesOf: (i: number) => Uint8Array): RecordAmendment[] {
-  if (!isPaginated(viewOf(records))) return []
-  let k = records.length
-  while (k > 0 && ordinalOf(records[k - 1]) === null) k--
-  if (k === records.length || k === 0) return []
-  const base = ordinalOf(records[k - 1])!
+export function amendOrdinals(records: ValueView, bytesOf: (i: number) => Uint8Array): RecordAmendment[] {
+  if (!isPaginated(records)) return []
+  let k = records.count
+  while (k > 0 && ordinalOf(records.at(k - 1)) === null) k--
+  if (k === records.count || k === 0) return []
+  const base = ordinalOf(records.at(k - 1))!
   const out: RecordAmendment[] = []
-  for (let i = k; i < records.length; i++) {
+  for (let i = k; i < records.count; i++) {
     const ordinal = base + (i - k) + 1
     const bytes = Buffer.from(bytesOf(i))
     const ts = topLevelValueSpan(bytes, 'timestamp')
     const insert = ts ? {at: ts.end, text: `,"ordinal":${ordinal}`} : {at: bytes.indexOf(0x7b) + 1, text: `"ordinal":${ordinal},`}
     if (insert.at <= 0) return []
-    out.push({index: i, bytes: Buffer.concat([bytes.subarray(0, insert.at), Buffer.from(insert.text), bytes.subarray(insert.at)]), value: {...records[i], ordinal}, kind: 'set-ordinal', note: {ordinal}})
+    out.push({index: i, bytes: Buffer.concat([bytes.subarray(0, insert.at), Buffer.from(insert.text), bytes.subarray(insert.at)]), value: {...records.at(i), ordinal}, kind: 'set-ordinal', note: {ordinal}})
   }
   return out
 }
