@@ -653,6 +653,8 @@ export interface KeptColumns {
   put(line: number, kept: Record<string, unknown>): boolean
   /** The kept value of a line `put` took: an object equal to the one it was given (same keys, same order), made for this call. */
   get(line: number): Record<string, unknown>
+  /** The store the rows are in, when this one hands them to another (a reader of rows reads that one). */
+  holder?(): KeptColumns | null
 }
 
 /** How the line loop keeps what it finds. */
@@ -750,6 +752,17 @@ export class LineTable {
   /** True when kept values are in a format's columns (each read makes an object for that read). */
   get columnar(): boolean {
     return this.columns !== null
+  }
+
+  get keptColumns(): KeptColumns | null {
+    return this.columns
+  }
+
+  /** The line of record `k` when its kept value is in the columns (its row there), else -1. */
+  columnRow(k: number): number {
+    // A held line's records are never in the columns (`own` clears the bit).
+    const i = this.recLine[k]
+    return (this.codes[i] & IN_COLUMNS) !== 0 ? i : -1
   }
 
   private val(i: number): Record<string, unknown> | undefined {
@@ -954,10 +967,28 @@ function listsOf(t: LineTable, eager: boolean): {lines: JsonlLine[]; records: Js
 export function recordValues(cls: JsonlClassification): Array<Record<string, unknown>> {
   const t = TABLES.get(cls.records)
   if (t === undefined) return cls.records.map((r) => r.value)
-  if (t.columnar) return lazyList(t.recordCount, (k) => t.value(k))
+  if (t.columnar) return listOfView(valuesOf(cls))
   const out = new Array<Record<string, unknown>>(t.recordCount)
   for (let k = 0; k < t.recordCount; k++) out[k] = t.value(k)
   return out
+}
+
+/** The views the lists of `listOfView` were made of. */
+const VIEWS = new WeakMap<object, ValueView>()
+
+/** A read-only list of a view's values, made when read; `viewOfValues` gives the view back. */
+function listOfView(view: ValueView): Array<Record<string, unknown>> {
+  const list = lazyList(view.count, (k) => view.at(k))
+  VIEWS.set(list, view)
+  return list
+}
+
+/**
+ * A list of values as a `ValueView`: the view a list of `recordValues` or `cleanRecords` was made of (with its
+ * columns), or the list read by index.
+ */
+export function viewOfValues(list: ReadonlyArray<Record<string, unknown>>): ValueView {
+  return VIEWS.get(list) ?? {count: list.length, at: (k) => list[k]}
 }
 
 /** The records' values of a classification by index (`valuesOf`). */
@@ -965,6 +996,10 @@ export interface ValueView {
   readonly count: number
   /** The value of record `k` (made for this read when the table's kept values are in columns). */
   at(k: number): Record<string, unknown>
+  /** The columns holding kept values (a reader that knows them may read a row there instead of `at`). */
+  readonly columns?: KeptColumns | null
+  /** The row (line index) of record `k` in `columns`, or -1 when its value is not there. */
+  row?(k: number): number
 }
 
 /**
@@ -978,13 +1013,14 @@ export function valuesOf(cls: JsonlClassification, cleanOnly = false): ValueView
     const list = cleanOnly ? cleanRecords(cls, false).values : recordValues(cls)
     return {count: list.length, at: (k) => list[k]}
   }
-  if (!cleanOnly) return {count: t.recordCount, at: (k) => t.value(k)}
+  const columns = t.keptColumns?.holder?.() ?? t.keptColumns
+  if (!cleanOnly) return {count: t.recordCount, at: (k) => t.value(k), columns, row: (k) => t.columnRow(k)}
   let n = 0
   for (let k = 0; k < t.recordCount; k++) if (t.recordIsClean(k)) n++
   const at = new Int32Array(n)
   n = 0
   for (let k = 0; k < t.recordCount; k++) if (t.recordIsClean(k)) at[n++] = k
-  return {count: n, at: (j) => t.value(at[j])}
+  return {count: n, at: (j) => t.value(at[j]), columns, row: (j) => t.columnRow(at[j])}
 }
 
 /**
@@ -1000,8 +1036,7 @@ export function cleanRecords(cls: JsonlClassification, withLines = true): {value
   const t = TABLES.get(cls.records)
   if (t !== undefined && TABLES.get(cls.lines) === t && t.columnar && !withLines) {
     // Values made when read (`recordValues`).
-    const view = valuesOf(cls, true)
-    return {values: lazyList(view.count, (j) => view.at(j)), lines: null}
+    return {values: listOfView(valuesOf(cls, true)), lines: null}
   }
   if (t !== undefined && TABLES.get(cls.lines) === t) {
     for (let k = 0; k < t.recordCount; k++) {

@@ -189,6 +189,34 @@ export class CodexColumns implements KeptColumns {
     return true
   }
 
+  /** The line's `type` (a row always has one). */
+  type(line: number): string {
+    return this.names[this.types[line]]
+  }
+
+  /** Its payload's `type`, `role` and `call_id` (undefined when the payload has none). */
+  itemType(line: number): string | undefined {
+    return this.itemTypes[line] === 0 ? undefined : this.names[this.itemTypes[line]]
+  }
+
+  role(line: number): string | undefined {
+    return this.roles[line] === 0 ? undefined : this.names[this.roles[line]]
+  }
+
+  callId(line: number): string | undefined {
+    return this.callIds.get(line)
+  }
+
+  /** Its time as a number (what `Date.parse` gives of its `timestamp`). */
+  time(line: number): number {
+    return this.times[line]
+  }
+
+  /** Its `ordinal`, undefined when it has none. */
+  ordinal(line: number): number | undefined {
+    return (this.flags[line] & ORDINAL) !== 0 ? this.ordinals[line] : undefined
+  }
+
   get(line: number): Record<string, unknown> {
     const ms = this.times[line]
     if (ms !== this.madeMs) {

@@ -6,7 +6,7 @@
  * shared/realdata/public/codex/ (one in the pre-`session_meta` format with CRLF line ends).
  */
 import path from 'node:path'
-import {linesOf, valuesOf, type JsonlClassification, type ValueView} from '../../classify/jsonl.js'
+import {linesOf, valuesOf, viewOfValues, type JsonlClassification, type ValueView} from '../../classify/jsonl.js'
 import {CodexColumns, sharedPayload} from './columns.js'
 import {finding} from './findings.js'
 import type {ContextMeasure, Finding} from '../../model/report.js'
@@ -61,13 +61,99 @@ export function isLegacyRollout(records: ReadonlyArray<Record<string, unknown>>)
 function legacyOf(records: ValueView): boolean {
   if (records.count === 0) return false
   if (isLegacyHeader(records.at(0))) return true
-  for (let k = 0; k < records.count; k++) if (records.at(k).record_type === 'state') return true
+  const f = newFacts()
+  for (let k = 0; k < records.count; k++) if (factsAt(records, k, f).state) return true
   return false
 }
 
-/** A list as a `ValueView`. */
+/** What the counts, the acceptance rules and the layout test read of one record (`factsAt`). */
+export interface RecordFacts {
+  /** Its `type`. */
+  type: unknown
+  /** An `event_msg` with an object payload, and that payload's `type`. */
+  event: boolean
+  eventType: unknown
+  /** `timeOf` and `ordinalOf` of it. */
+  time: number | null
+  ordinal: number | null
+  /** Its `record_type` is `state`. */
+  state: boolean
+  /** It holds an item (`itemOf`), and the item's `type`, `role`, `call_id`, and whether it is a prompt (`isPrompt`). */
+  item: boolean
+  itemType: unknown
+  itemRole: unknown
+  callId: unknown
+  prompt: boolean
+}
+
+export function newFacts(): RecordFacts {
+  return {type: undefined, event: false, eventType: undefined, time: null, ordinal: null, state: false, item: false, itemType: undefined, itemRole: undefined, callId: undefined, prompt: false}
+}
+
+/** The facts of a record's (kept or whole) value. */
+export function factsOfValue(v: Record<string, unknown>, f: RecordFacts): RecordFacts {
+  f.type = v.type
+  f.event = v.type === 'event_msg' && isObj(v.payload)
+  f.eventType = f.event ? (v.payload as {type?: unknown}).type : undefined
+  f.time = timeOf(v)
+  f.ordinal = ordinalOf(v)
+  f.state = v.record_type === 'state'
+  const it = itemOf(v)
+  f.item = it !== null
+  f.itemType = it?.type
+  f.itemRole = it?.role
+  f.callId = it?.call_id
+  f.prompt = isPrompt(it)
+  return f
+}
+
+/**
+ * The facts of a row of `CodexColumns`, read from its columns (equal to `factsOfValue` of the value it gives
+ * back): a row is a `{timestamp, ordinal?, type, payload}` line whose payload holds no text (its `content`, if
+ * any, null), so its item's text is empty and never injected context.
+ */
+export function factsOfRow(cols: CodexColumns, line: number, f: RecordFacts): RecordFacts {
+  const type = cols.type(line)
+  f.type = type
+  f.event = type === 'event_msg'
+  f.eventType = f.event ? cols.itemType(line) : undefined
+  f.time = cols.time(line)
+  const o = cols.ordinal(line)
+  f.ordinal = o !== undefined && Number.isInteger(o) && o >= 0 ? o : null
+  f.state = false
+  if (type === 'response_item') {
+    f.item = true
+    f.itemType = cols.itemType(line)
+    f.itemRole = cols.role(line)
+    f.callId = cols.callId(line)
+    f.prompt = f.itemType === 'message' && f.itemRole === 'user'
+  } else if (LEGACY_ITEM_TYPES.has(type)) {
+    f.item = true
+    f.itemType = type
+    f.itemRole = undefined
+    f.callId = undefined
+    f.prompt = false
+  } else {
+    f.item = false
+    f.itemType = f.itemRole = f.callId = undefined
+    f.prompt = false
+  }
+  return f
+}
+
+/** The facts of record `k` of a view: from its row when Codex's columns hold it, else from its value. */
+function factsAt(records: ValueView, k: number, f: RecordFacts): RecordFacts {
+  const cols = records.columns
+  if (cols instanceof CodexColumns) {
+    const r = records.row!(k)
+    if (r >= 0) return factsOfRow(cols, r, f)
+  }
+  return factsOfValue(records.at(k), f)
+}
+
+/** A list as a `ValueView` (the classification's own view, with its columns, for a list made of one). */
 function viewOf(records: ReadonlyArray<Record<string, unknown>>): ValueView {
-  return {count: records.length, at: (k) => records[k]}
+  return viewOfValues(records)
 }
 
 /** The pre-`session_meta` header: `{id, timestamp, instructions?, git?}` with no `type`. */
@@ -123,28 +209,28 @@ function count(records: ValueView) {
   let lastUserOrOutput = -1
   let lastActivityAt: number | null = null
   let compactions = 0
+  const f = newFacts()
   for (let i = 0; i < records.count; i++) {
-    const v = records.at(i)
-    if (v.type === 'event_msg' && isObj(v.payload)) {
+    factsAt(records, i, f)
+    if (f.event) {
       events++
-      if (v.payload.type === 'agent_message') agentMessages++
+      if (f.eventType === 'agent_message') agentMessages++
     }
-    const t = timeOf(v)
+    const t = f.time
     if (t !== null && (lastActivityAt === null || t > lastActivityAt)) lastActivityAt = t
-    if (v.type === 'compacted') compactions++
-    const it = itemOf(v)
-    if (!it) continue
-    if (isPrompt(it)) {
+    if (f.type === 'compacted') compactions++
+    if (!f.item) continue
+    if (f.prompt) {
       userTurns++
       if (t !== null && (newestPromptAt === null || t > newestPromptAt)) newestPromptAt = t
     }
-    if (it.type === 'message' && it.role === 'assistant') assistantItems++
-    if (CALL_TYPES.has(it.type as string)) calls.set(typeof it.call_id === 'string' ? it.call_id : `#${i}`, i)
-    if (OUTPUT_TYPES.has(it.type as string)) {
-      if (typeof it.call_id === 'string') outputs.add(it.call_id)
+    if (f.itemType === 'message' && f.itemRole === 'assistant') assistantItems++
+    if (CALL_TYPES.has(f.itemType as string)) calls.set(typeof f.callId === 'string' ? f.callId : `#${i}`, i)
+    if (OUTPUT_TYPES.has(f.itemType as string)) {
+      if (typeof f.callId === 'string') outputs.add(f.callId)
       lastUserOrOutput = i
     }
-    if (it.type === 'message' && it.role === 'user') lastUserOrOutput = i
+    if (f.itemType === 'message' && f.itemRole === 'user') lastUserOrOutput = i
   }
   const assistantMessages = events > 0 ? agentMessages : assistantItems
   let open = 0
@@ -187,8 +273,9 @@ function acceptanceOf(records: ValueView, skippedBefore?: readonly number[]): st
     const last = records.at(records.count - 1)
     if (ordinalOf(last) === null) problems.push('the last record of a paginated rollout has no ordinal')
     let prev: number | null = null
+    const f = newFacts()
     for (let i = 0; i < records.count; i++) {
-      const o = ordinalOf(records.at(i))
+      const o = factsAt(records, i, f).ordinal
       if (o === null) {
         if (i < records.count - 1) {
           problems.push(`record ${i + 1} of a paginated rollout has no ordinal`)

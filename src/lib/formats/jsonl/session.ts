@@ -193,6 +193,7 @@ export function familyKeeper(): {keep: KeepRecord; columns: () => KeptColumns; f
         return mine !== null && mine.put(line, kept)
       },
       get: (line) => mine!.get(line),
+      holder: () => mine ?? null,
     }
   }
   const fits = (cls: JsonlClassification, format: SessionDialect | null): boolean => {
