@@ -643,10 +643,26 @@ function startsForeign(src: ByteSource): boolean {
 /** What of a record's value the classification keeps (`JsonlClassifyStreamOptions.keep`); the whole value by default. */
 export type KeepRecord = (value: Record<string, unknown>) => Record<string, unknown>
 
+/**
+ * Kept values held in a format's own columns (`JsonlClassifyStreamOptions.columns`), not as an object per record:
+ * a streamed log's table offers each clean line's kept value (`keep`'s output) to `put`, and asks `get` for it
+ * whenever it is read. One store per classification (line indices are its table's).
+ */
+export interface KeptColumns {
+  /** Takes the kept value of clean line `line`; false when it does not fit the columns (the table holds it then). */
+  put(line: number, kept: Record<string, unknown>): boolean
+  /** The kept value of a line `put` took: an object equal to the one it was given (same keys, same order), made for this call. */
+  get(line: number): Record<string, unknown>
+  /** The store the rows are in, when this one hands them to another (a reader of rows reads that one). */
+  holder?(): KeptColumns | null
+}
+
 /** How the line loop keeps what it finds. */
 interface CoreOptions {
   isRecord: (v: Record<string, unknown>) => boolean
   keep?: KeepRecord
+  /** Where clean lines' kept values go when they fit (streamed only). */
+  columns?: KeptColumns
   /** The lines' bytes are reused by the reader: records of clean lines keep no bytes, others a copy. */
   streamed: boolean
 }
@@ -662,6 +678,8 @@ const HELD = 2
 const EOL_CODE = {none: 0, lf: 4, crlf: 8} as const
 const EOL_OF: ReadonlyArray<JsonlLine['eol']> = ['none', 'lf', 'crlf']
 const EOL_BYTES = [0, 1, 2]
+/** The code byte's bit of a clean line whose kept value is in the table's `columns`. */
+const IN_COLUMNS = 16
 
 /**
  * The lines of a log as columns: per line its start, length and a code (kind and line ending) in typed arrays
@@ -694,6 +712,8 @@ export class LineTable {
   constructor(
     /** The bytes clean records are views of (a log in memory); null when clean lines keep no bytes (streamed). */
     private readonly buf: Uint8Array | null,
+    /** A format's columns for the kept values of clean lines (`KeptColumns`); those they refuse are held in `vals`. */
+    private readonly columns: KeptColumns | null = null,
   ) {}
 
   private grow(): void {
@@ -720,12 +740,33 @@ export class LineTable {
 
   pushClean(start: number, end: number, eol: JsonlLine['eol'], value: Record<string, unknown>): void {
     const i = this.push(start, end, eol, CLEAN)
+    if (this.columns !== null && this.columns.put(i, value)) {
+      this.codes[i] |= IN_COLUMNS
+      return
+    }
     const b = i >> VALUE_BLOCK_BITS
     if (b === this.vals.length) this.vals.push([])
     this.vals[b][i & VALUE_BLOCK_MASK] = value
   }
 
+  /** True when kept values are in a format's columns (each read makes an object for that read). */
+  get columnar(): boolean {
+    return this.columns !== null
+  }
+
+  get keptColumns(): KeptColumns | null {
+    return this.columns
+  }
+
+  /** The line of record `k` when its kept value is in the columns (its row there), else -1. */
+  columnRow(k: number): number {
+    // A held line's records are never in the columns (`own` clears the bit).
+    const i = this.recLine[k]
+    return (this.codes[i] & IN_COLUMNS) !== 0 ? i : -1
+  }
+
   private val(i: number): Record<string, unknown> | undefined {
+    if ((this.codes[i] & IN_COLUMNS) !== 0) return this.columns!.get(i)
     return this.vals[i >> VALUE_BLOCK_BITS]?.[i & VALUE_BLOCK_MASK]
   }
 
@@ -759,11 +800,11 @@ export class LineTable {
 
   next(i: number): number {
     const h = this.codes[i] & 3
-    return h === HELD ? this.held.get(i)!.next : this.end(i) + EOL_BYTES[this.codes[i] >> 2]
+    return h === HELD ? this.held.get(i)!.next : this.end(i) + EOL_BYTES[(this.codes[i] >> 2) & 3]
   }
 
   eol(i: number): JsonlLine['eol'] {
-    return (this.codes[i] & 3) === HELD ? this.held.get(i)!.eol : EOL_OF[this.codes[i] >> 2]
+    return (this.codes[i] & 3) === HELD ? this.held.get(i)!.eol : EOL_OF[(this.codes[i] >> 2) & 3]
   }
 
   /** The kept value of a clean line's record. */
@@ -777,8 +818,8 @@ export class LineTable {
     if (h !== undefined) return h
     const start = this.starts[i]
     const end = start + this.lens[i]
-    const eol = EOL_OF[this.codes[i] >> 2]
-    const next = end + EOL_BYTES[this.codes[i] >> 2]
+    const eol = EOL_OF[(this.codes[i] >> 2) & 3]
+    const next = end + EOL_BYTES[(this.codes[i] >> 2) & 3]
     if ((this.codes[i] & 3) === BLANK) return {index: i, start, end, next, eol, kind: 'blank', reasons: [], action: 'keep', records: []}
     return {index: i, start, end, next, eol, kind: 'record', reasons: NO_REASONS, action: 'keep', records: [this.cleanRecord(i)]}
   }
@@ -795,7 +836,7 @@ export class LineTable {
     if (h !== undefined) return h
     const l = this.line(i)
     this.held.set(i, l)
-    this.codes[i] = (this.codes[i] & ~3) | HELD
+    this.codes[i] = (this.codes[i] & ~3 & ~IN_COLUMNS) | HELD
     const b = this.vals[i >> VALUE_BLOCK_BITS]
     if (b !== undefined) b[i & VALUE_BLOCK_MASK] = undefined
     return l
@@ -920,13 +961,66 @@ function listsOf(t: LineTable, eager: boolean): {lines: JsonlLine[]; records: Js
 /**
  * The records' values of a classification, in file order (what the agents' analyses read): from its table
  * without making a record object, or from `records` when that list is not the table's (a caller's own list).
+ * A table whose kept values are in columns gives a read-only list that makes each value when it is read (a
+ * caller that walks it holds one value at a time, not one per record).
  */
 export function recordValues(cls: JsonlClassification): Array<Record<string, unknown>> {
   const t = TABLES.get(cls.records)
   if (t === undefined) return cls.records.map((r) => r.value)
+  if (t.columnar) return listOfView(valuesOf(cls))
   const out = new Array<Record<string, unknown>>(t.recordCount)
   for (let k = 0; k < t.recordCount; k++) out[k] = t.value(k)
   return out
+}
+
+/** The views the lists of `listOfView` were made of. */
+const VIEWS = new WeakMap<object, ValueView>()
+
+/** A read-only list of a view's values, made when read; `viewOfValues` gives the view back. */
+function listOfView(view: ValueView): Array<Record<string, unknown>> {
+  const list = lazyList(view.count, (k) => view.at(k))
+  VIEWS.set(list, view)
+  return list
+}
+
+/**
+ * A list of values as a `ValueView`: the view a list of `recordValues` or `cleanRecords` was made of (with its
+ * columns), or the list read by index.
+ */
+export function viewOfValues(list: ReadonlyArray<Record<string, unknown>>): ValueView {
+  return VIEWS.get(list) ?? {count: list.length, at: (k) => list[k]}
+}
+
+/** The records' values of a classification by index (`valuesOf`). */
+export interface ValueView {
+  readonly count: number
+  /** The value of record `k` (made for this read when the table's kept values are in columns). */
+  at(k: number): Record<string, unknown>
+  /** The columns holding kept values (a reader that knows them may read a row there instead of `at`). */
+  readonly columns?: KeptColumns | null
+  /** The row (line index) of record `k` in `columns`, or -1 when its value is not there. */
+  row?(k: number): number
+}
+
+/**
+ * The records' values of a classification by index, all of them or those on clean lines only (`cleanRecords`),
+ * for readers that walk every record without a list of every value: from a table whose kept values are in
+ * columns, each value is made when read and is garbage once the reader moves on.
+ */
+export function valuesOf(cls: JsonlClassification, cleanOnly = false): ValueView {
+  const t = TABLES.get(cls.records)
+  if (t === undefined || TABLES.get(cls.lines) !== t || !t.columnar) {
+    const list = cleanOnly ? cleanRecords(cls, false).values : recordValues(cls)
+    return {count: list.length, at: (k) => list[k]}
+  }
+  const columns = t.keptColumns?.holder?.() ?? t.keptColumns
+  if (!cleanOnly) return {count: t.recordCount, at: (k) => t.value(k), columns, row: (k) => t.columnRow(k)}
+  let n = 0
+  for (let k = 0; k < t.recordCount; k++) if (t.recordIsClean(k)) n++
+  const at = new Int32Array(n)
+  n = 0
+  for (let k = 0; k < t.recordCount; k++) if (t.recordIsClean(k)) at[n++] = k
+  return {count: n, at: (j) => t.value(at[j]), columns, row: (j) => t.columnRow(at[j])}
 }
 
 /**
@@ -940,6 +1034,10 @@ export function cleanRecords(cls: JsonlClassification, withLines = true): {value
   const values: Array<Record<string, unknown>> = []
   const lines: number[] | null = withLines ? [] : null
   const t = TABLES.get(cls.records)
+  if (t !== undefined && TABLES.get(cls.lines) === t && t.columnar && !withLines) {
+    // Values made when read (`recordValues`).
+    return {values: listOfView(valuesOf(cls, true)), lines: null}
+  }
   if (t !== undefined && TABLES.get(cls.lines) === t) {
     for (let k = 0; k < t.recordCount; k++) {
       if (!t.recordIsClean(k)) continue
@@ -1020,7 +1118,7 @@ function makeRecord(line: number, value: Record<string, unknown>, bytes: Uint8Ar
  */
 function classifyLines(lines0: Iterable<RawLine>, source: ByteSource, tailFrom: number, foreign: () => boolean, o: CoreOptions, inMemory: Uint8Array | null): JsonlClassification {
   const isRecord = o.isRecord
-  const t = new LineTable(inMemory)
+  const t = new LineTable(inMemory, o.columns ?? null)
   let crlf = 0
   let ended = 0
   for (const raw of lines0) {
@@ -1209,12 +1307,12 @@ export interface ResultLine {
  * one clean record on its own, a kept line whose line ending the repair changed, content ending in a CR before
  * an LF (the result would read them as a CR LF), or a result holding no record.
  */
-export function classifyResult(result: readonly ResultLine[], before: JsonlClassification, opts: JsonlClassifyOptions & {keep?: KeepRecord} = {}): JsonlClassification | null {
+export function classifyResult(result: readonly ResultLine[], before: JsonlClassification, opts: JsonlClassifyOptions & Pick<JsonlClassifyStreamOptions, 'keep' | 'columns'> = {}): JsonlClassification | null {
   const o: CoreOptions = {isRecord: opts.isRecord ?? anyObject, keep: opts.keep, streamed: true}
   const lone = new Map<number, string>()
   for (const x of before.loneSurrogates) lone.set(x.line, x.path)
   const was = linesOf(before)
-  const t = new LineTable(null)
+  const t = new LineTable(null, opts.columns?.() ?? null)
   const loneSurrogates: LoneSurrogate[] = []
   const counts = emptyCounts()
   let at = 0
@@ -1317,6 +1415,11 @@ export interface JsonlClassifyStreamOptions extends JsonlClassifyOptions {
    * little: a format's `keep` keeps what its analysis, acceptance and repair rules read, nothing else.
    */
   keep?: KeepRecord
+  /**
+   * A fresh store for the kept values of clean lines (`KeptColumns`, a format's own), made once per
+   * classification; kept values it refuses are held as objects.
+   */
+  columns?: () => KeptColumns
   /** Bytes per read (tests use small ones). */
   chunkBytes?: number
   /** Override of `LONG_LINE_BYTES` (tests use a small one). */
@@ -1484,7 +1587,7 @@ export function classifyJsonlSource(src: ByteSource, opts: JsonlClassifyStreamOp
     if (allNul && !isAllNul(b)) allNul = false
   }
   const lines = sourceLines(src, onChunk, Math.max(1, opts.chunkBytes ?? CHUNK_BYTES), Math.max(1, opts.longLineBytes ?? LONG_LINE_BYTES))
-  const cls = classifyLines(lines, src, nulTailFrom(src), () => startsForeign(src), {isRecord: opts.isRecord ?? anyObject, keep: opts.keep, streamed: true}, null)
+  const cls = classifyLines(lines, src, nulTailFrom(src), () => startsForeign(src), {isRecord: opts.isRecord ?? anyObject, keep: opts.keep, columns: opts.columns?.(), streamed: true}, null)
   const sha256 = hash.digest('hex')
   if (blank) return {cls: emptyClass(bytes, 'empty'), sha256, bytes}
   if (allNul) return {cls: emptyClass(bytes, 'zero-filled'), sha256, bytes}

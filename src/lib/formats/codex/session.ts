@@ -6,7 +6,8 @@
  * shared/realdata/public/codex/ (one in the pre-`session_meta` format with CRLF line ends).
  */
 import path from 'node:path'
-import {cleanRecords, linesOf, recordValues, type JsonlClassification} from '../../classify/jsonl.js'
+import {linesOf, valuesOf, viewOfValues, type JsonlClassification, type ValueView} from '../../classify/jsonl.js'
+import {CodexColumns, sharedPayload} from './columns.js'
 import {finding} from './findings.js'
 import type {ContextMeasure, Finding} from '../../model/report.js'
 import type {SessionDialect} from '../jsonl/dialect.js'
@@ -53,8 +54,106 @@ export function isLegacyRecordShape(v: Record<string, unknown>): boolean {
 }
 
 /** True when a rollout's records are in the pre-`session_meta` format (the legacy header first, or state lines). */
-export function isLegacyRollout(records: Array<Record<string, unknown>>): boolean {
-  return records.length > 0 && (isLegacyHeader(records[0]) || records.some((v) => v.record_type === 'state'))
+export function isLegacyRollout(records: ReadonlyArray<Record<string, unknown>>): boolean {
+  return legacyOf(viewOf(records))
+}
+
+function legacyOf(records: ValueView): boolean {
+  if (records.count === 0) return false
+  if (isLegacyHeader(records.at(0))) return true
+  const f = newFacts()
+  for (let k = 0; k < records.count; k++) if (factsAt(records, k, f).state) return true
+  return false
+}
+
+/** What the counts, the acceptance rules and the layout test read of one record (`factsAt`). */
+export interface RecordFacts {
+  /** Its `type`. */
+  type: unknown
+  /** An `event_msg` with an object payload, and that payload's `type`. */
+  event: boolean
+  eventType: unknown
+  /** `timeOf` and `ordinalOf` of it. */
+  time: number | null
+  ordinal: number | null
+  /** Its `record_type` is `state`. */
+  state: boolean
+  /** It holds an item (`itemOf`), and the item's `type`, `role`, `call_id`, and whether it is a prompt (`isPrompt`). */
+  item: boolean
+  itemType: unknown
+  itemRole: unknown
+  callId: unknown
+  prompt: boolean
+}
+
+export function newFacts(): RecordFacts {
+  return {type: undefined, event: false, eventType: undefined, time: null, ordinal: null, state: false, item: false, itemType: undefined, itemRole: undefined, callId: undefined, prompt: false}
+}
+
+/** The facts of a record's (kept or whole) value. */
+export function factsOfValue(v: Record<string, unknown>, f: RecordFacts): RecordFacts {
+  f.type = v.type
+  f.event = v.type === 'event_msg' && isObj(v.payload)
+  f.eventType = f.event ? (v.payload as {type?: unknown}).type : undefined
+  f.time = timeOf(v)
+  f.ordinal = ordinalOf(v)
+  f.state = v.record_type === 'state'
+  const it = itemOf(v)
+  f.item = it !== null
+  f.itemType = it?.type
+  f.itemRole = it?.role
+  f.callId = it?.call_id
+  f.prompt = isPrompt(it)
+  return f
+}
+
+/**
+ * The facts of a row of `CodexColumns`, read from its columns (equal to `factsOfValue` of the value it gives
+ * back): a row is a `{timestamp, ordinal?, type, payload}` line whose payload holds no text (its `content`, if
+ * any, null), so its item's text is empty and never injected context.
+ */
+export function factsOfRow(cols: CodexColumns, line: number, f: RecordFacts): RecordFacts {
+  const type = cols.type(line)
+  f.type = type
+  f.event = type === 'event_msg'
+  f.eventType = f.event ? cols.itemType(line) : undefined
+  f.time = cols.time(line)
+  const o = cols.ordinal(line)
+  f.ordinal = o !== undefined && Number.isInteger(o) && o >= 0 ? o : null
+  f.state = false
+  if (type === 'response_item') {
+    f.item = true
+    f.itemType = cols.itemType(line)
+    f.itemRole = cols.role(line)
+    f.callId = cols.callId(line)
+    f.prompt = f.itemType === 'message' && f.itemRole === 'user'
+  } else if (LEGACY_ITEM_TYPES.has(type)) {
+    f.item = true
+    f.itemType = type
+    f.itemRole = undefined
+    f.callId = undefined
+    f.prompt = false
+  } else {
+    f.item = false
+    f.itemType = f.itemRole = f.callId = undefined
+    f.prompt = false
+  }
+  return f
+}
+
+/** The facts of record `k` of a view: from its row when Codex's columns hold it, else from its value. */
+function factsAt(records: ValueView, k: number, f: RecordFacts): RecordFacts {
+  const cols = records.columns
+  if (cols instanceof CodexColumns) {
+    const r = records.row!(k)
+    if (r >= 0) return factsOfRow(cols, r, f)
+  }
+  return factsOfValue(records.at(k), f)
+}
+
+/** A list as a `ValueView` (the classification's own view, with its columns, for a list made of one). */
+function viewOf(records: ReadonlyArray<Record<string, unknown>>): ValueView {
+  return viewOfValues(records)
 }
 
 /** The pre-`session_meta` header: `{id, timestamp, instructions?, git?}` with no `type`. */
@@ -94,37 +193,46 @@ function isPrompt(item: Record<string, unknown> | null): boolean {
 }
 
 /**
- * Counts over a list of records (the file as written, or what the loader reads). User turns are the user input
- * items the model sees (`response_item` messages of role user, or the old layout's bare items), not the UI's
- * `user_message` events: a prompt whose item is damaged is lost to the model even when its event survives.
+ * Counts over the records (the file as written, or what the loader reads), in one walk holding no list of them.
+ * User turns are the user input items the model sees (`response_item` messages of role user, or the old
+ * layout's bare items), not the UI's `user_message` events: a prompt whose item is damaged is lost to the model
+ * even when its event survives.
  */
-function count(records: Array<Record<string, unknown>>) {
-  const events = records.filter((v) => v.type === 'event_msg' && isObj(v.payload))
-  const eventType = (v: Record<string, unknown>) => (v.payload as {type?: unknown}).type
-  let assistantMessages: number
+function count(records: ValueView) {
+  let events = 0
+  let agentMessages = 0
+  let assistantItems = 0
   let newestPromptAt: number | null = null
-  const items = records.map(itemOf)
   let userTurns = 0
-  records.forEach((v, i) => {
-    if (!isPrompt(items[i])) return
-    userTurns++
-    const t = timeOf(v)
-    if (t !== null && (newestPromptAt === null || t > newestPromptAt)) newestPromptAt = t
-  })
-  if (events.length > 0) assistantMessages = events.filter((e) => eventType(e) === 'agent_message').length
-  else assistantMessages = items.filter((it) => it && it.type === 'message' && it.role === 'assistant').length
   const calls = new Map<string, number>()
   const outputs = new Set<string>()
   let lastUserOrOutput = -1
-  items.forEach((it, i) => {
-    if (!it) return
-    if (CALL_TYPES.has(it.type as string)) calls.set(typeof it.call_id === 'string' ? it.call_id : `#${i}`, i)
-    if (OUTPUT_TYPES.has(it.type as string)) {
-      if (typeof it.call_id === 'string') outputs.add(it.call_id)
+  let lastActivityAt: number | null = null
+  let compactions = 0
+  const f = newFacts()
+  for (let i = 0; i < records.count; i++) {
+    factsAt(records, i, f)
+    if (f.event) {
+      events++
+      if (f.eventType === 'agent_message') agentMessages++
+    }
+    const t = f.time
+    if (t !== null && (lastActivityAt === null || t > lastActivityAt)) lastActivityAt = t
+    if (f.type === 'compacted') compactions++
+    if (!f.item) continue
+    if (f.prompt) {
+      userTurns++
+      if (t !== null && (newestPromptAt === null || t > newestPromptAt)) newestPromptAt = t
+    }
+    if (f.itemType === 'message' && f.itemRole === 'assistant') assistantItems++
+    if (CALL_TYPES.has(f.itemType as string)) calls.set(typeof f.callId === 'string' ? f.callId : `#${i}`, i)
+    if (OUTPUT_TYPES.has(f.itemType as string)) {
+      if (typeof f.callId === 'string') outputs.add(f.callId)
       lastUserOrOutput = i
     }
-    if (it.type === 'message' && it.role === 'user') lastUserOrOutput = i
-  })
+    if (f.itemType === 'message' && f.itemRole === 'user') lastUserOrOutput = i
+  }
+  const assistantMessages = events > 0 ? agentMessages : assistantItems
   let open = 0
   let openAtEnd = true
   for (const [id, i] of calls) {
@@ -132,18 +240,12 @@ function count(records: Array<Record<string, unknown>>) {
     open++
     if (i < lastUserOrOutput) openAtEnd = false
   }
-  let lastActivityAt: number | null = null
-  for (const v of records) {
-    const t = timeOf(v)
-    if (t !== null && (lastActivityAt === null || t > lastActivityAt)) lastActivityAt = t
-  }
-  const compactions = records.filter((v) => v.type === 'compacted').length
   return {userTurns, assistantMessages, newestPromptAt, calls: calls.size, open, openAtEnd, lastActivityAt, compactions}
 }
 
 /** True when the rollout's header says it is paginated (every line carries an `ordinal`). */
-function isPaginated(records: ReadonlyArray<Record<string, unknown>>): boolean {
-  const first = records[0]
+function isPaginated(records: ValueView): boolean {
+  const first = records.count > 0 ? records.at(0) : undefined
   return first !== undefined && first.type === 'session_meta' && isObj(first.payload) && first.payload.history_mode === 'paginated'
 }
 
@@ -157,19 +259,25 @@ const ordinalOf = (v: Record<string, unknown>): number | null => (typeof v.ordin
  * `skippedBefore[i]`: the lines Codex skips (damaged ones) between record `i - 1` and record `i` of the log as it is.
  */
 export function codexAcceptance(records: Array<Record<string, unknown>>, skippedBefore?: readonly number[]): string[] {
+  return acceptanceOf(viewOf(records), skippedBefore)
+}
+
+/** `codexAcceptance` over a `ValueView` (each record read once, in order). */
+function acceptanceOf(records: ValueView, skippedBefore?: readonly number[]): string[] {
   const problems: string[] = []
-  if (records.length === 0) return ['no record']
-  const first = records[0]
+  if (records.count === 0) return ['no record']
+  const first = records.at(0)
   if (isLegacyHeader(first)) return problems
   if (first.type !== 'session_meta' || !isObj(first.payload)) problems.push('the first record is not the session_meta header')
   else if (isPaginated(records)) {
-    const last = records[records.length - 1]
+    const last = records.at(records.count - 1)
     if (ordinalOf(last) === null) problems.push('the last record of a paginated rollout has no ordinal')
     let prev: number | null = null
-    for (let i = 0; i < records.length; i++) {
-      const o = ordinalOf(records[i])
+    const f = newFacts()
+    for (let i = 0; i < records.count; i++) {
+      const o = factsAt(records, i, f).ordinal
       if (o === null) {
-        if (i < records.length - 1) {
+        if (i < records.count - 1) {
           problems.push(`record ${i + 1} of a paginated rollout has no ordinal`)
           break
         }
@@ -191,20 +299,20 @@ export function codexAcceptance(records: Array<Record<string, unknown>>, skipped
  * `timestamp` member, where Codex writes it; nothing else of the record changes. Only a run of records at the
  * end without one is amended (one inside the log cannot be numbered without renumbering others).
  */
-export function amendOrdinals(records: ReadonlyArray<Record<string, unknown>>, bytesOf: (i: number) => Uint8Array): RecordAmendment[] {
+export function amendOrdinals(records: ValueView, bytesOf: (i: number) => Uint8Array): RecordAmendment[] {
   if (!isPaginated(records)) return []
-  let k = records.length
-  while (k > 0 && ordinalOf(records[k - 1]) === null) k--
-  if (k === records.length || k === 0) return []
-  const base = ordinalOf(records[k - 1])!
+  let k = records.count
+  while (k > 0 && ordinalOf(records.at(k - 1)) === null) k--
+  if (k === records.count || k === 0) return []
+  const base = ordinalOf(records.at(k - 1))!
   const out: RecordAmendment[] = []
-  for (let i = k; i < records.length; i++) {
+  for (let i = k; i < records.count; i++) {
     const ordinal = base + (i - k) + 1
     const bytes = Buffer.from(bytesOf(i))
     const ts = topLevelValueSpan(bytes, 'timestamp')
     const insert = ts ? {at: ts.end, text: `,"ordinal":${ordinal}`} : {at: bytes.indexOf(0x7b) + 1, text: `"ordinal":${ordinal},`}
     if (insert.at <= 0) return []
-    out.push({index: i, bytes: Buffer.concat([bytes.subarray(0, insert.at), Buffer.from(insert.text), bytes.subarray(insert.at)]), value: {...records[i], ordinal}, kind: 'set-ordinal', note: {ordinal}})
+    out.push({index: i, bytes: Buffer.concat([bytes.subarray(0, insert.at), Buffer.from(insert.text), bytes.subarray(insert.at)]), value: {...records.at(i), ordinal}, kind: 'set-ordinal', note: {ordinal}})
   }
   return out
 }
@@ -267,23 +375,23 @@ export interface CodexAnalysis {
  * rollout whose last record has no `ordinal` (#45150).
  */
 export function analyzeCodex(fileName: string, cls: JsonlClassification): CodexAnalysis {
-  const all = recordValues(cls)
-  const clean = cleanRecords(cls, false).values
-  const legacy = isLegacyRollout(all)
+  const all = valuesOf(cls)
+  const clean = valuesOf(cls, true)
+  const legacy = legacyOf(all)
   const findings: Finding[] = []
   const written = count(all)
   let refused: string | null = null
   if (cls.reasons.includes('invalid-utf8') || cls.reasons.includes('torn-utf8')) refused = 'the file holds invalid UTF-8, so the whole rollout fails to decode'
   else if (cls.lines.length > 0 && cls.lines[0].reasons.includes('bom')) refused = 'a BOM stands before the session_meta header'
   else {
-    const problems = codexAcceptance(clean, skippedLinesBefore(cls))
+    const problems = acceptanceOf(clean, skippedLinesBefore(cls))
     if (problems.length > 0) refused = problems.join('; ')
   }
-  const header = all[0]
+  const header = all.count > 0 ? all.at(0) : undefined
   const hasHeader = header !== undefined && (isLegacyHeader(header) || (header.type === 'session_meta' && isObj(header.payload)))
   let manual: string | null = null
-  if (all.length > 0 && !hasHeader) {
-    manual = missingHeaderAccount(fileName, all.length, written.userTurns)
+  if (all.count > 0 && !hasHeader) {
+    manual = missingHeaderAccount(fileName, all.count, written.userTurns)
     findings.push(finding('missing-header', null, manual))
   }
   if (refused !== null && hasHeader) findings.push(finding('loader-refuses', null, `Codex refuses this rollout as it is: ${refused}`))
@@ -298,7 +406,7 @@ export function analyzeCodex(fileName: string, cls: JsonlClassification): CodexA
     turns,
     prompts: turns,
     newestPromptAt: reach ? reach.newestPromptAt : null,
-    historyLength: refused === null ? clean.length : 0,
+    historyLength: refused === null ? clean.count : 0,
     unmatchedPrompts: 0,
     unmatchedBeforeFirst: 0,
     firstMatchedTurn: turns > 0 ? 1 : null,
@@ -311,8 +419,8 @@ export function analyzeCodex(fileName: string, cls: JsonlClassification): CodexA
     toolCallsOpen: written.open,
     compactions: written.compactions,
     lastActivityAt: written.lastActivityAt,
-    records: all.length,
-    reachableRecords: refused === null ? clean.length : 0,
+    records: all.count,
+    reachableRecords: refused === null ? clean.count : 0,
   }
   return {legacy, measure, transcriptTurns: written.userTurns, threadId, findings, rules: {accept: codexAcceptance, amend: amendOrdinals, isRecord: legacy ? isLegacyRecordShape : isRolloutRecordShape}, refused, manual}
 }
@@ -333,16 +441,17 @@ export function promptInFragment(text: string): boolean {
  * after it (`task_complete`) is not part of the answer.
  */
 export function lastTurnCodex(records: ReadonlyArray<Record<string, unknown>>): {prompt: string; unanswered: string | null} | null {
-  const items = records.map(itemOf)
   let at = -1
-  items.forEach((it, i) => {
-    if (isPrompt(it)) at = i
-  })
+  for (let i = records.length - 1; i >= 0 && at < 0; i--) if (isPrompt(itemOf(records[i]))) at = i
   if (at < 0) return null
-  const prompt = firstText(items[at]!)
-  const c = count([...records])
+  const prompt = firstText(itemOf(records[at])!)
+  const c = count(viewOf(records))
   if (c.open > 0) return {prompt, unanswered: `${c.open} tool call${c.open === 1 ? ' has' : 's have'} no output`}
-  const last = items.slice(at + 1).reverse().find((it) => it !== null && it.type !== 'reasoning')
+  let last: Record<string, unknown> | undefined
+  for (let i = records.length - 1; i > at && last === undefined; i--) {
+    const it = itemOf(records[i])
+    if (it !== null && it.type !== 'reasoning') last = it
+  }
   if (last && last.type === 'message' && last.role === 'assistant') return {prompt, unanswered: null}
   if (last && OUTPUT_TYPES.has(last.type as string)) return {prompt, unanswered: 'the model has not answered after its last tool output'}
   return {prompt, unanswered: 'the prompt has no answer on disk'}
@@ -368,7 +477,7 @@ const TURN_EVENTS = new Set(['task_started', 'task_complete', 'turn_aborted'])
 export function settleCodex(records: ReadonlyArray<Record<string, unknown>>): {messages: number; unsettled: string | null} {
   const items = records.map(itemOf)
   const messages = items.filter((it) => it && it.type === 'message').length
-  const c = count([...records])
+  const c = count(viewOf(records))
   if (c.userTurns === 0) return {messages, unsettled: 'no prompt in the session yet'}
   if (c.open > 0) return {messages, unsettled: `${c.open} tool call${c.open === 1 ? ' is' : 's are'} pending (no output yet)`}
   const lifecycle = records.filter((v) => v.type === 'event_msg' && isObj(v.payload) && TURN_EVENTS.has((v.payload as {type: string}).type))
@@ -478,33 +587,6 @@ export function keepCodexRecord(v: Record<string, unknown>): Record<string, unkn
   return out
 }
 
-/** Kept payloads that hold no id and no text, one frozen object per shape (`sharedPayload`). */
-const SHARED_PAYLOADS = new Map<string, Readonly<Record<string, unknown>>>()
-
-/**
- * A kept payload that holds only its kind and role (no call id, no header id, no text: most of a rollout's
- * events and items) as the one frozen object of its shape, so a rollout of many records holds a few such
- * objects, not one per record; any other payload as it is. The rules only read kept values.
- */
-function sharedPayload(p: Record<string, unknown>): Record<string, unknown> {
-  let key = ''
-  for (const k in p) {
-    const x = p[k]
-    if (k === 'type' || k === 'role') {
-      if (typeof x !== 'string' || x.length > 64) return p
-      key += `${k}=${x}\u0000`
-    } else if (k === 'content' && x === null) key += 'content\u0000'
-    else return p
-  }
-  let shared = SHARED_PAYLOADS.get(key)
-  if (shared === undefined) {
-    if (SHARED_PAYLOADS.size >= 1024) return p
-    shared = Object.freeze(p)
-    SHARED_PAYLOADS.set(key, shared)
-  }
-  return shared as Record<string, unknown>
-}
-
 /** An item's members that name it (`keepItem` keeps them whole): kind, role, call id and a header's id. */
 function itemKey(it: Record<string, unknown>, header: boolean): unknown[] {
   return [it.type ?? null, it.role ?? null, it.call_id ?? null, 'id' in it && (header || it.type === undefined) ? it.id : null]
@@ -525,6 +607,7 @@ export const codexDialect: SessionDialect = {
   isRecord: isCodexRecord,
   recordRule: (clean) => (clean === undefined ? (v) => isRolloutRecordShape(v) || isLegacyRecordShape(v) : isLegacyRollout(clean) ? isLegacyRecordShape : isRolloutRecordShape),
   keep: keepCodexRecord,
+  columns: () => new CodexColumns(),
   recordKey: codexRecordKey,
   settle: settleCodex,
   lastTurn: lastTurnCodex,

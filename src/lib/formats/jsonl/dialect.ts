@@ -2,7 +2,7 @@
  * A dialect of the JSON-lines session family: one agent's records, told apart by content, measured and checked
  * by the agent's own rules. Each member of the family (an agent folder) gives one; `dialects.ts` lists them.
  */
-import type {JsonlClassification} from '../../classify/jsonl.js'
+import type {JsonlClassification, KeptColumns} from '../../classify/jsonl.js'
 import type {ContextMeasure, Finding} from '../../model/report.js'
 import type {JsonlRepairRules} from './repair.js'
 
@@ -45,6 +45,11 @@ export interface SessionDialect {
    * them, the first member's value first). Without it, records are kept whole.
    */
   keep?(value: Record<string, unknown>): Record<string, unknown>
+  /**
+   * A fresh store holding `keep`'s output of clean lines in columns instead of an object per record (a log read
+   * by streaming); it takes what fits and gives back an equal value when read. Without it, kept values are objects.
+   */
+  columns?(): KeptColumns
   /**
    * A key naming one record among a session's, read only from what `keep` keeps whole (so a log read by
    * streaming gives the same key as its bytes in memory): Claude Code a record's `uuid`. Two copies of a session

@@ -7,7 +7,7 @@
  * Works on the scan's report and the bytes in its snapshot (a log above the streaming threshold is read again
  * from its file, a chunk at a time); never prints message text or file contents.
  */
-import {linesOf, type JsonlClassification, type KeepRecord, type LineReason} from '../../classify/jsonl.js'
+import {linesOf, type JsonlClassification, type KeepRecord, type KeptColumns, type LineReason} from '../../classify/jsonl.js'
 import {dialectByName, SESSION_DIALECTS} from './dialects.js'
 import {decodeZstd, keepForFamily, logOfFile, sessionRules} from './session.js'
 import type {JsonlLog} from './repair.js'
@@ -21,9 +21,9 @@ const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`
  * The log of a JSONL generation: its bytes (decoded for a `.zst`), or the file read by streaming (its records
  * kept by its member's keep, `keep`); null when unread.
  */
-function logOf(scanned: Pick<ScannedChat, 'snapshot'>, g: Generation, keep: KeepRecord | undefined): Uint8Array | JsonlLog | null {
+function logOf(scanned: Pick<ScannedChat, 'snapshot'>, g: Generation, keep: KeepRecord | undefined, columns?: () => KeptColumns): Uint8Array | JsonlLog | null {
   const f = scanned.snapshot.files.find((x) => x.name === g.file)
-  if (!f?.data) return f?.path !== undefined && g.role !== 'compressed' ? logOfFile(f.path, f.bytes, keep) : null
+  if (!f?.data) return f?.path !== undefined && g.role !== 'compressed' ? logOfFile(f.path, f.bytes, keep, columns) : null
   if (g.role !== 'compressed') return f.data
   const d = decodeZstd(f.data)
   return d.ok ? d.bytes : null
@@ -39,7 +39,7 @@ export function inspectSession(scanned: Pick<ScannedChat, 'report' | 'snapshot'>
   for (const g of r.generations) {
     if (g.role !== 'primary' && g.role !== 'compressed') continue
     const dialect = dialectByName(r.format) ?? SESSION_DIALECTS[0]
-    const log = logOf(scanned, g, dialect.keep ?? keepForFamily)
+    const log = logOf(scanned, g, dialect.keep ?? keepForFamily, dialect.keep ? dialect.columns : undefined)
     if (!log) continue
     const {cls, plan} = sessionRules(dialect, g.file, log)
     classes.set(g.file, cls)

@@ -149,7 +149,7 @@ export function planSessionRepair(chat: ScannedChat, opts: PlanOptions): ChatPla
       }
       input = d.bytes
     }
-  } else input = logOfFile(winner.path!, winner.bytes, dialectByName(report.format)?.keep ?? keepForFamily) // read by streaming: the repair is pieces of it
+  } else input = logOfFile(winner.path!, winner.bytes, dialectByName(report.format)?.keep ?? keepForFamily, dialectByName(report.format)?.columns) // read by streaming: the repair is pieces of it
   const dialect = dialectByName(report.format) ?? SESSION_DIALECTS[0]
   // A log the scan read by streaming and planned a repair of: that plan, not a second read and classification
   // (the bytes are checked at the write: the evidence against the scanned sha256, the pieces against the planned).

@@ -24,7 +24,7 @@
  * own acceptance rules (`rules.accept`, e.g. Codex's header first).
  */
 import {createHash} from 'node:crypto'
-import {bufferSource, classifyJsonlBytes, classifyJsonlSource, classifyResult, piecesSource, readFresh, type ByteSource, linesOf, recordValues, type JsonlClassification, type JsonlLine, type KeepRecord, type LineReason, type LineView, type Piece, type ResultLine} from '../../classify/jsonl.js'
+import {bufferSource, classifyJsonlBytes, classifyJsonlSource, classifyResult, piecesSource, readFresh, type ByteSource, linesOf, recordValues, type JsonlClassification, type JsonlLine, type KeepRecord, type KeptColumns, type LineReason, type LineView, type Piece, type ResultLine, type ValueView} from '../../classify/jsonl.js'
 import {scanValue, skipWhitespace} from '../../classify/json.js'
 
 /** Kinds of byte change a JSONL repair may make. */
@@ -85,7 +85,7 @@ export interface JsonlRepairRules {
    * The agent's amendments to the records the repair keeps (e.g. Codex's missing ordinals), given their values
    * in order and the bytes of the `i`th when asked (a streamed log's clean records are read again); none by default.
    */
-  amend?(values: ReadonlyArray<Record<string, unknown>>, bytesOf: (i: number) => Uint8Array): RecordAmendment[]
+  amend?(values: ValueView, bytesOf: (i: number) => Uint8Array): RecordAmendment[]
   /**
    * The format's record rule (`JsonlClassifyOptions.isRecord`): only objects it accepts are kept out of a
    * damaged line, so a nested object closing right before a cut is never written back as a line.
@@ -127,6 +127,8 @@ export interface JsonlLog {
   source: ByteSource
   streamed: boolean
   keep?: KeepRecord
+  /** Where the kept values of clean lines go, one store per classification (`KeptColumns`). */
+  columns?: () => KeptColumns
 }
 
 function sha256(b: Uint8Array): string {
@@ -235,6 +237,12 @@ class OutList {
     return o
   }
 
+  /** True when piece `k` is a record (a clean one, or an object with a value). */
+  isRecord(k: number): boolean {
+    const o = this.objs.get(k)
+    return o === undefined || o.value !== undefined
+  }
+
   value(k: number): Record<string, unknown> | undefined {
     const o = this.objs.get(k)
     return o === undefined ? this.view.cleanValue(this.lines[k]) : o.value
@@ -339,7 +347,7 @@ function piecesOf(out: OutList, lines: LineView): Piece[] {
 export function planJsonlRepair(input: Uint8Array | JsonlLog, rules: JsonlRepairRules = {}, given?: JsonlClassification): JsonlRepairPlan {
   const log: JsonlLog = input instanceof Uint8Array ? {source: bufferSource(input), streamed: false} : input
   const src = log.source
-  const classify = (s: ByteSource): JsonlClassification => (log.streamed ? classifyJsonlSource(s, {isRecord: rules.isRecord, keep: log.keep}).cls : classifyJsonlBytes(s.read(0, s.size), {isRecord: rules.isRecord}))
+  const classify = (s: ByteSource): JsonlClassification => (log.streamed ? classifyJsonlSource(s, {isRecord: rules.isRecord, keep: log.keep, columns: log.columns}).cls : classifyJsonlBytes(s.read(0, s.size), {isRecord: rules.isRecord}))
   const before = given ?? classify(src)
   const lines = linesOf(before)
   const changes: JsonlChange[] = []
@@ -409,7 +417,7 @@ export function planJsonlRepair(input: Uint8Array | JsonlLog, rules: JsonlRepair
   let made: Buffer | undefined
   // A streamed log's result is classified from the planned lines (exact; the log is not read and classified again),
   // in full only when that cannot tell (`classifyResult`).
-  const after = changes.length === 0 ? before : log.streamed ? (classifyResult(resultLines(out, lines), before, {isRecord: rules.isRecord, keep: log.keep}) ?? classify(outSrc)) : classifyJsonlBytes((made = Buffer.from(readFresh(outSrc, 0, outSrc.size))), {isRecord: rules.isRecord})
+  const after = changes.length === 0 ? before : log.streamed ? (classifyResult(resultLines(out, lines), before, {isRecord: rules.isRecord, keep: log.keep, columns: log.columns}) ?? classify(outSrc)) : classifyJsonlBytes((made = Buffer.from(readFresh(outSrc, 0, outSrc.size))), {isRecord: rules.isRecord})
   return planOf(pieces, src, outSrc, changes, before, after, rules, made)
 }
 
@@ -463,14 +471,10 @@ export function planFromBytes(bytes: Buffer, p: Pick<JsonlRepairPlan, 'changes' 
 
 /** Applies the agent's amendments to the kept records (`rules.amend`), each reported as a change of its line. */
 function amendRecords(out: OutList, changes: JsonlChange[], amend: NonNullable<JsonlRepairRules['amend']>, bytesOf: (k: number) => Uint8Array, lines: LineView): void {
+  // The pieces that are records, by index; their values read when the rules ask (no list of every value).
   const kept: number[] = []
-  const values: Array<Record<string, unknown>> = []
-  for (let k = 0; k < out.n; k++) {
-    const v = out.value(k)
-    if (v === undefined) continue
-    kept.push(k)
-    values.push(v)
-  }
+  for (let k = 0; k < out.n; k++) if (out.isRecord(k)) kept.push(k)
+  const values: ValueView = {count: kept.length, at: (i) => out.value(kept[i])!}
   // Bytes are read only for the records the rules amend (a streamed log's clean lines are not in memory).
   for (const a of amend(values, (i) => bytesOf(kept[i]))) {
     const k = kept[a.index]

@@ -14,7 +14,7 @@ import {createHash} from 'node:crypto'
 import path from 'node:path'
 import {closeSync, openSync, readSync} from 'node:fs'
 import {createRequire} from 'node:module'
-import {bufferSource, classifyJsonlBytes, classifyJsonlSource, cleanRecords, linesOf, readFresh, type ByteSource, type JsonlClassification, type JsonlLine, type KeepRecord} from '../../classify/jsonl.js'
+import {bufferSource, classifyJsonlBytes, classifyJsonlSource, cleanRecords, linesOf, readFresh, type ByteSource, type JsonlClassification, type JsonlLine, type KeepRecord, type KeptColumns} from '../../classify/jsonl.js'
 import {finding} from './findings.js'
 import {answerCutBy, lostAnswerText} from './answer.js'
 import {planJsonlRepair, type JsonlChange, type JsonlChangeKind, type JsonlLog, type JsonlRepairPlan, type JsonlRepairRules} from './repair.js'
@@ -168,7 +168,7 @@ export function keepForFamily(v: Record<string, unknown>): Record<string, unknow
  * the ones kept by the family's keep (a record rejoined from several lines is kept after the lines are read,
  * maybe after the first `SNIFF_RECORDS`), and the member kept for later is `format`.
  */
-export function familyKeeper(): {keep: KeepRecord; fits: (cls: JsonlClassification, format: SessionDialect | null) => boolean} {
+export function familyKeeper(): {keep: KeepRecord; columns: () => KeptColumns; fits: (cls: JsonlClassification, format: SessionDialect | null) => boolean} {
   const head: Array<Record<string, unknown>> = []
   let member: SessionDialect | null = null
   let later = false
@@ -183,6 +183,19 @@ export function familyKeeper(): {keep: KeepRecord; fits: (cls: JsonlClassificati
     if (member === null) return keepForFamily(v)
     return member.keep ? member.keep(v) : v
   }
+  // The member's columns take only what its own keep kept (never the family's first records, which `fits` compares).
+  const columns = (): KeptColumns => {
+    let mine: KeptColumns | null | undefined
+    return {
+      put(line, kept) {
+        if (!later || member === null) return false
+        if (mine === undefined) mine = member.columns ? member.columns() : null
+        return mine !== null && mine.put(line, kept)
+      },
+      get: (line) => mine!.get(line),
+      holder: () => mine ?? null,
+    }
+  }
   const fits = (cls: JsonlClassification, format: SessionDialect | null): boolean => {
     if (!later || member === null) return true
     if (format !== null && format !== member) return false
@@ -190,7 +203,7 @@ export function familyKeeper(): {keep: KeepRecord; fits: (cls: JsonlClassificati
     for (let i = 0; i < n; i++) if (cls.records[i].value !== head[i]) return false
     return true
   }
-  return {keep, fits}
+  return {keep, columns, fits}
 }
 
 /** A session file of `size` bytes read by ranges, opened for each read (never following a symbolic link). */
@@ -219,14 +232,14 @@ export function logOfBytes(bytes: Uint8Array): JsonlLog {
  * A log read by streaming as the planner's input: its records kept as the family's rules read them, or as
  * `keep` does (the keep of its member when that is known; records whole for a member without one).
  */
-export function logOfFile(file: string, size: number, keep: KeepRecord | undefined = keepForFamily): JsonlLog {
-  return {source: pathSource(file, size), streamed: true, keep}
+export function logOfFile(file: string, size: number, keep: KeepRecord | undefined = keepForFamily, columns?: () => KeptColumns): JsonlLog {
+  return {source: pathSource(file, size), streamed: true, keep, columns}
 }
 
 /** Classifies a log with a record rule: its bytes in memory, or streamed from its source. */
 function classifyLog(log: JsonlLog, isRecord: (v: Record<string, unknown>) => boolean): {cls: JsonlClassification; sha256?: string; bytes?: number} {
   if (!log.streamed) return {cls: classifyJsonlBytes(log.source.read(0, log.source.size), {isRecord})}
-  return classifyJsonlSource(log.source, {isRecord, keep: log.keep})
+  return classifyJsonlSource(log.source, {isRecord, keep: log.keep, columns: log.columns})
 }
 
 /** A log classified with any member's record rule, and the carved-out objects that rule took for records. */
@@ -592,7 +605,7 @@ export function diagnoseSession(snapshot: ChatDirSnapshot, hint: SessionDialect)
     if (entry.data === undefined && entry.path !== undefined && role !== 'compressed') {
       // Above the streaming threshold: classified a chunk at a time, keeping what the family's rules read.
       const keeper = familyKeeper()
-      let log = logOfFile(entry.path, entry.bytes, keeper.keep)
+      let log = logOfFile(entry.path, entry.bytes, keeper.keep, keeper.columns)
       try {
         st.first = firstPass(log)
         // Content detection must read what the family's keep keeps (a record rejoined late may be among the first).
