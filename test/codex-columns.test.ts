@@ -13,8 +13,8 @@ import {CodexColumns} from '../src/lib/formats/codex/columns.js'
 import {factsOfRow, factsOfValue, keepCodexRecord, newFacts} from '../src/lib/formats/codex/session.js'
 import {dialectByName} from '../src/lib/formats/jsonl/dialects.js'
 import {sessionRules} from '../src/lib/formats/jsonl/session.js'
-import {invalidByteAt, nulRunAt, REALDATA} from './helpers/fixtures.js'
-import {REAL_SESSIONS, read} from './helpers/sessions.js'
+import {REALDATA} from './helpers/fixtures.js'
+import {REAL_SESSIONS, lineDamage, read} from './helpers/sessions.js'
 
 const PAGINATED = path.join(REALDATA, 'codex', '0.169.0', 'home', '.codex', 'sessions', '2026', '12', '01', 'rollout-2026-12-01T08-58-21-01a230d3-910e-7ab3-9c7f-f7f164ff1ff1.jsonl')
 
@@ -103,15 +103,11 @@ function damage(buf: Buffer, d: Damage): Buffer {
   const next = lf < 0 ? -1 : buf.indexOf(0x0a, lf + 1)
   switch (d.kind) {
     case 'nul':
-      return nulRunAt(buf, at, Math.min(buf.length - at, 1 + (at % 7)))
     case 'break':
-      return Buffer.concat([buf.subarray(0, at), Buffer.from('\n'), buf.subarray(at)])
     case 'join':
-      return lf < 0 ? buf : Buffer.concat([buf.subarray(0, lf), buf.subarray(lf + 1)])
     case 'bad':
-      return invalidByteAt(buf, at)
     case 'crlf':
-      return lf < 0 ? buf : Buffer.concat([buf.subarray(0, lf), Buffer.from('\r'), buf.subarray(lf)])
+      return lineDamage(buf, d.kind, d.at)
     case 'cut-ordinal': {
       // A line's ordinal taken out (a paginated rollout's record without one).
       const o = buf.indexOf(',"ordinal":', at)

@@ -14,8 +14,8 @@ import {isClaudeRecordShape} from '../src/lib/formats/claude-code/session.js'
 import {isLegacyRecordShape, isRolloutRecordShape} from '../src/lib/formats/codex/session.js'
 import {dialectByName} from '../src/lib/formats/jsonl/dialects.js'
 import {sessionRules} from '../src/lib/formats/jsonl/session.js'
-import {invalidByteAt, nulRunAt, withBom} from './helpers/fixtures.js'
-import {REAL_SESSIONS, read} from './helpers/sessions.js'
+import {withBom} from './helpers/fixtures.js'
+import {REAL_SESSIONS, lineDamage, read} from './helpers/sessions.js'
 
 /** The same classification with lists that are no table's: every question answered from the line objects. */
 function asObjects(c: JsonlClassification): JsonlClassification {
@@ -38,15 +38,11 @@ function damage(buf: Buffer, d: Damage): Buffer {
   const lf = buf.indexOf(0x0a, at)
   switch (d.kind) {
     case 'nul':
-      return nulRunAt(buf, at, Math.min(buf.length - at, 1 + (at % 7)))
     case 'break':
-      return Buffer.concat([buf.subarray(0, at), Buffer.from('\n'), buf.subarray(at)])
     case 'join':
-      return lf < 0 ? buf : Buffer.concat([buf.subarray(0, lf), buf.subarray(lf + 1)])
     case 'bad':
-      return invalidByteAt(buf, at)
     case 'crlf':
-      return lf < 0 ? buf : Buffer.concat([buf.subarray(0, lf), Buffer.from('\r'), buf.subarray(lf)])
+      return lineDamage(buf, d.kind, d.at)
     case 'blank':
       return lf < 0 ? buf : Buffer.concat([buf.subarray(0, lf + 1), Buffer.from(at % 2 ? '\n' : '  \n'), buf.subarray(lf + 1)])
     case 'lone': {

@@ -5,7 +5,7 @@
  */
 import {existsSync, readFileSync, readdirSync} from 'node:fs'
 import path from 'node:path'
-import {REALDATA} from './fixtures.js'
+import {REALDATA, invalidByteAt, nulRunAt} from './fixtures.js'
 
 export const PUBLIC = path.join(REALDATA, 'public')
 
@@ -110,4 +110,28 @@ export function allRealSessionLogs(): Array<{file: string; format: 'claude-code'
     if (existsSync(p)) walk(p, 'codex')
   }
   return out
+}
+
+/** A damage of a JSON-lines log that property tests apply at a relative place `at` (0–1) of its bytes. */
+export type LineDamageKind = 'nul' | 'break' | 'join' | 'bad' | 'crlf'
+
+/**
+ * `buf` with one damage at relative place `at` (0–1): a NUL run there, a line break inserted, the next line
+ * break removed (two lines joined), an invalid UTF-8 byte, a CR before the next line break.
+ */
+export function lineDamage(buf: Buffer, kind: LineDamageKind, rel: number): Buffer {
+  const at = Math.min(buf.length - 1, Math.floor(rel * buf.length))
+  const lf = buf.indexOf(0x0a, at)
+  switch (kind) {
+    case 'nul':
+      return nulRunAt(buf, at, Math.min(buf.length - at, 1 + (at % 7)))
+    case 'break':
+      return Buffer.concat([buf.subarray(0, at), Buffer.from('\n'), buf.subarray(at)])
+    case 'join':
+      return lf < 0 ? buf : Buffer.concat([buf.subarray(0, lf), buf.subarray(lf + 1)])
+    case 'bad':
+      return invalidByteAt(buf, at)
+    case 'crlf':
+      return lf < 0 ? buf : Buffer.concat([buf.subarray(0, lf), Buffer.from('\r'), buf.subarray(lf)])
+  }
 }
