@@ -8,8 +8,7 @@
 import type CliTable3 from 'cli-table3'
 import {createRequire} from 'node:module'
 import type {ChalkInstance} from 'chalk'
-import wrapAnsi from 'wrap-ansi'
-import {UNLIMITED, shortenMiddle, textWidth, wrapLine} from './width.js'
+import {UNLIMITED, shortenMiddle, textWidth, wrapAnsi, wrapLine} from './width.js'
 
 // cli-table3 is CommonJS: `require` skips the export-name scan an ESM import of it costs at start-up.
 const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3

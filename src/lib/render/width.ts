@@ -2,9 +2,43 @@
  * Fitting human output to the terminal: the width to fit, the display width of a string (string-width:
  * wide characters count 2 columns, ANSI colour codes 0), shortening in the middle, and wrapping (wrap-ansi).
  * Shortening works on plain text (colour is applied after); wrapping keeps colour codes.
+ *
+ * string-width, wrap-ansi and the grapheme segmenter are loaded when a text first needs them: setting up
+ * string-width (its segmenter and its Unicode property patterns) takes about 25 ms, most of what a short
+ * command does after start-up, and a line of printable ASCII is as wide as it is long.
  */
-import stringWidth from 'string-width'
-import wrapAnsi from 'wrap-ansi'
+import {createRequire} from 'node:module'
+import type StringWidth from 'string-width'
+import type WrapAnsi from 'wrap-ansi'
+
+/**
+ * The two ESM packages, loaded on first use by `require` where Node loads ES modules that way (20.19, 22.12
+ * and later); on older Node they are imported here, when this module loads.
+ */
+const eager: {stringWidth: typeof StringWidth; wrapAnsi: typeof WrapAnsi} | undefined =
+  (process.features as {require_module?: boolean}).require_module === true
+    ? undefined
+    : {stringWidth: (await import('string-width')).default, wrapAnsi: (await import('wrap-ansi')).default}
+
+let loadedWidth: typeof StringWidth | undefined
+let loadedWrap: typeof WrapAnsi | undefined
+const load = <T>(name: string): T => (createRequire(import.meta.url)(name) as {default: T}).default
+
+/** A line of printable ASCII (no control character, no escape code): one column a character. */
+const PLAIN = /^[\x20-\x7e]*$/
+
+/** string-width's width of `s`, its package loaded only for text that is not plain ASCII. */
+function stringWidth(s: string): number {
+  if (PLAIN.test(s)) return s.length
+  loadedWidth ??= eager?.stringWidth ?? load<typeof StringWidth>('string-width')
+  return loadedWidth(s)
+}
+
+/** wrap-ansi, loaded on first use. */
+export function wrapAnsi(...args: Parameters<typeof WrapAnsi>): string {
+  loadedWrap ??= eager?.wrapAnsi ?? load<typeof WrapAnsi>('wrap-ansi')
+  return loadedWrap(...args)
+}
 
 /** What `outputWidth` returns when nothing bounds the output (not a terminal, no `COLUMNS`). */
 export const UNLIMITED = Number.POSITIVE_INFINITY
@@ -34,10 +68,12 @@ export function textWidth(s: string): number {
   return w
 }
 
-const segmenter = new Intl.Segmenter(undefined, {granularity: 'grapheme'})
+let segmenter: Intl.Segmenter | undefined
 
 /** The grapheme clusters of `s` with their widths (a shortened string never splits a cluster). */
 function graphemes(s: string): Array<{g: string; w: number}> {
+  if (PLAIN.test(s)) return Array.from(s, (g) => ({g, w: 1}))
+  segmenter ??= new Intl.Segmenter(undefined, {granularity: 'grapheme'})
   return Array.from(segmenter.segment(s), ({segment}) => ({g: segment, w: stringWidth(segment)}))
 }
 
