@@ -10,7 +10,7 @@ if (process.argv.length === 3 && process.argv[2] === '--version') {
   process.stdout.write(`chatdoctor/${version} ${process.platform}-${process.arch} node-${process.version}\n`)
 } else if (process.argv[2] === 'snapshot' && process.argv.includes('--hook')) {
   // Hook mode: an agent runs it after every turn, so it starts without oclif and always exits 0.
-  const {hookMain} = await import('../dist/src/cli/snapshot-hook.js')
+  const {hookMain} = await import('../dist/bundle/cli/snapshot-hook.js')
   await hookMain(process.argv.slice(2))
 } else {
   // `@oclif/core/execute`, not the package index: the index also loads semver (~10% of oclif's load time) to

@@ -178,12 +178,13 @@ describe('the release tarball', () => {
     const r = spawnSync('tar', ['-tzf', tarball], {encoding: 'utf8'})
     assert.equal(r.status, 0)
     const files = r.stdout.split('\n').filter(Boolean)
-    for (const f of ['package/bin/run.js', 'package/package.json', 'package/README.md', 'package/oclif.manifest.json', 'package/schemas/report.schema.json', 'package/dist/src/commands/scan.js', 'package/dist/src/hooks/command-not-found.js', 'package/dist/src/cli/help-class.js', 'package/dist/src/api/index.js', 'package/dist/src/api/index.d.ts']) {
+    for (const f of ['package/bin/run.js', 'package/package.json', 'package/README.md', 'package/oclif.manifest.json', 'package/schemas/report.schema.json', 'package/dist/bundle/commands/scan.js', 'package/dist/bundle/hooks/command-not-found.js', 'package/dist/bundle/cli/help-class.js', 'package/dist/bundle/cli/snapshot-hook.js', 'package/dist/bundle/lib/pipeline/scan-worker.js', 'package/dist/src/api/index.js', 'package/dist/src/api/index.d.ts']) {
       assert.ok(files.includes(f), f)
     }
     for (const f of files) {
       assert.ok(!/^package\/(test|src|scripts|dist\/test|dist\/scripts|examples|docs|node_modules)\//.test(f), `${f} is in the tarball`)
       assert.ok(!f.endsWith('.ts') || f.endsWith('.d.ts'), `${f}: TypeScript source in the tarball`)
+      assert.notEqual(f, 'package/dist/bundle.meta.json', 'the bundle metafile (for the tests) is in the tarball')
     }
     const pj = JSON.parse(spawnSync('tar', ['-xzOf', tarball, 'package/package.json'], {encoding: 'utf8'}).stdout) as {scripts: Record<string, string>; bin: Record<string, string>}
     for (const s of ['preinstall', 'install', 'postinstall', 'prepare']) assert.equal(pj.scripts[s], undefined, `the packed package.json has a ${s} script: it would run at install time`)

@@ -1,6 +1,8 @@
 /**
  * Start-up: which modules a command loads before it does any work. Not timed (speed belongs in
  * `npm run bench`): a heavy import that creeps back onto the path of `scan`, `--help` or `check` fails here.
+ * The CLI runs from its bundle (`dist/bundle/`, scripts/bundle.ts): a bundle file it loads stands for the
+ * modules of ours it holds, named by the bundler's metafile as their compiled paths (`/dist/src/…`).
  * Also the start-up check of @oclif/core's package index that bin/run.js keeps (a deleted current directory).
  */
 import assert from 'node:assert/strict'
@@ -13,6 +15,19 @@ import {REAL_CHATS, REPO_ROOT, cleanup, copyRealChat, tempDir} from './helpers/f
 const BIN = path.join(REPO_ROOT, 'bin', 'run.js')
 const TRACER = path.join(REPO_ROOT, 'dist', 'test', 'helpers', 'module-trace.js')
 
+/** The bundle's metafile: for each bundle file (`dist/bundle/…`, from the repository root), the modules it holds. */
+const META = JSON.parse(readFileSync(path.join(REPO_ROOT, 'dist', 'bundle.meta.json'), 'utf8')) as {outputs: Record<string, {inputs: Record<string, unknown>}>}
+
+/** A loaded module, or for a bundle file the bundle file and every module of ours in it (`/`-separated, absolute). */
+function expand(loaded: string): string[] {
+  const m = loaded.replace(/\\/g, '/')
+  const at = m.indexOf('/dist/bundle/')
+  if (at < 0) return [m]
+  const inside = META.outputs[m.slice(at + 1)]
+  assert.ok(inside, `the metafile names the bundle file ${m}`)
+  return [m, ...Object.keys(inside.inputs).map((i) => `${m.slice(0, at)}/${i}`)]
+}
+
 let root = ''
 let chat = ''
 before(() => {
@@ -22,15 +37,15 @@ before(() => {
 after(() => cleanup(root))
 
 /** Runs the built CLI under the module tracer: exit status, stdout, and every module loaded (`/`-separated). */
-function traced(args: string[]): {status: number; stdout: string; modules: string[]} {
+function traced(args: string[]): {status: number; stdout: string; modules: string[]; files: string[]} {
   const out = path.join(root, `trace-${args.join('_').replace(/[^a-z0-9_-]/gi, '')}.txt`)
   const r = spawnSync(process.execPath, ['--import', TRACER, BIN, ...args], {
     cwd: REPO_ROOT,
     env: {...process.env, NO_COLOR: '1', CHATDOCTOR_TRACE_MODULES: out},
     encoding: 'utf8',
   })
-  const modules = readFileSync(out, 'utf8').split('\n').filter(Boolean).map((m) => m.replace(/\\/g, '/'))
-  return {status: r.status ?? -1, stdout: r.stdout, modules}
+  const files = readFileSync(out, 'utf8').split('\n').filter(Boolean)
+  return {status: r.status ?? -1, stdout: r.stdout, modules: files.flatMap(expand), files: files.map((f) => f.replace(/\\/g, '/'))}
 }
 
 const loads = (modules: string[], part: string) => modules.some((m) => m.includes(part))
@@ -53,6 +68,9 @@ describe('what a command loads', {concurrency: 2}, () => {
     assert.ok(loads(r.modules, '/dist/src/commands/scan.js'))
     assert.ok(loads(r.modules, '/node_modules/@oclif/core/lib/execute.js'))
     assert.ok(loads(r.modules, '/dist/src/lib/render/json.js'), 'the --json writer')
+    // From the bundle only: no compiled module is loaded as a file of its own.
+    assert.ok(loads(r.files, '/dist/bundle/commands/scan.js'))
+    assert.deepEqual(r.files.filter((f) => f.includes('/dist/src/')), [])
     for (const part of [...NEVER, '/node_modules/chalk/', '/node_modules/cli-table3/', ...RENDERERS, '/dist/src/lib/model/report.js', ZOD]) {
       assert.ok(!loads(r.modules, part), `scan --json loaded ${part}`)
     }

@@ -11,6 +11,7 @@ import {readChat, ReadArena} from './inventory.js'
 import {readLog, stateDir} from '../fsio/repair-log.js'
 import type {OperationalError, Skipped} from '../model/report.js'
 import {tildify} from '../fsio/paths.js'
+import {scanWorkerUrl} from '../fsio/install.js'
 import {addOwnState, unfinishedRepairDirs} from './own-state.js'
 import {addNotRegular, markNotRegularChat} from './not-regular.js'
 import {attachSnapshots, decryptAll, snapshotError, type SnapshotKeyring} from './snapshot/attach.js'
@@ -531,7 +532,7 @@ class WorkerPool {
     const {Worker} = await import('node:worker_threads')
     const pool = new WorkerPool()
     for (let w = 0; w < n; w++) {
-      const worker = new Worker(new URL('./scan-worker.js', import.meta.url), {workerData: data, resourceLimits: {maxYoungGenerationSizeMb: WORKER_YOUNG_MB}})
+      const worker = new Worker(scanWorkerUrl(), {workerData: data, resourceLimits: {maxYoungGenerationSizeMb: WORKER_YOUNG_MB}})
       const inFlight = new Map<number, number[]>()
       let batchId = 0
       let closed = false

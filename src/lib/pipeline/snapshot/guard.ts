@@ -10,8 +10,8 @@
  */
 import {lstatSync, readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
 import {durableWrite, sha256Hex} from '../../fsio/durable-write.js'
+import {runJsPath} from '../../fsio/install.js'
 import type {FileSystem} from '../../fsio/fs.js'
 import {shellWord, tildify} from '../../fsio/paths.js'
 import {stateDir as defaultStateDir} from '../../fsio/repair-log.js'
@@ -20,11 +20,8 @@ import type {AgentHook, FormatAdapter, HookCommand} from '../../model/adapter.js
 import {mkdirs} from '../../snapshot/key.js'
 import {listStore} from '../../snapshot/store.js'
 
-/** The installed entry point (`bin/run.js`), from this module's place in `dist/src/lib/pipeline/snapshot/`. */
-export const RUN_JS = fileURLToPath(new URL('../../../../../bin/run.js', import.meta.url))
-
 /** The command an agent's hook runs: this Node and this chatdoctor, by absolute path (the agent's PATH may differ). */
-export function hookCommand(agent: string, node = process.execPath, runJs = RUN_JS): HookCommand {
+export function hookCommand(agent: string, node = process.execPath, runJs = runJsPath()): HookCommand {
   const argv = [node, runJs, 'snapshot', '--hook', agent]
   return {argv, shell: argv.map(shellWord).join(' ')}
 }
@@ -176,7 +173,7 @@ async function keepEvidence(fs: FileSystem, state: string, agent: string, file: 
 }
 
 /** The user-level timer an agent without a hook gets printed (a systemd user unit, or a cron line). */
-export function timerText(adapter: FormatAdapter, home: string, env: NodeJS.ProcessEnv, runJs = RUN_JS, node = process.execPath): string {
+export function timerText(adapter: FormatAdapter, home: string, env: NodeJS.ProcessEnv, runJs = runJsPath(), node = process.execPath): string {
   const roots = adapter.snapshot?.timerRoots?.(home, env) ?? adapter.defaultRoots(home, env)
   const cmd = [node, runJs, 'snapshot', '--quiet', ...roots].map(shellWord).join(' ')
   return [
