@@ -7,8 +7,9 @@
  */
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
-import {readFileSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
+import {fileURLToPath} from 'node:url'
 import {after, before, describe, test} from 'node:test'
 import {REAL_CHATS, REPO_ROOT, cleanup, copyRealChat, tempDir} from './helpers/fixtures.js'
 
@@ -117,4 +118,23 @@ test('a current directory that no longer exists: the warning oclif gives, and th
   assert.equal(r.status, 0, r.stderr)
   assert.equal(r.stderr, 'WARNING: current directory does not exist\n')
   assert.equal((JSON.parse(r.stdout) as {summary: {healthy: number}}).summary.healthy, 1)
+})
+
+describe('the bundle', () => {
+  test('the files its code names are where it looks: the scan worker of each build, bin/run.js', async () => {
+    const {IN_BUNDLE, packageRoot, runJsPath, scanWorkerUrl} = await import('../src/lib/fsio/install.js')
+    assert.equal(IN_BUNDLE, false, 'the compiled modules know they are not the bundle')
+    assert.equal(packageRoot(), REPO_ROOT)
+    assert.equal(runJsPath(), BIN)
+    assert.equal(fileURLToPath(scanWorkerUrl(false)), path.join(REPO_ROOT, 'dist', 'src', 'lib', 'pipeline', 'scan-worker.js'))
+    assert.equal(fileURLToPath(scanWorkerUrl(true)), path.join(REPO_ROOT, 'dist', 'bundle', 'lib', 'pipeline', 'scan-worker.js'))
+    for (const u of [scanWorkerUrl(false), scanWorkerUrl(true)]) assert.ok(existsSync(u), `${u.href} exists`)
+  })
+
+  test('the bundler defined that it is the bundle: no bundle file asks for CHATDOCTOR_BUNDLE at run time', () => {
+    const files = Object.keys(META.outputs).filter((f) => f.endsWith('.js'))
+    const holder = files.find((f) => Object.keys(META.outputs[f].inputs).includes('dist/src/lib/fsio/install.js'))
+    assert.ok(holder, 'a bundle file holds fsio/install.js')
+    for (const f of files) assert.ok(!readFileSync(path.join(REPO_ROOT, f), 'utf8').includes('CHATDOCTOR_BUNDLE'), `${f} names CHATDOCTOR_BUNDLE`)
+  })
 })
