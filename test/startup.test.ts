@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
 import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {fileURLToPath, pathToFileURL} from 'node:url'
 import {after, before, describe, test} from 'node:test'
 import {REAL_CHATS, REPO_ROOT, cleanup, copyRealChat, tempDir} from './helpers/fixtures.js'
 
@@ -129,6 +129,16 @@ describe('the bundle', () => {
     assert.equal(fileURLToPath(scanWorkerUrl(false)), path.join(REPO_ROOT, 'dist', 'src', 'lib', 'pipeline', 'scan-worker.js'))
     assert.equal(fileURLToPath(scanWorkerUrl(true)), path.join(REPO_ROOT, 'dist', 'bundle', 'lib', 'pipeline', 'scan-worker.js'))
     for (const u of [scanWorkerUrl(false), scanWorkerUrl(true)]) assert.ok(existsSync(u), `${u.href} exists`)
+  })
+
+  test('with source maps on (DEBUG=chatdoctor), a stack from the bundle names the compiled module and line', () => {
+    const scan = pathToFileURL(path.join(REPO_ROOT, 'dist', 'bundle', 'commands', 'scan.js')).href
+    // Scan's run() called without oclif throws at its first line (no parse method): where does the stack say it was?
+    const code = `process.setSourceMapsEnabled(true); const m = await import(${JSON.stringify(scan)}); try { await m.default.prototype.run.call({}) } catch (e) { process.stdout.write(e.stack) }`
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {encoding: 'utf8'})
+    assert.equal(r.status, 0, r.stderr)
+    assert.match(r.stdout, /\bat .*[\\/]dist[\\/]src[\\/]commands[\\/]scan\.js:\d+:\d+/)
+    assert.doesNotMatch(r.stdout, /dist[\\/]bundle/)
   })
 
   test('the bundler defined that it is the bundle: no bundle file asks for CHATDOCTOR_BUNDLE at run time', () => {
