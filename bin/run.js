@@ -12,9 +12,16 @@ if (process.argv.length === 3 && process.argv[2] === '--version') {
   const {version} = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
   process.stdout.write(`chatdoctor/${version} ${process.platform}-${process.arch} node-${process.version}\n`)
 } else if (process.argv[2] === 'snapshot' && process.argv.includes('--hook')) {
-  // Hook mode: an agent runs it after every turn, so it starts without oclif and always exits 0.
-  const {hookMain} = await import('../dist/bundle/cli/snapshot-hook.js')
-  await hookMain(process.argv.slice(2))
+  // Hook mode: an agent runs it after every turn, so it starts without oclif and always exits 0, even when a
+  // file of the installation is missing (one line on stderr instead of the agent showing a stack every turn).
+  let hookMain
+  try {
+    ;({hookMain} = await import('../dist/bundle/cli/snapshot-hook.js'))
+  } catch (error) {
+    process.stderr.write(`chatdoctor: snapshot hook not run: the installation is incomplete (${error?.code ?? 'error'}: ${String(error?.message ?? error).split('\n')[0]}); reinstall chatdoctor\n`)
+    process.exitCode = 0
+  }
+  if (hookMain) await hookMain(process.argv.slice(2))
 } else {
   // `@oclif/core/execute`, not the package index: the index also loads semver (~10% of oclif's load time) to
   // check @oclif/core's own Node engine range, which ours (package.json `engines`) already implies. Its other

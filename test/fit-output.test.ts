@@ -16,7 +16,7 @@ import fc from 'fast-check'
 import stringWidth from 'string-width'
 import {fitTable, type FitColumn} from '../src/lib/render/fit-table.js'
 import {makeChalk} from '../src/lib/render/style.js'
-import {UNLIMITED, fitCommand, fitParts, outputWidth, shellWords, shortenMiddle, wrapLine} from '../src/lib/render/width.js'
+import {UNLIMITED, fitCommand, fitParts, outputWidth, quietly, shellWords, shortenMiddle, textWidth, wrapLine} from '../src/lib/render/width.js'
 import {runCliAsync} from './helpers/cli-async.js'
 import {REPO_ROOT, cleanup, inheritedEnv, tempDir} from './helpers/fixtures.js'
 import {CLAUDE_PROJECT, LONG, LONG_CHATS, ODD_CHATS, UX, UX_CHATS, buildUxHome} from './helpers/ux-home.js'
@@ -317,5 +317,42 @@ describe('find, snapshot, undo, the did-you-mean line and --help fit too', () =>
     }
     const bundle = await runCliAsync(['bundle', '--help'], {env})
     assert.match(bundle.stdout, /^ {2}\$ chatdoctor bundle \\\n {6}~\/\.config\/manicode\/projects\/my-app\/chats\/2025-11-04T14-01-15\.000Z \\\n {6}-o chat\.tar\.gz$/m)
+  })
+})
+
+describe('widths without string-width where it is not needed', () => {
+  test('every character of the fast path is one column wide by string-width, alone and in random strings', () => {
+    const chars = [...Array.from({length: 0x7f - 0x20}, (_, i) => String.fromCharCode(0x20 + i)), ...Array.from({length: 0x80}, (_, i) => String.fromCharCode(0x2500 + i)), '…']
+    for (const c of chars) assert.equal(stringWidth(c), 1, `U+${c.charCodeAt(0).toString(16)}`)
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...chars, '\t', '\x1b[31m', '漢', '👍🏽', 'e\u0301', '\u200b')), fc.integer({min: 1, max: 40}), (parts, w) => {
+        const s = parts.join('')
+        assert.equal(textWidth(s), stringWidth(s))
+        const short = shortenMiddle(s.replace(/\x1b\[31m/g, ''), w)
+        assert.ok(stringWidth(short) <= w, `${JSON.stringify(short)} fits ${w}`)
+      }),
+      {numRuns: 500},
+    )
+  })
+
+  test("a require() of an ES module is loaded without Node's experimental warning; other warnings pass on", () => {
+    const seen: string[] = []
+    const emit = process.emitWarning
+    // Stands for Node's own printing of a warning.
+    process.emitWarning = ((w: string | Error) => void seen.push(typeof w === 'string' ? w : w.message)) as typeof process.emitWarning
+    try {
+      const got = quietly(() => {
+        process.emitWarning('CommonJS module /x/chunk.js is loading ES Module /x/node_modules/string-width/index.js using require().\nSupport for loading ES Module in require() is an experimental feature and might change at any time', 'ExperimentalWarning')
+        process.emitWarning('something else', 'ExperimentalWarning')
+        process.emitWarning('a deprecation', 'DeprecationWarning')
+        return 7
+      })
+      assert.equal(got, 7)
+      assert.deepEqual(seen, ['something else', 'a deprecation'])
+      process.emitWarning('after', 'ExperimentalWarning')
+      assert.deepEqual(seen, ['something else', 'a deprecation', 'after'], 'the filter is gone once the load is done')
+    } finally {
+      process.emitWarning = emit
+    }
   })
 })

@@ -7,10 +7,11 @@
  */
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 import {after, before, describe, test} from 'node:test'
+import {packageRootAbove} from '../src/lib/fsio/install.js'
 import {REAL_CHATS, REPO_ROOT, cleanup, copyRealChat, tempDir} from './helpers/fixtures.js'
 
 const BIN = path.join(REPO_ROOT, 'bin', 'run.js')
@@ -139,6 +140,14 @@ describe('the bundle', () => {
     assert.equal(r.status, 0, r.stderr)
     assert.match(r.stdout, /\bat .*[\\/]dist[\\/]src[\\/]commands[\\/]scan\.js:\d+:\d+/)
     assert.doesNotMatch(r.stdout, /dist[\\/]bundle/)
+  })
+
+  test('the package folder is the one with bin/run.js: a package.json inside dist/ is passed by', () => {
+    const pkg = path.join(root, 'pkg')
+    for (const d of ['bin', 'dist/bundle/chunks']) mkdirSync(path.join(pkg, d), {recursive: true})
+    for (const f of ['package.json', 'bin/run.js', 'dist/package.json', 'dist/bundle/package.json']) writeFileSync(path.join(pkg, f), '{}')
+    assert.equal(packageRootAbove(path.join(pkg, 'dist', 'bundle', 'chunks')), pkg)
+    assert.throws(() => packageRootAbove(path.join(root)), /bin\/run\.js is in no folder above .*reinstall chatdoctor/)
   })
 
   test('the bundler defined that it is the bundle: no bundle file asks for CHATDOCTOR_BUNDLE at run time', () => {

@@ -16,15 +16,18 @@ export const IN_BUNDLE: boolean = typeof CHATDOCTOR_BUNDLE !== 'undefined' && CH
 let root: string | undefined
 
 /**
- * The package's folder (its package.json, bin/, dist/): the nearest folder above this code holding a
- * package.json (dist/ holds none).
+ * The package's folder (its package.json, bin/, dist/): the nearest folder above this code holding both a
+ * package.json and `bin/run.js` (a package.json alone, say one put in dist/, is not the package's).
  */
 export function packageRoot(): string {
-  if (root !== undefined) return root
-  const here = path.dirname(fileURLToPath(import.meta.url))
+  return (root ??= packageRootAbove(path.dirname(fileURLToPath(import.meta.url))))
+}
+
+/** `packageRoot` for code in the folder `here`. */
+export function packageRootAbove(here: string): string {
   for (let dir = here; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'package.json'))) return (root = dir)
-    if (path.dirname(dir) === dir) throw new Error(`chatdoctor's package.json is in no folder above ${here}: the installation is incomplete; reinstall chatdoctor`)
+    if (existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'bin', 'run.js'))) return dir
+    if (path.dirname(dir) === dir) throw new Error(`chatdoctor's bin/run.js is in no folder above ${here}: the installation is incomplete; reinstall chatdoctor`)
   }
 }
 

@@ -5,7 +5,7 @@
  *
  * string-width, wrap-ansi and the grapheme segmenter are loaded when a text first needs them: setting up
  * string-width (its segmenter and its Unicode property patterns) takes about 25 ms, most of what a short
- * command does after start-up, and a line of printable ASCII is as wide as it is long.
+ * command does after start-up, and a line of printable ASCII (or a table's border) is as wide as it is long.
  */
 import {createRequire} from 'node:module'
 import type StringWidth from 'string-width'
@@ -22,12 +22,35 @@ const eager: {stringWidth: typeof StringWidth; wrapAnsi: typeof WrapAnsi} | unde
 
 let loadedWidth: typeof StringWidth | undefined
 let loadedWrap: typeof WrapAnsi | undefined
-const load = <T>(name: string): T => (createRequire(import.meta.url)(name) as {default: T}).default
+const load = <T>(name: string): T => quietly(() => (createRequire(import.meta.url)(name) as {default: T}).default)
 
-/** A line of printable ASCII (no control character, no escape code): one column a character. */
-const PLAIN = /^[\x20-\x7e]*$/
+/**
+ * `run()` without the ExperimentalWarning some Node versions (22.12, 23.0–23.4) print for a `require()` of an ES
+ * module from outside node_modules: the load is the same on every version that has it; only that warning is
+ * dropped, any other passes on.
+ */
+export function quietly<T>(run: () => T): T {
+  const emit = process.emitWarning
+  process.emitWarning = function (this: unknown, warning: string | Error, ...rest: unknown[]) {
+    const type = typeof rest[0] === 'string' ? rest[0] : (rest[0] as {type?: unknown} | undefined)?.type
+    const text = typeof warning === 'string' ? warning : warning.message
+    if ((type === 'ExperimentalWarning' || (warning instanceof Error && warning.name === 'ExperimentalWarning')) && /\bES Module\b.*\brequire\(\)/s.test(text)) return
+    return (emit as (...a: unknown[]) => void).call(process, warning, ...rest)
+  } as typeof process.emitWarning
+  try {
+    return run()
+  } finally {
+    process.emitWarning = emit
+  }
+}
 
-/** string-width's width of `s`, its package loaded only for text that is not plain ASCII. */
+/**
+ * Characters one column wide whatever string-width's options: printable ASCII (no control character, no
+ * escape code), the box-drawing block the tables are drawn with, and the ellipsis of a shortened name.
+ */
+const PLAIN = /^[\x20-\x7e\u2500-\u257f\u2026]*$/
+
+/** string-width's width of `s`, its package loaded only for text with a character outside `PLAIN`. */
 function stringWidth(s: string): number {
   if (PLAIN.test(s)) return s.length
   loadedWidth ??= eager?.stringWidth ?? load<typeof StringWidth>('string-width')
