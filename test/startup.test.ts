@@ -1,102 +1,67 @@
 /**
- * Start-up: which modules a command loads before it does any work. Not timed (speed belongs in
- * `npm run bench`): a heavy import that creeps back onto the path of `scan`, `--help` or `check` fails here.
- * Also the start-up check of @oclif/core's package index that bin/run.js keeps (a deleted current directory).
+ * Start-up: a scan loads the diagnosis of the agents whose chats it found, not every agent's. Checked by the
+ * modules a child process imports (a module loader hook logs every one), never by timing; and the discovery
+ * parts the registry lists stand for their whole adapters exactly (the same members, the same values).
  */
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
-import {readFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
-import {after, before, describe, test} from 'node:test'
-import {REAL_CHATS, REPO_ROOT, cleanup, copyRealChat, tempDir} from './helpers/fixtures.js'
+import {test} from 'node:test'
+import {pathToFileURL} from 'node:url'
+import {ADAPTERS, LIGHT_MEMBERS, isPartial, loadAdapters} from '../src/lib/formats/registry.js'
+import {inheritedEnv, REAL_CHATS, REALDATA, REPO_ROOT} from './helpers/fixtures.js'
 
-const BIN = path.join(REPO_ROOT, 'bin', 'run.js')
-const TRACER = path.join(REPO_ROOT, 'dist', 'test', 'helpers', 'module-trace.js')
-
-let root = ''
-let chat = ''
-before(() => {
-  root = tempDir('chatdoctor-startup-')
-  chat = copyRealChat(REAL_CHATS.small, root)
-})
-after(() => cleanup(root))
-
-/** Runs the built CLI under the module tracer: exit status, stdout, and every module loaded (`/`-separated). */
-function traced(args: string[]): {status: number; stdout: string; modules: string[]} {
-  const out = path.join(root, `trace-${args.join('_').replace(/[^a-z0-9_-]/gi, '')}.txt`)
-  const r = spawnSync(process.execPath, ['--import', TRACER, BIN, ...args], {
-    cwd: REPO_ROOT,
-    env: {...process.env, NO_COLOR: '1', CHATDOCTOR_TRACE_MODULES: out},
-    encoding: 'utf8',
-  })
-  const modules = readFileSync(out, 'utf8').split('\n').filter(Boolean).map((m) => m.replace(/\\/g, '/'))
-  return {status: r.status ?? -1, stdout: r.stdout, modules}
+/** Runs `bin/run.js` with a loader hook; returns its exit status and the repository-relative modules it imported. */
+function importsOf(args: string[]): {status: number; modules: string[]} {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'chatdoctor-imports-'))
+  try {
+    const log = path.join(dir, 'modules.txt')
+    writeFileSync(path.join(dir, 'hook.mjs'), `import {appendFileSync} from 'node:fs'\nexport async function resolve(s, c, next) {\n  const r = await next(s, c)\n  appendFileSync(${JSON.stringify(log)}, r.url + '\\n')\n  return r\n}\n`)
+    writeFileSync(path.join(dir, 'register.mjs'), `import {register} from 'node:module'\nregister(${JSON.stringify(pathToFileURL(path.join(dir, 'hook.mjs')).href)})\n`)
+    writeFileSync(log, '')
+    const r = spawnSync(process.execPath, ['--import', pathToFileURL(path.join(dir, 'register.mjs')).href, path.join(REPO_ROOT, 'bin', 'run.js'), ...args], {cwd: REPO_ROOT, env: {...inheritedEnv(), NO_COLOR: '1', HOME: dir}, encoding: 'utf8'})
+    const root = pathToFileURL(REPO_ROOT).href + '/'
+    const modules = [...new Set(readFileSync(log, 'utf8').split('\n').filter((u) => u.startsWith(root)).map((u) => u.slice(root.length)))]
+    return {status: r.status ?? -1, modules}
+  } finally {
+    rmSync(dir, {recursive: true, force: true})
+  }
 }
 
-const loads = (modules: string[], part: string) => modules.some((m) => m.includes(part))
+const GEMINI_CHATS = path.join(REALDATA, 'gemini-cli', '0.61.0', 'damage', 'delete-index', '0-damaged', '.gemini', 'tmp')
 
-/** Every renderer but the `--json` writer (`render/json.js`, which `--json` needs). */
-const RENDERERS = ['ci', 'github', 'inspect', 'junit', 'repair', 'sarif', 'style', 'table'].map((r) => `/dist/src/lib/render/${r}.js`)
-
-/** Loaded by no command's start-up: oclif's package index (help, semver, its engine check) and semver. */
-const NEVER = ['/node_modules/@oclif/core/lib/index.js', '/node_modules/semver/']
-
-/** zod: only for the report schema file, bundle manifests and OpenCode exports, never on the scan path. */
-const ZOD = '/node_modules/zod/'
-
-describe('what a command loads', {concurrency: 2}, () => {
-  test('scan --json: oclif by subpath, no chalk, no table, no renderer, no report schemas (model.ts), no zod', () => {
-    const r = traced(['scan', '--json', chat])
-    assert.equal(r.status, 0)
-    assert.equal((JSON.parse(r.stdout) as {summary: {healthy: number}}).summary.healthy, 1)
-    // The trace works: the command and oclif's entry point are in it.
-    assert.ok(loads(r.modules, '/dist/src/commands/scan.js'))
-    assert.ok(loads(r.modules, '/node_modules/@oclif/core/lib/execute.js'))
-    assert.ok(loads(r.modules, '/dist/src/lib/render/json.js'), 'the --json writer')
-    for (const part of [...NEVER, '/node_modules/chalk/', '/node_modules/cli-table3/', ...RENDERERS, '/dist/src/lib/model/report.js', ZOD]) {
-      assert.ok(!loads(r.modules, part), `scan --json loaded ${part}`)
-    }
-  })
-
-  test('scan (table): chalk and cli-table3, but no CI renderer, no report schemas, no zod', () => {
-    const r = traced(['scan', chat])
-    assert.equal(r.status, 0)
-    assert.match(r.stdout, /^1 chat: 1 healthy/m)
-    assert.ok(loads(r.modules, '/node_modules/chalk/') && loads(r.modules, '/node_modules/cli-table3/'))
-    for (const part of [...NEVER, '/dist/src/lib/render/sarif.js', '/dist/src/lib/render/junit.js', '/dist/src/lib/render/github.js', '/node_modules/fast-xml-parser/', '/dist/src/lib/model/report.js', ZOD]) {
-      assert.ok(!loads(r.modules, part), `scan loaded ${part}`)
-    }
-  })
-
-  for (const args of [['--help'], ['scan', '--help'], ['-h'], ['check', '-h']]) {
-    test(`${args.join(' ')}: answered from oclif.manifest.json, loading none of our modules but the help class and the width helpers it fits the text with`, () => {
-      const r = traced(args)
-      assert.equal(r.status, 0)
-      assert.match(r.stdout, /USAGE/)
-      assert.ok(loads(r.modules, '/node_modules/@oclif/core/lib/help/'))
-      assert.deepEqual(r.modules.filter((m) => m.includes('/dist/src/')).map((m) => m.slice(m.indexOf('/dist/src/'))), ['/dist/src/cli/help-class.js', '/dist/src/lib/render/width.js'])
-      for (const part of NEVER) assert.ok(!loads(r.modules, part), `${args.join(' ')} loaded ${part}`)
-    })
+test("a plain scan of a Codebuff chat imports Gemini CLI's discovery part only, not its diagnosis", () => {
+  const r = importsOf(['scan', path.join(REALDATA, 'codebuff', REAL_CHATS.tenTurns)])
+  assert.equal(r.status, 0)
+  assert.ok(r.modules.includes('dist/src/lib/formats/codebuff/index.js'), 'the Codebuff adapter is loaded whole')
+  assert.ok(r.modules.includes('dist/src/lib/formats/gemini-cli/light.js'), "Gemini CLI's discovery part is loaded")
+  for (const m of ['dist/src/lib/formats/gemini-cli/index.js', 'dist/src/lib/formats/gemini-cli/diagnose.js', 'dist/src/lib/formats/gemini-cli/plan.js', 'dist/src/lib/formats/index.js']) {
+    assert.ok(!r.modules.includes(m), `${m} is not imported`)
   }
-
-  test('check --json: no renderer, no chalk', () => {
-    const r = traced(['check', '--json', chat])
-    assert.equal(r.status, 0)
-    assert.ok(loads(r.modules, '/dist/src/commands/check.js'))
-    for (const part of [...NEVER, '/node_modules/chalk/', ...RENDERERS, '/node_modules/fast-xml-parser/']) {
-      assert.ok(!loads(r.modules, part), `check --json loaded ${part}`)
-    }
-  })
 })
 
-test('a current directory that no longer exists: the warning oclif gives, and the scan still runs', {skip: process.platform === 'win32'}, () => {
-  const gone = path.join(root, 'gone')
-  // The shell enters the folder, removes it, then starts the CLI there.
-  const r = spawnSync('sh', ['-c', 'mkdir "$1" && cd "$1" && rmdir "$1" && exec "$2" "$3" scan --json "$4"', 'sh', gone, process.execPath, BIN, chat], {
-    env: {...process.env, NO_COLOR: '1'},
-    encoding: 'utf8',
-  })
-  assert.equal(r.status, 0, r.stderr)
-  assert.equal(r.stderr, 'WARNING: current directory does not exist\n')
-  assert.equal((JSON.parse(r.stdout) as {summary: {healthy: number}}).summary.healthy, 1)
+test("a plain scan of Gemini CLI chats imports its whole adapter (the check above can fail)", () => {
+  const r = importsOf(['scan', GEMINI_CHATS])
+  assert.ok(r.status >= 0 && r.status < 16, `exit ${r.status}`)
+  assert.ok(r.modules.includes('dist/src/lib/formats/gemini-cli/diagnose.js'), "Gemini CLI's diagnosis is loaded")
+})
+
+test('every discovery part holds exactly the registry\'s light members of its whole adapter, the same values', async () => {
+  const partial = ADAPTERS.filter((a) => isPartial(a))
+  assert.ok(partial.length >= 1, 'the registry lists at least one agent by its discovery part')
+  for (const a of partial) {
+    const light = {...a} as Record<string, unknown>
+    assert.equal((a as {diagnose?: unknown}).diagnose, undefined, `${a.name}: no diagnosis before it is loaded`)
+    for (const k of Object.keys(light)) assert.ok((LIGHT_MEMBERS as readonly string[]).includes(k), `${a.name}: ${k} is not a light member`)
+    await loadAdapters([a])
+    assert.equal(isPartial(a), false)
+    assert.equal(typeof a.diagnose, 'function', `${a.name} is whole once loaded`)
+    const whole = a as unknown as Record<string, unknown>
+    for (const k of LIGHT_MEMBERS) assert.equal(light[k], whole[k], `${a.name}: ${k} is the whole adapter's`)
+    // chatdoctor's snapshots of gone chats are looked for with every adapter's `snapshot.goneChat` before the
+    // found chats are known: an agent listed by its discovery part has none.
+    assert.equal(a.snapshot?.goneChat, undefined, `${a.name}: no goneChat`)
+  }
 })
