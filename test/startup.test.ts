@@ -30,22 +30,29 @@ function importsOf(args: string[]): {status: number; modules: string[]} {
   }
 }
 
+const KILO_STORE = path.join(REALDATA, 'kilo')
 const GEMINI_CHATS = path.join(REALDATA, 'gemini-cli', '0.61.0', 'damage', 'delete-index', '0-damaged', '.gemini', 'tmp')
 
-test("a plain scan of a Codebuff chat imports Gemini CLI's discovery part only, not its diagnosis", () => {
+test("a plain scan of a Codebuff chat imports the discovery parts of Gemini CLI and Kilo only, not their diagnosis", () => {
   const r = importsOf(['scan', path.join(REALDATA, 'codebuff', REAL_CHATS.tenTurns)])
   assert.equal(r.status, 0)
   assert.ok(r.modules.includes('dist/src/lib/formats/codebuff/index.js'), 'the Codebuff adapter is loaded whole')
-  assert.ok(r.modules.includes('dist/src/lib/formats/gemini-cli/light.js'), "Gemini CLI's discovery part is loaded")
-  for (const m of ['dist/src/lib/formats/gemini-cli/index.js', 'dist/src/lib/formats/gemini-cli/diagnose.js', 'dist/src/lib/formats/gemini-cli/plan.js', 'dist/src/lib/formats/index.js']) {
+  for (const agent of ['gemini-cli', 'kilo']) assert.ok(r.modules.includes(`dist/src/lib/formats/${agent}/light.js`), `${agent}'s discovery part is loaded`)
+  for (const m of ['gemini-cli/index.js', 'gemini-cli/diagnose.js', 'gemini-cli/plan.js', 'kilo/index.js', 'kilo/diagnose.js', 'kilo/store.js', 'kilo/plan.js', 'index.js'].map((f) => `dist/src/lib/formats/${f}`)) {
     assert.ok(!r.modules.includes(m), `${m} is not imported`)
   }
 })
 
-test("a plain scan of Gemini CLI chats imports its whole adapter (the check above can fail)", () => {
+test('a plain scan of Gemini CLI chats imports its whole adapter (the check above can fail)', () => {
   const r = importsOf(['scan', GEMINI_CHATS])
   assert.ok(r.status >= 0 && r.status < 16, `exit ${r.status}`)
   assert.ok(r.modules.includes('dist/src/lib/formats/gemini-cli/diagnose.js'), "Gemini CLI's diagnosis is loaded")
+})
+
+test('a scan of a Kilo store lists it through its discovery part, then loads Kilo whole', () => {
+  const r = importsOf(['scan', KILO_STORE])
+  assert.ok(r.status >= 0 && r.status < 16, `exit ${r.status}`)
+  for (const m of ['kilo/store.js', 'kilo/diagnose.js']) assert.ok(r.modules.includes(`dist/src/lib/formats/${m}`), `${m} is loaded`)
 })
 
 test('every discovery part holds exactly the registry\'s light members of its whole adapter, the same values', async () => {
@@ -60,8 +67,5 @@ test('every discovery part holds exactly the registry\'s light members of its wh
     assert.equal(typeof a.diagnose, 'function', `${a.name} is whole once loaded`)
     const whole = a as unknown as Record<string, unknown>
     for (const k of LIGHT_MEMBERS) assert.equal(light[k], whole[k], `${a.name}: ${k} is the whole adapter's`)
-    // chatdoctor's snapshots of gone chats are looked for with every adapter's `snapshot.goneChat` before the
-    // found chats are known: an agent listed by its discovery part has none.
-    assert.equal(a.snapshot?.goneChat, undefined, `${a.name}: no goneChat`)
   }
 })

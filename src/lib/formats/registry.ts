@@ -20,7 +20,7 @@ type LoadLight = () => Promise<ReadonlyArray<Partial<FormatAdapter>>>
  */
 const REGISTRY: ReadonlyArray<readonly [string, Load, LoadLight?]> = [
   ['codebuff', async () => [(await import('./codebuff/index.js')).codebuff]],
-  ['kilo', async () => [(await import('./kilo/index.js')).kilo]],
+  ['kilo', async () => [(await import('./kilo/index.js')).kilo], async () => [(await import('./kilo/light.js')).kiloLight]],
   ['opencode', async () => [(await import('./opencode/index.js')).opencode]],
   ['gemini-cli', async () => [(await import('./gemini-cli/index.js')).geminiCli], async () => [(await import('./gemini-cli/light.js')).geminiCliLight]],
   ['cline', async () => [(await import('./cline/index.js')).cline]],
@@ -31,10 +31,11 @@ const REGISTRY: ReadonlyArray<readonly [string, Load, LoadLight?]> = [
 
 /**
  * The members of an adapter a scan reads before it knows which agents' chats it found (discovery, the indexes'
- * stores, chatdoctor's snapshots of gone chats, the help texts, the closed list of finding kinds). An agent's
- * discovery part holds exactly these of its whole adapter, the very same values (`test/startup.test.ts`).
+ * stores, the help texts, the closed list of finding kinds). An agent's discovery part holds exactly these of
+ * its whole adapter, the very same values (`test/startup.test.ts`). A scan whose snapshot store holds anything
+ * loads every adapter whole first (a snapshot of a chat gone from its agent's store is matched by `snapshot`).
  */
-export const LIGHT_MEMBERS = ['name', 'displayName', 'formats', 'vocabulary', 'findingKinds', 'defaultRoots', 'chatsIn', 'discoveryPaths', 'listStore', 'indexes', 'documents', 'sessionExport', 'help', 'texts'] as const
+export const LIGHT_MEMBERS = ['name', 'displayName', 'formats', 'vocabulary', 'findingKinds', 'defaultRoots', 'chatsIn', 'discoveryPaths', 'listStore', 'indexes', 'help'] as const
 
 /**
  * Where a process that needs one agent only says so before it first imports this module (hook mode: the agent

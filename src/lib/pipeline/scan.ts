@@ -15,6 +15,7 @@ import {addOwnState, unfinishedRepairDirs} from './own-state.js'
 import {addNotRegular, markNotRegularChat} from './not-regular.js'
 import {attachSnapshots, decryptAll, snapshotError, type SnapshotKeyring} from './snapshot/attach.js'
 import {snapshotName} from '../model/snapshot.js'
+import {listStore as listSnapshotStore} from '../snapshot/store.js'
 import {finding} from '../model/findings.js'
 import {availableParallelism, cpus} from 'node:os'
 import path from 'node:path'
@@ -192,7 +193,11 @@ export async function scanEach(paths: string[], opts: ScanOptions, onChat: (chat
     chatsInWorkers: 0,
   }
   const state = opts.stateDir ?? stateDir(opts.home, opts.env)
-  const snaps = opts.snapshots === false ? {keyring: null, errors: [], gone: []} : attachSnapshots(found.chats, {stateDir: state, home: opts.home, env: opts.env, redacted: opts.redactedSnapshots, adapters, roots: scanRoots(paths, adapters, opts)})
+  const store = opts.snapshots === false ? undefined : listSnapshotStore(state)
+  // A snapshot is matched to a chat gone from its agent's store by every adapter's `snapshot.goneChat`, not a
+  // light member: with anything in the store (or an error listing it), every adapter is loaded whole.
+  if (store && (store.refs.length > 0 || store.errors.length > 0)) await loadAdapters(adapters)
+  const snaps = store === undefined ? {keyring: null, errors: [], gone: []} : attachSnapshots(found.chats, {stateDir: state, home: opts.home, env: opts.env, redacted: opts.redactedSnapshots, adapters, roots: scanRoots(paths, adapters, opts), store})
   for (const e of snaps.errors) result.errors.push({...e, path: tildify(e.path, opts.home)})
   // Sessions gone from their agent's store that chatdoctor still holds snapshots of: chats of their own.
   found.chats.push(...snaps.gone)
