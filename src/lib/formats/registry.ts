@@ -21,7 +21,7 @@ type LoadLight = () => Promise<ReadonlyArray<Partial<FormatAdapter>>>
 const REGISTRY: ReadonlyArray<readonly [string, Load, LoadLight?]> = [
   ['codebuff', async () => [(await import('./codebuff/index.js')).codebuff]],
   ['kilo', async () => [(await import('./kilo/index.js')).kilo], async () => [(await import('./kilo/light.js')).kiloLight]],
-  ['opencode', async () => [(await import('./opencode/index.js')).opencode]],
+  ['opencode', async () => [(await import('./opencode/index.js')).opencode], async () => [(await import('./opencode/light.js')).opencodeLight]],
   ['gemini-cli', async () => [(await import('./gemini-cli/index.js')).geminiCli], async () => [(await import('./gemini-cli/light.js')).geminiCliLight]],
   ['cline', async () => [(await import('./cline/index.js')).cline]],
   ['claude-code', async () => [(await import('./claude-code/index.js')).claudeCode]],
@@ -32,7 +32,8 @@ const REGISTRY: ReadonlyArray<readonly [string, Load, LoadLight?]> = [
 /**
  * The members of an adapter a scan reads before it knows which agents' chats it found (discovery, the indexes'
  * stores, the help texts, the closed list of finding kinds). An agent's discovery part holds exactly these of
- * its whole adapter, the very same values (`test/startup.test.ts`). A scan whose snapshot store holds anything
+ * its whole adapter, the very same values (`test/startup.test.ts`; a hook object such as `indexes` may gain
+ * members the scan reads only of loaded adapters, like `annotate`). A scan whose snapshot store holds anything
  * loads every adapter whole first (a snapshot of a chat gone from its agent's store is matched by `snapshot`).
  */
 export const LIGHT_MEMBERS = ['name', 'displayName', 'formats', 'vocabulary', 'findingKinds', 'defaultRoots', 'chatsIn', 'discoveryPaths', 'listStore', 'indexes', 'help'] as const
