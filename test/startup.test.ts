@@ -33,12 +33,12 @@ function importsOf(args: string[]): {status: number; modules: string[]} {
 const KILO_STORE = path.join(REALDATA, 'kilo')
 const GEMINI_CHATS = path.join(REALDATA, 'gemini-cli', '0.61.0', 'damage', 'delete-index', '0-damaged', '.gemini', 'tmp')
 
-test("a plain scan of a Codebuff chat imports the discovery parts of Gemini CLI, Kilo and OpenCode only, not their diagnosis", () => {
+test("a plain scan of a Codebuff chat imports the discovery parts of Gemini CLI, Kilo, OpenCode and Cline only, not their diagnosis", () => {
   const r = importsOf(['scan', path.join(REALDATA, 'codebuff', REAL_CHATS.tenTurns)])
   assert.equal(r.status, 0)
   assert.ok(r.modules.includes('dist/src/lib/formats/codebuff/index.js'), 'the Codebuff adapter is loaded whole')
-  for (const agent of ['gemini-cli', 'kilo', 'opencode']) assert.ok(r.modules.includes(`dist/src/lib/formats/${agent}/light.js`), `${agent}'s discovery part is loaded`)
-  for (const m of ['gemini-cli/index.js', 'gemini-cli/diagnose.js', 'gemini-cli/plan.js', 'kilo/index.js', 'kilo/diagnose.js', 'kilo/store.js', 'kilo/plan.js', 'opencode/index.js', 'opencode/store.js', 'opencode/tree.js', 'opencode/projects.js', 'opencode-family/database.js', 'index.js'].map((f) => `dist/src/lib/formats/${f}`)) {
+  for (const agent of ['gemini-cli', 'kilo', 'opencode', 'cline']) assert.ok(r.modules.includes(`dist/src/lib/formats/${agent}/light.js`), `${agent}'s discovery part is loaded`)
+  for (const m of ['gemini-cli/index.js', 'gemini-cli/diagnose.js', 'gemini-cli/plan.js', 'kilo/index.js', 'kilo/diagnose.js', 'kilo/store.js', 'kilo/plan.js', 'opencode/index.js', 'opencode/store.js', 'opencode/tree.js', 'opencode/projects.js', 'opencode-family/database.js', 'cline/index.js', 'cline/store.js', 'cline/index-chat.js', 'cline/diagnose.js', 'index.js'].map((f) => `dist/src/lib/formats/${f}`)) {
     assert.ok(!r.modules.includes(m), `${m} is not imported`)
   }
 })

@@ -23,7 +23,7 @@ const REGISTRY: ReadonlyArray<readonly [string, Load, LoadLight?]> = [
   ['kilo', async () => [(await import('./kilo/index.js')).kilo], async () => [(await import('./kilo/light.js')).kiloLight]],
   ['opencode', async () => [(await import('./opencode/index.js')).opencode], async () => [(await import('./opencode/light.js')).opencodeLight]],
   ['gemini-cli', async () => [(await import('./gemini-cli/index.js')).geminiCli], async () => [(await import('./gemini-cli/light.js')).geminiCliLight]],
-  ['cline', async () => [(await import('./cline/index.js')).cline]],
+  ['cline', async () => [(await import('./cline/index.js')).cline], async () => [(await import('./cline/light.js')).clineLight]],
   ['claude-code', async () => [(await import('./claude-code/index.js')).claudeCode]],
   ['codex', async () => [(await import('./codex/index.js')).codex]],
   ['vscode-tasks', async () => (await import('./vscode-tasks/index.js')).VSCODE_TASK_ADAPTERS],
