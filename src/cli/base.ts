@@ -14,7 +14,7 @@ import {shellWord, tildify} from '../lib/fsio/paths.js'
 import {usageErrorReport} from '../lib/pipeline/report.js'
 import {writeJson} from '../lib/render/json.js'
 import {terminalText} from '../lib/render/terminal.js'
-import {stdoutWriter} from './stdout.js'
+import {guardStdout, stdoutWriter, writeStdout} from './stdout.js'
 import os from 'node:os'
 import path from 'node:path'
 
@@ -59,6 +59,7 @@ export abstract class BaseCommand extends Command {
    * take for a PATH and fail on with exit 8). A value on a boolean flag is a usage error (exit 16) instead.
    */
   override async init(): Promise<void> {
+    guardStdout()
     await super.init()
     const flags = {...this.ctor.baseFlags, ...this.ctor.flags} as Record<string, {type?: string; allowNo?: boolean}>
     const booleans = new Set<string>()
@@ -143,12 +144,12 @@ export abstract class BaseCommand extends Command {
 
   /** Writes human text to stdout, through `terminalText`. */
   protected out(text: string): void {
-    if (text) process.stdout.write(terminalText(text.endsWith('\n') ? text : text + '\n'))
+    if (text) writeStdout(terminalText(text.endsWith('\n') ? text : text + '\n'))
   }
 
   /** Writes machine output (JSON, SARIF, JUnit, GitHub workflow commands) to stdout exactly as given. */
   protected outMachine(text: string): void {
-    if (text) process.stdout.write(text.endsWith('\n') ? text : text + '\n')
+    if (text) writeStdout(text.endsWith('\n') ? text : text + '\n')
   }
 
   /**

@@ -10,7 +10,7 @@
  * before them), so both are held back until the next byte or the end decides what they were.
  */
 import {createHash} from 'node:crypto'
-import {closeSync, openSync, readSync} from 'node:fs'
+import {closeSync, constants as fsConstants, openSync, readSync} from 'node:fs'
 import {open} from 'node:fs/promises'
 import type {Classification} from '../model/report.js'
 import {FOREIGN_HEAD_BYTES, isJsonWhitespace} from './bytes.js'
@@ -568,6 +568,45 @@ export function classifyJsonFileSync(file: string, chunkBytes = STREAM_CHUNK_BYT
       bytes += n
     }
     return {...c.finish(), bytes}
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Every run of NUL bytes in the file at `p`, in order, read 1 MiB at a time (a run may span chunks): what
+ * `nulRuns` gives over the bytes of a file held in memory, for one that is not (a streamed log or state). Stops
+ * after `limit` runs. Opens without following a symbolic link or blocking on a FIFO; throws what reading throws.
+ */
+export function nulRunsOfFile(p: string, limit: number, chunkBytes = 1 << 20): Array<{offset: number; length: number}> {
+  const runs: Array<{offset: number; length: number}> = []
+  const fd = openSync(p, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK)
+  try {
+    const buf = Buffer.allocUnsafe(chunkBytes)
+    let pos = 0
+    let runStart = -1
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, pos)
+      if (n === 0) break
+      let i = 0
+      while (i < n) {
+        if (runStart < 0) {
+          const at = buf.indexOf(0, i)
+          if (at < 0 || at >= n) break
+          runStart = pos + at
+          i = at
+        }
+        while (i < n && buf[i] === 0) i++
+        if (i < n) {
+          runs.push({offset: runStart, length: pos + i - runStart})
+          runStart = -1
+          if (runs.length >= limit) return runs
+        }
+      }
+      pos += n
+    }
+    if (runStart >= 0) runs.push({offset: runStart, length: pos - runStart})
+    return runs
   } finally {
     closeSync(fd)
   }

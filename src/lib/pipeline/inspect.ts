@@ -1,10 +1,13 @@
 /**
  * `inspect`: the whole forensic picture of one chat, built from its scan (report + the bytes it was made from):
  * a timeline of every generation, where each tear sits (offset, 4096-byte block alignment, NUL runs), the
- * ranking with reasons, salvage figures, and a plain-language account of what most likely happened. Pure;
- * reads no files (the snapshot holds the bytes). Never includes message text or file contents.
+ * ranking with reasons, salvage figures, and a plain-language account of what most likely happened. Reads
+ * no files (the snapshot holds the bytes) but the NUL runs of a damaged file the scan streamed instead of
+ * holding (a large log or state), read from disk a chunk at a time. Never includes message text or file contents.
  */
+import path from 'node:path'
 import {nulRuns} from '../classify/bytes.js'
+import {nulRunsOfFile} from '../classify/stream.js'
 import type {Role} from '../model/report.js'
 import {adapterByName} from '../formats/index.js'
 import type {ScannedChat} from '../model/adapter.js'
@@ -18,6 +21,15 @@ export const BLOCK_SIZE = 4096
 export const MAX_NUL_RUNS = 20
 
 const CLASSIFIED: ReadonlySet<Role> = new Set(['primary', 'backup', 'temp', 'transcript', 'transcript-temp', 'meta', 'message', 'part', 'compressed', 'export', 'sibling'])
+
+/** The NUL runs of a file the scan did not hold (a streamed log or state), read from disk; none when it cannot be read. */
+function fileNulRuns(p: string): Array<{offset: number; length: number}> {
+  try {
+    return nulRunsOfFile(p, MAX_NUL_RUNS)
+  } catch {
+    return []
+  }
+}
 
 /** Builds the inspection of one scanned chat. */
 export function inspectChat(scanned: Pick<ScannedChat, 'report' | 'snapshot'>): Inspection {
@@ -41,9 +53,9 @@ export function inspectChat(scanned: Pick<ScannedChat, 'report' | 'snapshot'>): 
   const tears: TearLocation[] = []
   for (const g of r.generations) {
     if (!CLASSIFIED.has(g.role) || g.class === null || g.class === 'intact' || g.class === 'missing' || g.class === 'contextless') continue
-    const data = scanned.snapshot.files.find((f) => f.name === g.file)?.data
+    const f = scanned.snapshot.files.find((x) => x.name === g.file)
     const offset = g.damage?.offset ?? (g.class === 'empty' ? 0 : g.bytes)
-    const runs = data ? nulRuns(data, 0, data.length, MAX_NUL_RUNS) : []
+    const runs = f?.data ? nulRuns(f.data, 0, f.data.length, MAX_NUL_RUNS) : f ? fileNulRuns(f.path ?? path.join(scanned.snapshot.dir, f.name)) : []
     tears.push({
       file: g.file,
       class: g.class,
