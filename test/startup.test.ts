@@ -1,61 +1,136 @@
 /**
- * Start-up: a scan loads the diagnosis of the agents whose chats it found, not every agent's. Checked by the
- * modules a child process imports (a module loader hook logs every one), never by timing; and the discovery
- * parts the registry lists stand for their whole adapters exactly (the same members, the same values).
+ * Start-up: which modules a command loads before it does any work. Not timed (speed belongs in
+ * `npm run bench`): a heavy import that creeps back onto the path of `scan`, `--help` or `check` fails here.
+ * Also the start-up check of @oclif/core's package index that bin/run.js keeps (a deleted current directory),
+ * and that a scan loads the diagnosis of the agents whose chats it found only: the discovery parts the
+ * registry lists stand for their whole adapters exactly (the same members, the same values).
  */
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import os from 'node:os'
+import {readFileSync} from 'node:fs'
 import path from 'node:path'
-import {test} from 'node:test'
-import {pathToFileURL} from 'node:url'
+import {after, before, describe, test} from 'node:test'
 import {ADAPTERS, LIGHT_MEMBERS, isPartial, loadAdapters} from '../src/lib/formats/registry.js'
-import {inheritedEnv, REAL_CHATS, REALDATA, REPO_ROOT} from './helpers/fixtures.js'
+import {REAL_CHATS, REALDATA, REPO_ROOT, cleanup, copyRealChat, tempDir} from './helpers/fixtures.js'
 
-/** Runs `bin/run.js` with a loader hook; returns its exit status and the repository-relative modules it imported. */
-function importsOf(args: string[]): {status: number; modules: string[]} {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'chatdoctor-imports-'))
-  try {
-    const log = path.join(dir, 'modules.txt')
-    writeFileSync(path.join(dir, 'hook.mjs'), `import {appendFileSync} from 'node:fs'\nexport async function resolve(s, c, next) {\n  const r = await next(s, c)\n  appendFileSync(${JSON.stringify(log)}, r.url + '\\n')\n  return r\n}\n`)
-    writeFileSync(path.join(dir, 'register.mjs'), `import {register} from 'node:module'\nregister(${JSON.stringify(pathToFileURL(path.join(dir, 'hook.mjs')).href)})\n`)
-    writeFileSync(log, '')
-    const r = spawnSync(process.execPath, ['--import', pathToFileURL(path.join(dir, 'register.mjs')).href, path.join(REPO_ROOT, 'bin', 'run.js'), ...args], {cwd: REPO_ROOT, env: {...inheritedEnv(), NO_COLOR: '1', HOME: dir}, encoding: 'utf8'})
-    const root = pathToFileURL(REPO_ROOT).href + '/'
-    const modules = [...new Set(readFileSync(log, 'utf8').split('\n').filter((u) => u.startsWith(root)).map((u) => u.slice(root.length)))]
-    return {status: r.status ?? -1, modules}
-  } finally {
-    rmSync(dir, {recursive: true, force: true})
-  }
+const BIN = path.join(REPO_ROOT, 'bin', 'run.js')
+const TRACER = path.join(REPO_ROOT, 'dist', 'test', 'helpers', 'module-trace.js')
+
+let root = ''
+let chat = ''
+before(() => {
+  root = tempDir('chatdoctor-startup-')
+  chat = copyRealChat(REAL_CHATS.small, root)
+})
+after(() => cleanup(root))
+
+/** Runs the built CLI under the module tracer: exit status, stdout, and every module loaded (`/`-separated). `env` is added. */
+function traced(args: string[], env: NodeJS.ProcessEnv = {}): {status: number; stdout: string; modules: string[]} {
+  const out = path.join(root, `trace-${args.join('_').replace(/[^a-z0-9_-]/gi, '')}.txt`)
+  const r = spawnSync(process.execPath, ['--import', TRACER, BIN, ...args], {
+    cwd: REPO_ROOT,
+    env: {...process.env, NO_COLOR: '1', CHATDOCTOR_TRACE_MODULES: out, ...env},
+    encoding: 'utf8',
+  })
+  const modules = readFileSync(out, 'utf8').split('\n').filter(Boolean).map((m) => m.replace(/\\/g, '/'))
+  return {status: r.status ?? -1, stdout: r.stdout, modules}
 }
 
-const KILO_STORE = path.join(REALDATA, 'kilo')
-const GEMINI_CHATS = path.join(REALDATA, 'gemini-cli', '0.61.0', 'damage', 'delete-index', '0-damaged', '.gemini', 'tmp')
+const loads = (modules: string[], part: string) => modules.some((m) => m.includes(part))
 
-test("a plain scan of a Codebuff chat imports the discovery parts of Gemini CLI, Kilo, OpenCode and Cline only, not their diagnosis", () => {
-  const r = importsOf(['scan', path.join(REALDATA, 'codebuff', REAL_CHATS.tenTurns)])
-  assert.equal(r.status, 0)
-  assert.ok(r.modules.includes('dist/src/lib/formats/codebuff/index.js'), 'the Codebuff adapter is loaded whole')
-  for (const agent of ['gemini-cli', 'kilo', 'opencode', 'cline']) assert.ok(r.modules.includes(`dist/src/lib/formats/${agent}/light.js`), `${agent}'s discovery part is loaded`)
-  for (const m of ['gemini-cli/index.js', 'gemini-cli/diagnose.js', 'gemini-cli/plan.js', 'kilo/index.js', 'kilo/diagnose.js', 'kilo/store.js', 'kilo/plan.js', 'opencode/index.js', 'opencode/store.js', 'opencode/tree.js', 'opencode/projects.js', 'opencode-family/database.js', 'cline/index.js', 'cline/store.js', 'cline/index-chat.js', 'cline/diagnose.js', 'index.js'].map((f) => `dist/src/lib/formats/${f}`)) {
-    assert.ok(!r.modules.includes(m), `${m} is not imported`)
+/** Every renderer but the `--json` writer (`render/json.js`, which `--json` needs). */
+const RENDERERS = ['ci', 'github', 'inspect', 'junit', 'repair', 'sarif', 'style', 'table'].map((r) => `/dist/src/lib/render/${r}.js`)
+
+/** Loaded by no command's start-up: oclif's package index (help, semver, its engine check) and semver. */
+const NEVER = ['/node_modules/@oclif/core/lib/index.js', '/node_modules/semver/']
+
+/** zod: only for the report schema file, bundle manifests and OpenCode exports, never on the scan path. */
+const ZOD = '/node_modules/zod/'
+
+describe('what a command loads', {concurrency: 2}, () => {
+  test('scan --json: oclif by subpath, no chalk, no table, no renderer, no report schemas (model.ts), no zod', () => {
+    const r = traced(['scan', '--json', chat])
+    assert.equal(r.status, 0)
+    assert.equal((JSON.parse(r.stdout) as {summary: {healthy: number}}).summary.healthy, 1)
+    // The trace works: the command and oclif's entry point are in it.
+    assert.ok(loads(r.modules, '/dist/src/commands/scan.js'))
+    assert.ok(loads(r.modules, '/node_modules/@oclif/core/lib/execute.js'))
+    assert.ok(loads(r.modules, '/dist/src/lib/render/json.js'), 'the --json writer')
+    for (const part of [...NEVER, '/node_modules/chalk/', '/node_modules/cli-table3/', ...RENDERERS, '/dist/src/lib/model/report.js', ZOD]) {
+      assert.ok(!loads(r.modules, part), `scan --json loaded ${part}`)
+    }
+  })
+
+  test('scan (table): chalk and cli-table3, but no CI renderer, no report schemas, no zod', () => {
+    const r = traced(['scan', chat])
+    assert.equal(r.status, 0)
+    assert.match(r.stdout, /^1 chat: 1 healthy/m)
+    assert.ok(loads(r.modules, '/node_modules/chalk/') && loads(r.modules, '/node_modules/cli-table3/'))
+    for (const part of [...NEVER, '/dist/src/lib/render/sarif.js', '/dist/src/lib/render/junit.js', '/dist/src/lib/render/github.js', '/node_modules/fast-xml-parser/', '/dist/src/lib/model/report.js', ZOD]) {
+      assert.ok(!loads(r.modules, part), `scan loaded ${part}`)
+    }
+  })
+
+  for (const args of [['--help'], ['scan', '--help'], ['-h'], ['check', '-h']]) {
+    test(`${args.join(' ')}: answered from oclif.manifest.json, loading none of our modules but the help class and the width helpers it fits the text with`, () => {
+      const r = traced(args)
+      assert.equal(r.status, 0)
+      assert.match(r.stdout, /USAGE/)
+      assert.ok(loads(r.modules, '/node_modules/@oclif/core/lib/help/'))
+      assert.deepEqual(r.modules.filter((m) => m.includes('/dist/src/')).map((m) => m.slice(m.indexOf('/dist/src/'))), ['/dist/src/cli/help-class.js', '/dist/src/lib/render/width.js'])
+      for (const part of NEVER) assert.ok(!loads(r.modules, part), `${args.join(' ')} loaded ${part}`)
+    })
   }
+
+  test('check --json: no renderer, no chalk', () => {
+    const r = traced(['check', '--json', chat])
+    assert.equal(r.status, 0)
+    assert.ok(loads(r.modules, '/dist/src/commands/check.js'))
+    for (const part of [...NEVER, '/node_modules/chalk/', ...RENDERERS, '/node_modules/fast-xml-parser/']) {
+      assert.ok(!loads(r.modules, part), `check --json loaded ${part}`)
+    }
+  })
 })
 
-test('a plain scan of Gemini CLI chats imports its whole adapter (the check above can fail)', () => {
-  const r = importsOf(['scan', GEMINI_CHATS])
-  assert.ok(r.status >= 0 && r.status < 16, `exit ${r.status}`)
-  assert.ok(r.modules.includes('dist/src/lib/formats/gemini-cli/diagnose.js'), "Gemini CLI's diagnosis is loaded")
+test('a current directory that no longer exists: the warning oclif gives, and the scan still runs', {skip: process.platform === 'win32'}, () => {
+  const gone = path.join(root, 'gone')
+  // The shell enters the folder, removes it, then starts the CLI there.
+  const r = spawnSync('sh', ['-c', 'mkdir "$1" && cd "$1" && rmdir "$1" && exec "$2" "$3" scan --json "$4"', 'sh', gone, process.execPath, BIN, chat], {
+    env: {...process.env, NO_COLOR: '1'},
+    encoding: 'utf8',
+  })
+  assert.equal(r.status, 0, r.stderr)
+  assert.equal(r.stderr, 'WARNING: current directory does not exist\n')
+  assert.equal((JSON.parse(r.stdout) as {summary: {healthy: number}}).summary.healthy, 1)
 })
 
-test('a scan of a Kilo store lists it through its discovery part, then loads Kilo whole', () => {
-  const r = importsOf(['scan', KILO_STORE])
-  assert.ok(r.status >= 0 && r.status < 16, `exit ${r.status}`)
-  for (const m of ['kilo/store.js', 'kilo/diagnose.js']) assert.ok(r.modules.includes(`dist/src/lib/formats/${m}`), `${m} is loaded`)
+describe("an agent's diagnosis loads only for its chats", {concurrency: 2}, () => {
+  const KILO_STORE = path.join(REALDATA, 'kilo')
+  const GEMINI_CHATS = path.join(REALDATA, 'gemini-cli', '0.61.0', 'damage', 'delete-index', '0-damaged', '.gemini', 'tmp')
+
+  test('a plain scan of a Codebuff chat imports the discovery parts of Gemini CLI, Kilo, OpenCode and Cline only, not their diagnosis', () => {
+    const r = traced(['scan', chat], {HOME: root, XDG_STATE_HOME: path.join(root, 'state')})
+    assert.equal(r.status, 0)
+    assert.ok(loads(r.modules, '/dist/src/lib/formats/codebuff/index.js'), 'the Codebuff adapter is loaded whole')
+    for (const agent of ['gemini-cli', 'kilo', 'opencode', 'cline']) assert.ok(loads(r.modules, `/dist/src/lib/formats/${agent}/light.js`), `${agent}'s discovery part is loaded`)
+    const whole = ['gemini-cli/index.js', 'gemini-cli/diagnose.js', 'gemini-cli/plan.js', 'kilo/index.js', 'kilo/diagnose.js', 'kilo/store.js', 'kilo/plan.js', 'opencode/index.js', 'opencode/store.js', 'opencode/tree.js', 'opencode/projects.js', 'opencode-family/database.js', 'cline/index.js', 'cline/store.js', 'cline/index-chat.js', 'cline/diagnose.js', 'index.js']
+    for (const m of whole.map((f) => `/dist/src/lib/formats/${f}`)) assert.ok(!loads(r.modules, m), `${m} is not imported`)
+  })
+
+  test('a plain scan of Gemini CLI chats imports its whole adapter (the check above can fail)', () => {
+    const r = traced(['scan', GEMINI_CHATS])
+    assert.ok(r.status >= 0 && r.status < 16, `exit ${r.status}`)
+    assert.ok(loads(r.modules, '/dist/src/lib/formats/gemini-cli/diagnose.js'), "Gemini CLI's diagnosis is loaded")
+  })
+
+  test('a scan of a Kilo store lists it through its discovery part, then loads Kilo whole', () => {
+    const r = traced(['scan', KILO_STORE])
+    assert.ok(r.status >= 0 && r.status < 16, `exit ${r.status}`)
+    for (const m of ['kilo/store.js', 'kilo/diagnose.js']) assert.ok(loads(r.modules, `/dist/src/lib/formats/${m}`), `${m} is loaded`)
+  })
 })
 
-test('every discovery part holds exactly the registry\'s light members of its whole adapter, the same values', async () => {
+test("every discovery part holds exactly the registry's light members of its whole adapter, the same values", async () => {
   const partial = ADAPTERS.filter((a) => isPartial(a))
   assert.ok(partial.length >= 1, 'the registry lists at least one agent by its discovery part')
   for (const a of partial) {
