@@ -3,14 +3,17 @@
  * `npm run bench`): a heavy import that creeps back onto the path of `scan`, `--help` or `check` fails here.
  * The CLI runs from its bundle (`dist/bundle/`, scripts/bundle.ts): a bundle file it loads stands for the
  * modules of ours it holds, named by the bundler's metafile as their compiled paths (`/dist/src/…`).
- * Also the start-up check of @oclif/core's package index that bin/run.js keeps (a deleted current directory).
+ * Also the start-up check of @oclif/core's package index that bin/run.js keeps (a deleted current directory),
+ * and that a scan loads the diagnosis of the agents whose chats it found only: the discovery parts the
+ * registry lists stand for their whole adapters exactly (the same members, the same values).
  */
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {after, before, describe, test} from 'node:test'
-import {REAL_CHATS, REPO_ROOT, cleanup, copyRealChat, tempDir} from './helpers/fixtures.js'
+import {ADAPTERS, LIGHT_MEMBERS, isPartial, loadAdapters} from '../src/lib/formats/registry.js'
+import {REAL_CHATS, REALDATA, REPO_ROOT, cleanup, copyRealChat, tempDir} from './helpers/fixtures.js'
 
 const BIN = path.join(REPO_ROOT, 'bin', 'run.js')
 const TRACER = path.join(REPO_ROOT, 'dist', 'test', 'helpers', 'module-trace.js')
@@ -36,12 +39,12 @@ before(() => {
 })
 after(() => cleanup(root))
 
-/** Runs the built CLI under the module tracer: exit status, stdout, and every module loaded (`/`-separated). */
-function traced(args: string[]): {status: number; stdout: string; modules: string[]; files: string[]} {
+/** Runs the built CLI under the module tracer: exit status, stdout, and every module loaded (`/`-separated). `env` is added. */
+function traced(args: string[], env: NodeJS.ProcessEnv = {}): {status: number; stdout: string; modules: string[]; files: string[]} {
   const out = path.join(root, `trace-${args.join('_').replace(/[^a-z0-9_-]/gi, '')}.txt`)
   const r = spawnSync(process.execPath, ['--import', TRACER, BIN, ...args], {
     cwd: REPO_ROOT,
-    env: {...process.env, NO_COLOR: '1', CHATDOCTOR_TRACE_MODULES: out},
+    env: {...process.env, NO_COLOR: '1', CHATDOCTOR_TRACE_MODULES: out, ...env},
     encoding: 'utf8',
   })
   const files = readFileSync(out, 'utf8').split('\n').filter(Boolean)
@@ -117,4 +120,51 @@ test('a current directory that no longer exists: the warning oclif gives, and th
   assert.equal(r.status, 0, r.stderr)
   assert.equal(r.stderr, 'WARNING: current directory does not exist\n')
   assert.equal((JSON.parse(r.stdout) as {summary: {healthy: number}}).summary.healthy, 1)
+})
+
+describe("an agent's diagnosis loads only for its chats", {concurrency: 2}, () => {
+  const KILO_STORE = path.join(REALDATA, 'kilo')
+  const GEMINI_CHATS = path.join(REALDATA, 'gemini-cli', '0.61.0', 'damage', 'delete-index', '0-damaged', '.gemini', 'tmp')
+
+  test('a plain scan of a Codebuff chat imports the discovery parts of Gemini CLI, Kilo, OpenCode and Cline only, not their diagnosis', () => {
+    const r = traced(['scan', chat], {HOME: root, XDG_STATE_HOME: path.join(root, 'state')})
+    assert.equal(r.status, 0)
+    assert.ok(loads(r.modules, '/dist/src/lib/formats/codebuff/index.js'), 'the Codebuff adapter is loaded whole')
+    for (const agent of ['gemini-cli', 'kilo', 'opencode', 'cline']) assert.ok(loads(r.modules, `/dist/src/lib/formats/${agent}/light.js`), `${agent}'s discovery part is loaded`)
+    const whole = ['gemini-cli/index.js', 'gemini-cli/diagnose.js', 'gemini-cli/plan.js', 'kilo/index.js', 'kilo/diagnose.js', 'kilo/store.js', 'kilo/plan.js', 'opencode/index.js', 'opencode/store.js', 'opencode/tree.js', 'opencode/projects.js', 'opencode-family/database.js', 'cline/index.js', 'cline/store.js', 'cline/index-chat.js', 'cline/diagnose.js', 'index.js']
+    for (const m of whole.map((f) => `/dist/src/lib/formats/${f}`)) assert.ok(!loads(r.modules, m), `${m} is not imported`)
+  })
+
+  test('a plain scan of Gemini CLI chats imports its whole adapter (the check above can fail)', () => {
+    const r = traced(['scan', GEMINI_CHATS])
+    assert.ok(r.status >= 0 && r.status < 16, `exit ${r.status}`)
+    assert.ok(loads(r.modules, '/dist/src/lib/formats/gemini-cli/diagnose.js'), "Gemini CLI's diagnosis is loaded")
+  })
+
+  test('a scan of a Kilo store lists it through its discovery part, then loads Kilo whole', () => {
+    const r = traced(['scan', KILO_STORE])
+    assert.ok(r.status >= 0 && r.status < 16, `exit ${r.status}`)
+    for (const m of ['kilo/store.js', 'kilo/diagnose.js']) assert.ok(loads(r.modules, `/dist/src/lib/formats/${m}`), `${m} is loaded`)
+  })
+})
+
+test("every discovery part holds exactly the registry's light members of its whole adapter, the same values", async () => {
+  const partial = ADAPTERS.filter((a) => isPartial(a))
+  assert.ok(partial.length >= 1, 'the registry lists at least one agent by its discovery part')
+  for (const a of partial) {
+    const light = {...a} as Record<string, unknown>
+    assert.equal((a as {diagnose?: unknown}).diagnose, undefined, `${a.name}: no diagnosis before it is loaded`)
+    for (const k of Object.keys(light)) assert.ok((LIGHT_MEMBERS as readonly string[]).includes(k), `${a.name}: ${k} is not a light member`)
+    await loadAdapters([a])
+    assert.equal(isPartial(a), false)
+    assert.equal(typeof a.diagnose, 'function', `${a.name} is whole once loaded`)
+    const whole = a as unknown as Record<string, unknown>
+    for (const k of LIGHT_MEMBERS) {
+      const [l, w] = [light[k], whole[k]]
+      // A hook object (`indexes`) may gain members the scan reads only of loaded adapters (`annotate`).
+      if (l !== null && typeof l === 'object' && !Array.isArray(l) && l !== w && w !== null && typeof w === 'object') {
+        for (const [m, v] of Object.entries(l)) assert.equal(v, (w as Record<string, unknown>)[m], `${a.name}: ${k}.${m} is the whole adapter's`)
+      } else assert.equal(l, w, `${a.name}: ${k} is the whole adapter's`)
+    }
+  }
 })
