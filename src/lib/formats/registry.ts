@@ -24,8 +24,8 @@ const REGISTRY: ReadonlyArray<readonly [string, Load, LoadLight?]> = [
   ['opencode', async () => [(await import('./opencode/index.js')).opencode], async () => [(await import('./opencode/light.js')).opencodeLight]],
   ['gemini-cli', async () => [(await import('./gemini-cli/index.js')).geminiCli], async () => [(await import('./gemini-cli/light.js')).geminiCliLight]],
   ['cline', async () => [(await import('./cline/index.js')).cline], async () => [(await import('./cline/light.js')).clineLight]],
-  ['claude-code', async () => [(await import('./claude-code/index.js')).claudeCode]],
-  ['codex', async () => [(await import('./codex/index.js')).codex]],
+  ['claude-code', async () => [(await import('./claude-code/index.js')).claudeCode], async () => [(await import('./claude-code/light.js')).claudeCodeLight]],
+  ['codex', async () => [(await import('./codex/index.js')).codex], async () => [(await import('./codex/light.js')).codexLight]],
   ['vscode-tasks', async () => (await import('./vscode-tasks/index.js')).VSCODE_TASK_ADAPTERS],
 ]
 
