@@ -26,7 +26,10 @@ const REGISTRY: ReadonlyArray<readonly [string, Load, LoadLight?]> = [
   ['cline', async () => [(await import('./cline/index.js')).cline], async () => [(await import('./cline/light.js')).clineLight]],
   ['claude-code', async () => [(await import('./claude-code/index.js')).claudeCode], async () => [(await import('./claude-code/light.js')).claudeCodeLight]],
   ['codex', async () => [(await import('./codex/index.js')).codex], async () => [(await import('./codex/light.js')).codexLight]],
-  ['vscode-tasks', async () => (await import('./vscode-tasks/index.js')).VSCODE_TASK_ADAPTERS],
+  ['vscode-tasks', async () => (await import('./vscode-tasks/index.js')).VSCODE_TASK_ADAPTERS, async () => {
+    const {vscodeTaskStoresLight, vscodeTasksLight} = await import('./vscode-tasks/light.js')
+    return [vscodeTaskStoresLight, vscodeTasksLight]
+  }],
 ]
 
 /**
