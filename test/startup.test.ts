@@ -12,6 +12,8 @@ import {spawnSync} from 'node:child_process'
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {after, before, describe, test} from 'node:test'
+import {SESSION_CLAIMS} from '../src/lib/formats/jsonl/claims.js'
+import {SESSION_DIALECTS} from '../src/lib/formats/jsonl/dialects.js'
 import {ADAPTERS, LIGHT_MEMBERS, isPartial, loadAdapters} from '../src/lib/formats/registry.js'
 import {REAL_CHATS, REALDATA, REPO_ROOT, cleanup, copyRealChat, tempDir} from './helpers/fixtures.js'
 
@@ -125,14 +127,35 @@ test('a current directory that no longer exists: the warning oclif gives, and th
 describe("an agent's diagnosis loads only for its chats", {concurrency: 2}, () => {
   const KILO_STORE = path.join(REALDATA, 'kilo')
   const GEMINI_CHATS = path.join(REALDATA, 'gemini-cli', '0.61.0', 'damage', 'delete-index', '0-damaged', '.gemini', 'tmp')
+  const CODEX_ROLLOUT = path.join(REALDATA, 'codex', '0.169.0', 'home', '.codex', 'sessions', '2026', '12', '01', 'rollout-2026-12-01T08-58-21-01a230d3-910e-7ab3-9c7f-f7f164ff1ff1.jsonl')
 
-  test('a plain scan of a Codebuff chat imports the discovery parts of Gemini CLI, Kilo, OpenCode and Cline only, not their diagnosis', () => {
+  /** The agents listed by a discovery part, and modules of each that only its whole adapter loads. */
+  const OTHERS: ReadonlyArray<[string, string[]]> = [
+    ['gemini-cli', ['index.js', 'diagnose.js', 'plan.js', 'dialect.js', 'session.js', 'records.js']],
+    ['kilo', ['index.js', 'diagnose.js', 'store.js', 'plan.js']],
+    ['opencode', ['index.js', 'store.js', 'tree.js', 'projects.js']],
+    ['cline', ['index.js', 'store.js', 'index-chat.js', 'diagnose.js']],
+    ['claude-code', ['index.js', 'session.js', 'config-chat.js', 'hook.js']],
+    ['codex', ['index.js', 'session.js', 'columns.js', 'index-store.js', 'index-chat.js', 'hook.js']],
+  ]
+  /** Family code only a member's whole adapter loads: the JSON-lines diagnosis and repair, OpenCode's database. */
+  const FAMILY = ['jsonl/session.js', 'jsonl/repair.js', 'jsonl/plan.js', 'jsonl/dialects.js', 'opencode-family/database.js', 'index.js']
+
+  test('a plain scan of a Codebuff chat imports the other agents\' discovery parts only, not their diagnosis, nor smol-toml', () => {
     const r = traced(['scan', chat], {HOME: root, XDG_STATE_HOME: path.join(root, 'state')})
     assert.equal(r.status, 0)
     assert.ok(loads(r.modules, '/dist/src/lib/formats/codebuff/index.js'), 'the Codebuff adapter is loaded whole')
-    for (const agent of ['gemini-cli', 'kilo', 'opencode', 'cline']) assert.ok(loads(r.modules, `/dist/src/lib/formats/${agent}/light.js`), `${agent}'s discovery part is loaded`)
-    const whole = ['gemini-cli/index.js', 'gemini-cli/diagnose.js', 'gemini-cli/plan.js', 'kilo/index.js', 'kilo/diagnose.js', 'kilo/store.js', 'kilo/plan.js', 'opencode/index.js', 'opencode/store.js', 'opencode/tree.js', 'opencode/projects.js', 'opencode-family/database.js', 'cline/index.js', 'cline/store.js', 'cline/index-chat.js', 'cline/diagnose.js', 'index.js']
+    for (const [agent] of OTHERS) assert.ok(loads(r.modules, `/dist/src/lib/formats/${agent}/light.js`), `${agent}'s discovery part is loaded`)
+    const whole = [...OTHERS.flatMap(([agent, files]) => files.map((f) => `${agent}/${f}`)), ...FAMILY]
     for (const m of whole.map((f) => `/dist/src/lib/formats/${f}`)) assert.ok(!loads(r.modules, m), `${m} is not imported`)
+    assert.ok(!loads(r.modules, '/node_modules/smol-toml/'), 'smol-toml is not imported')
+  })
+
+  test('a plain scan of a Codex rollout imports Codex whole and the JSON-lines family, not Claude Code\'s diagnosis', () => {
+    const r = traced(['scan', CODEX_ROLLOUT], {HOME: root, XDG_STATE_HOME: path.join(root, 'state')})
+    assert.ok(r.status >= 0 && r.status < 16, `exit ${r.status}`)
+    for (const m of ['codex/index.js', 'codex/session.js', 'jsonl/session.js']) assert.ok(loads(r.modules, `/dist/src/lib/formats/${m}`), `${m} is loaded`)
+    for (const m of ['claude-code/index.js', 'claude-code/config-chat.js', 'gemini-cli/diagnose.js']) assert.ok(!loads(r.modules, `/dist/src/lib/formats/${m}`), `${m} is not imported`)
   })
 
   test('a plain scan of Gemini CLI chats imports its whole adapter (the check above can fail)', () => {
@@ -167,4 +190,10 @@ test("every discovery part holds exactly the registry's light members of its who
       } else assert.equal(l, w, `${a.name}: ${k} is the whole adapter's`)
     }
   }
+})
+
+test("the JSON-lines family's name claims are its dialects' own, in the same order", () => {
+  assert.deepEqual(SESSION_CLAIMS.map((c) => c.name), SESSION_DIALECTS.map((d) => d.name))
+  for (const [i, c] of SESSION_CLAIMS.entries()) assert.equal(c.claimsName, SESSION_DIALECTS[i].claimsName, `${c.name}: the same claim`)
+  assert.ok(SESSION_CLAIMS.some((c) => c.claimsName !== undefined), 'a member claims names')
 })
