@@ -192,6 +192,19 @@ test("every discovery part holds exactly the registry's light members of its who
   }
 })
 
+test('a command run from the bundle sees every adapter whole: guard status takes every agent with a hook as its argument, as the compiled modules list them', async () => {
+  const {guardAgents} = await import('../src/lib/pipeline/snapshot/guard.js')
+  const agents = guardAgents().map((a) => a.name)
+  // Agents the registry lists by a discovery part until loaded: their hooks are not light members.
+  for (const agent of ['gemini-cli', 'claude-code', 'codex', 'vscode-tasks']) assert.ok(agents.includes(agent), `${agent} has a hook`)
+  for (const agent of agents) {
+    // The argument's options are the command class's static members, set when its module is evaluated.
+    const r = spawnSync(process.execPath, [BIN, 'guard', 'status', agent, '--json'], {cwd: REPO_ROOT, env: {...process.env, HOME: root, XDG_STATE_HOME: path.join(root, 'state'), XDG_CONFIG_HOME: path.join(root, 'config')}, encoding: 'utf8'})
+    assert.equal(r.status, 0, `${agent}: ${r.stdout}${r.stderr}`)
+    assert.deepEqual((JSON.parse(r.stdout) as {agents: Array<{agent: string}>}).agents.map((a) => a.agent), [agent])
+  }
+})
+
 test("the JSON-lines family's name claims are its dialects' own, in the same order", () => {
   assert.deepEqual(SESSION_CLAIMS.map((c) => c.name), SESSION_DIALECTS.map((d) => d.name))
   for (const [i, c] of SESSION_CLAIMS.entries()) assert.equal(c.claimsName, SESSION_DIALECTS[i].claimsName, `${c.name}: the same claim`)
