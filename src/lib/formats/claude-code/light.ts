@@ -1,14 +1,14 @@
 /**
  * The Claude Code adapter's discovery part (the registry's `LIGHT_MEMBERS`): what a scan reads of every adapter
  * before it knows which agents' chats it found. The rest of the adapter (index.ts), with the JSON-lines
- * family's diagnosis, is loaded for a Claude Code chat only.
+ * family's diagnosis, is loaded for a Claude Code chat only; its config store (config-store.ts) loads when it
+ * is read.
  */
 import type {FormatAdapter} from '../../model/adapter.js'
 import {SESSION_FINDING_KINDS} from '../jsonl/findings.js'
 import {sessionChatsIn} from '../jsonl/names.js'
-import {claudeStoresOf, readClaudeConfig} from './config-store.js'
 import {CLAUDE_FINDING_KINDS} from './findings.js'
-import {CLAUDE_NAMES, claudeRoots} from './roots.js'
+import {CLAUDE_NAMES, claudeRoots, claudeStoresOf} from './roots.js'
 
 /** The members of the Claude Code adapter that discovery, the indexes' stores, the help texts and the finding kinds read. */
 export const claudeCodeLight = {
@@ -21,7 +21,7 @@ export const claudeCodeLight = {
   /** Its global config and its backups; `annotate` comes with the whole adapter (index.ts). */
   indexes: {
     storesOf: claudeStoresOf,
-    read: readClaudeConfig,
+    read: async (dir, home, env) => (await import('./config-store.js')).readClaudeConfig(dir, home, env),
   },
   discoveryPaths: ['.claude'],
   help: {
