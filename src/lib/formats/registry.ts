@@ -58,7 +58,8 @@ const partial = new Map<FormatAdapter, () => Promise<FormatAdapter>>()
 export const ADAPTERS: readonly FormatAdapter[] = (
   await Promise.all(
     chosen.map(async ([, whole, light]) => {
-      if (!light) return whole()
+      // A process that named its agent (hook mode) reads its whole adapter at once: no discovery part first.
+      if (!light || chosen.length === 1) return whole()
       // Listed as adapters: nothing reads a member outside `LIGHT_MEMBERS` before `loadAdapters` made them whole.
       const parts = (await light()) as FormatAdapter[]
       parts.forEach((p, i) => partial.set(p, async () => (await whole())[i]))
