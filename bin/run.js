@@ -4,6 +4,9 @@
 //
 // `chatdoctor --version` alone is answered here, in oclif's exact format, without loading oclif
 // (a third of the start-up time).
+// With DEBUG=chatdoctor an unexpected error prints its stack: mapped from the bundle's chunks back to the
+// compiled modules (dist/src/…), so it names the module and line that threw.
+if (process.env.DEBUG?.includes('chatdoctor')) process.setSourceMapsEnabled(true)
 if (process.argv.length === 3 && process.argv[2] === '--version') {
   const {readFileSync} = await import('node:fs')
   const {version} = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))

@@ -10,7 +10,8 @@
  * `node_modules` are left to Node (external): their CommonJS and native code is loaded as it always was.
  * The API (`dist/src/api/`) and the tests use the compiled modules, not the bundle.
  *
- * `dist/bundle.meta.json` (esbuild's metafile, not shipped) says which of our modules each bundle file holds:
+ * Each bundle file has its source map beside it (`.js.map`), used only where a stack is printed
+ * (`DEBUG=chatdoctor`). `dist/bundle.meta.json` (esbuild's metafile, not shipped) says which of our modules each bundle file holds:
  * the start-up tests read it to name the modules a command loaded.
  */
 import {readdirSync, writeFileSync} from 'node:fs'
@@ -52,6 +53,9 @@ const result = await build({
   packages: 'external',
   // The bundled code asks where it runs (src/lib/install.ts): its own place says nothing in a bundle.
   define: {CHATDOCTOR_BUNDLE: 'true'},
+  // Maps back to the compiled modules, read only with `DEBUG=chatdoctor` (bin/run.js turns them on): a stack
+  // then names dist/src/… files and lines instead of chunks.
+  sourcemap: 'linked',
   metafile: true,
   logLevel: 'warning',
 })

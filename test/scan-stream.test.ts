@@ -120,8 +120,8 @@ test('streamed scan --json is byte for byte the held document: real-shaped fleet
     assert.equal(off, held, 'workers off: the same bytes')
     const on = await streamedText(home, home, 1)
     assert.equal(on, held, 'a worker on from the start: the same bytes')
-    // The command itself, in its own process, with its default workers and with none.
-    for (const w of ['0', 'auto']) {
+    // The command itself, in its own process (the bundle), with its default workers, none, and one.
+    for (const w of ['0', 'auto', '1']) {
       const r = runCli(['scan', '--json', home], {env: {HOME: home, CHATDOCTOR_WORKERS: w}})
       assert.equal(r.stderr, '')
       const cli = JSON.parse(r.stdout) as Report

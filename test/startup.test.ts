@@ -9,8 +9,9 @@
  */
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
-import {readFileSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
+import {fileURLToPath, pathToFileURL} from 'node:url'
 import {after, before, describe, test} from 'node:test'
 import {SESSION_CLAIMS} from '../src/lib/formats/jsonl/claims.js'
 import {SESSION_DIALECTS} from '../src/lib/formats/jsonl/dialects.js'
@@ -209,4 +210,33 @@ test("the JSON-lines family's name claims are its dialects' own, in the same ord
   assert.deepEqual(SESSION_CLAIMS.map((c) => c.name), SESSION_DIALECTS.map((d) => d.name))
   for (const [i, c] of SESSION_CLAIMS.entries()) assert.equal(c.claimsName, SESSION_DIALECTS[i].claimsName, `${c.name}: the same claim`)
   assert.ok(SESSION_CLAIMS.some((c) => c.claimsName !== undefined), 'a member claims names')
+})
+
+describe('the bundle', () => {
+  test('the files its code names are where it looks: the scan worker of each build, bin/run.js', async () => {
+    const {IN_BUNDLE, packageRoot, runJsPath, scanWorkerUrl} = await import('../src/lib/fsio/install.js')
+    assert.equal(IN_BUNDLE, false, 'the compiled modules know they are not the bundle')
+    assert.equal(packageRoot(), REPO_ROOT)
+    assert.equal(runJsPath(), BIN)
+    assert.equal(fileURLToPath(scanWorkerUrl(false)), path.join(REPO_ROOT, 'dist', 'src', 'lib', 'pipeline', 'scan-worker.js'))
+    assert.equal(fileURLToPath(scanWorkerUrl(true)), path.join(REPO_ROOT, 'dist', 'bundle', 'lib', 'pipeline', 'scan-worker.js'))
+    for (const u of [scanWorkerUrl(false), scanWorkerUrl(true)]) assert.ok(existsSync(u), `${u.href} exists`)
+  })
+
+  test('with source maps on (DEBUG=chatdoctor), a stack from the bundle names the compiled module and line', () => {
+    const scan = pathToFileURL(path.join(REPO_ROOT, 'dist', 'bundle', 'commands', 'scan.js')).href
+    // Scan's run() called without oclif throws at its first line (no parse method): where does the stack say it was?
+    const code = `process.setSourceMapsEnabled(true); const m = await import(${JSON.stringify(scan)}); try { await m.default.prototype.run.call({}) } catch (e) { process.stdout.write(e.stack) }`
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {encoding: 'utf8'})
+    assert.equal(r.status, 0, r.stderr)
+    assert.match(r.stdout, /\bat .*[\\/]dist[\\/]src[\\/]commands[\\/]scan\.js:\d+:\d+/)
+    assert.doesNotMatch(r.stdout, /dist[\\/]bundle/)
+  })
+
+  test('the bundler defined that it is the bundle: no bundle file asks for CHATDOCTOR_BUNDLE at run time', () => {
+    const files = Object.keys(META.outputs).filter((f) => f.endsWith('.js'))
+    const holder = files.find((f) => Object.keys(META.outputs[f].inputs).includes('dist/src/lib/fsio/install.js'))
+    assert.ok(holder, 'a bundle file holds fsio/install.js')
+    for (const f of files) assert.ok(!readFileSync(path.join(REPO_ROOT, f), 'utf8').includes('CHATDOCTOR_BUNDLE'), `${f} names CHATDOCTOR_BUNDLE`)
+  })
 })

@@ -34,6 +34,6 @@ export function runJsPath(): string {
 }
 
 /** The scan worker's module: the bundle's own entry point in the bundle, else the compiled module beside the scan. */
-export function scanWorkerUrl(): URL {
-  return IN_BUNDLE ? pathToFileURL(path.join(packageRoot(), 'dist', 'bundle', 'lib', 'pipeline', 'scan-worker.js')) : new URL('../pipeline/scan-worker.js', import.meta.url)
+export function scanWorkerUrl(inBundle = IN_BUNDLE): URL {
+  return inBundle ? pathToFileURL(path.join(packageRoot(), 'dist', 'bundle', 'lib', 'pipeline', 'scan-worker.js')) : new URL('../pipeline/scan-worker.js', import.meta.url)
 }

@@ -64,8 +64,12 @@ export function isLegacyRollout(records: ReadonlyArray<Record<string, unknown>>)
 function legacyOf(records: ValueView): boolean {
   if (records.count === 0) return false
   if (isLegacyHeader(records.at(0))) return true
-  const f = newFacts()
-  for (let k = 0; k < records.count; k++) if (factsAt(records, k, f).state) return true
+  // A row of Codex's columns is never a state record (`factsOfRow`): only the other records are read.
+  const cols = records.columns instanceof CodexColumns ? records.columns : null
+  for (let k = 0; k < records.count; k++) {
+    if (cols !== null && records.row!(k) >= 0) continue
+    if (records.at(k).record_type === 'state') return true
+  }
   return false
 }
 
