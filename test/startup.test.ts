@@ -65,8 +65,11 @@ const NEVER = ['/node_modules/@oclif/core/lib/index.js', '/node_modules/semver/'
 /** zod: only for the report schema file, bundle manifests and OpenCode exports, never on the scan path. */
 const ZOD = '/node_modules/zod/'
 
+/** Node's zlib: for archives and a long `--json` report's held chats, not a scan of one chat. */
+const ZLIB = 'node:zlib'
+
 describe('what a command loads', {concurrency: 2}, () => {
-  test('scan --json: oclif by subpath, no chalk, no table, no renderer, no report schemas (model.ts), no zod', () => {
+  test('scan --json: oclif by subpath, no chalk, no table, no renderer, no report schemas (model.ts), no zod, no zlib', () => {
     const r = traced(['scan', '--json', chat])
     assert.equal(r.status, 0)
     assert.equal((JSON.parse(r.stdout) as {summary: {healthy: number}}).summary.healthy, 1)
@@ -77,17 +80,17 @@ describe('what a command loads', {concurrency: 2}, () => {
     // From the bundle only: no compiled module is loaded as a file of its own.
     assert.ok(loads(r.files, '/dist/bundle/commands/scan.js'))
     assert.deepEqual(r.files.filter((f) => f.includes('/dist/src/')), [])
-    for (const part of [...NEVER, '/node_modules/chalk/', '/node_modules/cli-table3/', ...RENDERERS, '/dist/src/lib/model/report.js', ZOD]) {
+    for (const part of [...NEVER, '/node_modules/chalk/', '/node_modules/cli-table3/', ...RENDERERS, '/dist/src/lib/model/report.js', ZOD, ZLIB]) {
       assert.ok(!loads(r.modules, part), `scan --json loaded ${part}`)
     }
   })
 
-  test('scan (table): chalk and cli-table3, but no CI renderer, no report schemas, no zod', () => {
+  test('scan (table): chalk and cli-table3, but no CI renderer, no report schemas, no zod, no zlib', () => {
     const r = traced(['scan', chat])
     assert.equal(r.status, 0)
     assert.match(r.stdout, /^1 chat: 1 healthy/m)
     assert.ok(loads(r.modules, '/node_modules/chalk/') && loads(r.modules, '/node_modules/cli-table3/'))
-    for (const part of [...NEVER, '/dist/src/lib/render/sarif.js', '/dist/src/lib/render/junit.js', '/dist/src/lib/render/github.js', '/node_modules/fast-xml-parser/', '/dist/src/lib/model/report.js', ZOD]) {
+    for (const part of [...NEVER, '/dist/src/lib/render/sarif.js', '/dist/src/lib/render/junit.js', '/dist/src/lib/render/github.js', '/node_modules/fast-xml-parser/', '/dist/src/lib/model/report.js', ZOD, ZLIB]) {
       assert.ok(!loads(r.modules, part), `scan loaded ${part}`)
     }
   })
