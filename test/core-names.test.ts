@@ -1,5 +1,5 @@
 /**
- * The core names no agent: no file under src/ outside src/lib/formats/ (the registry, formats/index.ts,
+ * The core names no agent: no file under src/ outside src/lib/formats/ (the registry, formats/registry.ts,
  * excepted) spells an agent's name, file name or record key in its code (identifiers, strings, templates,
  * regular expressions; comments may explain). The forbidden words are each adapter's `vocabulary`, each
  * recognised-but-unsupported agent's (`formats/unsupported/`) and the names of the agents chatdoctor is to learn next.

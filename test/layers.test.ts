@@ -7,7 +7,8 @@
  * (classify, json, salvage, archive, fsio, rank, sqlite); formats/ (the registry and the adapters); pipeline/; render/;
  * cli/; commands/ and hooks/, and beside them api/ (the library entry). Inside formats/, an agent's folder
  * imports no other agent's folder, and a family folder (code a family of formats shares) imports its members
- * only through its member list (`<family>/dialects.ts`); the registry, formats/index.ts, names every adapter.
+ * only through its member lists (`<family>/dialects.ts`, and `<family>/claims.ts` for what discovery reads of the
+ * members); the registry, formats/registry.ts, names every adapter.
  */
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
@@ -43,8 +44,8 @@ function layerViolations(edges: readonly Edge[], agents: ReadonlySet<string>): s
     if (a.rank < 0) why('the importing module is outside the layers')
     else if (b.rank < 0) why('the imported module is outside the layers')
     else if (b.rank > a.rank) why(`${a.name} may not import ${b.name} (a higher layer)`)
-    else if (a.name === 'formats' && b.name === 'formats' && a.format !== b.format && a.format !== 'index.ts' && !/^src\/lib\/formats\/[^/]+\/dialects\.ts$/.test(e.from)) {
-      if (agents.has(b.format!)) why(`only the registry (formats/index.ts) and a family's member list (<family>/dialects.ts) import an agent's folder (${b.format}/)`)
+    else if (a.name === 'formats' && b.name === 'formats' && a.format !== b.format && a.format !== 'registry.ts' && !/^src\/lib\/formats\/[^/]+\/(?:dialects|claims)\.ts$/.test(e.from)) {
+      if (agents.has(b.format!)) why(`only the registry (formats/registry.ts) and a family's member lists (<family>/dialects.ts, <family>/claims.ts) import an agent's folder (${b.format}/)`)
     }
   }
   return out
@@ -68,7 +69,7 @@ test('the cycle check fails on a cycle closed by a type-only import (fixture)', 
 
 test('imports in src/ only point down the layers; no agent imports another agent\'s folder', async () => {
   const edges = await importGraph('src')
-  const agents = new Set(edges.filter((e) => e.from === 'src/lib/formats/index.ts' && e.to.startsWith('src/lib/formats/')).map((e) => e.to.split('/')[3]))
+  const agents = new Set(edges.filter((e) => e.from === 'src/lib/formats/registry.ts' && e.to.startsWith('src/lib/formats/')).map((e) => e.to.split('/')[3]))
   assert.ok(agents.size >= 4, `the registry imports the agents (${[...agents].join(', ')})`)
   assert.deepEqual(layerViolations(edges, agents), [])
 })
@@ -81,5 +82,6 @@ test('the layer check fails on an import up the layers and on one agent importin
   assert.equal(layerViolations([e('src/lib/formats/a/x.ts', 'src/lib/formats/b/y.ts')], agents).length, 1)
   assert.equal(layerViolations([e('src/lib/formats/fam/x.ts', 'src/lib/formats/a/y.ts')], agents).length, 1)
   assert.deepEqual(layerViolations([e('src/lib/formats/fam/dialects.ts', 'src/lib/formats/a/y.ts')], agents), [])
-  assert.deepEqual(layerViolations([e('src/lib/formats/index.ts', 'src/lib/formats/a/index.ts'), e('src/lib/formats/a/x.ts', 'src/lib/formats/fam/y.ts'), e('src/lib/pipeline/x.ts', 'src/lib/model/y.ts'), e('src/commands/x.ts', 'src/lib/render/y.ts')], agents), [])
+  assert.deepEqual(layerViolations([e('src/lib/formats/fam/claims.ts', 'src/lib/formats/a/y.ts')], agents), [])
+  assert.deepEqual(layerViolations([e('src/lib/formats/registry.ts', 'src/lib/formats/a/index.ts'), e('src/lib/formats/a/x.ts', 'src/lib/formats/fam/y.ts'), e('src/lib/pipeline/x.ts', 'src/lib/model/y.ts'), e('src/commands/x.ts', 'src/lib/render/y.ts')], agents), [])
 })

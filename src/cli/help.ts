@@ -3,7 +3,7 @@
  * roots, how its chats are repaired, inspected and bundled, example paths), joined in registry order and
  * wrapped. oclif reads the text when it writes `oclif.manifest.json` (at build), so `--help` loads none of this.
  */
-import {ADAPTERS} from '../lib/formats/index.js'
+import {ADAPTERS} from '../lib/formats/registry.js'
 import type {AdapterHelp, FormatAdapter} from '../lib/model/adapter.js'
 
 /** Help lines are wrapped to this many columns. */

@@ -52,7 +52,7 @@ export async function hookMain(argv: readonly string[]): Promise<HookOutcome | n
   try {
     const parsed = parseHookArgv(argv)
     if (!parsed) return null
-    // Only the named agent's adapters are loaded (formats/index.ts `ONLY_AGENT`): set before the first import of the registry.
+    // Only the named agent's adapters are loaded (formats/registry.ts `ONLY_AGENT`): set before the first import of the registry.
     ;(globalThis as Record<symbol, unknown>)[Symbol.for('chatdoctor.onlyAgent')] = parsed.agent
     const [{nodeFileSystem}, {adapterByName}, {runHook}] = await Promise.all([import('../lib/fsio/fs.js'), import('../lib/formats/index.js'), import('../lib/pipeline/snapshot/hook.js')])
     const wantsStdin = adapterByName(parsed.agent)?.snapshot?.hook?.stdin === true

@@ -52,6 +52,9 @@ import {closeSync, constants as fsConstants, fstatSync, openSync, readSync} from
 import type {DamageLocation, FileClass, LineCounts, Reason} from '../model/report.js'
 import {asBuffer, checkUtf8, decodeUtf8Strict, hasBom, isAllNul, isBlank, isJsonWhitespace} from './bytes.js'
 import {scanValue, skipWhitespace} from './json.js'
+import {loneSurrogatePath} from './surrogates.js'
+
+export {hasLoneSurrogate, loneSurrogatePath} from './surrogates.js'
 
 /** The line-level reason codes (a subset of the model's REASONS). */
 export type LineReason = Extract<Reason, 'torn-tail' | 'torn-interior' | 'nul-run' | 'nul-tail' | 'interleaved-line' | 'bom' | 'invalid-utf8' | 'torn-utf8' | 'split-record' | 'foreign-content'>
@@ -165,49 +168,6 @@ function mayHoldSurrogateEscape(bytes: Uint8Array): boolean {
 
 /** The bytes of `\u`. */
 const BACKSLASH_U = Buffer.from('\\u')
-
-/** True when some string (or key) in the value holds an unpaired UTF-16 surrogate. */
-export function hasLoneSurrogate(value: unknown): boolean {
-  const stack: unknown[] = [value]
-  while (stack.length > 0) {
-    const v = stack.pop()
-    if (typeof v === 'string') {
-      if (!(v as string & {isWellFormed(): boolean}).isWellFormed()) return true
-    } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push(v[i]) // not push(...v): a long array would overflow the call stack
-    }
-    else if (isPlainObject(v)) {
-      for (const [k, x] of Object.entries(v)) {
-        if (!(k as string & {isWellFormed(): boolean}).isWellFormed()) return true
-        stack.push(x)
-      }
-    }
-  }
-  return false
-}
-
-/** The path of the first string (or key) in the value holding an unpaired surrogate, or null. */
-export function loneSurrogatePath(value: unknown): string | null {
-  const stack: Array<{v: unknown; path: string}> = [{v: value, path: ''}]
-  const wellFormed = (s: string) => (s as string & {isWellFormed(): boolean}).isWellFormed()
-  while (stack.length > 0) {
-    const {v, path} = stack.pop()!
-    if (typeof v === 'string') {
-      if (!wellFormed(v)) return path
-    } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({v: v[i], path: `${path}[${i}]`})
-    } else if (isPlainObject(v)) {
-      const entries = Object.entries(v)
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [k, x] = entries[i]
-        const p = path === '' ? k : `${path}.${k}`
-        if (!wellFormed(k)) return p
-        stack.push({v: x, path: p})
-      }
-    }
-  }
-  return null
-}
 
 /** Parses bytes that are known to be valid UTF-8 as one JSON object, or returns undefined. */
 function parseObject(bytes: Uint8Array): Record<string, unknown> | undefined {

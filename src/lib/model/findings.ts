@@ -1,7 +1,7 @@
 /**
  * Finding kinds: the closed list of finding ids. CI formats (SARIF rule ids, JUnit, GitHub annotations) use these
  * ids, so they are a contract: add new ones, never rename. The core's kinds are here; each adapter adds its
- * own (`FormatAdapter.findingKinds`), and the registry (`formats/index.ts`) joins them into the whole list,
+ * own (`FormatAdapter.findingKinds`), and the registry (`formats/registry.ts`) joins them into the whole list,
  * from which the finding table of the docs is generated (`test/contract.test.ts` keeps them in step).
  */
 import type {Finding, Severity} from './report.js'

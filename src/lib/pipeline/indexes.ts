@@ -6,7 +6,7 @@
  * finding, and becomes `repairable` when the index chat's repair brings it back. Read-only.
  */
 import path from 'node:path'
-import {adapterByName} from '../formats/index.js'
+import {adapterByName} from '../formats/registry.js'
 import type {FormatAdapter, ScannedChat} from '../model/adapter.js'
 import type {OperationalError} from '../model/report.js'
 import type {FoundChat} from './discover.js'

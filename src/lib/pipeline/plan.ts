@@ -13,7 +13,7 @@
  * chat or of one being repaired; and when an earlier repair of the chat was killed before it put the folder's
  * mtime back, `restore-mtime` puts back the value that repair recorded.
  */
-import {adapterByName} from '../formats/index.js'
+import {adapterByName} from '../formats/registry.js'
 import type {ChatDirSnapshot, ChatPlan, FileEntry, PlannedAction, PlanOptions, ScannedChat} from '../model/adapter.js'
 import {CONTEXT_ROLES} from '../model/enums.js'
 import {snapshotName} from '../model/snapshot.js'

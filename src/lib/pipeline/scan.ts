@@ -6,7 +6,7 @@ import {discover, searchedOf, type Discovery, type SearchedRoot} from './discove
 import type {ChatDirSnapshot, ChatUnit, FormatAdapter, ScannedChat, UnsupportedAgent} from '../model/adapter.js'
 
 export type {ScannedChat} from '../model/adapter.js'
-import {ADAPTERS, UNSUPPORTED_AGENTS} from '../formats/index.js'
+import {ADAPTERS, UNSUPPORTED_AGENTS, adapterByName, isPartial, loadAdapters} from '../formats/registry.js'
 import {readChat, ReadArena} from './inventory.js'
 import {readLog, stateDir} from '../fsio/repair-log.js'
 import type {OperationalError, Skipped} from '../model/report.js'
@@ -16,6 +16,7 @@ import {addOwnState, unfinishedRepairDirs} from './own-state.js'
 import {addNotRegular, markNotRegularChat} from './not-regular.js'
 import {attachSnapshots, decryptAll, snapshotError, type SnapshotKeyring} from './snapshot/attach.js'
 import {snapshotName} from '../model/snapshot.js'
+import {listStore as listSnapshotStore} from '../snapshot/store.js'
 import {finding} from '../model/findings.js'
 import {availableParallelism, cpus} from 'node:os'
 import path from 'node:path'
@@ -128,6 +129,9 @@ export async function scanChat(unit: ChatUnit, adapter: FormatAdapter, home: str
   if (verdictOnly) snapshot.verdictOnly = true
   const d = adapter.diagnose(snapshot)
   if (d.kind === 'skipped') return {skipped: {path: tildify(unit.path, home), reason: d.reason}}
+  // The planner and the renderers find a chat's adapter by the format its report names: whole, like the chat's own.
+  const named = adapterByName(d.report.format)
+  if (named && isPartial(named)) await loadAdapters([named])
   const chat: ScannedChat = {report: {path: tildify(unit.path, home), ...d.report}, snapshot, adapter}
   markNotRegularChat(chat)
   addNotRegular(chat)
@@ -173,9 +177,13 @@ function scanRoots(paths: string[], adapters: readonly FormatAdapter[], opts: Pi
 export async function scanEach(paths: string[], opts: ScanOptions, onChat: (chat: ScannedChat) => void): Promise<Omit<ScanResult, 'chats'>> {
   const adapters = opts.adapters ?? ADAPTERS
   const found = await discover(paths, adapters, opts.home, opts.env, opts.unsupported ?? UNSUPPORTED_AGENTS)
+  // Discovery read only the registry's `LIGHT_MEMBERS`; the adapters of the chats found are loaded whole now
+  // (the others never are: `scan <one chat>` loads one agent's diagnosis).
+  await loadAdapters(found.chats.map((c) => c.adapter))
   if (opts.indexes) {
     const roots = scanRoots(paths, adapters, opts)
     const idx = await findIndexChats(found.chats, adapters, roots, opts.home, opts.env)
+    await loadAdapters(idx.chats.map((c) => c.adapter))
     found.chats.push(...idx.chats)
     found.errors.push(...idx.errors)
   }
@@ -186,10 +194,15 @@ export async function scanEach(paths: string[], opts: ScanOptions, onChat: (chat
     chatsInWorkers: 0,
   }
   const state = opts.stateDir ?? stateDir(opts.home, opts.env)
-  const snaps = opts.snapshots === false ? {keyring: null, errors: [], gone: []} : attachSnapshots(found.chats, {stateDir: state, home: opts.home, env: opts.env, redacted: opts.redactedSnapshots, adapters, roots: scanRoots(paths, adapters, opts)})
+  const store = opts.snapshots === false ? undefined : listSnapshotStore(state)
+  // A snapshot is matched to a chat gone from its agent's store by every adapter's `snapshot.goneChat`, not a
+  // light member: with anything in the store (or an error listing it), every adapter is loaded whole.
+  if (store && (store.refs.length > 0 || store.errors.length > 0)) await loadAdapters(adapters)
+  const snaps = store === undefined ? {keyring: null, errors: [], gone: []} : attachSnapshots(found.chats, {stateDir: state, home: opts.home, env: opts.env, redacted: opts.redactedSnapshots, adapters, roots: scanRoots(paths, adapters, opts), store})
   for (const e of snaps.errors) result.errors.push({...e, path: tildify(e.path, opts.home)})
   // Sessions gone from their agent's store that chatdoctor still holds snapshots of: chats of their own.
   found.chats.push(...snaps.gone)
+  await loadAdapters(snaps.gone.map((c) => c.adapter))
   const chats = found.chats
   const n = chats.length
   const order = reportOrder(chats, opts.home)

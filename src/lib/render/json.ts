@@ -9,11 +9,13 @@
  * every chat is diagnosed), written out as the same text an array of the same values gives.
  */
 import {createRequire} from 'node:module'
-import {constants, deflateRawSync} from 'node:zlib'
 
 /** fflate, loaded on first use (only a `HeldArray` with deflated chunks is written through it). */
 let fflate: typeof import('fflate') | undefined
 const inflater = (): typeof import('fflate') => (fflate ??= createRequire(import.meta.url)('fflate') as typeof import('fflate'))
+/** Node's zlib, loaded when a `HeldArray` first deflates a chunk (about 2 ms of start-up otherwise, for every command). */
+let zlib: typeof import('node:zlib') | undefined
+const deflater = (): typeof import('node:zlib') => (zlib ??= createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib'))
 
 const INDENT = '  '
 
@@ -63,6 +65,7 @@ export class HeldArray {
     }
     this.used += this.raw.write(text, this.used, 'utf8')
     if (this.used >= this.chunkChars) {
+      const {constants, deflateRawSync} = deflater()
       // zlib gives a view into a 16 KiB output buffer; a copy of its bytes is what is kept (measured: 16 MB of
       // such buffers, mostly empty, for the 20,000 chats' reports instead of their 2.7 MB).
       const deflated = deflateRawSync(this.raw.subarray(0, this.used), {level: 1, strategy: constants.Z_FIXED})

@@ -1,7 +1,7 @@
 /**
  * SARIF 2.1.0 (OASIS) for GitHub code scanning and other SARIF viewers. Pure.
  *
- * - Rule ids are chatdoctor's finding ids (the closed list, `findingKinds()` of `formats/index.ts`), all
+ * - Rule ids are chatdoctor's finding ids (the closed list, `findingKinds()` of `formats/registry.ts`), all
  *   listed under `tool.driver.rules`.
  * - Each result has one location: the file (`<bundle path>/<member path>` inside archives), relative to the
  *   working directory, with a byte region (`byteOffset`/`byteLength`) and the start line/column of the damage

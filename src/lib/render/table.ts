@@ -8,7 +8,7 @@
 import type {ChalkInstance} from 'chalk'
 import type {ChatReport, ChatStatus, Generation, Report, Severity} from '../model/report.js'
 import {isUrgent} from '../model/findings.js'
-import {adapterByName, findingKinds} from '../formats/index.js'
+import {adapterByName, findingKinds} from '../formats/registry.js'
 import {fitTable, type FitGroup, type FitRow} from './fit-table.js'
 import {NEXT_STEP_FINDINGS, nextSteps, renderNextSteps, type NextContext} from './next-steps.js'
 import {UNLIMITED, shortenMiddle, wrapLine} from './width.js'

@@ -15,6 +15,8 @@ import path from 'node:path'
 import type {ChatUnit, StoreListing} from '../../model/adapter.js'
 import {sortedNames} from '../../fsio/names.js'
 
+export {claudeBaseOf, claudeStoresOf, configDirOf} from './roots.js'
+
 /** The config's name. */
 export const CONFIG = '.claude.json'
 /** A backup or a corrupted copy of the config in `backups/`. */
@@ -25,33 +27,6 @@ export const LEGACY_INDEX = 'sessions-index.json'
 const MAX_CONFIG_BYTES = 64 << 20
 /** Bytes of a log's head read for its `cwd` and `entrypoint`. */
 const HEAD_BYTES = 64 << 10
-
-/** `$CLAUDE_CONFIG_DIR`, else `<home>/.claude`, from a path below its `projects/`. */
-export function claudeBaseOf(p: string): string | null {
-  const parts = p.split(path.sep)
-  const i = parts.lastIndexOf('projects')
-  return i > 0 ? parts.slice(0, i).join(path.sep) || path.sep : null
-}
-
-/** The folder holding the config for a base (`~/.claude` → `~`; a `$CLAUDE_CONFIG_DIR` holds its own). */
-export function configDirOf(base: string, home: string, env: NodeJS.ProcessEnv): string {
-  if (env.CLAUDE_CONFIG_DIR && path.resolve(env.CLAUDE_CONFIG_DIR) === base) return base
-  return path.basename(base) === '.claude' ? path.dirname(base) : base === path.join(home, '.claude') ? home : base
-}
-
-/** The folders that may hold Claude Code's config for the logs found and the roots searched. Pure. */
-export function claudeStoresOf(chats: readonly ChatUnit[], roots: readonly string[], home: string, env: NodeJS.ProcessEnv): string[] {
-  const out = new Set<string>()
-  for (const c of chats) {
-    const b = claudeBaseOf(c.path)
-    if (b) out.add(configDirOf(b, home, env))
-  }
-  for (const r of roots) {
-    const b = claudeBaseOf(r) ?? (path.basename(r) === '.claude' ? r : null)
-    if (b) out.add(configDirOf(b, home, env))
-  }
-  return [...out]
-}
 
 /** What one session log's head says (for the listing rules). */
 export interface LogFacts {

@@ -18,7 +18,7 @@
  */
 import {lstatSync} from 'node:fs'
 import path from 'node:path'
-import type {ChatDirSnapshot, ChatPlan, ChatUnit, Diagnosis, IndexAnnotation, PlannedAction, ScannedChat, StoreListing} from '../../model/adapter.js'
+import type {ChatDirSnapshot, ChatPlan, Diagnosis, IndexAnnotation, PlannedAction, ScannedChat, StoreListing} from '../../model/adapter.js'
 import type {ChatStatus, Finding, Generation} from '../../model/report.js'
 import {damageOf, headerVerdict, quickCheck, readHead, rowCount, tableColumns, withPrivateCopy, type HeaderVerdict} from '../../sqlite/index.js'
 import {finding} from './findings.js'
@@ -58,16 +58,6 @@ export interface ClineIndexFacts {
 export function clineIndexFactsOf(snapshot: Pick<ChatDirSnapshot, 'unit'>): ClineIndexFacts | null {
   const f = snapshot.unit.facts as ClineIndexFacts | undefined
   return f && f.kind === 'cline-index' ? f : null
-}
-
-/** The folders that may hold the index of the Cline sessions found: `<data>/db` of each. Pure. */
-export function clineStoresOf(chats: readonly ChatUnit[]): string[] {
-  const out = new Set<string>()
-  for (const c of chats) {
-    const d = (c.facts as {dataDir?: string | null} | undefined)?.dataDir
-    if (typeof d === 'string') out.add(path.join(d, DB))
-  }
-  return [...out]
 }
 
 /** Reads the session index in `<data>/db` (`dir`) into one chat; null when neither the database nor its `-wal` is there. Never throws. */

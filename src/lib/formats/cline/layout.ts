@@ -19,6 +19,7 @@
  * and `$CLINE_DB_DATA_DIR` move the sessions and db folders on their own.
  */
 import path from 'node:path'
+import type {ChatUnit} from '../../model/adapter.js'
 import type {Role} from '../../model/report.js'
 
 /** The session folder inside the data dir. */
@@ -124,4 +125,14 @@ export function isChildMessagesFile(sessionId: string, name: string): boolean {
 /** Files of a session dir whose bytes are read: every `.json` (never chatdoctor's own). */
 export function wantsContent(name: string): boolean {
   return name.endsWith('.json') && !name.startsWith('.chatdoctor')
+}
+
+/** The folders that may hold the index of the Cline sessions found: `<data>/db` of each. Pure. */
+export function clineStoresOf(chats: readonly ChatUnit[]): string[] {
+  const out = new Set<string>()
+  for (const c of chats) {
+    const d = (c.facts as {dataDir?: string | null} | undefined)?.dataDir
+    if (typeof d === 'string') out.add(path.join(d, DB))
+  }
+  return [...out]
 }

@@ -6,7 +6,7 @@
 import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
 import {classifyEntry, hashEntry} from '../../classify/entry.js'
-import {hasLoneSurrogate} from '../../classify/jsonl.js'
+import {hasLoneSurrogate} from '../../classify/surrogates.js'
 import {finding} from './findings.js'
 import type {ChatStatus, Classification, ContextMeasure, Finding, Generation, Role} from '../../model/report.js'
 import {rankCandidates, type Candidate} from '../../rank/index.js'

@@ -12,7 +12,7 @@
  * a user message as far as measuring reads it, any other message as its `role`.
  */
 import type {StreamValueSpec} from '../../model/adapter.js'
-import {hasLoneSurrogate} from '../../classify/jsonl.js'
+import {hasLoneSurrogate} from '../../classify/surrogates.js'
 import {RUN_STATE_SPINE} from './salvage.js'
 import {isPlainObject} from './schema.js'
 

@@ -19,13 +19,14 @@ import path from 'node:path'
 import type {ChatUnit, StoreListing} from '../../model/adapter.js'
 import {headerVerdict, quickCheck, readHead, repairedBytes, rowCount, tableColumns, withPrivateCopy, type Db, type HeaderVerdict} from '../../sqlite/index.js'
 import {sortedNames} from '../../fsio/names.js'
+import {ROLLOUT_DIRS} from './roots.js'
+
+export {ROLLOUT_DIRS, codexHomeOf, codexStoresOf} from './roots.js'
 
 /** The state database's name (`state_<n>.sqlite`; 0.169.0 writes `state_5`). */
 export const STATE_DB = /^state_(\d+)\.sqlite$/
 /** The thread-history database's name (`thread_history_<n>.sqlite`; 0.169.0 writes `thread_history_1`). */
 export const HISTORY_DB = /^thread_history_(\d+)\.sqlite$/
-/** The folders of rollouts below `$CODEX_HOME`. */
-export const ROLLOUT_DIRS = ['sessions', 'archived_sessions'] as const
 /** A thread id at the end of a rollout's name. */
 const THREAD_ID = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(?:\.zst)?$/i
 /** Largest state database whose repaired rows are prepared in memory (bytes). */
@@ -113,28 +114,6 @@ export interface CodexIndexFacts {
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')
 const posix = (p: string) => p.split(path.sep).join('/')
-
-/** `$CODEX_HOME` of a path below it: the folder above its `sessions/` or `archived_sessions/`. */
-export function codexHomeOf(p: string): string | null {
-  const parts = p.split(path.sep)
-  for (let i = parts.length - 1; i > 0; i--) if ((ROLLOUT_DIRS as readonly string[]).includes(parts[i])) return parts.slice(0, i).join(path.sep) || path.sep
-  return null
-}
-
-/** The folders that may hold Codex's index for the rollouts found and the roots searched. Pure. */
-export function codexStoresOf(chats: readonly ChatUnit[], roots: readonly string[]): string[] {
-  const out = new Set<string>()
-  for (const c of chats) {
-    const h = codexHomeOf(c.path)
-    if (h) out.add(h)
-  }
-  for (const r of roots) {
-    const h = codexHomeOf(r)
-    if (h) out.add(h)
-    else if (path.basename(r) === '.codex') out.add(r)
-  }
-  return [...out]
-}
 
 /** The rollouts below `$CODEX_HOME`, without following links. */
 function listRollouts(home: string): RolloutFile[] {

@@ -12,6 +12,9 @@ import {finding} from './findings.js'
 import type {ContextMeasure, Finding} from '../../model/report.js'
 import type {SessionDialect} from '../jsonl/dialect.js'
 import {keptName} from '../jsonl/keep.js'
+import {CODEX_NAMES} from './roots.js'
+
+export {isCodexName} from './roots.js'
 import {topLevelValueSpan, type JsonlRepairRules, type RecordAmendment} from '../jsonl/repair.js'
 
 /** Line `type`s of the `{timestamp, type, payload}` rollout format (peer-formats §3.2). */
@@ -461,14 +464,6 @@ export function lastTurnCodex(records: ReadonlyArray<Record<string, unknown>>): 
   return {prompt, unanswered: 'the prompt has no answer on disk'}
 }
 
-/**
- * Whether a (plain) session name belongs to Codex by name or place: `rollout-*.jsonl`, or anything inside a
- * `.codex` tree.
- */
-export function isCodexName(dir: string, name: string): boolean {
-  return /^rollout-.*\.jsonl$/.test(name) || dir.split(path.sep).includes('.codex')
-}
-
 /** Turn lifecycle events of the rollout format (`event_msg` payload types). */
 const TURN_EVENTS = new Set(['task_started', 'task_complete', 'turn_aborted'])
 
@@ -620,6 +615,6 @@ export const codexDialect: SessionDialect = {
     const a = analyzeCodex(fileName, cls)
     return {...a, id: a.threadId}
   },
-  claimsName: (dir, name, compressedSibling) => isCodexName(dir, name) || compressedSibling,
+  claimsName: CODEX_NAMES.claimsName,
   promptInFragment,
 }

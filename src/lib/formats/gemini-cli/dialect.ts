@@ -7,7 +7,7 @@
  */
 import type {SessionDialect} from '../jsonl/dialect.js'
 import {finding} from './findings.js'
-import {isGeminiName} from './layout.js'
+import {GEMINI_NAMES} from './layout.js'
 import {isGeminiRecord, isIgnoredUserText} from './records.js'
 import {analyzeJsonl, GEMINI_RULES} from './session.js'
 
@@ -40,7 +40,7 @@ export const geminiDialect: SessionDialect = {
   // diagnosis classifies its logs itself.
   recordRule: () => isGeminiRecord,
   keep: keepGeminiRecord,
-  claimsName: (dir, name) => isGeminiName(dir, name),
+  claimsName: GEMINI_NAMES.claimsName,
   ownDiagnosis: 'a Gemini CLI session log under another name; point chatdoctor at it under its own name (session-<date>T<HH-MM>-<id8>.jsonl) or at its chats folder',
   analyze(_fileName, cls) {
     const a = analyzeJsonl(cls, true)

@@ -9,6 +9,7 @@
  * the 0.61.0 bundle.
  */
 import path from 'node:path'
+import type {NameClaim} from '../jsonl/dialect.js'
 
 /**
  * A session file as the CLI names it: `session-<UTC date>T<HH-MM>-<first 8 of the session id>.jsonl` (≥ 0.39;
@@ -84,6 +85,9 @@ export function isSubagentName(dir: string, name: string): boolean {
 export function isGeminiName(dir: string, name: string): boolean {
   return parseName(dir, name) !== null || isSubagentName(dir, name)
 }
+
+/** Gemini CLI in the JSON-lines family's names: its session files by name and place. */
+export const GEMINI_NAMES: NameClaim = {name: 'gemini-cli', claimsName: (dir, name) => isGeminiName(dir, name)}
 
 /**
  * The folders to search when no PATH is given: `<home>/.gemini/tmp`, where `<home>` is `$GEMINI_CLI_HOME` when

@@ -25,9 +25,21 @@ export interface SessionAnalysis {
   manual: string | null
 }
 
-export interface SessionDialect {
+/**
+ * What discovery knows of a member of the family: its format id and which session files it claims by name
+ * (the members' list of these is `claims.ts`, light enough for every scan; a dialect repeats its member's).
+ */
+export interface NameClaim {
   /** The format id in the report (`format`). */
   readonly name: string
+  /**
+   * Whether this agent claims a (plain) session file by its name or place (`compressedSibling`: a
+   * `<name>.zst` lies beside it). Without it, the member takes the names no other member claims.
+   */
+  claimsName?(dir: string, name: string, compressedSibling: boolean): boolean
+}
+
+export interface SessionDialect extends NameClaim {
   /** Whether a complete record is one this agent writes (the family's formats are told apart by content). */
   isRecord(value: Record<string, unknown>): boolean
   /**
@@ -64,11 +76,6 @@ export interface SessionDialect {
    * prompt of this agent: such prompts count in the log's turns M, so the report shows what a repair drops.
    */
   promptInFragment(text: string): boolean
-  /**
-   * Whether this agent claims a (plain) session file by its name or place (`compressedSibling`: a
-   * `<name>.zst` lies beside it). Without it, the dialect takes the names no other dialect claims.
-   */
-  claimsName?(dir: string, name: string, compressedSibling: boolean): boolean
   /**
    * Set when the agent's adapter diagnoses its logs itself (a chat of several files, its own loader rules): a
    * log of its records that another member's name rule found is then skipped with this reason, never

@@ -1,6 +1,6 @@
 /**
  * The members of the JSON-lines session family, in the order content detection prefers them on a tie.
- * A new member adds its dialect here (and its adapter to the registry, `formats/index.ts`).
+ * A new member adds its dialect here, its name claim to `claims.ts` (and its adapter to the registry, `formats/registry.ts`).
  */
 import {claudeDialect} from '../claude-code/session.js'
 import {codexDialect} from '../codex/session.js'

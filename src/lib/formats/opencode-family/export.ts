@@ -5,7 +5,7 @@
  */
 import {classifyJsonBytes} from '../../classify/index.js'
 import type {ChatStatus, DamageLocation, FileClass, Finding, Reason, SessionContext} from '../../model/report.js'
-import {loneSurrogatePath} from '../../classify/jsonl.js'
+import {loneSurrogatePath} from '../../classify/surrogates.js'
 import {finding, issueFindings, loneSurrogateFindings, loneSurrogateIn, type LoneSurrogate} from './findings.js'
 import {emptyContext, measureSession} from './measure.js'
 import type {StoreMember} from './member.js'

@@ -5,7 +5,7 @@
 import {CORE_FINDING_KINDS, findingMaker, type FindingKindSpec} from '../../model/findings.js'
 import type {Finding} from '../../model/report.js'
 import type {ContextIssue} from './measure.js'
-import {loneSurrogatePath} from '../../classify/jsonl.js'
+import {loneSurrogatePath} from '../../classify/surrogates.js'
 
 /** The finding kinds the family reports (each member joins them into its own list, unchanged). */
 export const STORE_FINDING_KINDS = {

@@ -9,15 +9,15 @@ import type {ChatDirSnapshot, Diagnosis, FormatAdapter} from '../../model/adapte
 import {diagnoseDatabaseSession} from '../opencode-family/database.js'
 import {judgeDatabaseSnapshots} from '../opencode-family/snapshot.js'
 import {EXPORT_SNIFF_BYTES, exportVersionOf, looksLikeExport, mayBeExportName} from '../opencode-family/export-sniff.js'
-import {EXPORT_SIZE_CAP_BYTES, OPENCODE, STORAGE, defaultRoots, isDatabaseName, isDataDir, treeFileOf} from './layout.js'
-import {listStore, type OpenCodeFacts} from './store.js'
+import {EXPORT_SIZE_CAP_BYTES, OPENCODE, STORAGE, isDatabaseName, treeFileOf} from './layout.js'
+import type {OpenCodeFacts} from './store.js'
+import {opencodeLight} from './light.js'
 import {diagnoseTreeSession} from './tree.js'
 import {planOpenCodeRepair} from './repair.js'
 import {inspectSession} from './inspect.js'
 import {redactSessionFiles} from './redact.js'
-import {OPENCODE_FINDING_KINDS, finding} from './findings.js'
+import {finding} from './findings.js'
 import {annotateOpenCodeSession, diagnoseProjects, planProjects, projectFactsOf} from './projects-chat.js'
-import {readProjects} from './projects.js'
 import {opencodeFinder} from './find.js'
 import {captureOpenCode, diagnoseGone, judgeSnapshots, openCodeChatKey, openCodeGoneChat, redactOpenCodeSnapshot} from './snapshot.js'
 import {openCodeHook} from './hook.js'
@@ -66,23 +66,13 @@ export function diagnoseOpenCode(snapshot: ChatDirSnapshot): Diagnosis {
 
 /** The OpenCode format adapter. */
 export const opencode: FormatAdapter = {
-  name: 'opencode',
-  findingKinds: OPENCODE_FINDING_KINDS,
-  vocabulary: ['opencode', 'opencode.db', 'sessionID', 'messageID', 'projectID', 'storage/'],
-  displayName: 'OpenCode',
-  defaultRoots,
-  chatsIn: (dir, names) => (isDataDir(dir, names) ? {chats: [], descend: false, store: true} : null),
+  ...opencodeLight,
   // Tree files are classified; database files are only stat'ed (never read in place).
   wantsContent: (name) => treeFileOf(name).kind !== 'other',
   diagnose: diagnoseOpenCode,
-  listStore,
   find: opencodeFinder,
   planRepair: (chat, opts) => (projectFactsOf(chat.snapshot) ? planProjects(chat) : planOpenCodeRepair(chat, opts)),
-  indexes: {
-    storesOf: (chats) => [...new Set(chats.map((c) => c.dir))],
-    read: (dir) => readProjects(dir),
-    annotate: annotateOpenCodeSession,
-  },
+  indexes: {...opencodeLight.indexes, annotate: annotateOpenCodeSession},
   inspect: (chat) => (projectFactsOf(chat.snapshot) ? {account: "OpenCode's projects: the sessions filed under another project than their directory's are in the findings."} : inspectSession(chat.report)),
   redact: redactSessionFiles,
   // The export checker (and zod, its schema) loads only when an export is checked or written.
@@ -91,7 +81,6 @@ export const opencode: FormatAdapter = {
     export: async (units, id, opts) => (await import('./export-session.js')).exportTreeSession(units, id, opts),
     diagnose: async (name, data, mtimeMs) => (await import('./export-chat.js')).diagnoseExportFile(name, data, mtimeMs),
   },
-  discoveryPaths: ['.config/opencode', '.local/share/opencode'],
   documents: {
     mayBeName: mayBeExportName,
     sniffBytes: EXPORT_SNIFF_BYTES,
@@ -104,17 +93,4 @@ export const opencode: FormatAdapter = {
   archiveWants: (name) => name.toLowerCase().endsWith('.json') || isDatabaseName(name.replace(/-(?:wal|shm)$/, '')),
   snapshot: {chatKey: openCodeChatKey, capture: captureOpenCode, redact: redactOpenCodeSnapshot, hook: openCodeHook, goneChat: openCodeGoneChat},
   texts: {sessionUnlisted: 'OpenCode still cannot list this session, but the other sessions of the store are listed again'},
-  help: {
-    roots: "OpenCode's data dir ($XDG_DATA_HOME/opencode, default ~/.local/share/opencode; its database is read on a private copy, never opened in place)",
-    find: 'OpenCode: opencode --session <id> from its project folder (sessions of the JSON tree and of opencode.db, read on a private copy)',
-    repair: 'OpenCode JSON-tree sessions: damaged files move out of storage/ into <data dir>/.chatdoctor/<repairId>/ and the report says what each session lost; a damaged OpenCode database is left for a manual repair (next steps given).',
-    inspect: 'An OpenCode session lists its session, message and part files with their classes.',
-    bundle: 'OpenCode: a session of the JSON tree goes in with its session, message and part files (its data dir as CHAT_DIR); sessions of the 1.2+ database go in as the database files; with --redact, a private copy holding only that session\'s rows, its text replaced.',
-    store: {dir: 'an OpenCode data dir', sessionId: 'an OpenCode session id'},
-    sessionExport: {
-      paragraph: `--session ID -o FILE.json writes one OpenCode JSON-tree session as an \`opencode export\` document instead (the same JSON OpenCode's own export prints, for \`opencode import\` into OpenCode 1.2+), searching CHAT_DIR (an OpenCode data dir) or the default data dir. Sessions whose files exceed --max-session-bytes (default ${EXPORT_SIZE_CAP_BYTES} bytes, 256 MiB) are refused; damaged message and part files are left out and counted. --redact applies (ids, roles, counts and times kept; the result still passes \`check\`).`,
-      flag: 'Write this OpenCode JSON-tree session as an `opencode export` JSON document (FILE.json) instead of an archive.',
-    },
-    examples: {bundle: ['--session ses_dd6249cf0ffevk8ay20nf1cCNR -o session.json']},
-  },
 }

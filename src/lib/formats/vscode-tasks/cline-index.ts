@@ -26,7 +26,7 @@ import {createHash} from 'node:crypto'
 import {lstatSync, readdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
-import type {ChatDirSnapshot, ChatPlan, ChatUnit, Diagnosis, IndexAnnotation, ScannedChat, StoreListing} from '../../model/adapter.js'
+import type {ChatDirSnapshot, ChatPlan, Diagnosis, IndexAnnotation, ScannedChat, StoreListing} from '../../model/adapter.js'
 import type {ChatStatus, Classification, Finding, Generation} from '../../model/report.js'
 import {rebuildClineEntry} from './cline-entry.js'
 import {finding} from './findings.js'
@@ -117,17 +117,6 @@ export interface ClineHistoryFacts {
 export function clineHistoryFactsOf(snapshot: Pick<ChatDirSnapshot, 'unit'>): ClineHistoryFacts | null {
   const f = snapshot.unit.facts as ClineHistoryFacts | undefined
   return f && f.kind === 'cline-task-history' ? f : null
-}
-
-/** The `state/` folders of the Cline extension storage folders whose tasks were found. Pure. */
-export function clineHistoryStoresOf(chats: readonly ChatUnit[]): string[] {
-  const out = new Set<string>()
-  for (const c of chats) {
-    const f = c.facts as TaskFacts | undefined
-    if (f?.kind !== 'vscode-task' || f.variant !== 'cline' || f.index === null) continue
-    out.add(path.join(path.dirname(path.dirname(c.dir)), STATE))
-  }
-  return [...out]
 }
 
 /** What a list's bytes hold: the document to add entries to (a complete array), its entry count and ids. */

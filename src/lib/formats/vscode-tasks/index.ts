@@ -9,7 +9,7 @@ import {createHash} from 'node:crypto'
 import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
 import {classifyEntry} from '../../classify/entry.js'
-import {finding, VSCODE_TASK_FINDING_KINDS} from './findings.js'
+import {finding} from './findings.js'
 import type {ChatReport, ChatStatus, Classification, Finding, Generation, Role, TranscriptRestore} from '../../model/report.js'
 import {rankCandidates, type Candidate} from '../../rank/index.js'
 import {salvageMoreTurns, type SalvagedGeneration} from '../../salvage/index.js'
@@ -17,15 +17,16 @@ import type {ChatDirSnapshot, ChatPlan, Diagnosis, FileEntry, FormatAdapter, Pla
 import {planGenerations, salvageLabel, type GenerationFormat} from '../generations/plan.js'
 import {rebuildHistoryItem} from './history-item.js'
 import {rebuildClineEntry} from './cline-entry.js'
-import {annotateKiloTask, diagnoseKiloIndex, kiloListFactsOf, kiloListStoresOf, kiloWalReasons, planKiloIndex, readKiloIndex} from './kilo-index.js'
-import {TASK_HISTORY, annotateClineTask, clineHistoryFactsOf, clineHistoryStoresOf, diagnoseClineHistory, followClineHistory, planClineHistory, readClineHistory} from './cline-index.js'
-import {API_HISTORY, CLINE_INDEX, DISCOVERY_PATHS, FORMAT_OF, HISTORY_ITEM, KNOWN_OTHER, ROO_INDEX, PRODUCT_OF, TASK_ID, UI_MESSAGES, defaultRoots, isTaskDir, leftoverOf, lockedFileOf, roleOf, variantOfFiles, wantsContent, type Variant} from './layout.js'
+import {annotateKiloTask, diagnoseKiloIndex, kiloListFactsOf, kiloWalReasons, planKiloIndex} from './kilo-index.js'
+import {TASK_HISTORY, annotateClineTask, clineHistoryFactsOf, diagnoseClineHistory, followClineHistory, planClineHistory} from './cline-index.js'
+import {API_HISTORY, CLINE_INDEX, FORMAT_OF, HISTORY_ITEM, KNOWN_OTHER, ROO_INDEX, PRODUCT_OF, TASK_ID, UI_MESSAGES, defaultRoots, leftoverOf, lockedFileOf, roleOf, variantOfFiles, wantsContent, type Variant} from './layout.js'
 import {liveReasons} from './live.js'
 import {contextMeasure, historyFacts, isMessageArray, transcriptPrompts, type HistoryFacts} from './measure.js'
 import {redactTaskFiles} from './redact.js'
 import {asSalvagedGeneration, salvageMessageArray, type ArraySalvage} from './salvage.js'
-import {isInStorage, isStorageRoot, listStorage, listTaskOfStorage, type IndexFacts, type TaskFacts} from './store.js'
+import type {IndexFacts, TaskFacts} from './store.js'
 import {taskAccount} from './account.js'
+import {vscodeTaskStoresLight, vscodeTasksLight} from './light.js'
 import {taskFinder} from './find.js'
 import {captureTask, redactTaskSnapshot, taskSnapshots, TASKS_NO_HOOK} from './snapshot.js'
 import {sha256Hex} from '../../fsio/durable-write.js'
@@ -489,8 +490,6 @@ export function salvageTask(snapshot: ChatDirSnapshot, report: Pick<ChatReport, 
   return out
 }
 
-const FORMATS = Object.values(FORMAT_OF)
-
 /** What the shared planner of whole-file generations asks of this format. */
 const TASKS: GenerationFormat = {generationBytes, salvage: salvageTask}
 
@@ -501,16 +500,7 @@ const TASKS: GenerationFormat = {generationBytes, salvage: salvageTask}
  * `salvage:<file>`) and the salvaged generations of a task (`salvage`).
  */
 export const vscodeTasks: FormatAdapter & {generationBytes: typeof generationBytes; salvage: typeof salvageTask} = {
-  name: 'vscode-tasks',
-  displayName: 'Roo Code, Kilo Code and Cline 3.x',
-  formats: FORMATS,
-  vocabulary: [
-    'vscode-tasks', 'vscode-task-store', ...FORMATS, 'rooveterinaryinc.roo-cline', 'kilocode.kilo-code', 'saoudrizwan.claude-dev',
-    API_HISTORY, UI_MESSAGES, HISTORY_ITEM, 'task_metadata.json', 'taskHistory.json', '_index.json', 'customStoragePath', 'globalStorage', 'state.vscdb',
-  ],
-  findingKinds: VSCODE_TASK_FINDING_KINDS,
-  defaultRoots: () => [],
-  chatsIn: (dir, names) => (isTaskDir(names) ? {chats: [{dir, path: dir}], descend: false} : null),
+  ...vscodeTasksLight,
   wantsContent: (name) => wantsContent(name) || name === TASK_HISTORY,
   quick: {roleOf, primary: API_HISTORY},
   diagnose: diagnoseTask,
@@ -524,31 +514,14 @@ export const vscodeTasks: FormatAdapter & {generationBytes: typeof generationByt
   redact: redactTaskFiles,
   find: taskFinder,
   snapshot: {capture: captureTask, redact: redactTaskSnapshot, noHook: TASKS_NO_HOOK, timerRoots: defaultRoots},
-  help: {
-    find: "Roo Code, Kilo Code and Cline 3.x: the extension's History view (a task its index lost is not in it)",
-    roots:
-      'the globalStorage folders of Roo Code, Kilo Code and Cline 3.x in every VS Code-family editor (Code, Insiders, VSCodium, Cursor, Windsurf; Linux, macOS, Windows and remote-server paths) plus the customStoragePath their settings.json names',
-    repair:
-      'Roo Code, Kilo Code and Cline 3.x tasks: the best generation of api_conversation_history.json (a leftover of the safe write, or a torn file whose every message survives) is written byte for byte, and a torn or missing ui_messages.json is restored from its leftover or its salvage; a Roo Code task its index lacks whose history_item.json is missing or torn gets that file rebuilt from its own files (Roo adds it back to tasks/_index.json at its next start); the Cline extension\'s state/taskHistory.json gets the entries of the task folders it lacks, rebuilt from each folder\'s files, every entry it holds kept byte for byte (a torn list cut back to its complete entries first, a missing one created, the entries Cline migrates itself from VS Code\'s state.vscdb left out); Kilo Code\'s list in VS Code\'s state.vscdb gets them inserted into its row on a private copy written over the database (Linux only, while no editor has it open). A task is refused while its <file>.lock folder is fresher than 31 s (the extension is writing) or a process holds its storage folder or the editor profile\'s globalStorage/state.vscdb open (the editor is running; Linux /proc only).',
-    inspect: 'For a Roo Code, Kilo Code or Cline 3.x task: what the safe write left behind and what opening the task in the extension would destroy.',
-    bundle: 'A task folder of Roo Code, Kilo Code or Cline 3.x is bundled with its JSON files; with --redact every text becomes a placeholder but the user-content tags, so the redacted task counts the same turns (its checkpoints are left out).',
-  },
 }
 
 /** An extension's storage folder: its task folders with what the task index says of each. */
 export const vscodeTaskStores: FormatAdapter = {
   ...vscodeTasks,
-  name: 'vscode-task-store',
-  formats: [],
-  defaultRoots,
-  discoveryPaths: DISCOVERY_PATHS,
-  // A task folder given on its own below a storage folder (found first here, so discovery keeps this unit) is
-  // listed with what that folder's task index says of it, as in a scan of the storage folder.
-  chatsIn: (dir, names) => (isStorageRoot(dir, names) || (isTaskDir(names) && isInStorage(dir)) ? {chats: [], descend: false, store: true} : null),
-  listStore: (dir) => (isInStorage(dir) ? listTaskOfStorage(dir) : listStorage(dir)),
+  ...vscodeTaskStoresLight,
   indexes: {
-    storesOf: (chats) => [...clineHistoryStoresOf(chats), ...kiloListStoresOf(chats)],
-    read: (dir) => (path.basename(dir) === 'globalStorage' ? readKiloIndex(dir) : readClineHistory(dir)),
+    ...vscodeTaskStoresLight.indexes,
     annotate: (session, indexes) => annotateClineTask(session, indexes) ?? annotateKiloTask(session, indexes),
     followUp: followClineHistory,
   },

@@ -19,7 +19,7 @@
 import {createHash} from 'node:crypto'
 import {lstatSync, readdirSync} from 'node:fs'
 import path from 'node:path'
-import type {ChatDirSnapshot, ChatPlan, ChatUnit, Diagnosis, IndexAnnotation, ScannedChat, StoreListing} from '../../model/adapter.js'
+import type {ChatDirSnapshot, ChatPlan, Diagnosis, IndexAnnotation, ScannedChat, StoreListing} from '../../model/adapter.js'
 import type {ChatStatus, Finding, Generation} from '../../model/report.js'
 import {quickCheck, repairedBytes, withPrivateCopy} from '../../sqlite/index.js'
 import {finding} from './findings.js'
@@ -61,18 +61,6 @@ export interface KiloListFacts {
 export function kiloListFactsOf(snapshot: Pick<ChatDirSnapshot, 'unit'>): KiloListFacts | null {
   const f = snapshot.unit.facts as KiloListFacts | undefined
   return f && f.kind === 'kilo-global-state' ? f : null
-}
-
-/** The `globalStorage` folders of the Kilo Code storage folders whose tasks were found. Pure. */
-export function kiloListStoresOf(chats: readonly ChatUnit[]): string[] {
-  const out = new Set<string>()
-  for (const c of chats) {
-    const f = c.facts as TaskFacts | undefined
-    if (f?.kind !== 'vscode-task' || f.variant !== 'kilo' || f.index === null) continue
-    const storage = path.dirname(path.dirname(c.dir))
-    if (path.basename(path.dirname(storage)) === 'globalStorage') out.add(path.dirname(storage))
-  }
-  return [...out]
 }
 
 /**

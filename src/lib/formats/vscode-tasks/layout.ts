@@ -209,3 +209,15 @@ export const DISCOVERY_PATHS: readonly string[] = [
 
 /** The VS Code family's process names as they appear in argv[0] (the main process and its helpers). */
 export const EDITOR_PROCESS = /(?:^|[/\\])(?:code|code-insiders|codium|vscodium|cursor|windsurf|code-oss)(?:\.exe)?$/i
+
+/** True when a folder is an extension's storage folder holding tasks (by its name and its `tasks` entry). */
+export function isStorageRoot(dir: string, names: readonly string[]): boolean {
+  return variantOfRoot(dir) !== null && names.includes('tasks')
+}
+
+/** True when a folder is a task folder `<storage>/tasks/<id>/` of an extension's storage folder (by its path alone). */
+export function isInStorage(dir: string): boolean {
+  const name = path.basename(dir)
+  // Names beginning with `_` or `.` in `tasks/` are not tasks to the extensions (listStorage skips them too).
+  return !name.startsWith('_') && !name.startsWith('.') && path.basename(path.dirname(dir)) === 'tasks' && variantOfRoot(path.dirname(path.dirname(dir))) !== null
+}

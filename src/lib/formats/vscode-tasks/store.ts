@@ -16,7 +16,9 @@ import path from 'node:path'
 import {classifyJsonBytes} from '../../classify/index.js'
 import type {FileClass} from '../../model/report.js'
 import type {ChatUnit, StoreListing} from '../../model/adapter.js'
-import {CLINE_INDEX, HISTORY_ITEM, ROO_INDEX, isTaskDir, variantOfFiles, variantOfRoot, type Variant} from './layout.js'
+import {CLINE_INDEX, HISTORY_ITEM, ROO_INDEX, isInStorage, isTaskDir, variantOfFiles, variantOfRoot, type Variant} from './layout.js'
+
+export {isInStorage, isStorageRoot} from './layout.js'
 import {STATE_DB, readClinePending, readKiloList} from './global-state.js'
 
 /** What the task index says of one task. */
@@ -165,11 +167,6 @@ function message(e: unknown): string {
   return err?.message ?? String(e)
 }
 
-/** True when a folder is an extension's storage folder holding tasks (by its name and its `tasks` entry). */
-export function isStorageRoot(dir: string, names: readonly string[]): boolean {
-  return variantOfRoot(dir) !== null && names.includes('tasks')
-}
-
 /**
  * Lists the task folders of a storage folder with what its index says of each. Names starting with `_` or
  * `.` are not tasks (the extensions skip them too); symbolic links are not followed; a folder that holds no
@@ -210,13 +207,6 @@ export async function listStorage(root: string): Promise<StoreListing> {
     for (const unit of out.chats) (unit.facts as TaskFacts).index = {file: path.join('tasks', ROO_INDEX), state: 'absent'}
   }
   return out
-}
-
-/** True when a folder is a task folder `<storage>/tasks/<id>/` of an extension's storage folder (by its path alone). */
-export function isInStorage(dir: string): boolean {
-  const name = path.basename(dir)
-  // Names beginning with `_` or `.` in `tasks/` are not tasks to the extensions (listStorage skips them too).
-  return !name.startsWith('_') && !name.startsWith('.') && path.basename(path.dirname(dir)) === 'tasks' && variantOfRoot(path.dirname(path.dirname(dir))) !== null
 }
 
 /** The ids of the last index file read for a task folder given on its own, by its path and what `stat` said of it. */

@@ -11,7 +11,7 @@ import type {ChatUnit, FormatAdapter} from '../../model/adapter.js'
 import type {OperationalError} from '../../model/report.js'
 import type {SnapshotCandidate, SnapshotRef} from '../../model/snapshot.js'
 import {readKey} from '../../snapshot/key.js'
-import {byChat, decryptRef, listStore} from '../../snapshot/store.js'
+import {byChat, decryptRef, listStore, type StoreContents} from '../../snapshot/store.js'
 
 /** The key a scan decrypts snapshots with, or why it has none. */
 export interface SnapshotKeyring {
@@ -27,14 +27,14 @@ export function chatKeyOf(adapter: FormatAdapter, unit: ChatUnit): string {
 
 /**
  * Gives each found chat the refs of its stored snapshots (newest first). Returns the keyring to decrypt them
- * with (null when no chat has any) and the store's own errors.
+ * with (null when no chat has any) and the store's own errors. `store`: the store as the caller listed it.
  */
-export function attachSnapshots(chats: ReadonlyArray<{unit: ChatUnit; adapter: FormatAdapter}>, opts: {stateDir: string; home: string; env: NodeJS.ProcessEnv; redacted?: boolean; adapters?: readonly FormatAdapter[]; roots?: readonly string[]}): {keyring: SnapshotKeyring | null; errors: OperationalError[]; gone: Array<{unit: ChatUnit; adapter: FormatAdapter}>} {
+export function attachSnapshots(chats: ReadonlyArray<{unit: ChatUnit; adapter: FormatAdapter}>, opts: {stateDir: string; home: string; env: NodeJS.ProcessEnv; redacted?: boolean; adapters?: readonly FormatAdapter[]; roots?: readonly string[]; store?: StoreContents}): {keyring: SnapshotKeyring | null; errors: OperationalError[]; gone: Array<{unit: ChatUnit; adapter: FormatAdapter}>} {
   const supported = chats.filter((c) => c.adapter.snapshot !== undefined)
   const gone: Array<{unit: ChatUnit; adapter: FormatAdapter}> = []
   const goneAdapters = new Set([...supported.map((c) => c.adapter), ...(opts.adapters ?? [])].filter((a) => a.snapshot?.goneChat !== undefined))
   if (supported.length === 0 && goneAdapters.size === 0) return {keyring: null, errors: [], gone}
-  const store = listStore(opts.stateDir)
+  const store = opts.store ?? listStore(opts.stateDir)
   if (store.refs.length === 0) return {keyring: null, errors: store.errors, gone}
   const index = byChat(store.refs)
   const usableOf = (refs: readonly SnapshotRef[]) => refs.filter((r) => opts.redacted === true || !r.header.redacted)
