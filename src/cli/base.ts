@@ -176,7 +176,8 @@ export abstract class BaseCommand extends Command {
     }
     process.exitCode = EXIT_OPERATIONAL
     if (process.env.DEBUG?.includes('chatdoctor')) this.note(err.stack ?? message)
-    const text = `chatdoctor: unexpected error: ${message}. This is a bug; please report it with the command you ran (set DEBUG=chatdoctor for details).`
+    // An installation that cannot do the work (its SQLite module does not load) is said as it is, with what to do: not a bug.
+    const text = err.name === 'SqliteUnavailable' ? `chatdoctor: ${message}` : `chatdoctor: unexpected error: ${message}. This is a bug; please report it with the command you ran (set DEBUG=chatdoctor for details).`
     if (this.jsonEnabled()) {
       this.outMachine(JSON.stringify({...usageErrorReport(this.id ?? 'chatdoctor', this.config.version, text), exitCode: EXIT_OPERATIONAL}, null, 2))
     } else await this.printHuman({text}, (d) => ({stderr: d.text}))

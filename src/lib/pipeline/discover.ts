@@ -256,7 +256,14 @@ async function walk(dir: string, depth: number, w: Walk, onlyFile?: string): Pro
     let units = found.chats
     if (found.store && adapter.listStore) {
       // A store spreads each chat over many folders: the adapter lists them (OpenCode's data dir).
-      const listed = await adapter.listStore(dir)
+      let listed: Awaited<ReturnType<NonNullable<FormatAdapter['listStore']>>>
+      try {
+        listed = await adapter.listStore(dir)
+      } catch (e) {
+        // A store chatdoctor itself cannot read (its SQLite module does not load): one error, the scan goes on.
+        out.errors.push({path: dir, message: (e as Error).message})
+        continue
+      }
       out.errors.push(...listed.errors)
       out.skipped.push(...(listed.skipped ?? []))
       units = listed.chats

@@ -8,10 +8,43 @@
  * is loaded only here, on first use.
  */
 import {copyFile, mkdtemp, open, readFile, rm, stat} from 'node:fs/promises'
+import {createRequire} from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
 
 export type Db = import('better-sqlite3').Database
+
+/**
+ * chatdoctor's SQLite driver could not be loaded (an install that skipped or failed better-sqlite3's native
+ * build: the package is there, its binding is not). Every database would then look unreadable, which says
+ * nothing of the databases: no reader turns this into a verdict on a file, so it is thrown through them, and
+ * what could not be read is an operational error with what to do.
+ */
+export class SqliteUnavailable extends Error {
+  override name = 'SqliteUnavailable'
+}
+
+let driver: typeof import('better-sqlite3') | SqliteUnavailable | undefined
+
+/**
+ * better-sqlite3, loaded on first use and tried once on an in-memory database (its binding loads only when a
+ * database is opened). Throws `SqliteUnavailable` when it cannot work.
+ */
+export function sqliteDriver(): typeof import('better-sqlite3') {
+  if (driver === undefined) {
+    try {
+      const Database = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3')
+      new Database(':memory:').close()
+      driver = Database
+    } catch (e) {
+      driver = new SqliteUnavailable(
+        `chatdoctor's SQLite module (better-sqlite3) does not load (${oneLine(e)}), so no SQLite store was read or repaired; reinstall chatdoctor letting that module build (npm install -g --allow-scripts=better-sqlite3 <chatdoctor package>)`,
+      )
+    }
+  }
+  if (driver instanceof SqliteUnavailable) throw driver
+  return driver
+}
 
 /** The 16-byte magic every SQLite 3 database file starts with. */
 const MAGIC = Buffer.from('SQLite format 3\0', 'latin1')
@@ -67,7 +100,7 @@ export interface PrivateCopy {
 /**
  * Runs `fn` on a private copy of `<dir>/<file>` (with its `-wal` and `-shm`), opened read-only unless
  * `writable`. Returns what `fn` returns, or `{error}` (one line) when the copy could not be made or opened.
- * The copy is removed before returning. Never throws (an exception of `fn` becomes `{error}`).
+ * The copy is removed before returning. Throws only `SqliteUnavailable` (an exception of `fn` becomes `{error}`).
  */
 export async function withPrivateCopy<T>(dir: string, file: string, fn: (c: PrivateCopy) => T | Promise<T>, opts: {writable?: boolean} = {}): Promise<T | {error: string}> {
   let tmp: string | undefined
@@ -85,7 +118,7 @@ export async function withPrivateCopy<T>(dir: string, file: string, fn: (c: Priv
         // Absent (or gone since): the main file alone.
       }
     }
-    const {default: Database} = await import('better-sqlite3')
+    const Database = sqliteDriver()
     const db = new Database(copy, {readonly: !opts.writable, fileMustExist: true})
     try {
       return await fn({db, file: copy, copied})
@@ -93,6 +126,7 @@ export async function withPrivateCopy<T>(dir: string, file: string, fn: (c: Priv
       db.close()
     }
   } catch (e) {
+    if (e instanceof SqliteUnavailable) throw e
     return {error: oneLine(e)}
   } finally {
     if (tmp) await rm(tmp, {recursive: true, force: true})

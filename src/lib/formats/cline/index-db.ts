@@ -13,8 +13,8 @@
 import {copyFileSync, mkdtempSync, rmSync, statSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {createRequire} from 'node:module'
 import {runCountOf} from './record.js'
+import {SqliteUnavailable, sqliteDriver} from '../../sqlite/index.js'
 
 /** One row of the `sessions` table, as far as chatdoctor needs it (no text). */
 export interface IndexRow {
@@ -80,7 +80,7 @@ function readCopy(file: string): IndexFacts {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
       }
     }
-    const Database = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3')
+    const Database = sqliteDriver()
     const db = new Database(copy, {readonly: true, fileMustExist: true})
     try {
       const rows: IndexRow[] = []
@@ -100,6 +100,7 @@ function readCopy(file: string): IndexFacts {
       db.close()
     }
   } catch (e) {
+    if (e instanceof SqliteUnavailable) throw e
     return {state: 'unreadable', file, error: oneLine(e)}
   } finally {
     if (tmp) rmSync(tmp, {recursive: true, force: true})

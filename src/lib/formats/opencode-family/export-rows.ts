@@ -14,6 +14,7 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {copyTogether} from './sqlite.js'
+import {SqliteUnavailable, sqliteDriver} from '../../sqlite/index.js'
 
 /** An export document: the session's info and its messages, each with its parts. */
 export interface ExportDocument {
@@ -118,7 +119,7 @@ export async function readSessionExport(dataDir: string, file: string, id: strin
   try {
     tmp = mkdtempSync(path.join(os.tmpdir(), tempPrefix))
     copyTogether(dataDir, file, tmp)
-    const {default: Database} = await import('better-sqlite3')
+    const Database = sqliteDriver()
     const db = new Database(path.join(tmp, file), {readonly: true, fileMustExist: true})
     try {
       return exportFromDatabase(db, id)
@@ -126,6 +127,7 @@ export async function readSessionExport(dataDir: string, file: string, id: strin
       db.close()
     }
   } catch (e) {
+    if (e instanceof SqliteUnavailable) throw e
     return {error: String((e as Error)?.message ?? e).split('\n')[0]}
   } finally {
     if (tmp) rmSync(tmp, {recursive: true, force: true})

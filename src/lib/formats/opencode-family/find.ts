@@ -13,6 +13,7 @@ import {lstatSync, mkdtempSync, rmSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type {ChatUnit, FoundText, SessionFinder} from '../../model/adapter.js'
+import {sqliteDriver} from '../../sqlite/index.js'
 import type {DatabaseSessionFacts} from './database.js'
 import type {StoreMember} from './member.js'
 import {copyTogether, storeFiles} from './sqlite.js'
@@ -62,7 +63,7 @@ export async function databaseTexts(dataDir: string, file: string, tempPrefix: s
   const tmp = mkdtempSync(path.join(os.tmpdir(), tempPrefix))
   try {
     copyTogether(dataDir, file, tmp)
-    const {default: Database} = await import('better-sqlite3')
+    const Database = sqliteDriver()
     const db = new Database(path.join(tmp, file), {readonly: true, fileMustExist: true})
     try {
       const sessions = new Map<string, {directory: string | null; updatedMs: number | null}>()

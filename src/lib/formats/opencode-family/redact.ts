@@ -21,12 +21,12 @@
  */
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createHash} from 'node:crypto'
-import {createRequire} from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
 import {redactJsonBytes, type RedactProfile} from '../../json/redact.js'
 import type {BundleFile, Redactor} from '../../model/adapter.js'
 import type {ChatReport} from '../../model/report.js'
+import {SqliteUnavailable, sqliteDriver} from '../../sqlite/index.js'
 import type {StoreMember} from './member.js'
 import {storeFiles} from './sqlite.js'
 
@@ -129,7 +129,7 @@ export function redactDatabaseSession(member: StoreMember, files: readonly Bundl
       if (f) writeFileSync(path.join(tmp, n), f.data, {flag: 'wx', mode: 0o600})
     }
     const copy = path.join(tmp, names[0])
-    const Database = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3')
+    const Database = sqliteDriver()
     const db = new Database(copy, {fileMustExist: true})
     const out = new Map<string, Buffer>()
     try {
@@ -147,6 +147,7 @@ export function redactDatabaseSession(member: StoreMember, files: readonly Bundl
     const redacted: BundleFile[] = files.map((f) => ({...f, data: out.get(f.rel) ?? redactStoreBytes(f.data, r)}))
     return {files: redacted, omitted: [], relist: true}
   } catch (e) {
+    if (e instanceof SqliteUnavailable) throw e
     return {refused: `${report.id} cannot be redacted: SQLite could not rewrite a private copy of its ${member.displayName} store (${String((e as Error)?.message ?? e).split('\n')[0]}); bundle it without --redact`}
   } finally {
     if (tmp) rmSync(tmp, {recursive: true, force: true})

@@ -14,6 +14,7 @@ import {closeSync, constants, copyFileSync, lstatSync, mkdtempSync, openSync, re
 import os from 'node:os'
 import path from 'node:path'
 import type {SessionContext} from '../../model/report.js'
+import {SqliteUnavailable, sqliteDriver} from '../../sqlite/index.js'
 import {measureSession, type ContextIssue, type SessionMessage} from './measure.js'
 import {loneSurrogateIn, type LoneSurrogate} from './findings.js'
 import {shmFacts, walFacts, type ShmFacts, type WalFacts} from './wal.js'
@@ -270,7 +271,7 @@ export async function readDatabase(dataDir: string, file: string, opts: ReadOpti
         // As for the WAL.
       }
     }
-    const {default: Database} = await import('better-sqlite3')
+    const Database = sqliteDriver()
     const db = new Database(copy, {readonly: true, fileMustExist: true})
     try {
       queryInto(db, facts)
@@ -280,6 +281,7 @@ export async function readDatabase(dataDir: string, file: string, opts: ReadOpti
     const lost = ignored as Buffer | null
     if (lost !== null && lost.length > 0) facts.rolledBackSessions = facts.sessions.filter((s) => lost.includes(s.id, 0, 'latin1')).map((s) => s.id)
   } catch (e) {
+    if (e instanceof SqliteUnavailable) throw e
     // A file of the store the user cannot read: said as the rest of chatdoctor says it (not the private copy's path).
     const code = (e as NodeJS.ErrnoException).code
     facts.error = code === 'EACCES' || code === 'EPERM' ? 'permission denied (run as a user who can read it)' : oneLine(e)
