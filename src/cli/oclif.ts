@@ -15,5 +15,9 @@ const require = createRequire(import.meta.url)
 export const {Command} = require('@oclif/core/command') as typeof import('@oclif/core/command')
 /** Flag builders: `Flags.boolean`, `Flags.string`, … (`@oclif/core/flags`). */
 export const Flags = require('@oclif/core/flags') as typeof import('@oclif/core/flags')
-/** Argument builders: `Args.string`, … (`@oclif/core/args`). */
+/**
+ * Argument builders: `Args.string`, … (`@oclif/core/args`). Every argument of ours sets `ignoreStdin`: oclif
+ * otherwise takes a piped standard input as the value of an argument left out (`echo y | chatdoctor repair`
+ * searched a folder named `y`), after waiting 10 ms for it.
+ */
 export const Args = require('@oclif/core/args') as typeof import('@oclif/core/args')

@@ -52,7 +52,7 @@ error (a bad flag or argument, among them -o FILE in a folder that does not exis
   ]
 
   static override args = {
-    chatDir: Args.string({description: 'Chat dirs, or folders holding chat dirs.', required: false}),
+    chatDir: Args.string({ignoreStdin: true, description: 'Chat dirs, or folders holding chat dirs.', required: false}),
   }
 
   static override strict = false

@@ -32,7 +32,7 @@ unreadable PATH, a refused, hidden or duplicate archive entry), plus 2 for any c
   ]
 
   static override args = {
-    path: Args.string({description: 'Chat dirs, folders, or bundles (.tar, .tar.gz, .tgz, .zip).', required: false}),
+    path: Args.string({ignoreStdin: true, description: 'Chat dirs, folders, or bundles (.tar, .tar.gz, .tgz, .zip).', required: false}),
   }
 
   static override strict = false

@@ -42,7 +42,7 @@ usage error.`
   ]
 
   static override args = {
-    text: Args.string({description: 'Words a prompt or answer must all hold (any case), or one regular expression with --regex.', required: false}),
+    text: Args.string({ignoreStdin: true, description: 'Words a prompt or answer must all hold (any case), or one regular expression with --regex.', required: false}),
   }
 
   static override flags = {

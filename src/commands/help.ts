@@ -18,7 +18,7 @@ export default class Help extends BaseCommand {
   static override baseFlags = {} as typeof BaseCommand.baseFlags
 
   static override args = {
-    command: Args.string({description: 'The command to show help for.', required: false}),
+    command: Args.string({ignoreStdin: true, description: 'The command to show help for.', required: false}),
   }
 
   static override strict = false

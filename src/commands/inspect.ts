@@ -17,7 +17,7 @@ Writes nothing, anywhere. Exit status as for scan.`
   static override examples = [`<%= config.bin %> inspect ${firstOf((h) => h.examples?.chat, './chat')}`, '<%= config.bin %> inspect --json ./chat > inspection.json']
 
   static override args = {
-    chat_dir: Args.string({description: `The chat dir (or session file, or ${listed(fromAdapters((h) => h.store?.dir))}) to inspect.`, required: true}),
+    chat_dir: Args.string({ignoreStdin: true, description: `The chat dir (or session file, or ${listed(fromAdapters((h) => h.store?.dir))}) to inspect.`, required: true}),
   }
 
   static override flags = {

@@ -44,7 +44,7 @@ one chat, or naming no intact generation of it).`
   ]
 
   static override args = {
-    path: Args.string({description: "Chat dirs or folders to search (default: the agents' config roots).", required: false}),
+    path: Args.string({ignoreStdin: true, description: "Chat dirs or folders to search (default: the agents' config roots).", required: false}),
   }
 
   static override strict = false

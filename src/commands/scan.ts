@@ -46,7 +46,7 @@ Exit status (a bitmask over all chats): 0 all healthy, 2 a chat is repairable, 4
   }
 
   static override args = {
-    path: Args.string({description: 'Chat dirs or folders to search (default: the agents\' config roots).', required: false}),
+    path: Args.string({ignoreStdin: true, description: 'Chat dirs or folders to search (default: the agents\' config roots).', required: false}),
   }
 
   static override strict = false

@@ -26,7 +26,7 @@ Exit status: 0 done (snapshots taken or chats skipped; with --forget, every chat
   static override examples = ['<%= config.bin %> snapshot', '<%= config.bin %> snapshot --list', '<%= config.bin %> snapshot --prune --keep 3', '<%= config.bin %> snapshot --forget --dry-run CHAT', `<%= config.bin %> snapshot --redact ${firstOf((h) => h.examples?.root, './chats')}`]
 
   static override args = {
-    path: Args.string({description: "Chat dirs, session files or folders to search (default: the agents' roots); with --list, only snapshots of chats under them.", required: false}),
+    path: Args.string({ignoreStdin: true, description: "Chat dirs, session files or folders to search (default: the agents' roots); with --list, only snapshots of chats under them.", required: false}),
   }
 
   static override strict = false

@@ -34,7 +34,7 @@ Exit status: 0 undone (or already undone), 8 refused or failed, 16 unknown repai
   static override examples = ['<%= config.bin %> undo --list', '<%= config.bin %> undo 20260830T090000Z-3fa91c']
 
   static override args = {
-    repairId: Args.string({description: 'The id a repair printed (see undo --list).', required: false}),
+    repairId: Args.string({ignoreStdin: true, description: 'The id a repair printed (see undo --list).', required: false}),
   }
 
   static override flags = {

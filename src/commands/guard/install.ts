@@ -25,7 +25,7 @@ Exit status: 0 installed (or already there, or a timer printed), 8 the settings 
   }
 
   static override args = {
-    agent: Args.string({description: 'The agent.', required: true, options: guardAgents().map((a) => a.name)}),
+    agent: Args.string({ignoreStdin: true, description: 'The agent.', required: true, options: guardAgents().map((a) => a.name)}),
   }
 
   async run(): Promise<unknown> {

@@ -29,7 +29,7 @@ Exit status: 0 (whatever is installed), 16 usage error.`
   }
 
   static override args = {
-    agent: Args.string({description: 'Only this agent.', required: false, options: guardAgents().map((a) => a.name)}),
+    agent: Args.string({ignoreStdin: true, description: 'Only this agent.', required: false, options: guardAgents().map((a) => a.name)}),
   }
 
   async run(): Promise<unknown> {

@@ -22,7 +22,7 @@ Exit status: 0 removed (or nothing there), 8 the settings file could not be read
   }
 
   static override args = {
-    agent: Args.string({description: 'The agent.', required: true, options: guardAgents().map((a) => a.name)}),
+    agent: Args.string({ignoreStdin: true, description: 'The agent.', required: true, options: guardAgents().map((a) => a.name)}),
   }
 
   async run(): Promise<unknown> {
