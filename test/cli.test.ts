@@ -217,7 +217,8 @@ describe('usage errors exit 16', {concurrency: 2}, () => {
     })
   }
   /** Ours and oclif's autocomplete plugin's. */
-  const ALL_COMMANDS = [...COMMANDS, 'autocomplete'].sort().join(', ')
+  // A topic's commands as they are typed (`guard install`), not oclif's ids (`guard:install`).
+  const ALL_COMMANDS = [...COMMANDS, 'autocomplete'].map((c) => c.replaceAll(':', ' ')).sort().join(', ')
   test('a mistyped command exits 16, suggests the closest command and lists them all; it never runs the guess', async () => {
     const r = await cli(['scna', home])
     assert.equal(r.status, 16)
@@ -229,6 +230,14 @@ describe('usage errors exit 16', {concurrency: 2}, () => {
     for (const [typo, meant] of [['repiar', 'repair'], ['chek', 'check'], ['insp', 'inspect'], ['udno', 'undo'], ['bundel', 'bundle'], ['SCAN', 'scan'], ['hlep', 'help']]) {
       assert.match((await cli([typo, '--dry-run'])).stderr, new RegExp(`^chatdoctor: unknown command "${typo}"; did you mean "${meant}"\\?`), typo)
     }
+  })
+  test("a mistyped command of a topic is named with its topic, and the guess is the topic's command; a mistyped topic gets the topic", async () => {
+    const r = await cli(['guard', 'instal', 'claude-code'])
+    assert.equal(r.status, 16)
+    assert.equal(r.stderr.replace(/\n {2}/g, ' '), `chatdoctor: unknown command "guard instal"; did you mean "guard install"? Commands: ${ALL_COMMANDS}. Try: chatdoctor guard install --help\n`)
+    const t = await cli(['gaurd', 'install'])
+    assert.equal(t.status, 16)
+    assert.match(t.stderr.replace(/\n {2}/g, ' '), /^chatdoctor: unknown command "gaurd"; did you mean "guard"\? .* Try: chatdoctor guard --help\n$/)
   })
   test('an unknown command that is close to none gets the list of commands only', async () => {
     const r = await cli(['frobnicate', home])

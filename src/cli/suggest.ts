@@ -23,10 +23,27 @@ export function closestCommand(word: string, commands: readonly string[]): strin
 }
 
 /** The one-line usage error for an unknown command word, naming the guess (if any) and every command. */
-export function unknownCommandMessage(word: string, commands: readonly string[]): {message: string; next: string} {
-  const guess = closestCommand(word, commands)
+export function unknownCommandMessage(word: string, commands: readonly string[], guess: string | null = closestCommand(word, commands)): {message: string; next: string} {
   const message = `unknown command "${word}"${guess ? `; did you mean "${guess}"?` : '.'} Commands: ${[...commands].sort().join(', ')}.`
   return {message, next: `chatdoctor ${guess ? `${guess} ` : ''}--help`}
+}
+
+/**
+ * What was mistyped of the words oclif could not match (`id`, joined by `:`), against the commands' ids (a
+ * topic's commands as `topic:command`), said with spaces as they are typed: after a topic's name its command
+ * (`guard instal` → "guard install"), else the first word, against the commands and the topics
+ * (`gaurd` → "guard"). Only those words: what follows them (a path, maybe under the home) is never echoed.
+ */
+export function unknownCommandGuess(id: string, ids: readonly string[]): {word: string; guess: string | null; commands: string[]} {
+  const words = id.split(':')
+  const commands = ids.map((i) => i.replaceAll(':', ' '))
+  const topics = [...new Set(ids.filter((i) => i.includes(':')).map((i) => i.split(':')[0]))]
+  if (words.length > 1 && topics.includes(words[0])) {
+    const inTopic = ids.filter((i) => i.startsWith(`${words[0]}:`)).map((i) => i.slice(words[0].length + 1))
+    const sub = closestCommand(words[1], inTopic)
+    return {word: `${words[0]} ${words[1]}`, guess: sub === null ? null : `${words[0]} ${sub}`, commands}
+  }
+  return {word: words[0], guess: closestCommand(words[0], [...ids.filter((i) => !i.includes(':')), ...topics]), commands}
 }
 
 /**
