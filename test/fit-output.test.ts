@@ -356,3 +356,14 @@ describe('widths without string-width where it is not needed', () => {
     }
   })
 })
+
+test('help prose oclif wrapped a column too wide is wrapped again with the rest of its paragraph: no word alone between two lines', async () => {
+  const {fitHelp} = await import('../src/cli/help-class.js')
+  const para = '      Colour the output (default: on a TTY unless NO_COLOR or TERM=dumb; the flag\n      wins over both).\n\n  --force\n      Next flag.'
+  assert.equal(fitHelp(para, 80), '      Colour the output (default: on a TTY unless NO_COLOR or TERM=dumb; the\n      flag wins over both).\n\n  --force\n      Next flag.')
+  for (const w of [40, 60, 80]) {
+    const lines = fitHelp(para, w).split('\n')
+    assert.ok(lines.every((l) => l.length <= w), `${w}: ${lines.join('|')}`)
+    assert.ok(!lines.some((l) => /^ +\S+$/.test(l) && !/^ +(--force|Next|flag\.)$/.test(l)), `${w}: a word alone: ${lines.join('|')}`)
+  }
+})

@@ -20,10 +20,30 @@ const helpWidth = () => proseWidth(outputWidth(process.stdout, process.env))
  * one command, each word whole), prose at its spaces with its own indentation.
  */
 export function fitHelp(text: string, width: number): string {
-  return text
-    .split('\n')
-    .flatMap((l) => (textWidth(l) <= width ? [l] : /^ *\$ /.test(l) ? fitCommand(l, width) : fitParts([l], width, /^ */.exec(l)![0])))
-    .join('\n')
+  const lines = text.split('\n')
+  const out: string[] = []
+  for (let i = 0; i < lines.length; i++) {
+    let l = lines[i]
+    if (textWidth(l) <= width) {
+      out.push(l)
+      continue
+    }
+    if (/^ *\$ /.test(l)) {
+      out.push(...fitCommand(l, width))
+      continue
+    }
+    // Prose oclif wrapped a little wider than `width`: the rest of its paragraph (the lines after it with the same
+    // indentation) is wrapped with it, so no word is left alone on a line between two of oclif's.
+    const indent = /^ */.exec(l)![0]
+    while (i + 1 < lines.length && isContinuation(lines[i + 1], indent)) l += ' ' + lines[++i].slice(indent.length)
+    out.push(...fitParts([l], width, indent))
+  }
+  return out.join('\n')
+}
+
+/** A line that goes on the prose before it: the same indentation, some text, and not a flag, an example or a heading. */
+function isContinuation(line: string, indent: string): boolean {
+  return line.startsWith(indent) && line.length > indent.length && line[indent.length] !== ' ' && !/^[-$]/.test(line.slice(indent.length)) && indent.length > 0
 }
 
 export default class ChatdoctorHelp extends Help {
