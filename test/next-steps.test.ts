@@ -11,7 +11,7 @@ import path from 'node:path'
 import {after, before, describe, test} from 'node:test'
 import stringWidth from 'string-width'
 import {TOO_DEEP} from '../src/lib/pipeline/discover.js'
-import {CONFIRM_LIST_MAX, confirmationLines} from '../src/lib/render/repair.js'
+import {CONFIRM_LIST_MAX, confirmationLines, confirmationQuestion} from '../src/lib/render/repair.js'
 import {commandLines} from '../src/lib/render/next-steps.js'
 import {runCliAsync} from './helpers/cli-async.js'
 import {REALDATA, REAL_CHATS, REPO_ROOT, cleanup, copyRealChat, copyWritable, cutAt, hashTree, inheritedEnv, tempDir, zeroFill} from './helpers/fixtures.js'
@@ -213,6 +213,12 @@ describe('repair lists the chats before it asks', () => {
     for (const k of [0, 9]) assert.ok(lines.some((l) => l.includes(todo[k].chat.id)), 'the chat id is kept when the path is shortened')
     for (const l of lines) assert.ok(stringWidth(l) <= 80, l)
     assert.equal(confirmationLines(todo.slice(0, 3)).filter((l) => l.startsWith('  ~/')).length, 3)
+  })
+
+  test('the question counts the sessions that come back with their index, as the summary does', () => {
+    assert.equal(confirmationQuestion(12, 0), 'Repair these 12 chats (originals kept as evidence, undo possible)? [y/N] ')
+    assert.equal(confirmationQuestion(4, 1), 'Repair these 4 chats (1 more comes back with its index; originals kept as evidence, undo possible)? [y/N] ')
+    assert.equal(confirmationQuestion(2, 3), 'Repair these 2 chats (3 more come back with their indexes; originals kept as evidence, undo possible)? [y/N] ')
   })
 
   test('on a terminal: the list, then the question; answering no writes nothing', (t) => {

@@ -6,7 +6,7 @@ import {nodeFileSystem} from '../lib/fsio/fs.js'
 import {stateDir} from '../lib/fsio/repair-log.js'
 import type {Report} from '../lib/model/report.js'
 import type {ChatPlan} from '../lib/pipeline/plan.js'
-import {confirmationLines, renderRepair} from '../lib/render/repair.js'
+import {confirmationLines, confirmationQuestion, renderRepair} from '../lib/render/repair.js'
 import {buildRepairReport, importChat, newRepairId, type ChatResult} from '../lib/pipeline/repair-report.js'
 import {planTarget} from '../lib/pipeline/repair-target.js'
 import {firstOf, fromAdapters, listed, paragraphs, wrap} from '../cli/help.js'
@@ -79,7 +79,9 @@ one chat, or naming no intact generation of it).`
 
     if (!dryRun && todo.length > 0) {
       let proceed = true
-      if (todo.length > 1 && !flags.yes && !this.jsonEnabled() && process.stdin.isTTY) proceed = await this.confirm(todo)
+      // Sessions that come back when their index is repaired have no write of their own, but count as repaired.
+      const through = plans.filter((p) => p.by !== undefined && todo.includes(p.by) && !todo.includes(p) && !p.problem && !p.refusal && !p.manual && p.chat.report.status !== 'unrecoverable' && p.chat.report.status !== 'degraded').length
+      if (todo.length > 1 && !flags.yes && !this.jsonEnabled() && process.stdin.isTTY) proceed = await this.confirm(todo, through)
       if (!proceed) for (const p of todo) results.set(p, 'not-attempted')
       else {
         const fs = nodeFileSystem()
@@ -114,13 +116,13 @@ one chat, or naming no intact generation of it).`
   }
 
   /** Lists the chats (on stderr, where the question goes) and asks once on the terminal; anything but y/yes declines. */
-  private async confirm(todo: ChatPlan[]): Promise<boolean> {
+  private async confirm(todo: ChatPlan[], through: number): Promise<boolean> {
     const {outputWidth} = await import('../lib/render/width.js')
     const width = outputWidth(process.stderr, process.env)
     await this.printHuman(todo.map((p) => ({chat: p.chat.report, actions: p.actions})), (list) => ({stderr: confirmationLines(list, width).join('\n')}))
     const rl = createInterface({input: process.stdin, output: process.stderr})
     try {
-      const answer = await rl.question(`Repair these ${todo.length} chats (originals kept as evidence, undo possible)? [y/N] `)
+      const answer = await rl.question(confirmationQuestion(todo.length, through))
       return /^y(es)?$/i.test(answer.trim())
     } finally {
       rl.close()

@@ -276,6 +276,15 @@ export function confirmationLines(todo: ReadonlyArray<{chat: Pick<ChatReport, 'p
   return out
 }
 
+/**
+ * The question `repair` asks on a terminal: the chats it writes, and how many more come back with them without
+ * a write of their own (a session that returns when its index is repaired), which the summary counts too.
+ */
+export function confirmationQuestion(writes: number, through: number): string {
+  const more = through === 0 ? '' : `${through} more ${through === 1 ? 'comes back with its index' : 'come back with their indexes'}; `
+  return `Repair these ${writes} chats (${more}originals kept as evidence, undo possible)? [y/N] `
+}
+
 /** The summary line of a repair run. */
 export function repairSummaryLine(report: Report): string {
   const count = (o: string) => report.chats.filter((ch) => ch.repair?.outcome === o).length
