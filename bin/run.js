@@ -23,7 +23,7 @@ if (process.argv.length === 3 && process.argv[2] === '--version') {
   }
   if (hookMain) await hookMain(process.argv.slice(2))
 } else {
-  // `@oclif/core/execute`, not the package index: the index also loads semver (~10% of oclif's load time) to
+  // oclif by its subpaths (`run`, `flush`, `handle`), not the package index: the index also loads semver (~10% of oclif's load time) to
   // check @oclif/core's own Node engine range, which ours (package.json `engines`) already implies. Its other
   // start-up check, a current directory that no longer exists, is kept here with the index's exact warning.
   // `require`, not `import`: an ESM import of a CommonJS file first scans its source for export names (see
@@ -33,7 +33,19 @@ if (process.argv.length === 3 && process.argv[2] === '--version') {
   } catch (error) {
     if (error?.code === 'ENOENT') process.stderr.write('WARNING: current directory does not exist\n')
   }
+  // What `@oclif/core/execute` does (run, then flush; an error to oclif's handler), except that a file of the
+  // installation that cannot be loaded is one line and exit 8 (an operational error), not oclif's ModuleLoadError
+  // block and exit 1, which the exit table reads as "repairs applied".
   const {createRequire} = await import('node:module')
-  const {execute} = createRequire(import.meta.url)('@oclif/core/execute')
-  await execute({dir: import.meta.url})
+  const require = createRequire(import.meta.url)
+  const {run} = require('@oclif/core/run')
+  try {
+    await run(process.argv.slice(2), import.meta.url)
+    require('@oclif/core/flush').flush()
+  } catch (error) {
+    if (error?.name === 'ModuleLoadError') {
+      process.stderr.write(`chatdoctor: the installation is incomplete: ${String(error.message).split('\n')[0]}; reinstall chatdoctor\n`)
+      process.exitCode = 8
+    } else await require('@oclif/core/handle').handle(error)
+  }
 }

@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 import {after, before, describe, test} from 'node:test'
@@ -76,7 +76,7 @@ describe('what a command loads', {concurrency: 2}, () => {
     assert.equal((JSON.parse(r.stdout) as {summary: {healthy: number}}).summary.healthy, 1)
     // The trace works: the command and oclif's entry point are in it.
     assert.ok(loads(r.modules, '/dist/src/commands/scan.js'))
-    assert.ok(loads(r.modules, '/node_modules/@oclif/core/lib/execute.js'))
+    assert.ok(loads(r.modules, '/node_modules/@oclif/core/lib/main.js'))
     assert.ok(loads(r.modules, '/dist/src/lib/render/json.js'), 'the --json writer')
     // From the bundle only: no compiled module is loaded as a file of its own.
     assert.ok(loads(r.files, '/dist/bundle/commands/scan.js'))
@@ -243,6 +243,25 @@ describe('the bundle', () => {
     for (const f of ['package.json', 'bin/run.js', 'dist/package.json', 'dist/bundle/package.json']) writeFileSync(path.join(pkg, f), '{}')
     assert.equal(packageRootAbove(path.join(pkg, 'dist', 'bundle', 'chunks')), pkg)
     assert.throws(() => packageRootAbove(path.join(root)), /bin\/run\.js is in no folder above .*reinstall chatdoctor/)
+  })
+
+  test('a file of the installation missing: one line and exit 8 (not exit 1, "repairs applied"), for a command and for the hook', () => {
+    const pkg = path.join(root, 'broken')
+    mkdirSync(path.join(pkg, 'dist'), {recursive: true})
+    for (const f of ['bin', 'package.json', 'oclif.manifest.json']) cpSync(path.join(REPO_ROOT, f), path.join(pkg, f), {recursive: true})
+    cpSync(path.join(REPO_ROOT, 'dist', 'bundle'), path.join(pkg, 'dist', 'bundle'), {recursive: true})
+    symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(pkg, 'node_modules'))
+    rmSync(path.join(pkg, 'dist', 'bundle', 'commands', 'scan.js'))
+    rmSync(path.join(pkg, 'dist', 'bundle', 'cli', 'snapshot-hook.js'))
+    const run = (args: string[]) => spawnSync(process.execPath, [path.join(pkg, 'bin', 'run.js'), ...args], {cwd: root, env: {...process.env, NO_COLOR: '1'}, input: '{}', encoding: 'utf8'})
+    const scan = run(['scan', chat])
+    assert.equal(scan.status, 8, scan.stderr)
+    assert.equal(scan.stdout, '')
+    assert.match(scan.stderr, /^chatdoctor: the installation is incomplete: .*scan\.js.*; reinstall chatdoctor\n$/)
+    const hook = run(['snapshot', '--hook', 'claude-code'])
+    assert.equal(hook.status, 0, 'hook mode always exits 0')
+    assert.match(hook.stderr, /^chatdoctor: snapshot hook not run: the installation is incomplete \(ERR_MODULE_NOT_FOUND: .*\); reinstall chatdoctor\n$/)
+    assert.equal(run(['--version']).status, 0)
   })
 
   test('the bundler defined that it is the bundle: no bundle file asks for CHATDOCTOR_BUNDLE at run time', () => {
