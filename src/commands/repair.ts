@@ -79,9 +79,12 @@ one chat, or naming no intact generation of it).`
 
     if (!dryRun && todo.length > 0) {
       let proceed = true
-      // Sessions that come back when their index is repaired have no write of their own, but count as repaired.
-      const through = plans.filter((p) => p.by !== undefined && todo.includes(p.by) && !todo.includes(p) && !p.problem && !p.refusal && !p.manual && p.chat.report.status !== 'unrecoverable' && p.chat.report.status !== 'degraded').length
-      if (todo.length > 1 && !flags.yes && !this.jsonEnabled() && process.stdin.isTTY) proceed = await this.confirm(todo, through)
+      if (todo.length > 1 && !flags.yes && !this.jsonEnabled() && process.stdin.isTTY) {
+        // The chats the summary would count as repaired, from the report that summary is made of: besides those
+        // written, the sessions that come back when their index is repaired.
+        const planned = buildRepairReport({version: this.config.version, home, dryRun: true, repairId, plans, results, skipped: [], errors: [], interrupted: false}).chats.filter((c) => c.repair?.outcome === 'planned').length
+        proceed = await this.confirm(todo, Math.max(0, planned - todo.length))
+      }
       if (!proceed) for (const p of todo) results.set(p, 'not-attempted')
       else {
         const fs = nodeFileSystem()
